@@ -1,0 +1,268 @@
+#!/usr/bin/env python3
+"""Side-by-side table of dflow (bench/executor_bench, bench/matmul_bench) and
+PyTorch (bench/torch_peer.py) for bench/compare_torch.sh, then one
+machine-readable line per figure:
+
+  metric <name> dflow=<value> torch=<value> unit=<unit>
+
+Names are stable across versions (tools read them): chain_us_per_node,
+fanout_us_per_node, mlp_forward_ms, matmul1024_gflops and
+matmul1024_pct_of_blas (each side's GFLOP/s as a percentage of
+cblas_sgemm called directly with the same thread count, from matmul_bench),
+each with the suffix _t<threads>. A figure one side lacks is written "nan".
+
+  summarize_compare_torch.py --executor 1=executor_t1.json
+      --executor 2=executor_t2.json --matmul matmul.json
+      --torch torch_t1.json --torch 2=torch_t2.json [--markdown]
+
+--executor is Google Benchmark's JSON from executor_bench run with
+DFLOW_NUM_THREADS=<threads>; --matmul the JSON of matmul_bench, which sweeps
+threads itself (benchmarks named dflow/1024x1024x1024/threads:N); --torch
+the peer's --json output (it records its thread count). Every figure is the
+median over repetitions; dflow's per-node figures are the median real time
+per step divided by 10,000 (not executor_bench's us_per_node counter, which
+is CPU time). Only standard-library Python: any python3 runs it.
+"""
+
+import argparse
+import json
+import math
+import sys
+
+NODES = 10000
+MATMUL = "1024x1024x1024"
+
+# key, table label, unit, lower_is_better, goal (text, test on dflow's value)
+FIGURES = [
+    ("chain_us_per_node", "chain of 10,000 scalar adds", "us/node", True,
+     ("<= 0.2", lambda v: v <= 0.2)),
+    ("fanout_us_per_node", "fan-out 10,000 adds, 16-way sum tree", "us/node",
+     True, None),
+    ("mlp_forward_ms", "MLP forward 784-500-10, batch 100", "ms", True, None),
+    ("matmul1024_gflops", "MatMul 1024^3 float32", "GFLOP/s", False, None),
+    ("matmul1024_pct_of_blas", "MatMul 1024^3, % of cblas_sgemm", "%", False,
+     (">= 95", lambda v: v >= 95)),
+]
+UNIT_NAMES = {"us/node": "us", "ms": "ms", "GFLOP/s": "GFLOP/s", "%": "%"}
+EXECUTOR = {"BM_ChainOfScalarAdds/10000": "chain_us_per_node",
+            "BM_FanOutFanIn/10000": "fanout_us_per_node",
+            "BM_MlpForward/100": "mlp_forward_ms"}
+SCALE = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+
+
+def medians(doc):
+    """name -> benchmark entry: the median aggregate, else the single run."""
+    out = {}
+    for b in doc.get("benchmarks", []):
+        name = b.get("run_name", b["name"])
+        if b.get("run_type") == "aggregate":
+            if b.get("aggregate_name") == "median":
+                out[name] = b
+        elif name not in out:
+            out[name] = b
+    return out
+
+
+def seconds(b, field):
+    return b[field] * SCALE[b.get("time_unit", "ns")]
+
+
+def per_figure(key, wall_s):
+    """A step time in seconds as the figure's unit."""
+    return wall_s * 1e6 / NODES if key.endswith("us_per_node") else wall_s * 1e3
+
+
+def parse_threads_path(text, parser):
+    threads, sep, path = text.partition("=")
+    if not sep or not threads.isdigit():
+        parser.error("expected THREADS=PATH, got '%s'" % text)
+    return int(threads), path
+
+
+def fmt(v):
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "-"
+    if abs(v) >= 100:
+        return "%.0f" % v
+    if abs(v) >= 10:
+        return "%.1f" % v
+    if abs(v) >= 1:
+        return "%.2f" % v
+    return "%.3f" % v
+
+
+def metric_value(v):
+    if v is None:
+        return "nan"
+    return "%.4g" % v
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--executor", action="append", default=[],
+                        metavar="THREADS=PATH")
+    parser.add_argument("--matmul")
+    parser.add_argument("--torch", action="append", default=[],
+                        metavar="PATH")
+    parser.add_argument("--markdown", action="store_true",
+                        help="the table as Markdown (for README.md)")
+    args = parser.parse_args()
+
+    # (key, threads) -> {"wall": figure, "cpu": figure or None}
+    dflow, torch, blas = {}, {}, {}
+    contexts = {}
+    errors = []
+    for text in args.executor:
+        threads, path = parse_threads_path(text, parser)
+        with open(path) as f:
+            doc = json.load(f)
+        contexts["executor_bench t%d" % threads] = doc.get("context", {})
+        for name, b in medians(doc).items():
+            key = EXECUTOR.get(name)
+            if key is None:
+                continue
+            if b.get("error_occurred"):
+                errors.append("dflow %s t%d: %s" % (
+                    name, threads, b.get("error_message", "?")))
+                continue
+            dflow[key, threads] = {
+                "wall": per_figure(key, seconds(b, "real_time")),
+                "cpu": per_figure(key, seconds(b, "cpu_time"))}
+    if args.matmul:
+        with open(args.matmul) as f:
+            doc = json.load(f)
+        contexts["matmul_bench"] = doc.get("context", {})
+        for name, b in medians(doc).items():
+            parts = name.split("/")  # dflow/1024x1024x1024/threads:2[/...]
+            if (len(parts) < 3 or parts[1] != MATMUL
+                    or not parts[2].startswith("threads:")):
+                continue
+            threads = int(parts[2].split(":")[1])
+            if b.get("error_occurred"):
+                errors.append("%s: %s" % (name, b.get("error_message", "?")))
+                continue
+            gflops = b.get("GFLOP/s")
+            # GFLOP/s is per wall second (UseRealTime); the CPU figure is
+            # the same work per CPU second of the calling thread.
+            cpu = (gflops * seconds(b, "real_time") / seconds(b, "cpu_time")
+                   if gflops and b.get("cpu_time") else None)
+            if parts[0] == "dflow":
+                dflow["matmul1024_gflops", threads] = {"wall": gflops,
+                                                       "cpu": cpu}
+            elif parts[0] == "cblas":
+                blas[threads] = gflops
+    torch_context = {}
+    for path in args.torch:
+        with open(path) as f:
+            doc = json.load(f)
+        torch_context = doc.get("context", torch_context)
+        for r in doc.get("results", []):
+            t = r["threads"]
+            if r["workload"] == "chain":
+                torch["chain_us_per_node", t] = {
+                    "wall": r["us_per_node"], "cpu": r["cpu_us_per_node"]}
+            elif r["workload"] == "fanout":
+                torch["fanout_us_per_node", t] = {
+                    "wall": r["us_per_node"], "cpu": r["cpu_us_per_node"]}
+            elif r["workload"] == "mlp":
+                torch["mlp_forward_ms", t] = {"wall": r["ms"],
+                                              "cpu": r["cpu_ms"]}
+            elif r["workload"] == "matmul":
+                torch["matmul1024_gflops", t] = {"wall": r["gflops"],
+                                                 "cpu": r.get("cpu_gflops")}
+    for side in (dflow, torch):
+        for (key, t), v in list(side.items()):
+            if key == "matmul1024_gflops" and blas.get(t):
+                side["matmul1024_pct_of_blas", t] = {
+                    "wall": 100 * v["wall"] / blas[t], "cpu": None}
+
+    threads_seen = sorted({t for _, t in dflow} | {t for _, t in torch})
+    rows, row_keys, metrics = [], [], []
+    for key, label, unit, lower_better, goal in FIGURES:
+        for t in threads_seen:
+            d, p = dflow.get((key, t)), torch.get((key, t))
+            if d is None and p is None:
+                continue
+            dw = d["wall"] if d else None
+            pw = p["wall"] if p else None
+            speedup = cpu_speedup = ""
+            if dw and pw:
+                speedup = "%.2fx" % ((pw / dw) if lower_better else (dw / pw))
+            # CPU time is only comparable when each side runs on one thread.
+            if t == 1 and d and p and d.get("cpu") and p.get("cpu"):
+                dc, pc = d["cpu"], p["cpu"]
+                cpu_speedup = "%.2fx" % ((pc / dc) if lower_better
+                                         else (dc / pc))
+            goal_text = ""
+            if goal and dw is not None:
+                goal_text = "%s: %s" % (goal[0],
+                                        "met" if goal[1](dw) else "missed")
+            row_label = label
+            if key == "matmul1024_pct_of_blas" and blas.get(t):
+                row_label = "%s (%.0f GFLOP/s)" % (label, blas[t])
+            if key == "matmul1024_pct_of_blas":
+                speedup = cpu_speedup = ""  # the GFLOP/s row has the ratio
+            row_keys.append(key)
+            rows.append((row_label, str(t), unit, fmt(dw), fmt(pw), speedup,
+                         cpu_speedup, goal_text))
+            metrics.append("metric %s_t%d dflow=%s torch=%s unit=%s" % (
+                key, t, metric_value(dw), metric_value(pw), UNIT_NAMES[unit]))
+
+    header = ("workload", "threads", "unit", "dflow", "PyTorch",
+              "dflow speedup", "(by CPU)", "dflow goal")
+    if args.markdown:
+        print("| " + " | ".join(header) + " |")
+        print("|" + "|".join(["---"] * 3 + ["---:"] * 4 + ["---"]) + "|")
+        for r in rows:
+            print("| " + " | ".join(r) + " |")
+    else:
+        widths = [max(len(x) for x in col) for col in zip(header, *rows)]
+        fmt_row = "  ".join(("%%-%ds" if i in (0, 2, 7) else "%%%ds") % w
+                            for i, w in enumerate(widths))
+        print((fmt_row % header).rstrip())
+        print("  ".join("-" * w for w in widths))
+        previous = None
+        for key, r in zip(row_keys, rows):
+            if previous is not None and key != previous:
+                print()
+            previous = key
+            print((fmt_row % r).rstrip())
+    print()
+    print("dflow speedup: PyTorch's time / dflow's (GFLOP/s: dflow's / "
+          "PyTorch's); above 1x dflow is faster. (by CPU): the same per CPU "
+          "second, 1-thread rows only (steadier on a busy machine).")
+    print("dflow: Session::Run of the whole graph per step (executor_bench, "
+          "DFLOW_NUM_THREADS=N); the MatMul kernel alone (matmul_bench). "
+          "PyTorch: eager, torch.no_grad(), set_num_threads(N).")
+    checks = []
+    for (key, t), v in sorted(dflow.items()):
+        if t == 1 and v.get("cpu") and key != "matmul1024_pct_of_blas":
+            r = (v["wall"] / v["cpu"] if key.endswith(("_ms", "_node"))
+                 else v["cpu"] / v["wall"])
+            checks.append("%s %.2f" % (key.split("_")[0], r))
+    if checks:
+        print("Busy-machine check, dflow 1-thread wall/CPU time (1.00: it had "
+              "a core to itself): " + ", ".join(checks))
+    ctx = contexts.get("executor_bench t1") or next(iter(contexts.values()),
+                                                    {})
+    if ctx:
+        print("dflow: %s CPUs at %s MHz, load average %s at start "
+              "(executor_bench)" % (
+                  ctx.get("num_cpus", "?"), ctx.get("mhz_per_cpu", "?"),
+                  " ".join("%.2f" % x for x in ctx.get("load_avg", []))
+                  or "?"))
+    if torch_context:
+        print("PyTorch %s, Python %s, BLAS %s, OMP_WAIT_POLICY=%s" % (
+            torch_context.get("torch"), torch_context.get("python"),
+            torch_context.get("blas_library") or "?",
+            torch_context.get("OMP_WAIT_POLICY")))
+    for e in errors:
+        print("error: " + e)
+    print()
+    for m in metrics:
+        print(m)
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,240 @@
+#!/usr/bin/env python3
+"""PyTorch peer of bench/executor_bench.cc and bench/matmul_bench.cc: the same
+workloads in PyTorch eager mode, for bench/compare_torch.sh.
+
+Why: dflow's executor overhead and kernels only mean something next to a
+framework people use. This runs each dflow workload, shape for shape, in
+PyTorch (Debian's python3-torch 1.13 for /usr/bin/python3), float32,
+under torch.no_grad():
+
+  chain    x = x + one, 10,000 times, on a 0-d tensor (dflow: a chain of
+           10,000 scalar AddV2 nodes with a Const one); per node = step / 10,000.
+           `one` is a 0-d tensor, like dflow's Const: x + 1 with a Python
+           number measured ~0.9 us slower per op (it wraps the number in a
+           new tensor every time)
+  fanout   10,000 adds x + one of one 0-d input, summed back by a tree of
+           16-input sums, torch.stack(group).sum(0) (dflow: AddN, 16 inputs
+           per node); per node = step / 10,000 (the adds, as dflow counts)
+  mlp      784-500-10 forward, batch 100: linear + relu, linear, softmax
+           (dflow: MatMul + BiasAdd + Relu, MatMul + BiasAdd, Softmax);
+           ms per forward pass
+  matmul   torch.mm of two 1024x1024 matrices, a new output each call as
+           dflow's kernel allocates one; GFLOP/s = 2 * 1024^3 / time
+
+The thread count is set once per process (torch.set_num_threads and
+torch.set_num_interop_threads, which PyTorch accepts only before any
+parallel work, and OPENBLAS_NUM_THREADS / OMP_NUM_THREADS unless already
+set: Debian's torch reaches OpenBLAS through the generic BLAS interface,
+which set_num_threads does not configure; OMP_WAIT_POLICY defaults to
+PASSIVE here, see main()), so compare_torch.sh runs this
+once per thread count, as it runs the dflow binaries once per
+DFLOW_NUM_THREADS.
+
+Timing: one warm-up call, then --repetitions repetitions, each calling the
+workload until --min-time seconds have passed (at least once); a
+repetition's figure is its mean wall time per call (time.perf_counter;
+process CPU time, time.process_time, is recorded too). Every figure is the
+median over repetitions, as Google Benchmark's median aggregate is on the
+dflow side.
+
+  /usr/bin/python3 bench/torch_peer.py --threads 1 [--repetitions 7]
+      [--min-time 0.3] [--workloads chain,fanout,mlp,matmul] [--json OUT]
+"""
+
+import argparse
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+
+WORKLOADS = ["chain", "fanout", "mlp", "matmul"]
+NODES = 10000  # chain length and fan-out width, as in executor_bench.cc
+MATMUL_N = 1024
+
+
+def make_chain(torch):
+    x0 = torch.zeros(())
+    one = torch.ones(())
+
+    def step():
+        x = x0
+        for _ in range(NODES):
+            x = x + one
+        return x
+
+    return step
+
+
+def make_fanout(torch):
+    x = torch.zeros(())
+    one = torch.ones(())
+
+    def step():
+        level = [x + one for _ in range(NODES)]
+        while len(level) > 1:
+            level = [
+                level[i] if i + 1 == len(level) else
+                torch.stack(level[i:i + 16]).sum(0)
+                for i in range(0, len(level), 16)
+            ]
+        return level[0]
+
+    return step
+
+
+def make_mlp(torch):
+    import torch.nn.functional as F
+
+    def weights(rows, cols):
+        # The values executor_bench.cc uses (a cheap chaotic sequence); for
+        # F.linear the weight is [out, in], so fill [in, out] and transpose.
+        values, v = [], 0.01
+        for _ in range(rows * cols):
+            v = v * 1.37 - int(v * 1.37)
+            values.append(v * 0.1)
+        w = torch.tensor(values, dtype=torch.float32).reshape(rows, cols)
+        return w.t().contiguous()
+
+    x = torch.full((100, 784), 0.5)
+    w1, b1 = weights(784, 500), torch.zeros(500)
+    w2, b2 = weights(500, 10), torch.zeros(10)
+
+    def step():
+        h = F.relu(F.linear(x, w1, b1))
+        return F.softmax(F.linear(h, w2, b2), dim=1)
+
+    return step
+
+
+def make_matmul(torch):
+    gen = torch.Generator().manual_seed(1)
+    a = torch.rand(MATMUL_N, MATMUL_N, generator=gen) * 2 - 1
+    b = torch.rand(MATMUL_N, MATMUL_N, generator=gen) * 2 - 1
+
+    def step():
+        return torch.mm(a, b)
+
+    return step
+
+
+def measure(step, repetitions, min_time):
+    """[(wall s per call, CPU s per call)] per repetition, after a warm-up."""
+    step()
+    reps = []
+    for _ in range(repetitions):
+        calls = 0
+        wall0, cpu0 = time.perf_counter(), time.process_time()
+        while True:
+            step()
+            calls += 1
+            wall = time.perf_counter() - wall0
+            if wall >= min_time:
+                break
+        cpu = time.process_time() - cpu0
+        reps.append((wall / calls, cpu / calls, calls))
+    return reps
+
+
+def blas_library():
+    """The BLAS shared library this process loaded (Debian's torch reaches
+    whichever libblas.so.3 the alternatives system points at)."""
+    try:
+        with open("/proc/self/maps") as f:
+            paths = {line.split()[-1] for line in f if "blas" in line}
+    except OSError:
+        return None
+    return ", ".join(sorted(os.path.realpath(p) for p in paths)) or None
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--threads", type=int, required=True)
+    parser.add_argument("--repetitions", type=int, default=7)
+    parser.add_argument("--min-time", type=float, default=0.3,
+                        help="seconds per repetition (at least one call)")
+    parser.add_argument("--workloads", default=",".join(WORKLOADS))
+    parser.add_argument("--json", help="write the results here too")
+    args = parser.parse_args()
+    workloads = [w for w in args.workloads.split(",") if w]
+    for w in workloads:
+        if w not in WORKLOADS:
+            parser.error("unknown workload '%s' (known: %s)"
+                         % (w, ",".join(WORKLOADS)))
+
+    # Debian's torch calls OpenBLAS through the generic BLAS interface, so
+    # torch.set_num_threads does not reach it: OpenBLAS (and OpenMP) read
+    # their thread counts from the environment when the library loads.
+    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"):
+        os.environ.setdefault(var, str(args.threads))
+    # With 2 threads, OpenMP's workers spin-wait after each parallel region
+    # (Relu, Softmax) on the cores OpenBLAS's own threads then need: the
+    # MLP took 20-60 ms instead of ~2.2 ms on the 2-core machine. Passive
+    # waiting measures PyTorch's compute rather than that contention.
+    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+    import torch  # after argument checks: importing takes seconds
+
+    torch.set_num_threads(args.threads)
+    try:
+        torch.set_num_interop_threads(args.threads)
+    except RuntimeError as e:  # only allowed before any inter-op work
+        print("set_num_interop_threads: %s" % e, file=sys.stderr)
+
+    makers = {"chain": make_chain, "fanout": make_fanout, "mlp": make_mlp,
+              "matmul": make_matmul}
+    results = []
+    with torch.no_grad():
+        for name in workloads:
+            reps = measure(makers[name](torch), args.repetitions,
+                           args.min_time)
+            wall = statistics.median(r[0] for r in reps)
+            cpu = statistics.median(r[1] for r in reps)
+            r = {"workload": name, "threads": args.threads,
+                 "wall_s_per_call": wall, "cpu_s_per_call": cpu,
+                 "repetitions": len(reps),
+                 "calls_per_repetition": [r[2] for r in reps],
+                 "wall_s_per_call_all": [r[0] for r in reps]}
+            if name in ("chain", "fanout"):
+                r["us_per_node"] = wall / NODES * 1e6
+                r["cpu_us_per_node"] = cpu / NODES * 1e6
+                text = "%.3f us per node (%.2f ms per step)" % (
+                    r["us_per_node"], wall * 1e3)
+            elif name == "mlp":
+                r["ms"] = wall * 1e3
+                r["cpu_ms"] = cpu * 1e3
+                text = "%.3f ms per forward pass" % r["ms"]
+            else:
+                flops = 2.0 * MATMUL_N ** 3
+                r["gflops"] = flops / wall * 1e-9
+                r["cpu_gflops"] = flops / cpu * 1e-9 if cpu > 0 else None
+                text = "%.1f GFLOP/s (%.2f ms per product)" % (
+                    r["gflops"], wall * 1e3)
+            results.append(r)
+            print("torch %-7s threads=%d  %s" % (name, args.threads, text),
+                  flush=True)
+
+    context = {
+        "torch": torch.__version__,
+        "python": platform.python_version(),
+        "num_threads": torch.get_num_threads(),
+        "num_interop_threads": torch.get_num_interop_threads(),
+        "cpus": os.cpu_count(),
+        "load_avg": list(os.getloadavg()),
+        "OPENBLAS_NUM_THREADS": os.environ.get("OPENBLAS_NUM_THREADS"),
+        "OMP_NUM_THREADS": os.environ.get("OMP_NUM_THREADS"),
+        "OMP_WAIT_POLICY": os.environ.get("OMP_WAIT_POLICY"),
+        "blas_library": blas_library(),
+        "parallel_info": torch.__config__.parallel_info(),
+        "blas": [line.strip() for line in torch.__config__.show().splitlines()
+                 if "BLAS" in line or "LAPACK" in line],
+    }
+    doc = {"context": context, "results": results}
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(doc, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
