@@ -51,8 +51,8 @@ std::shared_ptr<TensorBuffer> TensorBuffer::Create(Allocator* allocator,
     auto* strings = static_cast<std::string*>(data);
     for (int64_t i = 0; i < num_elements; ++i) new (&strings[i]) std::string();
   }
-  return std::shared_ptr<TensorBuffer>(
-      new TensorBuffer(allocator, dtype, num_elements, data, bytes));
+  return std::make_shared<TensorBuffer>(Key(), allocator, dtype, num_elements,
+                                        data, bytes);
 }
 
 TensorBuffer::~TensorBuffer() {
@@ -97,24 +97,27 @@ absl::StatusOr<Tensor> Tensor::Allocate(Allocator* allocator, DataType dtype,
     return absl::InvalidArgumentError(absl::StrCat(
         "cannot allocate a ", Describe(dtype, shape), " without an allocator"));
   }
-  if (!IsSupportedDataType(dtype)) {
+  // One pass over the dtype and one over the shape on the way to success
+  // (kernels allocate every output here); the error cases sort themselves
+  // out afterwards.
+  const size_t element_size = IsRefType(dtype) ? 0 : StorageSize(dtype);
+  if (element_size == 0) {
     return absl::InvalidArgumentError(absl::StrCat(
         "a Tensor cannot hold dtype ", DataTypeName(dtype),
         "; tensors hold numbers, bool, string, quantized and float8 values "
         "(ref, resource and variant types describe edges and handles)"));
   }
-  if (!shape.IsFullyDefined()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("cannot allocate a ", Describe(dtype, shape),
-                     ": every dimension must be known"));
-  }
   const int64_t num_elements = shape.num_elements();
-  const size_t element_size = StorageSize(dtype);
   size_t bytes = 0;
   if (num_elements < 0 ||
       __builtin_mul_overflow(static_cast<uint64_t>(num_elements), element_size,
                              &bytes) ||
       bytes > static_cast<size_t>(std::numeric_limits<int64_t>::max())) {
+    if (!shape.IsFullyDefined()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("cannot allocate a ", Describe(dtype, shape),
+                       ": every dimension must be known"));
+    }
     return absl::InvalidArgumentError(
         absl::StrCat("a ", Describe(dtype, shape),
                      " has too many elements to address; check the shape"));
@@ -135,13 +138,12 @@ size_t Tensor::TotalBytes() const {
   return static_cast<size_t>(num_elements_) * ElementSize();
 }
 
-void* Tensor::raw_data() {
-  if (buffer_ == nullptr || buffer_->data() == nullptr) return nullptr;
-  return static_cast<char*>(buffer_->data()) + offset_;
-}
-
-const void* Tensor::raw_data() const {
-  return const_cast<Tensor*>(this)->raw_data();
+void Tensor::Clear() {
+  dtype_ = DT_INVALID;
+  shape_ = TensorShape({0});
+  num_elements_ = 0;
+  buffer_.reset();
+  offset_ = 0;
 }
 
 bool Tensor::IsAligned() const {

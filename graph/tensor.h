@@ -45,6 +45,21 @@ class TensorBuffer {
                                               size_t element_size);
   ~TensorBuffer();
 
+  // Only Create can name a Key, so only Create constructs; the constructor
+  // is public for std::make_shared, which puts the object and its reference
+  // count in one allocation.
+  class Key {
+    friend class TensorBuffer;
+    Key() = default;
+  };
+  TensorBuffer(Key, Allocator* allocator, DataType dtype, int64_t num_elements,
+               void* data, size_t bytes)
+      : allocator_(allocator),
+        dtype_(dtype),
+        num_elements_(num_elements),
+        data_(data),
+        bytes_(bytes) {}
+
   TensorBuffer(const TensorBuffer&) = delete;
   TensorBuffer& operator=(const TensorBuffer&) = delete;
 
@@ -53,14 +68,6 @@ class TensorBuffer {
   Allocator* allocator() const { return allocator_; }
 
  private:
-  TensorBuffer(Allocator* allocator, DataType dtype, int64_t num_elements,
-               void* data, size_t bytes)
-      : allocator_(allocator),
-        dtype_(dtype),
-        num_elements_(num_elements),
-        data_(data),
-        bytes_(bytes) {}
-
   Allocator* const allocator_;
   const DataType dtype_;
   const int64_t num_elements_;
@@ -119,8 +126,17 @@ class Tensor {
     return absl::Span<const T>(data<T>(), static_cast<size_t>(num_elements_));
   }
   // nullptr when uninitialized or empty.
-  void* raw_data();
-  const void* raw_data() const;
+  void* raw_data() {
+    if (buffer_ == nullptr || buffer_->data() == nullptr) return nullptr;
+    return static_cast<char*>(buffer_->data()) + offset_;
+  }
+  const void* raw_data() const {
+    return const_cast<Tensor*>(this)->raw_data();
+  }
+  // Becomes the uninitialized tensor (DT_INVALID, shape [0]) and drops its
+  // reference to the buffer: what the executor does to an input slot once
+  // its consumer ran, without building and moving a temporary.
+  void Clear();
 
   // Whether raw_data() is kTensorAlignment-aligned. Always true for
   // allocated tensors; a slice is aligned only if its first row is. Empty

@@ -29,7 +29,7 @@ TensorShape TensorShape::Unknown() {
 TensorShape TensorShape::UnknownWithRank(int rank) {
   assert(rank >= 0);
   TensorShape shape;
-  shape.dims_.assign(rank < 0 ? 0 : rank, kUnknownDim);
+  shape.dims_.assign(static_cast<size_t>(rank < 0 ? 0 : rank), kUnknownDim);
   return shape;
 }
 
@@ -47,10 +47,10 @@ bool TensorShape::IsFullyDefined() const {
 }
 
 int64_t TensorShape::num_elements() const {
-  if (!IsFullyDefined()) return -1;
+  if (unknown_rank_) return -1;
   int64_t product = 1;
   for (int64_t d : dims_) {
-    if (__builtin_mul_overflow(product, d, &product)) return -1;
+    if (d < 0 || __builtin_mul_overflow(product, d, &product)) return -1;
   }
   return product;
 }
@@ -67,12 +67,12 @@ void TensorShape::set_dim(int i, int64_t size) {
 
 void TensorShape::RemoveDim(int i) {
   assert(!unknown_rank_ && i >= 0 && i < rank());
-  dims_.erase(dims_.begin() + i);
+  dims_.erase(static_cast<size_t>(i));
 }
 
 void TensorShape::InsertDim(int i, int64_t size) {
   assert(!unknown_rank_ && i >= 0 && i <= rank() && IsValidDimSize(size));
-  dims_.insert(dims_.begin() + i, size);
+  dims_.insert(static_cast<size_t>(i), size);
 }
 
 std::string TensorShape::ToString() const {

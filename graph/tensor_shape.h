@@ -12,10 +12,10 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <memory>
 #include <ostream>
 #include <string>
 
-#include "absl/container/inlined_vector.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
@@ -30,29 +30,15 @@ class TensorShape {
 
   // A scalar: rank 0, fully defined, one element.
   TensorShape() = default;
-  TensorShape(std::initializer_list<int64_t> dims) : dims_(dims) {}
-  explicit TensorShape(absl::Span<const int64_t> dims)
+  TensorShape(std::initializer_list<int64_t> dims)
       : dims_(dims.begin(), dims.end()) {}
+  explicit TensorShape(absl::Span<const int64_t> dims)
+      : dims_(dims.data(), dims.data() + dims.size()) {}
 
-  // absl::InlinedVector's own copy and move duplicate its whole inline
-  // buffer, which GCC 12 reports (-Wmaybe-uninitialized) wherever a short
-  // shape is moved, in every file that includes this header. Copying only
-  // the live dimensions avoids the false positive; moving is then a copy,
-  // which costs the same for the short shapes that are the common case.
-  TensorShape(const TensorShape& other)
-      : dims_(other.dims_.begin(), other.dims_.end()),
-        unknown_rank_(other.unknown_rank_) {}
-  TensorShape(TensorShape&& other) noexcept : TensorShape(other) {}
-  TensorShape& operator=(const TensorShape& other) {
-    if (this != &other) {
-      dims_.assign(other.dims_.begin(), other.dims_.end());
-      unknown_rank_ = other.unknown_rank_;
-    }
-    return *this;
-  }
-  TensorShape& operator=(TensorShape&& other) noexcept {
-    return *this = static_cast<const TensorShape&>(other);
-  }
+  TensorShape(const TensorShape& other) = default;
+  TensorShape(TensorShape&& other) noexcept = default;
+  TensorShape& operator=(const TensorShape& other) = default;
+  TensorShape& operator=(TensorShape&& other) noexcept = default;
 
   // Nothing known, not even the rank.
   static TensorShape Unknown();
@@ -67,7 +53,9 @@ class TensorShape {
   // Requires a known rank and 0 <= i < rank(). kUnknownDim if unknown.
   int64_t dim(int i) const;
   // Empty when the rank is unknown.
-  absl::Span<const int64_t> dims() const { return dims_; }
+  absl::Span<const int64_t> dims() const {
+    return absl::Span<const int64_t>(dims_.begin(), dims_.size());
+  }
 
   // Known rank and every dimension known.
   bool IsFullyDefined() const;
@@ -105,15 +93,99 @@ class TensorShape {
   // Structural equality: "[?,3]" equals "[?,3]" even though the tensors it
   // describes may differ. Use IsCompatibleWith for the semantic question.
   friend bool operator==(const TensorShape& a, const TensorShape& b) {
-    return a.unknown_rank_ == b.unknown_rank_ && a.dims_ == b.dims_;
+    return a.unknown_rank_ == b.unknown_rank_ && a.dims() == b.dims();
   }
   friend bool operator!=(const TensorShape& a, const TensorShape& b) {
     return !(a == b);
   }
 
  private:
-  // Most shapes in real graphs have rank <= 4.
-  absl::InlinedVector<int64_t, 4> dims_;
+  // The dimensions: up to kInline in place (most shapes in real graphs have
+  // rank <= 4), more on the heap. Hand-written rather than
+  // absl::InlinedVector because tensors copy their shapes on every hop
+  // through the executor, and copying a short shape here is a few moves
+  // (InlinedVector's generic copy was 15% of a scalar op's time).
+  class Dims {
+   public:
+    Dims() = default;
+    Dims(const int64_t* begin, const int64_t* end) { assign(begin, end); }
+    Dims(const Dims& other) { assign(other.begin(), other.end()); }
+    Dims(Dims&& other) noexcept { *this = std::move(other); }
+    Dims& operator=(const Dims& other) {
+      if (this != &other) assign(other.begin(), other.end());
+      return *this;
+    }
+    Dims& operator=(Dims&& other) noexcept {
+      if (this == &other) return *this;
+      if (other.heap_ != nullptr) {
+        heap_ = std::move(other.heap_);
+        capacity_ = other.capacity_;
+        size_ = other.size_;
+        other.capacity_ = kInline;
+        other.size_ = 0;
+      } else {
+        assign(other.begin(), other.end());
+      }
+      return *this;
+    }
+
+    size_t size() const { return size_; }
+    int64_t* begin() { return heap_ != nullptr ? heap_.get() : inline_; }
+    int64_t* end() { return begin() + size_; }
+    const int64_t* begin() const {
+      return heap_ != nullptr ? heap_.get() : inline_;
+    }
+    const int64_t* end() const { return begin() + size_; }
+    int64_t& operator[](size_t i) { return begin()[i]; }
+    int64_t operator[](size_t i) const { return begin()[i]; }
+
+    void assign(const int64_t* first, const int64_t* last) {
+      const size_t n = static_cast<size_t>(last - first);
+      Reserve(n);
+      int64_t* out = begin();
+      for (size_t i = 0; i < n; ++i) out[i] = first[i];
+      size_ = n;
+    }
+    void assign(size_t n, int64_t value) {
+      Reserve(n);
+      int64_t* out = begin();
+      for (size_t i = 0; i < n; ++i) out[i] = value;
+      size_ = n;
+    }
+    void push_back(int64_t value) { insert(size_, value); }
+    void insert(size_t i, int64_t value) {
+      Reserve(size_ + 1);
+      int64_t* d = begin();
+      for (size_t k = size_; k > i; --k) d[k] = d[k - 1];
+      d[i] = value;
+      ++size_;
+    }
+    void erase(size_t i) {
+      int64_t* d = begin();
+      for (size_t k = i; k + 1 < size_; ++k) d[k] = d[k + 1];
+      --size_;
+    }
+
+   private:
+    static constexpr size_t kInline = 4;
+    void Reserve(size_t n) {
+      if (n <= capacity_) return;
+      size_t capacity = capacity_ * 2;
+      if (capacity < n) capacity = n;
+      std::unique_ptr<int64_t[]> grown(new int64_t[capacity]);
+      const int64_t* old = begin();
+      for (size_t k = 0; k < size_; ++k) grown[k] = old[k];
+      heap_ = std::move(grown);
+      capacity_ = capacity;
+    }
+
+    int64_t inline_[kInline] = {};
+    std::unique_ptr<int64_t[]> heap_;  // when more than kInline dimensions
+    size_t capacity_ = kInline;
+    size_t size_ = 0;
+  };
+
+  Dims dims_;
   bool unknown_rank_ = false;
 };
 

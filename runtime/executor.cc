@@ -50,16 +50,62 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(
       const int dst = index_of[e->dst->id()];
       const int slot =
           e->IsControl() ? -1 : exec->nodes_[dst].input_start + e->dst_input;
-      exec->out_edges_.push_back(OutEdge{dst, slot, e->src_output});
+      exec->out_edges_.push_back(OutEdge{dst, slot, e->src_output, false});
       if (!e->IsControl() && IsRefType(n->output_type(e->src_output)) &&
           !IsRefType(e->dst->input_type(e->dst_input))) {
         exec->nodes_[dst].deref_slots.push_back(slot);
       }
     }
     item.out_end = static_cast<int>(exec->out_edges_.size());
+    // The last data edge of each output moves the value.
+    std::vector<bool> seen(n->num_outputs(), false);
+    for (int e = item.out_end - 1; e >= item.out_begin; --e) {
+      OutEdge& edge = exec->out_edges_[e];
+      if (edge.slot < 0 || seen[edge.src_output]) continue;
+      seen[edge.src_output] = true;
+      edge.last_use = true;
+    }
   }
+  exec->state_pool_ = std::make_shared<StatePool>(
+      exec->total_inputs_, static_cast<int>(exec->nodes_.size()));
   return exec;
 }
+
+// Keeps the state of finished steps for the next ones. A few are kept, as
+// many as steps usually run at once; more are freed.
+class Executor::StatePool {
+ public:
+  StatePool(int num_inputs, int num_nodes)
+      : num_inputs_(num_inputs), num_nodes_(num_nodes) {}
+
+  std::unique_ptr<StepState> Acquire() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (!free_.empty()) {
+        std::unique_ptr<StepState> state = std::move(free_.back());
+        free_.pop_back();
+        return state;
+      }
+    }
+    auto state = std::make_unique<StepState>();
+    state->inputs.reset(new TensorValue[num_inputs_]);
+    state->pending.reset(new std::atomic<int>[num_nodes_]);
+    return state;
+  }
+
+  // Every input slot of `state` must be empty (holding no tensor).
+  void Release(std::unique_ptr<StepState> state) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (free_.size() < kMaxKept) free_.push_back(std::move(state));
+  }
+
+ private:
+  static constexpr size_t kMaxKept = 8;
+  const int num_inputs_;
+  const int num_nodes_;
+  std::mutex mu_;
+  std::vector<std::unique_ptr<StepState>> free_;  // mu_
+};
 
 Executor::~Executor() = default;
 
@@ -81,14 +127,25 @@ class Executor::Step : public std::enable_shared_from_this<Step> {
   Step(const Executor* exec, const Args& args)
       : exec_(exec),
         args_(args),
-        inputs_(new TensorValue[exec->total_inputs_]),
-        pending_(new std::atomic<int>[exec->nodes_.size()]),
+        pool_(exec->state_pool_),
+        state_(pool_->Acquire()),
+        inputs_(state_->inputs.get()),
+        pending_(state_->pending.get()),
         start_(absl::Now()) {
     for (size_t i = 0; i < exec->nodes_.size(); ++i) {
       pending_[i].store(exec->nodes_[i].pending_init,
                         std::memory_order_relaxed);
     }
     if (args.stats != nullptr) stats_.resize(exec->nodes_.size());
+  }
+
+  ~Step() {
+    // A finished step's consumers emptied every slot; an aborted one may
+    // have left values behind.
+    if (aborted_.load(std::memory_order_acquire)) {
+      for (int i = 0; i < exec_->total_inputs_; ++i) inputs_[i] = TensorValue();
+    }
+    pool_->Release(std::move(state_));
   }
 
   absl::Status Run() {
@@ -269,6 +326,7 @@ class Executor::Step : public std::enable_shared_from_this<Step> {
       return;
     }
     OpKernelContext::OutputValues& outputs = *ctx->outputs();
+    if (!stats_.empty()) RecordStats(id, outputs, start_us);
     for (int e = item.out_begin; e < item.out_end; ++e) {
       const OutEdge& edge = exec_->out_edges_[e];
       if (edge.slot >= 0) {
@@ -279,12 +337,17 @@ class Executor::Step : public std::enable_shared_from_this<Step> {
                            edge.src_output, ", which another node needs")));
           return;
         }
-        inputs_[edge.slot] = v;
+        if (edge.last_use) {
+          inputs_[edge.slot] = std::move(outputs[edge.src_output]);
+        } else {
+          inputs_[edge.slot] = v;
+        }
       }
     }
-    if (!stats_.empty()) RecordStats(id, outputs, start_us);
-    for (int k = 0; k < item.num_inputs; ++k) {
-      inputs_[item.input_start + k] = TensorValue();  // free early
+    for (int k = 0; k < item.num_inputs; ++k) {  // free early
+      TensorValue& v = inputs_[item.input_start + k];
+      v.tensor.Clear();
+      v.var = nullptr;
     }
     for (int e = item.out_begin; e < item.out_end; ++e) {
       const int dst = exec_->out_edges_[e].dst;
@@ -316,8 +379,10 @@ class Executor::Step : public std::enable_shared_from_this<Step> {
 
   const Executor* exec_;
   const Args args_;
-  std::unique_ptr<TensorValue[]> inputs_;
-  std::unique_ptr<std::atomic<int>[]> pending_;
+  const std::shared_ptr<StatePool> pool_;
+  std::unique_ptr<StepState> state_;
+  TensorValue* const inputs_;          // state_->inputs
+  std::atomic<int>* const pending_;    // state_->pending
   std::atomic<int> outstanding_{0};
   std::atomic<bool> aborted_{false};
   std::vector<NodeExecStats> stats_;  // indexed by node; each written once

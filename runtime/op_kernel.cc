@@ -20,13 +20,16 @@ void AsyncOpKernel::Compute(OpKernelContext* ctx) {
 OpKernelContext::OpKernelContext(const Params& params)
     : params_(params), outputs_(params.kernel->num_outputs()) {}
 
-Tensor OpKernelContext::input(int i) const {
+const Tensor& OpKernelContext::input(int i) const {
   const TensorValue& v = params_.inputs[i];
+  if (v.var == nullptr) return v.tensor;
   // A reference read as a value (by a Ref or a plain input of the base
   // type) is the variable's value when the consumer runs, as in TensorFlow.
-  if (v.var != nullptr &&
-      BaseType(params_.kernel->input_type(i)) != DT_RESOURCE) {
-    return v.var->Read();
+  if (BaseType(params_.kernel->input_type(i)) != DT_RESOURCE) {
+    if (ref_values_ == nullptr) ref_values_.reset(new Tensor[num_inputs()]);
+    Tensor& snapshot = ref_values_[i];
+    if (!snapshot.IsInitialized()) snapshot = v.var->Read();
+    return snapshot;
   }
   return v.tensor;
 }

@@ -18,6 +18,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -120,9 +121,10 @@ class OpKernelContext {
 
   int num_inputs() const { return params_.kernel->num_inputs(); }
   int num_outputs() const { return params_.kernel->num_outputs(); }
-  // The value of input i; for a reference input, the variable's current
-  // value (a snapshot sharing its buffer).
-  Tensor input(int i) const;
+  // The value of input i; for a reference input, the variable's value when
+  // first asked in this computation (a snapshot sharing its buffer). Valid
+  // until Compute returns; a reference, so reading an input costs nothing.
+  const Tensor& input(int i) const;
   // Reference (Ref(T)) and resource inputs: the variable, never null for
   // those inputs.
   Var* input_var(int i) const { return params_.inputs[i].var; }
@@ -161,6 +163,9 @@ class OpKernelContext {
   Params params_;
   OutputValues outputs_;  // inline: no allocation per node for <= 4 outputs
   absl::Status status_;
+  // Snapshots of reference inputs read as values, one slot per input, made
+  // on first use (most kernels have no reference inputs and never allocate).
+  mutable std::unique_ptr<Tensor[]> ref_values_;
 };
 
 // Report an error from a kernel and return from Compute.

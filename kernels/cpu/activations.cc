@@ -82,7 +82,7 @@ class UnaryActivationOp : public OpKernel {
   explicit UnaryActivationOp(OpKernelConstruction* ctx) : OpKernel(ctx) {}
 
   void Compute(OpKernelContext* ctx) override {
-    const Tensor x = ctx->input(0);
+    const Tensor& x = ctx->input(0);
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &out));
     const E<T>* in = EigenData<T>(x);
@@ -102,8 +102,8 @@ class BinaryActivationOp : public OpKernel {
   explicit BinaryActivationOp(OpKernelConstruction* ctx) : OpKernel(ctx) {}
 
   void Compute(OpKernelContext* ctx) override {
-    const Tensor a = ctx->input(0);
-    const Tensor b = ctx->input(1);
+    const Tensor& a = ctx->input(0);
+    const Tensor& b = ctx->input(1);
     OP_REQUIRES(ctx, a.shape() == b.shape(),
                 absl::InvalidArgumentError(absl::StrCat(
                     type_string(), " needs inputs of one shape, got ",

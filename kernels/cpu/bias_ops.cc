@@ -68,8 +68,8 @@ class BiasAddOp : public OpKernel {
 
   void Compute(OpKernelContext* ctx) override {
     using E = EigenElement<T>;
-    const Tensor value = ctx->input(0);
-    const Tensor bias = ctx->input(1);
+    const Tensor& value = ctx->input(0);
+    const Tensor& bias = ctx->input(1);
     OP_REQUIRES_OK(ctx, CheckAtLeast2D(value));
     OP_REQUIRES(ctx, bias.shape().rank() == 1,
                 absl::InvalidArgumentError(absl::StrCat(
@@ -146,7 +146,7 @@ class BiasAddGradOp : public OpKernel {
   }
 
   void Compute(OpKernelContext* ctx) override {
-    const Tensor grad = ctx->input(0);
+    const Tensor& grad = ctx->input(0);
     OP_REQUIRES_OK(ctx, CheckAtLeast2D(grad));
     const int rank = grad.shape().rank();
     const int channel_dim = nchw_ ? 1 : rank - 1;

@@ -92,7 +92,7 @@ class RangeOp : public OpKernel {
     const char* names[] = {"start", "limit", "delta"};
     T v[3];
     for (int i = 0; i < 3; ++i) {
-      const Tensor t = ctx->input(i);
+      const Tensor& t = ctx->input(i);
       OP_REQUIRES(ctx, t.NumElements() == 1 && t.shape().rank() <= 1,
                   absl::InvalidArgumentError(
                       absl::StrCat(names[i], " must be a scalar, not shape ",
@@ -192,10 +192,10 @@ class OneHotOp : public OpKernel {
   }
 
   void Compute(OpKernelContext* ctx) override {
-    const Tensor indices = ctx->input(0);
-    const Tensor depth_t = ctx->input(1);
-    const Tensor on_t = ctx->input(2);
-    const Tensor off_t = ctx->input(3);
+    const Tensor& indices = ctx->input(0);
+    const Tensor& depth_t = ctx->input(1);
+    const Tensor& on_t = ctx->input(2);
+    const Tensor& off_t = ctx->input(3);
     const int rank = indices.shape().rank();
     OP_REQUIRES(ctx, axis_ == -1 || (axis_ >= 0 && axis_ <= rank),
                 absl::InvalidArgumentError(absl::StrCat(

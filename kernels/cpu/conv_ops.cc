@@ -124,8 +124,8 @@ class Conv2DOp : public ConvOpBase {
   using ConvOpBase::ConvOpBase;
 
   void Compute(OpKernelContext* ctx) override {
-    const Tensor input = ctx->input(0);
-    const Tensor filter = ctx->input(1);
+    const Tensor& input = ctx->input(0);
+    const Tensor& filter = ctx->input(1);
     OP_REQUIRES_OK(ctx, CheckRank4(input, "input", kImageLayout));
     OP_REQUIRES_OK(ctx, CheckRank4(filter, "filter", kFilterLayout));
     ConvGeometry g;

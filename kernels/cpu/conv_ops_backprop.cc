@@ -49,9 +49,9 @@ class Conv2DBackpropInputOp : public ConvBackpropBase {
   using ConvBackpropBase::ConvBackpropBase;
 
   void Compute(OpKernelContext* ctx) override {
-    const Tensor sizes = ctx->input(0);
-    const Tensor filter = ctx->input(1);
-    const Tensor out_backprop = ctx->input(2);
+    const Tensor& sizes = ctx->input(0);
+    const Tensor& filter = ctx->input(1);
+    const Tensor& out_backprop = ctx->input(2);
     OP_REQUIRES_OK(ctx, CheckRank4(filter, "filter", kFilterLayout));
     OP_REQUIRES_OK(ctx, CheckRank4(out_backprop, "out_backprop", kImageLayout));
     std::vector<int64_t> dims;
@@ -88,9 +88,9 @@ class Conv2DBackpropFilterOp : public ConvBackpropBase {
   using ConvBackpropBase::ConvBackpropBase;
 
   void Compute(OpKernelContext* ctx) override {
-    const Tensor input = ctx->input(0);
-    const Tensor sizes = ctx->input(1);
-    const Tensor out_backprop = ctx->input(2);
+    const Tensor& input = ctx->input(0);
+    const Tensor& sizes = ctx->input(1);
+    const Tensor& out_backprop = ctx->input(2);
     OP_REQUIRES_OK(ctx, CheckRank4(input, "input", kImageLayout));
     OP_REQUIRES_OK(ctx, CheckRank4(out_backprop, "out_backprop", kImageLayout));
     std::vector<int64_t> dims;

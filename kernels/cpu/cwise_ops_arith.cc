@@ -14,8 +14,8 @@ class StringAddOp : public OpKernel {
   explicit StringAddOp(OpKernelConstruction* ctx) : OpKernel(ctx) {}
 
   void Compute(OpKernelContext* ctx) override {
-    const Tensor x = ctx->input(0);
-    const Tensor y = ctx->input(1);
+    const Tensor& x = ctx->input(0);
+    const Tensor& y = ctx->input(1);
     absl::StatusOr<BCast> b = BroadcastShapes(x.shape(), y.shape());
     OP_REQUIRES_OK(ctx, b.status());
     Tensor* out = nullptr;

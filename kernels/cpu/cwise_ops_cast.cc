@@ -222,7 +222,7 @@ class CastOp : public OpKernel {
   bool IsExpensive() const override { return !forward_; }
 
   void Compute(OpKernelContext* ctx) override {
-    const Tensor x = ctx->input(0);
+    const Tensor& x = ctx->input(0);
     if (forward_) {
       ctx->set_output(0, x);
       return;

@@ -452,8 +452,8 @@ class BinaryOp : public OpKernel {
   explicit BinaryOp(OpKernelConstruction* ctx) : OpKernel(ctx) {}
 
   void Compute(OpKernelContext* ctx) override {
-    const Tensor x = ctx->input(0);
-    const Tensor y = ctx->input(1);
+    const Tensor& x = ctx->input(0);
+    const Tensor& y = ctx->input(1);
     BinaryShapes shapes;
     OP_REQUIRES_OK(ctx, shapes.Init(x.shape(), y.shape()));
     Tensor* out = nullptr;
@@ -477,7 +477,7 @@ class UnaryOp : public OpKernel {
   explicit UnaryOp(OpKernelConstruction* ctx) : OpKernel(ctx) {}
 
   void Compute(OpKernelContext* ctx) override {
-    const Tensor x = ctx->input(0);
+    const Tensor& x = ctx->input(0);
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &out));
     using E = InType<F, T>;

@@ -19,8 +19,8 @@ class EqualOp : public OpKernel {
   }
 
   void Compute(OpKernelContext* ctx) override {
-    const Tensor x = ctx->input(0);
-    const Tensor y = ctx->input(1);
+    const Tensor& x = ctx->input(0);
+    const Tensor& y = ctx->input(1);
     cwise::BinaryShapes shapes;
     const absl::Status s = shapes.Init(x.shape(), y.shape());
     Tensor* out = nullptr;

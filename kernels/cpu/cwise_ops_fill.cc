@@ -53,7 +53,7 @@ class ConstantLikeOp : public OpKernel {
   explicit ConstantLikeOp(OpKernelConstruction* ctx) : OpKernel(ctx) {}
 
   void Compute(OpKernelContext* ctx) override {
-    const Tensor x = ctx->input(0);
+    const Tensor& x = ctx->input(0);
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &out));
     const bool known = VisitStorageType(x.dtype(), [&](auto* tag) {
@@ -79,8 +79,8 @@ class FillOp : public OpKernel {
   explicit FillOp(OpKernelConstruction* ctx) : OpKernel(ctx) {}
 
   void Compute(OpKernelContext* ctx) override {
-    const Tensor dims = ctx->input(0);
-    const Tensor value = ctx->input(1);
+    const Tensor& dims = ctx->input(0);
+    const Tensor& value = ctx->input(1);
     OP_REQUIRES(
         ctx, dims.shape().rank() == 1,
         absl::InvalidArgumentError(absl::StrCat(

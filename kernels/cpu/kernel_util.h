@@ -10,7 +10,7 @@
 // shards of a tensor handed to ParallelFor need not be aligned; unaligned
 // loads of aligned data cost nothing on current x86 cores.
 //
-//   const Tensor x = ctx->input(0);               // rank 2, checked before
+//   const Tensor& x = ctx->input(0);               // rank 2, checked before
 //   auto in = AsEigen<float, 2>(x);               // TensorMap<const float,2>
 //   auto out = AsEigenFlat<float>(*output);       // rank 1, all elements
 //   auto rows = AsEigenFlatInnerDims<float, 2>(x);  // [prod(d0..dn-2), dn-1]

@@ -163,7 +163,7 @@ class LrnOp : public LrnOpBase {
 
   void Compute(OpKernelContext* ctx) override {
     using E = typename EigenElement<T>::type;
-    const Tensor input = ctx->input(0);
+    const Tensor& input = ctx->input(0);
     OP_REQUIRES_OK(ctx, CheckImage(input, "input"));
     Tensor* output = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, input.shape(), &output));
@@ -210,9 +210,9 @@ class LrnGradOp : public LrnOpBase {
 
   void Compute(OpKernelContext* ctx) override {
     using E = typename EigenElement<T>::type;
-    const Tensor grads = ctx->input(0);
-    const Tensor input = ctx->input(1);
-    const Tensor output_image = ctx->input(2);
+    const Tensor& grads = ctx->input(0);
+    const Tensor& input = ctx->input(1);
+    const Tensor& output_image = ctx->input(2);
     OP_REQUIRES_OK(ctx, CheckImage(grads, "input_grads"));
     OP_REQUIRES(
         ctx,

@@ -148,8 +148,8 @@ class MatMulOp : public OpKernel {
   }
 
   void Compute(OpKernelContext* ctx) override {
-    const Tensor a = ctx->input(0);
-    const Tensor b = ctx->input(1);
+    const Tensor& a = ctx->input(0);
+    const Tensor& b = ctx->input(1);
     MatMulDims d;
     OP_REQUIRES_OK(ctx, CheckShapes(a, b, transpose_a_, transpose_b_, &d));
     Tensor* out = nullptr;

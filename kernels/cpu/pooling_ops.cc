@@ -153,7 +153,7 @@ class MaxPoolOp : public PoolOpBase {
 
   void Compute(OpKernelContext* ctx) override {
     using E = typename EigenElement<T>::type;
-    const Tensor input = ctx->input(0);
+    const Tensor& input = ctx->input(0);
     PoolGeometry g;
     OP_REQUIRES_OK(ctx, ComputeGeometry(input.shape(), &g));
     Tensor* output = nullptr;
@@ -221,7 +221,7 @@ class AvgPoolOp : public PoolOpBase {
     using E = typename EigenElement<T>::type;
     // Half types sum in float.
     using Acc = std::conditional_t<std::is_same_v<E, double>, double, float>;
-    const Tensor input = ctx->input(0);
+    const Tensor& input = ctx->input(0);
     PoolGeometry g;
     OP_REQUIRES_OK(ctx, ComputeGeometry(input.shape(), &g));
     Tensor* output = nullptr;

@@ -49,9 +49,9 @@ class MaxPoolGradOp : public PoolOpBase {
 
   void Compute(OpKernelContext* ctx) override {
     using E = typename EigenElement<T>::type;
-    const Tensor input = ctx->input(0);
-    const Tensor orig_output = ctx->input(1);
-    const Tensor grad = ctx->input(2);
+    const Tensor& input = ctx->input(0);
+    const Tensor& orig_output = ctx->input(1);
+    const Tensor& grad = ctx->input(2);
     PoolGeometry g;
     OP_REQUIRES_OK(ctx, ComputeGeometry(input.shape(), &g));
     OP_REQUIRES_OK(ctx,
@@ -130,8 +130,8 @@ class AvgPoolGradOp : public PoolOpBase {
   void Compute(OpKernelContext* ctx) override {
     using E = typename EigenElement<T>::type;
     using Acc = std::conditional_t<std::is_same_v<E, double>, double, float>;
-    const Tensor sizes = ctx->input(0);
-    const Tensor grad = ctx->input(1);
+    const Tensor& sizes = ctx->input(0);
+    const Tensor& grad = ctx->input(1);
     OP_REQUIRES(
         ctx,
         sizes.dtype() == DT_INT32 && sizes.shape().rank() == 1 &&

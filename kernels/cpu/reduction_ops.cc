@@ -67,8 +67,8 @@ class ReductionOp : public OpKernel {
   }
 
   void Compute(OpKernelContext* ctx) override {
-    const Tensor in = ctx->input(0);
-    const Tensor axes = ctx->input(1);
+    const Tensor& in = ctx->input(0);
+    const Tensor& axes = ctx->input(1);
     AxisMask mask;
     OP_REQUIRES_OK(ctx, ReadAxes(axes, in.shape(), &mask));
     TensorShape out_shape;
@@ -146,8 +146,8 @@ class ArgMaxOp : public OpKernel {
   using OpKernel::OpKernel;
 
   void Compute(OpKernelContext* ctx) override {
-    const Tensor in = ctx->input(0);
-    const Tensor dim = ctx->input(1);
+    const Tensor& in = ctx->input(0);
+    const Tensor& dim = ctx->input(1);
     OP_REQUIRES(ctx, dim.shape().rank() == 0,
                 absl::InvalidArgumentError(absl::StrCat(
                     "dim must be a scalar, but received tensor of shape: ",
@@ -246,7 +246,7 @@ class L2LossOp : public OpKernel {
     using E = EigenElement<T>;
     // Accumulate 2-byte floats in float.
     using A = std::conditional_t<std::is_same_v<E, double>, double, float>;
-    const Tensor in = ctx->input(0);
+    const Tensor& in = ctx->input(0);
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape(), &out));
     const int64_t n = in.NumElements();

@@ -56,8 +56,8 @@ class ReshapeOp : public OpKernel {
   using OpKernel::OpKernel;
 
   void Compute(OpKernelContext* ctx) override {
-    const Tensor input = ctx->input(0);
-    const Tensor sizes_t = ctx->input(1);
+    const Tensor& input = ctx->input(0);
+    const Tensor& sizes_t = ctx->input(1);
     OP_REQUIRES(
         ctx, sizes_t.shape().rank() <= 1,
         absl::InvalidArgumentError(absl::StrCat(
@@ -137,7 +137,7 @@ class ShapeOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
   void Compute(OpKernelContext* ctx) override {
-    const Tensor input = ctx->input(0);
+    const Tensor& input = ctx->input(0);
     const int rank = input.shape().rank();
     OutputIndexVector(ctx, 0, input.shape().dims(), TensorShape({rank}),
                       "a dimension of size");
@@ -173,8 +173,8 @@ class ExpandDimsOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
   void Compute(OpKernelContext* ctx) override {
-    const Tensor input = ctx->input(0);
-    const Tensor dim_t = ctx->input(1);
+    const Tensor& input = ctx->input(0);
+    const Tensor& dim_t = ctx->input(1);
     int64_t dim = 0;
     OP_REQUIRES_OK(ctx, array_kernels::ReadIndexScalar(dim_t, "dim", &dim));
     const int rank = input.shape().rank();
@@ -204,7 +204,7 @@ class SqueezeOp : public OpKernel {
   }
 
   void Compute(OpKernelContext* ctx) override {
-    const Tensor input = ctx->input(0);
+    const Tensor& input = ctx->input(0);
     const TensorShape& in = input.shape();
     const int rank = in.rank();
     absl::InlinedVector<bool, 8> squeeze(rank, false);
@@ -247,8 +247,8 @@ class BroadcastGradientArgsOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
   void Compute(OpKernelContext* ctx) override {
-    const Tensor s0_t = ctx->input(0);
-    const Tensor s1_t = ctx->input(1);
+    const Tensor& s0_t = ctx->input(0);
+    const Tensor& s1_t = ctx->input(1);
     OP_REQUIRES(
         ctx, s0_t.shape().rank() == 1 && s1_t.shape().rank() == 1,
         absl::InvalidArgumentError(absl::StrCat(

@@ -60,9 +60,9 @@ class SliceOp : public OpKernel {
   using OpKernel::OpKernel;
 
   void Compute(OpKernelContext* ctx) override {
-    const Tensor input = ctx->input(0);
-    const Tensor begin_t = ctx->input(1);
-    const Tensor size_tensor = ctx->input(2);
+    const Tensor& input = ctx->input(0);
+    const Tensor& begin_t = ctx->input(1);
+    const Tensor& size_tensor = ctx->input(2);
     const TensorShape& shape = input.shape();
     const int rank = shape.rank();
     OP_REQUIRES(
@@ -277,8 +277,8 @@ class StridedSliceOp : public OpKernel {
   }
 
   void Compute(OpKernelContext* ctx) override {
-    const Tensor input = ctx->input(0);
-    const Tensor b = ctx->input(1), e = ctx->input(2), s = ctx->input(3);
+    const Tensor& input = ctx->input(0);
+    const Tensor& b = ctx->input(1), e = ctx->input(2), s = ctx->input(3);
     OP_REQUIRES(ctx,
                 b.shape().rank() == 1 && b.shape() == e.shape() &&
                     b.shape() == s.shape(),

@@ -69,7 +69,7 @@ class SplitOp : public OpKernel {
   using OpKernel::OpKernel;
 
   void Compute(OpKernelContext* ctx) override {
-    const Tensor input = ctx->input(1);
+    const Tensor& input = ctx->input(1);
     const int n = ctx->num_outputs();
     int64_t axis_value = 0;
     OP_REQUIRES_OK(ctx, array_kernels::ReadIndexScalar(
@@ -98,7 +98,7 @@ class SplitVOp : public OpKernel {
   using OpKernel::OpKernel;
 
   void Compute(OpKernelContext* ctx) override {
-    const Tensor input = ctx->input(0);
+    const Tensor& input = ctx->input(0);
     const int n = ctx->num_outputs();
     int64_t axis_value = 0;
     OP_REQUIRES_OK(ctx, array_kernels::ReadIndexScalar(
@@ -107,7 +107,7 @@ class SplitVOp : public OpKernel {
     OP_REQUIRES_OK(
         ctx, array_kernels::CanonicalAxis(axis_value, input.shape().rank(),
                                           input.shape(), "split_dim", &axis));
-    const Tensor sizes_t = ctx->input(1);
+    const Tensor& sizes_t = ctx->input(1);
     OP_REQUIRES(ctx, sizes_t.shape().rank() == 1,
                 absl::InvalidArgumentError(
                     absl::StrCat("size_splits must be a vector, but has shape ",
@@ -167,7 +167,7 @@ class UnpackOp : public OpKernel {
   }
 
   void Compute(OpKernelContext* ctx) override {
-    const Tensor input = ctx->input(0);
+    const Tensor& input = ctx->input(0);
     const int n = ctx->num_outputs();
     int axis = 0;
     OP_REQUIRES_OK(ctx,

@@ -88,8 +88,8 @@ class TileOp : public OpKernel {
   using OpKernel::OpKernel;
 
   void Compute(OpKernelContext* ctx) override {
-    const Tensor input = ctx->input(0);
-    const Tensor multiples_t = ctx->input(1);
+    const Tensor& input = ctx->input(0);
+    const Tensor& multiples_t = ctx->input(1);
     const TensorShape& shape = input.shape();
     const int rank = shape.rank();
     OP_REQUIRES(

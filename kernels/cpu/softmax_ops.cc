@@ -233,7 +233,7 @@ class SoftmaxOp : public OpKernel {
 
   void Compute(OpKernelContext* ctx) override {
     using A = ComputeType<T>;
-    const Tensor logits = ctx->input(0);
+    const Tensor& logits = ctx->input(0);
     const TensorShape& shape = logits.shape();
     OP_REQUIRES(
         ctx, shape.rank() >= 1,
@@ -292,8 +292,8 @@ class SoftmaxXentOp : public OpKernel {
 
   void Compute(OpKernelContext* ctx) override {
     using A = ComputeType<T>;
-    const Tensor logits = ctx->input(0);
-    const Tensor labels = ctx->input(1);
+    const Tensor& logits = ctx->input(0);
+    const Tensor& labels = ctx->input(1);
     TensorShape shape = logits.shape();
     const bool same = logits.shape() == labels.shape();
     if (!same) {
@@ -383,7 +383,7 @@ class SparseSoftmaxXentOp : public OpKernel {
   using OpKernel::OpKernel;
 
   void Compute(OpKernelContext* ctx) override {
-    const Tensor labels = ctx->input(1);
+    const Tensor& labels = ctx->input(1);
     if (labels.dtype() == DT_INT32) {
       ComputeWith<int32_t>(ctx, labels);
     } else if (labels.dtype() == DT_INT64) {
@@ -399,7 +399,7 @@ class SparseSoftmaxXentOp : public OpKernel {
   template <typename L>
   void ComputeWith(OpKernelContext* ctx, const Tensor& labels) {
     using A = ComputeType<T>;
-    const Tensor logits = ctx->input(0);
+    const Tensor& logits = ctx->input(0);
     OP_REQUIRES(
         ctx, logits.shape().rank() == 2,
         absl::InvalidArgumentError(absl::StrCat(

@@ -143,7 +143,7 @@ class AssignUpdateOp : public OpKernel {
     Var* var = ctx->input_var(0);
     OP_REQUIRES(ctx, var != nullptr,
                 absl::InternalError("the variable input is not a variable"));
-    const Tensor delta = ctx->input(1);
+    const Tensor& delta = ctx->input(1);
     {
       std::lock_guard<std::mutex> lock(var->mu());
       Tensor* value = var->value();

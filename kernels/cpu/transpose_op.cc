@@ -160,8 +160,8 @@ class TransposeOp : public OpKernel {
   using OpKernel::OpKernel;
 
   void Compute(OpKernelContext* ctx) override {
-    const Tensor input = ctx->input(0);
-    const Tensor perm_t = ctx->input(1);
+    const Tensor& input = ctx->input(0);
+    const Tensor& perm_t = ctx->input(1);
     const TensorShape& in_shape = input.shape();
     const int rank = in_shape.rank();
     OP_REQUIRES(ctx, perm_t.shape().rank() == 1,
