@@ -1,6 +1,7 @@
 #include "runtime/executor.h"
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <mutex>
 
@@ -66,6 +67,11 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(
       edge.last_use = true;
     }
   }
+  exec->inline_.reset(new std::atomic<uint8_t>[exec->nodes_.size()]);
+  for (size_t i = 0; i < exec->nodes_.size(); ++i) {
+    exec->inline_[i].store(exec->nodes_[i].expensive ? 0 : 1,
+                           std::memory_order_relaxed);
+  }
   exec->state_pool_ = std::make_shared<StatePool>(
       exec->total_inputs_, static_cast<int>(exec->nodes_.size()));
   return exec;
@@ -111,6 +117,19 @@ Executor::~Executor() = default;
 
 namespace {
 
+// The executor times every node during its first kSampledSteps steps; a
+// node that ever computed in under kInlineCost runs inline from then on.
+// A hand-off to a pool thread (queue, wake-up, cache misses) costs a few
+// microseconds on the machines measured, so below that, running on the
+// current thread is always the better bet.
+constexpr int kSampledSteps = 8;
+constexpr std::chrono::nanoseconds kInlineCost{2000};
+
+// A thread with at least this many inline nodes queued hands half of them to
+// the pool as one task, so wide graphs of small ops still use every core
+// without paying a hand-off per node.
+constexpr size_t kSplitQueue = 64;
+
 // A small stable id per thread, for step stats.
 int CurrentThreadId() {
   static std::atomic<int> next{0};
@@ -131,6 +150,8 @@ class Executor::Step : public std::enable_shared_from_this<Step> {
         state_(pool_->Acquire()),
         inputs_(state_->inputs.get()),
         pending_(state_->pending.get()),
+        sample_costs_(exec->steps_started_.fetch_add(
+                          1, std::memory_order_relaxed) < kSampledSteps),
         start_(absl::Now()) {
     for (size_t i = 0; i < exec->nodes_.size(); ++i) {
       pending_[i].store(exec->nodes_[i].pending_init,
@@ -209,9 +230,11 @@ class Executor::Step : public std::enable_shared_from_this<Step> {
 
   // Runs `first`, then whatever it makes ready, on this thread as long as
   // the work is cheap; expensive ready nodes beyond one go to the pool.
-  void RunLoop(int first) {
-    ReadyList queue{first};
+  void RunLoop(int first) { RunQueue(ReadyList{first}); }
+
+  void RunQueue(ReadyList queue) {
     ReadyList ready;
+    ThreadPool* pool = exec_->device_->thread_pool();
     while (!queue.empty()) {
       const int id = queue.back();
       queue.pop_back();
@@ -219,10 +242,18 @@ class Executor::Step : public std::enable_shared_from_this<Step> {
       if (!Execute(id, &ready)) continue;  // async: finishes in its callback
       Dispatch(ready, &queue);
       NodeDone();
+      if (queue.size() >= kSplitQueue && pool->num_threads() > 1) {
+        const size_t half = queue.size() / 2;
+        ReadyList batch(queue.begin(), queue.begin() + half);
+        queue.erase(queue.begin(), queue.begin() + half);
+        pool->Schedule([self = shared_from_this(), batch = std::move(batch)] {
+          self->RunQueue(std::move(batch));
+        });
+      }
     }
   }
 
-  // Queues cheap ready nodes on `queue` and schedules expensive ones; keeps
+  // Queues inline ready nodes on `queue` and schedules the others; keeps
   // one expensive node for this thread when it has nothing else to do.
   void Dispatch(const ReadyList& ready, ReadyList* queue) {
     if (ready.empty()) return;
@@ -231,7 +262,7 @@ class Executor::Step : public std::enable_shared_from_this<Step> {
     int keep = -1;
     ThreadPool* pool = exec_->device_->thread_pool();
     for (int r : ready) {
-      if (!exec_->nodes_[r].expensive) {
+      if (exec_->inline_[r].load(std::memory_order_relaxed) != 0) {
         queue->push_back(r);
         continue;
       }
@@ -309,7 +340,15 @@ class Executor::Step : public std::enable_shared_from_this<Step> {
       return false;
     }
     OpKernelContext ctx(params);
-    item.kernel->Compute(&ctx);
+    if (sample_costs_) {
+      const auto begin = std::chrono::steady_clock::now();
+      item.kernel->Compute(&ctx);
+      if (std::chrono::steady_clock::now() - begin < kInlineCost) {
+        exec_->inline_[id].store(1, std::memory_order_relaxed);
+      }
+    } else {
+      item.kernel->Compute(&ctx);
+    }
     Finish(id, &ctx, start_us, ready);
     return true;
   }
@@ -385,6 +424,7 @@ class Executor::Step : public std::enable_shared_from_this<Step> {
   std::atomic<int>* const pending_;    // state_->pending
   std::atomic<int> outstanding_{0};
   std::atomic<bool> aborted_{false};
+  const bool sample_costs_;  // time each node (an early step)
   std::vector<NodeExecStats> stats_;  // indexed by node; each written once
   const absl::Time start_;
   // std::mutex, not absl::Mutex: see runtime/variables.h.

@@ -74,6 +74,8 @@ class Executor {
     int pending_init = 0;
     int out_begin = 0;
     int out_end = 0;
+    // What the kernel declares (IsExpensive); the measured cost may still
+    // make the node inline (see inline_).
     bool expensive = true;
     // Input slots fed by a reference output but read as values: the
     // variable is read (and checked initialized) right before the kernel.
@@ -110,6 +112,13 @@ class Executor {
   std::vector<OutEdge> out_edges_;
   std::vector<int> roots_;  // nodes with no inputs at all
   int total_inputs_ = 0;
+  // Per node: run inline on the thread that made it ready (1) or hand it to
+  // the pool (0). Starts as !IsExpensive() and turns to 1 when the node,
+  // timed during the executor's first kSampledSteps steps, computes faster
+  // than a hand-off to another thread costs: a "expensive" MatMul of 2x2
+  // matrices runs inline. Written and read with relaxed atomics by steps.
+  std::unique_ptr<std::atomic<uint8_t>[]> inline_;
+  mutable std::atomic<int> steps_started_{0};
 };
 
 }  // namespace dflow

@@ -71,7 +71,10 @@ struct NodeExecStats {
 
 struct RunMetadata {
   std::vector<NodeExecStats> step_stats;
-  // Peak bytes allocated on each device during the step.
+  // The highest number of bytes live in each device's allocator during the
+  // step: what the step's kernels allocated plus what was already held there
+  // (the graph's constants, variables, tensors of steps running at the same
+  // time). Feeds are the caller's tensors and are not counted.
   std::vector<std::pair<std::string, int64_t>> peak_bytes;
 };
 

@@ -1,6 +1,8 @@
 // CPU kernels for the ops that produce values from attrs and scalars: Const,
 // Placeholder, PlaceholderWithDefault, Range and OneHot.
+#include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -23,21 +25,38 @@ using array_kernels::AllTensorTypes;
 
 // The value attr is decoded once; every step outputs the same Tensor (a
 // shared buffer, no copy). Consumers never write into inputs they did not
-// allocate, so sharing is safe.
+// allocate, so sharing is safe. The value lives in the device's memory, so
+// the device's allocator statistics include the graph's constants.
 class ConstOp : public OpKernel {
  public:
   explicit ConstOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
     DataType dtype;
+    Tensor decoded;
     absl::Status s = ctx->GetAttr("dtype", &dtype);
-    if (s.ok()) s = ctx->GetAttr("value", &value_);
+    if (s.ok()) s = ctx->GetAttr("value", &decoded);
     if (!s.ok()) {
       ctx->SetStatus(s);
       return;
     }
-    if (value_.dtype() != dtype) {
+    if (decoded.dtype() != dtype) {
       ctx->SetStatus(absl::InvalidArgumentError(
-          absl::StrCat("attr 'value' holds a ", DataTypeName(value_.dtype()),
+          absl::StrCat("attr 'value' holds a ", DataTypeName(decoded.dtype()),
                        " tensor but attr 'dtype' is ", DataTypeName(dtype))));
+      return;
+    }
+    absl::StatusOr<Tensor> on_device = Tensor::Allocate(
+        ctx->device()->allocator(), dtype, decoded.shape());
+    if (!on_device.ok()) {
+      ctx->SetStatus(on_device.status());
+      return;
+    }
+    value_ = *std::move(on_device);
+    if (dtype == DT_STRING) {
+      std::copy(decoded.flat<std::string>().begin(),
+                decoded.flat<std::string>().end(),
+                value_.flat<std::string>().begin());
+    } else if (decoded.TotalBytes() > 0) {
+      std::memcpy(value_.raw_data(), decoded.raw_data(), decoded.TotalBytes());
     }
   }
   void Compute(OpKernelContext* ctx) override { ctx->set_output(0, value_); }

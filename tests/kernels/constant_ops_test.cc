@@ -43,6 +43,20 @@ TEST(ConstKernelTest, OutputsTheSameBufferEveryStep) {
   EXPECT_TRUE((*first)[0].SharesBufferWith((*second)[0]));
 }
 
+TEST(ConstKernelTest, ValueLivesInTheDevicesMemory) {
+  Scope root = Scope::NewRootScope();
+  Output c = ops::Const(root, Tensor(DT_FLOAT, TensorShape({1000, 250})));
+  ASSERT_TRUE(root.ok()) << root.status();
+  TrackingAllocator* allocator = TestCpuDevice()->allocator();
+  const int64_t before = allocator->Stats().live_bytes;
+  std::unique_ptr<OpKernel> kernel = MakeKernel(c.node());
+  ASSERT_NE(kernel, nullptr);
+  // The 1 MB value counts on the device for as long as the kernel lives.
+  EXPECT_GE(allocator->Stats().live_bytes - before, 1000 * 250 * 4);
+  kernel.reset();
+  EXPECT_LT(allocator->Stats().live_bytes - before, 1000 * 250 * 4);
+}
+
 TEST(ConstKernelTest, StringsAndZeroSize) {
   Scope root = Scope::NewRootScope();
   Output s = ops::Const(root, "hello");

@@ -2,6 +2,7 @@
 // test_kernels.cc), so these tests do not depend on kernels/.
 #include "runtime/session.h"
 
+#include <map>
 #include <thread>
 
 #include "absl/strings/str_cat.h"
@@ -10,6 +11,7 @@
 #include "graph/ops/ops.h"
 #include "graph/scope.h"
 #include "gtest/gtest.h"
+#include "runtime/thread_pool.h"
 #include "tests/runtime/test_kernels.h"
 
 namespace dflow {
@@ -277,6 +279,43 @@ TEST(SessionTest, StepStatsDescribeEveryNode) {
   EXPECT_TRUE(saw_a);
   ASSERT_EQ(metadata.peak_bytes.size(), 1u);
   EXPECT_GT(metadata.peak_bytes[0].second, 0);
+}
+
+// Thread of each node in one step, by node name.
+std::map<std::string, int> ThreadOfEachNode(Session* session) {
+  RunOptions options;
+  options.collect_step_stats = true;
+  RunMetadata metadata;
+  std::vector<Tensor> out;
+  absl::Status s = session->Run(options, {{"x", Tensor::FromVector<float>({1})}},
+                                {"a1", "a2", "s1", "s2"}, {}, &out, &metadata);
+  EXPECT_TRUE(s.ok()) << s;
+  std::map<std::string, int> thread;
+  for (const NodeExecStats& n : metadata.step_stats) thread[n.node] = n.thread_id;
+  return thread;
+}
+
+TEST(SessionTest, MeasuredCheapNodesRunInlineAndSlowOnesInParallel) {
+  if (ThreadPool::Shared()->num_threads() < 2) GTEST_SKIP() << "one core";
+  Scope root = Scope::NewRootScope();
+  Output x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT);
+  // TestAddOne declares itself expensive, but takes nanoseconds; TestSleep
+  // takes milliseconds.
+  Op(root, "TestAddOne", "a1", x);
+  Op(root, "TestAddOne", "a2", x);
+  for (const char* name : {"s1", "s2"}) {
+    OpBuilder(root.WithOpName(name), "TestSleep")
+        .Input(x)
+        .Attr("ms", int64_t{3})
+        .Finalize();
+  }
+  auto session = MakeSession(ToDef(root));
+  for (int step = 0; step < 10; ++step) ThreadOfEachNode(session.get());
+  std::map<std::string, int> thread = ThreadOfEachNode(session.get());
+  // After the sampled steps the cheap pair share the thread that made them
+  // ready, while the sleeps were split across threads.
+  EXPECT_EQ(thread["a1"], thread["a2"]);
+  EXPECT_NE(thread["s1"], thread["s2"]);
 }
 
 TEST(SessionTest, ExtendAddsNodesAndRejectsDuplicatesAtomically) {
