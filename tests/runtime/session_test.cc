@@ -218,11 +218,14 @@ TEST(SessionTest, CallerCanCancelAStep) {
 }
 
 TEST(SessionTest, ConcurrentRunsFromEightThreads) {
-  // A diamond-rich graph: x feeds 16 expensive branches of 4 nodes each.
+  // 10,000 steps in all. x feeds 80 branches of 1-4 nodes: more ready
+  // nodes than a thread keeps (kSplitQueue), so steps also split their work
+  // over the pool once the nodes are measured cheap.
+  constexpr int kBranches = 80;
   Scope root = Scope::NewRootScope();
   Output x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT);
   std::vector<std::string> fetches;
-  for (int b = 0; b < 16; ++b) {
+  for (int b = 0; b < kBranches; ++b) {
     Output y = x;
     for (int k = 0; k <= b % 4; ++k)
       y = Op(root, "TestAddOne", absl::StrCat("b", b, "_", k), y);
@@ -238,11 +241,11 @@ TEST(SessionTest, ConcurrentRunsFromEightThreads) {
         std::vector<Tensor> out;
         absl::Status s = session->Run({{"x", Tensor::FromVector<float>({v})}},
                                       fetches, {}, &out);
-        if (!s.ok() || out.size() != 16) {
+        if (!s.ok() || out.size() != kBranches) {
           ++failures;
           continue;
         }
-        for (int b = 0; b < 16; ++b) {
+        for (int b = 0; b < kBranches; ++b) {
           if (out[b].flat<float>()[0] != v + static_cast<float>(b % 4 + 1))
             ++failures;
         }
