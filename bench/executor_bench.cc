@@ -3,7 +3,11 @@
 //    step divided by the node count; goal <= 0.2 us/node);
 //  - a wide graph: one input fanned out to 10,000 scalar adds, summed back
 //    by a tree of AddN (fan-out/fan-in scheduling);
+// us_per_node is wall-clock time per step divided by the node count (for
+// the fan-out, by the 10,000 adds); DFLOW_NUM_THREADS=1 or 2 sets the
+// pool. bench/compare_torch.sh runs these next to PyTorch.
 //  - the seed MLP forward pass (784-500-10, batch 100).
+#include <chrono>
 #include <vector>
 
 #include "benchmark/benchmark.h"
@@ -20,19 +24,30 @@ std::unique_ptr<Session> MakeSession(const Scope& root) {
   return s.ok() ? *std::move(s) : nullptr;
 }
 
-void RunOrFail(benchmark::State& state, Session* session, const FeedList& feeds,
-               const std::vector<std::string>& fetches) {
+// Runs the step until the benchmark has enough samples; returns the mean
+// wall-clock microseconds per step. The first runs compile the plan and
+// let the executor measure its nodes (it times them in its first 8 steps).
+double RunOrFail(benchmark::State& state, Session* session,
+                 const FeedList& feeds,
+                 const std::vector<std::string>& fetches) {
   std::vector<Tensor> out;
-  absl::Status s = session->Run(feeds, fetches, {}, &out);  // compile + warm
+  absl::Status s;
+  for (int warm = 0; warm < 10 && s.ok(); ++warm) {
+    s = session->Run(feeds, fetches, {}, &out);
+  }
   if (!s.ok()) {
     state.SkipWithError(std::string(s.message()).c_str());
-    return;
+    return 0;
   }
+  const auto start = std::chrono::steady_clock::now();
   for (auto _ : state) {
     s = session->Run(feeds, fetches, {}, &out);
     benchmark::DoNotOptimize(out);
   }
+  const std::chrono::duration<double, std::micro> elapsed =
+      std::chrono::steady_clock::now() - start;
   if (!s.ok()) state.SkipWithError(std::string(s.message()).c_str());
+  return state.iterations() > 0 ? elapsed.count() / state.iterations() : 0;
 }
 
 void BM_ChainOfScalarAdds(benchmark::State& state) {
@@ -44,12 +59,9 @@ void BM_ChainOfScalarAdds(benchmark::State& state) {
   Output y = x;
   for (int i = 0; i < n; ++i) y = ops::AddV2(root, y, one);
   auto session = MakeSession(root);
-  RunOrFail(state, session.get(), {{"x", Tensor::Scalar<float>(0)}},
-            {y.name()});
-  state.counters["us_per_node"] =
-      benchmark::Counter(static_cast<double>(n) * 1e-6,
-                         benchmark::Counter::kIsIterationInvariantRate |
-                             benchmark::Counter::kInvert);
+  const double us = RunOrFail(state, session.get(),
+                              {{"x", Tensor::Scalar<float>(0)}}, {y.name()});
+  state.counters["us_per_node"] = us / n;  // wall clock
 }
 BENCHMARK(BM_ChainOfScalarAdds)->Arg(10000)->Unit(benchmark::kMillisecond);
 
@@ -71,12 +83,10 @@ void BM_FanOutFanIn(benchmark::State& state) {
     level = std::move(next);
   }
   auto session = MakeSession(root);
-  RunOrFail(state, session.get(), {{"x", Tensor::Scalar<float>(0)}},
-            {level[0].name()});
-  state.counters["us_per_node"] =
-      benchmark::Counter(static_cast<double>(n) * 1e-6,
-                         benchmark::Counter::kIsIterationInvariantRate |
-                             benchmark::Counter::kInvert);
+  const double us =
+      RunOrFail(state, session.get(), {{"x", Tensor::Scalar<float>(0)}},
+                {level[0].name()});
+  state.counters["us_per_node"] = us / n;  // wall clock, per add
 }
 BENCHMARK(BM_FanOutFanIn)->Arg(10000)->Unit(benchmark::kMillisecond);
 
