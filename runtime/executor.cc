@@ -13,18 +13,32 @@ namespace dflow {
 
 absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(
     const Graph& graph, Device* device, const KernelProvider& provider) {
+  return Create(
+      graph, [device](const Node&) { return device; }, provider);
+}
+
+absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(
+    const Graph& graph, const DeviceResolver& device_of,
+    const KernelProvider& provider) {
   absl::StatusOr<std::vector<Node*>> order = graph.TopologicalOrder();
   if (!order.ok()) return order.status();
   if (absl::Status s = graph.CheckAllInputsConnected(); !s.ok()) return s;
 
   auto exec = std::unique_ptr<Executor>(new Executor);
-  exec->device_ = device;
   std::vector<int> index_of(graph.num_node_ids(), -1);
   exec->nodes_.resize(order->size());
   for (size_t i = 0; i < order->size(); ++i) {
     const Node* n = (*order)[i];
     index_of[n->id()] = static_cast<int>(i);
     NodeItem& item = exec->nodes_[i];
+    Device* device = device_of(*n);
+    if (device == nullptr) {
+      return absl::InternalError(absl::StrCat(
+          NodeLabel(n->def()), " has no device to run on (assigned '",
+          n->assigned_device(), "')"));
+    }
+    if (exec->pool_ == nullptr) exec->pool_ = device->thread_pool();
+    item.device = device;
     if (provider) {
       absl::StatusOr<std::shared_ptr<OpKernel>> kernel = provider(*n, device);
       if (!kernel.ok()) return kernel.status();
@@ -173,7 +187,7 @@ class Executor::Step : public std::enable_shared_from_this<Step> {
     const std::vector<int>& roots = exec_->roots_;
     if (roots.empty()) return absl::OkStatus();
     outstanding_.store(static_cast<int>(roots.size()));
-    ThreadPool* pool = exec_->device_->thread_pool();
+    ThreadPool* pool = exec_->pool_;
     for (size_t i = 1; i < roots.size(); ++i) {
       pool->Schedule(
           [self = shared_from_this(), r = roots[i]] { self->RunLoop(r); });
@@ -234,7 +248,7 @@ class Executor::Step : public std::enable_shared_from_this<Step> {
 
   void RunQueue(ReadyList queue) {
     ReadyList ready;
-    ThreadPool* pool = exec_->device_->thread_pool();
+    ThreadPool* pool = exec_->pool_;
     while (!queue.empty()) {
       const int id = queue.back();
       queue.pop_back();
@@ -260,7 +274,7 @@ class Executor::Step : public std::enable_shared_from_this<Step> {
     outstanding_.fetch_add(static_cast<int>(ready.size()),
                            std::memory_order_relaxed);
     int keep = -1;
-    ThreadPool* pool = exec_->device_->thread_pool();
+    ThreadPool* pool = exec_->pool_;
     for (int r : ready) {
       if (exec_->inline_[r].load(std::memory_order_relaxed) != 0) {
         queue->push_back(r);
@@ -319,7 +333,7 @@ class Executor::Step : public std::enable_shared_from_this<Step> {
     }
     OpKernelContext::Params params;
     params.kernel = item.kernel.get();
-    params.device = exec_->device_;
+    params.device = item.device;
     params.variables = args_.variables;
     params.step_id = args_.step_id;
     params.inputs = &inputs_[item.input_start];
@@ -406,7 +420,7 @@ class Executor::Step : public std::enable_shared_from_this<Step> {
     NodeExecStats& s = stats_[id];
     s.node = k.name();
     s.op = k.type_string();
-    s.device = exec_->device_->name();
+    s.device = exec_->nodes_[id].device->name();
     s.start_us = start_us;
     s.end_us = ElapsedMicros();
     s.thread_id = CurrentThreadId();

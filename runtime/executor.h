@@ -41,11 +41,22 @@ class Executor {
       std::function<absl::StatusOr<std::shared_ptr<OpKernel>>(const Node& node,
                                                               Device* device)>;
 
+  // The device a node runs on.
+  using DeviceResolver = std::function<Device*(const Node& node)>;
+
   // Every node of `graph` runs on `device`. The graph must be acyclic with
   // all inputs connected; it is not referenced after Create returns.
   // Without a provider, each node gets a new kernel from the registry.
   static absl::StatusOr<std::unique_ptr<Executor>> Create(
       const Graph& graph, Device* device,
+      const KernelProvider& provider = nullptr);
+  // Each node runs on the device `device_of` gives it. Only for devices
+  // that share host memory (CPU devices and the host-memory stand-in for
+  // GPUs): values pass between them without transfers. Graphs spanning
+  // devices with memories of their own are partitioned first, one executor
+  // per device.
+  static absl::StatusOr<std::unique_ptr<Executor>> Create(
+      const Graph& graph, const DeviceResolver& device_of,
       const KernelProvider& provider = nullptr);
   ~Executor();
 
@@ -68,6 +79,7 @@ class Executor {
  private:
   struct NodeItem {
     std::shared_ptr<OpKernel> kernel;
+    Device* device = nullptr;
     std::string label;  // "node 'name' (Op)" for errors
     int input_start = 0;
     int num_inputs = 0;
@@ -104,7 +116,7 @@ class Executor {
 
   Executor() = default;
 
-  Device* device_ = nullptr;
+  ThreadPool* pool_ = nullptr;  // shared by every device
   // Shared with running steps, so a step that outlives Run (timeout) can
   // still return its state.
   std::shared_ptr<StatePool> state_pool_;
