@@ -1,17 +1,32 @@
 #include "runtime/device.h"
 
+#include <unistd.h>
+
 #include <mutex>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 
 namespace dflow {
 
 Device::Device(DeviceSpec spec, TrackingAllocator* allocator, ThreadPool* pool)
+    : Device(std::move(spec), DeviceAttributes(), allocator, pool) {}
+
+Device::Device(DeviceSpec spec, DeviceAttributes attributes,
+               TrackingAllocator* allocator, ThreadPool* pool)
     : spec_(std::move(spec)),
-      name_(spec_.ToString()),
-      type_(spec_.type().value_or("")),
+      attributes_(std::move(attributes)),
       allocator_(allocator),
-      pool_(pool) {}
+      pool_(pool) {
+  attributes_.name = spec_.ToString();
+  attributes_.device_type = spec_.type().value_or("");
+  if (attributes_.kernel_device_type.empty()) {
+    attributes_.kernel_device_type = attributes_.device_type;
+  }
+}
 
 TrackingAllocator* ProcessAllocator(const std::string& device_short_name) {
   static std::mutex mu;
@@ -26,11 +41,102 @@ TrackingAllocator* ProcessAllocator(const std::string& device_short_name) {
   return slot.get();
 }
 
+int64_t HostMemoryBytes() {
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page_size = sysconf(_SC_PAGESIZE);
+  if (pages <= 0 || page_size <= 0) return 0;
+  return static_cast<int64_t>(pages) * page_size;
+}
+
+std::unique_ptr<Device> NewCpuDevice(int id) {
+  ThreadPool* pool = ThreadPool::Shared();
+  DeviceAttributes attrs;
+  attrs.memory_limit = HostMemoryBytes();
+  attrs.physical_device_desc =
+      absl::StrCat("device: ", id, ", name: host CPU, threads: ",
+                   pool->num_threads(), " (shared by every CPU device)");
+  return std::make_unique<Device>(DeviceSpec::LocalDevice("CPU", id),
+                                  std::move(attrs),
+                                  ProcessAllocator(absl::StrCat("CPU:", id)),
+                                  pool);
+}
+
+std::unique_ptr<Device> NewFakeGpuDevice(int id, int64_t memory_limit) {
+  DeviceAttributes attrs;
+  attrs.kernel_device_type = "CPU";
+  attrs.memory_limit = memory_limit > 0 ? memory_limit : HostMemoryBytes();
+  attrs.physical_device_desc = absl::StrCat(
+      "device: ", id,
+      ", name: host memory stand-in for a GPU (test device, runs CPU "
+      "kernels), pci bus id: none");
+  return std::make_unique<Device>(DeviceSpec::LocalDevice("GPU", id),
+                                  std::move(attrs),
+                                  ProcessAllocator(absl::StrCat("GPU:", id)),
+                                  ThreadPool::Shared());
+}
+
+absl::StatusOr<DeviceSet::Options> DeviceSet::Options::Parse(
+    absl::string_view spec) {
+  Options options;
+  bool seen_cpu = false, seen_gpu = false;
+  for (absl::string_view part :
+       absl::StrSplit(spec, ',', absl::SkipWhitespace())) {
+    part = absl::StripAsciiWhitespace(part);
+    std::vector<absl::string_view> kv = absl::StrSplit(part, ':');
+    int count = -1;
+    if (kv.size() != 2 || !absl::SimpleAtoi(kv[1], &count) || count < 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "device list '", spec, "': '", part,
+          "' is not TYPE:COUNT; write e.g. CPU:1,GPU:4"));
+    }
+    const std::string type = absl::AsciiStrToUpper(kv[0]);
+    bool* seen = type == "CPU" ? &seen_cpu : type == "GPU" ? &seen_gpu : nullptr;
+    if (seen == nullptr) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("device list '", spec, "': unknown device type '",
+                       kv[0], "'; the types are CPU and GPU"));
+    }
+    if (*seen) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "device list '", spec, "' names ", type, " twice"));
+    }
+    *seen = true;
+    if (type == "CPU") {
+      options.num_cpus = count;
+    } else {
+      options.num_fake_gpus = count;
+    }
+  }
+  if (options.num_cpus < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "device list '", spec,
+        "' has no CPU; dflow needs at least one (e.g. CPU:1)"));
+  }
+  return options;
+}
+
 std::unique_ptr<DeviceSet> DeviceSet::LocalCpu() {
   auto set = std::make_unique<DeviceSet>();
-  set->Add(std::make_unique<Device>(DeviceSpec::LocalDevice("CPU", 0),
-                                    ProcessAllocator("CPU:0"),
-                                    ThreadPool::Shared()));
+  set->Add(NewCpuDevice(0));
+  return set;
+}
+
+absl::StatusOr<std::unique_ptr<DeviceSet>> DeviceSet::Create(
+    const Options& options) {
+  if (options.num_cpus < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("a device set needs at least one CPU device, asked for ",
+                     options.num_cpus));
+  }
+  if (options.num_fake_gpus < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "negative number of fake GPUs: ", options.num_fake_gpus));
+  }
+  auto set = std::make_unique<DeviceSet>();
+  for (int i = 0; i < options.num_cpus; ++i) set->Add(NewCpuDevice(i));
+  for (int i = 0; i < options.num_fake_gpus; ++i) {
+    set->Add(NewFakeGpuDevice(i, options.fake_gpu_memory_limit));
+  }
   return set;
 }
 
@@ -50,6 +156,24 @@ Device* DeviceSet::FindMatching(const DeviceSpec& pattern) const {
     if (d->spec().Matches(pattern)) return d.get();
   }
   return nullptr;
+}
+
+std::vector<Device*> DeviceSet::DevicesOfType(absl::string_view type) const {
+  std::vector<Device*> out;
+  for (const auto& d : devices_) {
+    if (d->type() == type) out.push_back(d.get());
+  }
+  return out;
+}
+
+std::string DeviceMappingString(const DeviceSet& devices) {
+  std::string lines;
+  for (const auto& d : devices.devices()) {
+    const std::string& desc = d->attributes().physical_device_desc;
+    if (!desc.empty()) absl::StrAppend(&lines, d->name(), " -> ", desc, "\n");
+  }
+  if (lines.empty()) return "Device mapping: no known devices.\n";
+  return absl::StrCat("Device mapping:\n", lines);
 }
 
 }  // namespace dflow

@@ -1,16 +1,29 @@
 // Devices a session computes on, and the set of them.
 //
 // A Device has a canonical name ("/job:localhost/replica:0/task:0/device:
-// CPU:0"), a type ("CPU", later "GPU"), its own counting allocator and the
-// thread pool its kernels use. The placement issue adds several CPU devices
-// and a test-only GPU stand-in; the GPU issue adds real GPUs.
+// CPU:0"), a type ("CPU", "GPU"), its own counting allocator, the thread
+// pool its kernels use and its DeviceAttributes (what `Device mapping:`
+// prints).
+//
+// Several logical CPU devices may share the machine (SessionOptions
+// device_count {"CPU", 4}): they all compute on the one shared thread pool,
+// as TensorFlow's do, and differ only in name and allocator statistics.
+//
+// Fake GPUs are a test device: type "GPU" (so the placer, the partitioner
+// and the logs treat them exactly as GPUs), host memory, and the CPU kernels.
+// Which kernels a device runs is its `kernel_device_type` attribute: "CPU"
+// for a fake GPU, the device type otherwise. The kernel registry still
+// requires a GPU kernel *definition* for every node run on a fake GPU, so a
+// graph that runs on fake GPUs places and runs the same way on real ones.
 #ifndef DFLOW_RUNTIME_DEVICE_H_
 #define DFLOW_RUNTIME_DEVICE_H_
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "graph/device_spec.h"
 #include "runtime/thread_pool.h"
@@ -18,24 +31,56 @@
 
 namespace dflow {
 
+// Where a device sits in the machine. 0 means "no specific locality"; real
+// localities count from 1 (TensorFlow's convention).
+struct DeviceLocality {
+  int bus_id = 0;
+  int numa_node = 0;
+};
+
+// What a device is, as TensorFlow's DeviceAttributes.
+struct DeviceAttributes {
+  std::string name;         // canonical: /job:localhost/.../device:GPU:0
+  std::string device_type;  // what placement matches: "CPU", "GPU"
+  // Whose kernels the device runs: the device type, except for stand-ins
+  // (a fake GPU runs the "CPU" kernels).
+  std::string kernel_device_type;
+  // Bytes the device reports it can hold. For host devices this is the
+  // machine's physical memory, reported but not enforced.
+  int64_t memory_limit = 0;
+  DeviceLocality locality;
+  // The right-hand side of a `Device mapping:` line, e.g. "device: 0, name:
+  // host memory stand-in for a GPU, pci bus id: none".
+  std::string physical_device_desc;
+};
+
 class Device {
  public:
   // `allocator` must outlive every tensor allocated from it, which may be
   // long after the device (a fetched tensor outlives its session): use
-  // ProcessAllocator().
+  // ProcessAllocator(). Attributes default to a host device of the spec's
+  // type running that type's kernels.
   Device(DeviceSpec spec, TrackingAllocator* allocator, ThreadPool* pool);
+  // `attributes.name` and `device_type` are filled from `spec` (any value
+  // given is replaced); an empty kernel_device_type means the device type.
+  Device(DeviceSpec spec, DeviceAttributes attributes,
+         TrackingAllocator* allocator, ThreadPool* pool);
   virtual ~Device() = default;
 
-  const std::string& name() const { return name_; }
-  const std::string& type() const { return type_; }
+  const std::string& name() const { return attributes_.name; }
+  const std::string& type() const { return attributes_.device_type; }
+  // The device type whose kernels run here (see the file comment).
+  const std::string& kernel_device_type() const {
+    return attributes_.kernel_device_type;
+  }
   const DeviceSpec& spec() const { return spec_; }
+  const DeviceAttributes& attributes() const { return attributes_; }
   TrackingAllocator* allocator() { return allocator_; }
   ThreadPool* thread_pool() const { return pool_; }
 
  private:
   DeviceSpec spec_;
-  std::string name_;
-  std::string type_;
+  DeviceAttributes attributes_;
   TrackingAllocator* allocator_;
   ThreadPool* pool_;
 };
@@ -45,11 +90,39 @@ class Device {
 // sessions and devices.
 TrackingAllocator* ProcessAllocator(const std::string& device_short_name);
 
+// Physical memory of the machine in bytes (0 if unknown).
+int64_t HostMemoryBytes();
+
+// /job:localhost/replica:0/task:0/device:CPU:<id> on the shared pool, with
+// the allocator ProcessAllocator("CPU:<id>").
+std::unique_ptr<Device> NewCpuDevice(int id);
+// /job:localhost/replica:0/task:0/device:GPU:<id>, a test device of type
+// "GPU" computing on host memory (allocator ProcessAllocator("GPU:<id>"),
+// separate from any CPU's) with the CPU kernels on the shared pool.
+// `memory_limit` 0 reports the machine's memory.
+std::unique_ptr<Device> NewFakeGpuDevice(int id, int64_t memory_limit = 0);
+
 class DeviceSet {
  public:
+  struct Options {
+    // Logical CPU devices CPU:0..num_cpus-1 (at least 1).
+    int num_cpus = 1;
+    // Fake GPUs GPU:0..num_fake_gpus-1 (see NewFakeGpuDevice).
+    int num_fake_gpus = 0;
+    int64_t fake_gpu_memory_limit = 0;
+
+    // "CPU:1,GPU:4" (types case-insensitive, any order, each at most once;
+    // GPU means fake GPUs): the simulated device sets of `dflow place
+    // --devices` and of tests. "GPU:2" alone keeps one CPU.
+    static absl::StatusOr<Options> Parse(absl::string_view spec);
+  };
+
   // One CPU device, /job:localhost/replica:0/task:0/device:CPU:0, computing
   // on the shared thread pool.
   static std::unique_ptr<DeviceSet> LocalCpu();
+  // CPUs first (CPU:0 is cpu()), then fake GPUs, each type by id.
+  static absl::StatusOr<std::unique_ptr<DeviceSet>> Create(
+      const Options& options);
 
   void Add(std::unique_ptr<Device> device);
   const std::vector<std::unique_ptr<Device>>& devices() const {
@@ -59,11 +132,19 @@ class DeviceSet {
   Device* Find(absl::string_view name) const;
   // The first device matching the (possibly partial) spec, or null.
   Device* FindMatching(const DeviceSpec& pattern) const;
+  // Devices of `type` ("CPU", "GPU"), in order of addition.
+  std::vector<Device*> DevicesOfType(absl::string_view type) const;
   Device* cpu() const { return devices_.empty() ? nullptr : devices_[0].get(); }
 
  private:
   std::vector<std::unique_ptr<Device>> devices_;
 };
+
+// TensorFlow's block, printed at session creation when placement logging is
+// on: "Device mapping:\n" then "<name> -> <physical_device_desc>\n" for each
+// device that has a description (every dflow device has one), or
+// "Device mapping: no known devices.\n" when none has.
+std::string DeviceMappingString(const DeviceSet& devices);
 
 }  // namespace dflow
 

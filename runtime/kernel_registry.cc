@@ -1,10 +1,12 @@
 #include "runtime/kernel_registry.h"
 
 #include <algorithm>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "graph/node_def_util.h"
+#include "graph/op_registry.h"
 
 namespace dflow {
 
@@ -26,12 +28,21 @@ KernelRegistry* KernelRegistry::Global() {
   return registry;
 }
 
-void KernelRegistry::Register(KernelDef def, KernelFactory factory) {
-  absl::MutexLock lock(&mu_);
-  by_op_[def.op].push_back(Entry{std::move(def), std::move(factory)});
+namespace {
+
+using ConstraintSet = std::set<std::pair<std::string, std::set<DataType>>>;
+
+ConstraintSet Constraints(const KernelDef& def) {
+  ConstraintSet out;
+  for (const auto& [attr, types] : def.type_constraints) {
+    out.emplace(attr, std::set<DataType>(types.begin(), types.end()));
+  }
+  return out;
 }
 
-namespace {
+std::set<std::string> HostArgs(const KernelDef& def) {
+  return {def.host_memory_args.begin(), def.host_memory_args.end()};
+}
 
 bool Matches(const KernelDef& def, const Node& node) {
   for (const auto& [attr, allowed] : def.type_constraints) {
@@ -44,18 +55,129 @@ bool Matches(const KernelDef& def, const Node& node) {
   return true;
 }
 
+// True if some assignment of dtypes satisfies both definitions.
+bool Overlap(const KernelDef& a, const KernelDef& b) {
+  for (const auto& [attr, types_a] : a.type_constraints) {
+    for (const auto& [attr_b, types_b] : b.type_constraints) {
+      if (attr != attr_b) continue;
+      bool common = false;
+      for (DataType t : types_a) {
+        if (std::find(types_b.begin(), types_b.end(), t) != types_b.end()) {
+          common = true;
+        }
+      }
+      if (!common) return false;
+    }
+  }
+  return true;
+}
+
+bool AlwaysOnHost(DataType t) {
+  t = BaseType(t);
+  return t == DT_STRING || t == DT_RESOURCE;
+}
+
 }  // namespace
+
+void KernelRegistry::Register(KernelDef def, KernelFactory factory) {
+  absl::MutexLock lock(&mu_);
+  std::vector<Entry>& entries = by_op_[def.op];
+  const ConstraintSet constraints = Constraints(def);
+  for (Entry& e : entries) {
+    if (e.def.device_type != def.device_type ||
+        Constraints(e.def) != constraints) {
+      continue;
+    }
+    if (HostArgs(e.def) != HostArgs(def)) {
+      conflicts_.push_back(absl::StrCat(
+          def.DebugString(), " is registered twice with different host-memory "
+          "args: {", absl::StrJoin(e.def.host_memory_args, ", "), "} and {",
+          absl::StrJoin(def.host_memory_args, ", "), "}"));
+      break;  // kept as a separate entry; the first one wins lookups
+    }
+    if (factory && e.factory) {
+      conflicts_.push_back(absl::StrCat(def.DebugString(),
+                                        " has two implementations"));
+    } else if (factory) {
+      e.factory = std::move(factory);
+    }
+    return;
+  }
+  entries.push_back(Entry{std::move(def), std::move(factory)});
+}
+
+absl::Status KernelRegistry::Validate() const {
+  absl::MutexLock lock(&mu_);
+  std::vector<std::string> problems = conflicts_;
+  std::vector<std::string> ops;
+  for (const auto& [op, entries] : by_op_) ops.push_back(op);
+  std::sort(ops.begin(), ops.end());
+  for (const std::string& op : ops) {
+    const std::vector<Entry>& entries = by_op_.at(op);
+    absl::StatusOr<const OpRegistration*> reg =
+        OpRegistry::Global()->LookUp(op);
+    if (!reg.ok()) {
+      problems.push_back(absl::StrCat("kernel for unknown op ", op));
+      continue;
+    }
+    const OpDef& op_def = (*reg)->op_def;
+    for (size_t i = 0; i < entries.size(); ++i) {
+      const KernelDef& def = entries[i].def;
+      for (const auto& [attr, types] : def.type_constraints) {
+        bool is_type_attr = false;
+        for (const auto& a : op_def.attr()) {
+          if (a.name() == attr && a.type() == "type") is_type_attr = true;
+        }
+        if (!is_type_attr) {
+          problems.push_back(absl::StrCat(def.DebugString(), ": '", attr,
+                                          "' is not a type attr of ", op));
+        }
+      }
+      for (const std::string& arg : def.host_memory_args) {
+        bool found = false;
+        for (const auto& a : op_def.input_arg()) found |= a.name() == arg;
+        for (const auto& a : op_def.output_arg()) found |= a.name() == arg;
+        if (!found) {
+          problems.push_back(absl::StrCat(def.DebugString(),
+                                          ": host-memory arg '", arg,
+                                          "' is not an argument of ", op));
+        }
+      }
+      for (size_t j = 0; j < i; ++j) {
+        const KernelDef& other = entries[j].def;
+        if (other.device_type == def.device_type && Overlap(def, other)) {
+          problems.push_back(absl::StrCat(def.DebugString(), " overlaps ",
+                                          other.DebugString()));
+        }
+      }
+    }
+  }
+  if (problems.empty()) return absl::OkStatus();
+  return absl::InternalError(absl::StrCat("kernel registry: ",
+                                          absl::StrJoin(problems, "\n")));
+}
+
+const KernelRegistry::Entry* KernelRegistry::FindEntry(
+    const Node& node, absl::string_view device_type) const {
+  auto it = by_op_.find(node.op());
+  if (it == by_op_.end()) return nullptr;
+  for (const Entry& e : it->second) {
+    if (e.def.device_type == device_type && Matches(e.def, node)) return &e;
+  }
+  return nullptr;
+}
 
 absl::StatusOr<const KernelDef*> KernelRegistry::FindKernelDef(
     const Node& node, absl::string_view device_type) const {
   absl::MutexLock lock(&mu_);
-  auto it = by_op_.find(node.op());
+  if (const Entry* e = FindEntry(node, device_type)) return &e->def;
   std::vector<std::string> available;
+  auto it = by_op_.find(node.op());
   if (it != by_op_.end()) {
     for (const Entry& e : it->second) {
-      if (e.def.device_type != device_type) continue;
-      if (Matches(e.def, node)) return &e.def;
-      available.push_back(e.def.DebugString());
+      if (e.def.device_type == device_type) {
+        available.push_back(e.def.DebugString());
+      }
     }
   }
   std::string types;
@@ -89,21 +211,151 @@ std::vector<std::string> KernelRegistry::SupportedDeviceTypes(
   return out;
 }
 
-absl::StatusOr<std::unique_ptr<OpKernel>> KernelRegistry::CreateKernel(
-    const Node& node, Device* device) const {
-  absl::StatusOr<const KernelDef*> def = FindKernelDef(node, device->type());
-  if (!def.ok()) return def.status();
-  KernelFactory factory;
+bool KernelRegistry::IsKernelBuilt(const Node& node,
+                                   absl::string_view device_type) const {
+  absl::MutexLock lock(&mu_);
+  const Entry* e = FindEntry(node, device_type);
+  return e != nullptr && e->factory != nullptr;
+}
+
+std::vector<std::string> KernelRegistry::HostMemoryArgs(
+    const Node& node, absl::string_view device_type) const {
+  absl::MutexLock lock(&mu_);
+  const Entry* e = FindEntry(node, device_type);
+  if (e == nullptr) return {};
+  return e->def.host_memory_args;
+}
+
+absl::Status KernelRegistry::MemoryTypesForNode(
+    const Node& node, absl::string_view device_type,
+    std::vector<MemoryType>* inputs, std::vector<MemoryType>* outputs) const {
+  std::vector<std::pair<int, int>> in_ranges, out_ranges;
+  if (absl::Status s =
+          ArgRangesForNode(node.def(), node.op_def(), &in_ranges, &out_ranges);
+      !s.ok()) {
+    return s;
+  }
+  inputs->assign(node.num_inputs(), MemoryType::kDevice);
+  outputs->assign(node.num_outputs(), MemoryType::kDevice);
+  bool has_kernel = false;
+  std::vector<std::string> host_args;
   {
     absl::MutexLock lock(&mu_);
-    for (const Entry& e : by_op_.at(node.op())) {
-      if (&e.def == *def) factory = e.factory;
+    if (const Entry* e = FindEntry(node, device_type)) {
+      has_kernel = true;
+      host_args = e->def.host_memory_args;
     }
   }
+  const OpDef& op = node.op_def();
+  auto mark = [](const std::pair<int, int>& range,
+                 std::vector<MemoryType>* types) {
+    for (int i = range.first; i < range.second && i < (int)types->size(); ++i) {
+      (*types)[i] = MemoryType::kHost;
+    }
+  };
+  for (const std::string& arg : host_args) {
+    for (int i = 0; i < op.input_arg_size(); ++i) {
+      if (op.input_arg(i).name() == arg) mark(in_ranges[i], inputs);
+    }
+    for (int i = 0; i < op.output_arg_size(); ++i) {
+      if (op.output_arg(i).name() == arg) mark(out_ranges[i], outputs);
+    }
+  }
+  auto required = [&](DataType t) {
+    return AlwaysOnHost(t) || (!has_kernel && BaseType(t) == DT_INT32);
+  };
+  for (int i = 0; i < node.num_inputs(); ++i) {
+    if (required(node.input_type(i))) (*inputs)[i] = MemoryType::kHost;
+  }
+  for (int i = 0; i < node.num_outputs(); ++i) {
+    if (required(node.output_type(i))) (*outputs)[i] = MemoryType::kHost;
+  }
+  return absl::OkStatus();
+}
+
+bool KernelRegistry::IsHostMemoryInput(const Node& node,
+                                       absl::string_view device_type,
+                                       int index) const {
+  std::vector<MemoryType> in, out;
+  if (!MemoryTypesForNode(node, device_type, &in, &out).ok()) return false;
+  return index >= 0 && index < static_cast<int>(in.size()) &&
+         in[index] == MemoryType::kHost;
+}
+
+bool KernelRegistry::IsHostMemoryOutput(const Node& node,
+                                        absl::string_view device_type,
+                                        int index) const {
+  std::vector<MemoryType> in, out;
+  if (!MemoryTypesForNode(node, device_type, &in, &out).ok()) return false;
+  return index >= 0 && index < static_cast<int>(out.size()) &&
+         out[index] == MemoryType::kHost;
+}
+
+bool KernelRegistry::IsHostMemoryArg(const Node& node,
+                                     absl::string_view device_type,
+                                     absl::string_view arg_name) const {
+  std::vector<std::pair<int, int>> in_ranges, out_ranges;
+  std::vector<MemoryType> in, out;
+  if (!ArgRangesForNode(node.def(), node.op_def(), &in_ranges, &out_ranges)
+           .ok() ||
+      !MemoryTypesForNode(node, device_type, &in, &out).ok()) {
+    return false;
+  }
+  const OpDef& op = node.op_def();
+  // An argument is in host memory when all its values are (an empty list
+  // argument counts when declared).
+  auto all_host = [](const std::pair<int, int>& r,
+                     const std::vector<MemoryType>& types) {
+    for (int i = r.first; i < r.second; ++i) {
+      if (i >= (int)types.size() || types[i] != MemoryType::kHost) return false;
+    }
+    return true;
+  };
+  for (int i = 0; i < op.input_arg_size(); ++i) {
+    if (op.input_arg(i).name() == arg_name) return all_host(in_ranges[i], in);
+  }
+  for (int i = 0; i < op.output_arg_size(); ++i) {
+    if (op.output_arg(i).name() == arg_name) {
+      return all_host(out_ranges[i], out);
+    }
+  }
+  return false;
+}
+
+absl::StatusOr<std::unique_ptr<OpKernel>> KernelRegistry::CreateKernel(
+    const Node& node, Device* device) const {
+  const std::string& type = device->type();
+  const std::string& impl_type = device->kernel_device_type();
+  // The device's own type must have a definition: a node runs on a fake GPU
+  // only if it could run on a real one.
+  absl::StatusOr<const KernelDef*> def = FindKernelDef(node, type);
+  if (!def.ok()) return def.status();
+  KernelFactory factory;
+  if (impl_type == type) {
+    absl::MutexLock lock(&mu_);
+    factory = FindEntry(node, type)->factory;
+  } else {
+    absl::StatusOr<const KernelDef*> impl_def =
+        FindKernelDef(node, impl_type);
+    if (!impl_def.ok()) {
+      return absl::Status(
+          impl_def.status().code(),
+          absl::StrCat(impl_def.status().message(), " (device ",
+                       device->name(), " is a stand-in for a ", type,
+                       " that computes with the ", impl_type, " kernels)"));
+    }
+    absl::MutexLock lock(&mu_);
+    factory = FindEntry(node, impl_type)->factory;
+  }
   if (!factory) {
+    const std::string hint =
+        type == kDeviceGpu && impl_type == type
+            ? " (CPU-only build); place it on a CPU or build with CUDA"
+            : absl::StrCat("; place it on another device or link the ",
+                           impl_type, " kernels");
     return absl::UnimplementedError(absl::StrCat(
-        NodeLabel(node.def()), ": the ", device->type(), " kernel for ",
-        node.op(), " is not built into this binary"));
+        NodeLabel(node.def()), ": a ", impl_type,
+        " kernel is defined but not built into this binary", hint));
   }
   OpKernelConstruction construction(node, device);
   std::unique_ptr<OpKernel> kernel = factory(&construction);

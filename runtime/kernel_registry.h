@@ -9,6 +9,23 @@
 //   DFLOW_REGISTER_KERNEL(
 //       KernelDefBuilder("MatMul").Device(kDeviceCpu).TypeConstraint<float>("T"),
 //       MatMulOp<float>);
+//
+// A definition may be registered without an implementation:
+//
+//   DFLOW_REGISTER_KERNEL_DEF(
+//       KernelDefBuilder("Reshape").Device(kDeviceGpu).HostMemory("shape"));
+//
+// kernels/gpu/kernel_defs*.cc declares every GPU kernel that way and is
+// linked into every build, so a CPU-only binary knows exactly which ops
+// have GPU kernels and places against (fake) GPUs as a CUDA build would.
+// A CUDA build registers the implementations under the same definitions
+// (an equal definition is merged, not duplicated). Running a node on a
+// device whose kernel is defined but not built is an Unimplemented error,
+// never a silent run on the CPU.
+//
+// Devices run the kernels of their `kernel_device_type()`: a fake GPU
+// (runtime/device.h) is placed as a "GPU" and needs a GPU definition, but
+// computes with the CPU implementation.
 #ifndef DFLOW_RUNTIME_KERNEL_REGISTRY_H_
 #define DFLOW_RUNTIME_KERNEL_REGISTRY_H_
 
@@ -70,23 +87,73 @@ class KernelDefBuilder {
 using KernelFactory =
     std::function<std::unique_ptr<OpKernel>(OpKernelConstruction*)>;
 
+// Where a kernel wants an input or output: in the device's own memory or
+// in host memory (shape arguments of GPU kernels). On a CPU both are host
+// memory; CPU kernels declare nothing.
+enum class MemoryType { kDevice, kHost };
+
 class KernelRegistry {
  public:
   static KernelRegistry* Global();
 
   // A definition with its implementation. A definition may also be
   // registered alone (factory null): the kernel exists, but not in this
-  // build (e.g. GPU kernels in a CPU-only binary).
+  // build (e.g. GPU kernels in a CPU-only binary). Registering a definition
+  // equal to one already present (same op, device type, type constraints
+  // and host-memory args) merges the two, keeping the implementation; the
+  // same op, device and constraints with other host-memory args is a
+  // conflict reported by Validate().
   void Register(KernelDef def, KernelFactory factory);
+
+  // Checks every registration against the op registry: the op exists, each
+  // constrained attr is a type attr of the op, each host-memory arg names an
+  // input or output of the op, no two definitions for one op and device type
+  // accept the same dtypes, no conflicting duplicates. OK, or every problem
+  // found, one per line.
+  absl::Status Validate() const;
 
   // The definition matching `node` on `device_type`, or NotFound listing the
   // dtypes that do have kernels.
   absl::StatusOr<const KernelDef*> FindKernelDef(
       const Node& node, absl::string_view device_type) const;
-  // Device types with a kernel for `node`, in registration order.
+  // Device types with a kernel definition for `node` (built into this
+  // binary or not), in registration order.
   std::vector<std::string> SupportedDeviceTypes(const Node& node) const;
+  // True if `device_type` has a definition for `node` with its
+  // implementation linked into this binary.
+  bool IsKernelBuilt(const Node& node, absl::string_view device_type) const;
 
-  // Builds the kernel for `node` on `device`. Errors name the node.
+  // The argument names (OpDef input/output names: "shape", "output") that
+  // the kernel for `node` on `device_type` declares in host memory; empty
+  // when none, or when there is no such kernel.
+  std::vector<std::string> HostMemoryArgs(const Node& node,
+                                          absl::string_view device_type) const;
+  // Whether argument `arg_name` (an input or output name of the op) of
+  // `node` lives in host memory on `device_type`: declared by the kernel,
+  // or of a type that is always on the host (string, resource). See
+  // MemoryTypesForNode.
+  bool IsHostMemoryArg(const Node& node, absl::string_view device_type,
+                       absl::string_view arg_name) const;
+  // The same for data input / output `index` of `node` (flat index, as in
+  // edges); false for an index out of range.
+  bool IsHostMemoryInput(const Node& node, absl::string_view device_type,
+                         int index) const;
+  bool IsHostMemoryOutput(const Node& node, absl::string_view device_type,
+                          int index) const;
+  // One memory type per data input and output of `node` on `device_type`,
+  // as TensorFlow's MemoryTypesForNode: the kernel's declared host-memory
+  // args, plus string and resource values always; with no kernel for the
+  // node, int32 values are on the host too (TensorFlow's fallback).
+  absl::Status MemoryTypesForNode(const Node& node,
+                                  absl::string_view device_type,
+                                  std::vector<MemoryType>* inputs,
+                                  std::vector<MemoryType>* outputs) const;
+
+  // Builds the kernel for `node` on `device`: the definition for the
+  // device's type must exist (NotFound otherwise), and the implementation
+  // comes from the device's kernel_device_type(). A definition without an
+  // implementation is Unimplemented, naming the node and what to do. Errors
+  // name the node.
   absl::StatusOr<std::unique_ptr<OpKernel>> CreateKernel(const Node& node,
                                                          Device* device) const;
 
@@ -95,9 +162,14 @@ class KernelRegistry {
     KernelDef def;
     KernelFactory factory;
   };
+  // The entry for `node` on `device_type` (first match), or null.
+  const Entry* FindEntry(const Node& node, absl::string_view device_type) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+
   mutable absl::Mutex mu_;
   absl::flat_hash_map<std::string, std::vector<Entry>> by_op_
       ABSL_GUARDED_BY(mu_);
+  std::vector<std::string> conflicts_ ABSL_GUARDED_BY(mu_);
 };
 
 namespace kernel_registry_internal {
@@ -106,7 +178,21 @@ struct KernelRegistrar {
     KernelRegistry::Global()->Register(b.def(), std::move(f));
   }
 };
+struct KernelDefRegistrar {
+  explicit KernelDefRegistrar(const KernelDefBuilder& b) {
+    KernelRegistry::Global()->Register(b.def(), nullptr);
+  }
+};
 }  // namespace kernel_registry_internal
+
+// Registers a kernel definition with no implementation (see the top).
+#define DFLOW_REGISTER_KERNEL_DEF(builder) \
+  DFLOW_REGISTER_KERNEL_DEF_UNIQ_HELPER(__COUNTER__, builder)
+#define DFLOW_REGISTER_KERNEL_DEF_UNIQ_HELPER(ctr, builder) \
+  DFLOW_REGISTER_KERNEL_DEF_UNIQ(ctr, builder)
+#define DFLOW_REGISTER_KERNEL_DEF_UNIQ(ctr, builder)                 \
+  static const ::dflow::kernel_registry_internal::KernelDefRegistrar \
+      dflow_kernel_def_registrar_##ctr ABSL_ATTRIBUTE_UNUSED(builder)
 
 #define DFLOW_REGISTER_KERNEL(builder, ...) \
   DFLOW_REGISTER_KERNEL_UNIQ_HELPER(__COUNTER__, builder, __VA_ARGS__)

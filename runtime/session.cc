@@ -6,6 +6,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -259,6 +260,36 @@ absl::StatusOr<std::shared_ptr<OpKernel>> Session::Impl::KernelFor(
   return result;
 }
 
+absl::StatusOr<std::unique_ptr<DeviceSet>> CreateSessionDevices(
+    const SessionOptions& options) {
+  DeviceSet::Options set;
+  for (const auto& [key, count] : options.device_count) {
+    const std::string type = absl::AsciiStrToUpper(key);
+    if (type != "CPU" && type != "GPU") {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "SessionOptions.device_count names device type '", key,
+          "'; the types are CPU and GPU"));
+    }
+    if (count < 0 || (type == "CPU" && count < 1)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "SessionOptions.device_count[\"", key, "\"] = ", count,
+          type == "CPU" ? "; a session needs at least one CPU device"
+                        : "; a device count cannot be negative"));
+    }
+    if (type == "CPU") set.num_cpus = count;
+    // "GPU" caps real GPUs. The GPU work creates them here from
+    // CountCudaDevices() (runtime/cuda_device_count.h); until then there are
+    // none, and the count has nothing to cap.
+  }
+  if (options.fake_gpus < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "SessionOptions.fake_gpus = ", options.fake_gpus,
+        "; a device count cannot be negative"));
+  }
+  set.num_fake_gpus = options.fake_gpus;
+  return DeviceSet::Create(set);
+}
+
 Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Session::~Session() = default;
 
@@ -273,7 +304,10 @@ absl::StatusOr<std::unique_ptr<Session>> Session::Create(
         ThreadPool::Shared()->num_threads(),
         " threads; set it in the first session (or DFLOW_NUM_THREADS)"));
   }
-  impl->devices = DeviceSet::LocalCpu();
+  absl::StatusOr<std::unique_ptr<DeviceSet>> devices =
+      CreateSessionDevices(options);
+  if (!devices.ok()) return devices.status();
+  impl->devices = *std::move(devices);
   {
     std::unique_lock<std::shared_mutex> lock(impl->graph_mu);
     if (absl::Status s = ImportGraphDef(def, ImportOptions(), &impl->graph);

@@ -17,6 +17,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -36,7 +37,25 @@ struct SessionOptions {
   // Worker threads of the shared pool (0: one per core). Only the first
   // session's value takes effect: the pool is process-wide.
   int num_threads = 0;
+  // Devices per type, as TensorFlow's ConfigProto.device_count. {"CPU", 4}
+  // makes four logical CPU devices, /job:localhost/replica:0/task:0/device:
+  // CPU:0..3, that share the machine's cores (the one shared pool) and keep
+  // separate allocator statistics; default 1, at least 1. "GPU" caps the
+  // real GPUs used (0: none); real GPU devices come with the GPU work, so
+  // today a session has none. Keys are case-insensitive; others are errors.
+  std::map<std::string, int> device_count;
+  // Test-only: this many fake GPUs, /job:localhost/replica:0/task:0/device:
+  // GPU:0..N-1, of type "GPU" but computing on host memory with the CPU
+  // kernels (see runtime/device.h), so placement and partitioning across
+  // GPUs are tested on machines without one. They take the place of any
+  // real GPUs.
+  int fake_gpus = 0;
 };
+
+// The devices a session with `options` computes on: the CPUs of
+// device_count, then the fake GPUs. InvalidArgument for a bad count.
+absl::StatusOr<std::unique_ptr<DeviceSet>> CreateSessionDevices(
+    const SessionOptions& options);
 
 // Lets a caller stop a running step from another thread.
 class CancellationFlag {
