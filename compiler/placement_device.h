@@ -1,0 +1,55 @@
+// PlacementDevice: what the placer knows of one device of a session.
+//
+// The compiler does not link the runtime, so the runtime describes its
+// DeviceSet as a list of these; tools and tests can also simulate a device
+// set from a short string ("CPU:1,GPU:4") to see where a graph would land on
+// hardware they do not have.
+#ifndef DFLOW_COMPILER_PLACEMENT_DEVICE_H_
+#define DFLOW_COMPILER_PLACEMENT_DEVICE_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+#include "graph/device_spec.h"
+
+namespace dflow {
+
+struct PlacementDevice {
+  // Fully specified canonical name, e.g.
+  // "/job:localhost/replica:0/task:0/device:GPU:0".
+  std::string name;
+  // `name` parsed.
+  DeviceSpec spec;
+  // Higher is preferred when a node could go to several device types.
+  int priority = 0;
+
+  const std::string& type() const { return *spec.type(); }
+
+  // A device from its fully specified name, with the default priority of its
+  // type. InvalidArgument if `name` is malformed or partial.
+  static absl::StatusOr<PlacementDevice> FromName(absl::string_view name);
+};
+
+// GPU before CPU before any other type: accelerators do the heavy work, and
+// unknown (test or plug-in) types are only chosen when nothing else fits.
+int DefaultDeviceTypePriority(absl::string_view type);
+
+// "CPU:1,GPU:4" -> CPU:0 and GPU:0..3 of /job:localhost/replica:0/task:0.
+// Types are case-insensitive; each type may appear once; counts are >= 0.
+absl::StatusOr<std::vector<PlacementDevice>> ParseSimulatedDevices(
+    absl::string_view devices);
+
+// Sorts devices the way the placer prefers them: priority (high first), then
+// type, job, replica, task, id. Ties cannot occur between distinct devices.
+void SortByPreference(std::vector<PlacementDevice>* devices);
+
+// "CPU:0, GPU:0, GPU:1" when all devices share a job/replica/task, else
+// full names; "no devices" for an empty list. For error messages.
+std::string DescribeDevices(absl::Span<const PlacementDevice> devices);
+
+}  // namespace dflow
+
+#endif  // DFLOW_COMPILER_PLACEMENT_DEVICE_H_
