@@ -196,6 +196,16 @@ absl::StatusOr<const KernelDef*> KernelRegistry::FindKernelDef(
           : absl::StrCat("; registered: ", absl::StrJoin(available, "; "))));
 }
 
+std::vector<KernelDef> KernelRegistry::DefinitionsForOp(
+    absl::string_view op) const {
+  absl::MutexLock lock(&mu_);
+  std::vector<KernelDef> out;
+  auto it = by_op_.find(op);
+  if (it == by_op_.end()) return out;
+  for (const Entry& e : it->second) out.push_back(e.def);
+  return out;
+}
+
 std::vector<std::string> KernelRegistry::SupportedDeviceTypes(
     const Node& node) const {
   absl::MutexLock lock(&mu_);

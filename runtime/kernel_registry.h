@@ -116,6 +116,9 @@ class KernelRegistry {
   // dtypes that do have kernels.
   absl::StatusOr<const KernelDef*> FindKernelDef(
       const Node& node, absl::string_view device_type) const;
+  // Every definition registered for `op`, in registration order (for
+  // messages and tests; copies).
+  std::vector<KernelDef> DefinitionsForOp(absl::string_view op) const;
   // Device types with a kernel definition for `node` (built into this
   // binary or not), in registration order.
   std::vector<std::string> SupportedDeviceTypes(const Node& node) const;

@@ -1,0 +1,46 @@
+// GPU kernel definitions: convolutions, pooling, LRN, bias, activations,
+// softmax and losses (TensorFlow's conv_ops*.cc, pooling_ops.cc,
+// avgpooling_op.cc, lrn_op.cc, bias_op.cc, relu_op.cc, softmax_op.cc,
+// xent_op.cc, sparse_xent_op.cc, l2loss_op.cc).
+#include "kernels/gpu/kernel_defs_util.h"
+
+namespace dflow {
+namespace gpu_kernel_defs {
+namespace {
+
+const bool kRegistered = [] {
+  const Types conv = Concat({GpuFloat(), {DT_INT32}});
+  Define(Gpu("Conv2D").TypeConstraint("T", conv));
+  Define(Gpu("Conv2DBackpropInput")
+             .TypeConstraint("T", conv)
+             .HostMemory("input_sizes"));
+  Define(Gpu("Conv2DBackpropFilter")
+             .TypeConstraint("T", GpuFloat())
+             .HostMemory("filter_sizes"));
+
+  for (const char* op : {"MaxPool", "AvgPool", "MaxPoolGrad"}) {
+    Define(Gpu(op).TypeConstraint("T", GpuFloat()));
+  }
+  Define(Gpu("AvgPoolGrad")
+             .TypeConstraint("T", GpuFloat())
+             .HostMemory("orig_input_shape"));
+
+  // cuDNN's LRN: float only.
+  Define(Gpu("LRN").TypeConstraint("T", {DT_FLOAT}));
+  Define(Gpu("LRNGrad").TypeConstraint("T", {DT_FLOAT}));
+
+  for (const char* op : {"BiasAdd", "BiasAddGrad", "ReluGrad", "Softmax",
+                         "LogSoftmax", "SoftmaxCrossEntropyWithLogits",
+                         "L2Loss"}) {
+    Define(Gpu(op).TypeConstraint("T", GpuFloat()));
+  }
+  Define(Gpu("Relu").TypeConstraint("T", Concat({GpuFloat(), {DT_INT8}})));
+  Define(Gpu("SparseSoftmaxCrossEntropyWithLogits")
+             .TypeConstraint("T", GpuFloat())
+             .TypeConstraint("Tlabels", {DT_INT32, DT_INT64}));
+  return true;
+}();
+
+}  // namespace
+}  // namespace gpu_kernel_defs
+}  // namespace dflow
