@@ -84,18 +84,29 @@ void SortByPreference(std::vector<PlacementDevice>* devices) {
                    });
 }
 
-std::string DescribeDevices(absl::Span<const PlacementDevice> devices) {
+std::string DescribeDevices(absl::Span<const PlacementDevice> devices,
+                            bool full_names) {
   if (devices.empty()) return "no devices";
+  std::vector<const DeviceSpec*> specs;
+  for (const PlacementDevice& d : devices) specs.push_back(&d.spec);
+  auto key = [](const DeviceSpec* s) {
+    return std::make_tuple(s->job().value_or(""), s->replica().value_or(-1),
+                           s->task().value_or(-1), s->type().value_or(""),
+                           s->id().value_or(-1));
+  };
+  std::sort(specs.begin(), specs.end(),
+            [&](const DeviceSpec* a, const DeviceSpec* b) {
+              return key(a) < key(b);
+            });
   bool one_task = true;
-  for (const PlacementDevice& d : devices) {
-    const DeviceSpec& a = d.spec;
-    const DeviceSpec& b = devices.front().spec;
-    one_task &= a.job() == b.job() && a.replica() == b.replica() &&
-                a.task() == b.task();
+  for (const DeviceSpec* s : specs) {
+    one_task &= s->job() == specs.front()->job() &&
+                s->replica() == specs.front()->replica() &&
+                s->task() == specs.front()->task();
   }
   std::vector<std::string> names;
-  for (const PlacementDevice& d : devices) {
-    names.push_back(one_task ? d.spec.ShortName() : d.name);
+  for (const DeviceSpec* s : specs) {
+    names.push_back(one_task && !full_names ? s->ShortName() : s->ToString());
   }
   return absl::StrJoin(names, ", ");
 }

@@ -46,9 +46,12 @@ absl::StatusOr<std::vector<PlacementDevice>> ParseSimulatedDevices(
 // type, job, replica, task, id. Ties cannot occur between distinct devices.
 void SortByPreference(std::vector<PlacementDevice>* devices);
 
-// "CPU:0, GPU:0, GPU:1" when all devices share a job/replica/task, else
-// full names; "no devices" for an empty list. For error messages.
-std::string DescribeDevices(absl::Span<const PlacementDevice> devices);
+// "CPU:0, GPU:0, GPU:1": the devices sorted by job, replica, task, type and
+// id (however they were listed), by short names when all share a
+// job/replica/task and `full_names` is false, else by full names; "no
+// devices" for an empty list. For error messages.
+std::string DescribeDevices(absl::Span<const PlacementDevice> devices,
+                            bool full_names = false);
 
 }  // namespace dflow
 

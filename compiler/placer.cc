@@ -428,11 +428,7 @@ absl::Status Placer::PlaceGroup(const ColocationGroup& group, int index) {
       return absl::InvalidArgumentError(absl::StrCat(
           culprit.label(), " asked for ", merged.ToString(),
           " but no device of this session is in ", task.ToString(),
-          " (this session has ", absl::StrJoin(devices_, ", ",
-                                              [](std::string* out,
-                                                 const PlacementDevice& d) {
-                                                out->append(d.name);
-                                              }),
+          " (this session has ", DescribeDevices(devices_, /*full_names=*/true),
           ")", DescribeGroup(members, group),
           "; fix the job/replica/task part of the device string"));
     }
