@@ -33,8 +33,8 @@ bool AskDriver(Discovery* d) {
   }
   int n = 0;
   if (int err = count(&n); err != 0 || n < 0) {
-    d->note = absl::StrCat("libcuda.so.1: cuDeviceGetCount failed with error ",
-                           err);
+    d->note =
+        absl::StrCat("libcuda.so.1: cuDeviceGetCount failed with error ", err);
     return true;
   }
   d->count = n;
@@ -43,8 +43,8 @@ bool AskDriver(Discovery* d) {
 }
 
 bool AskRuntime(Discovery* d) {
-  for (const char* name : {"libcudart.so", "libcudart.so.13",
-                           "libcudart.so.12", "libcudart.so.11.0"}) {
+  for (const char* name : {"libcudart.so", "libcudart.so.13", "libcudart.so.12",
+                           "libcudart.so.11.0"}) {
     void* lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
     if (lib == nullptr) continue;
     using CountFn = int (*)(int*);

@@ -52,13 +52,12 @@ std::unique_ptr<Device> NewCpuDevice(int id) {
   ThreadPool* pool = ThreadPool::Shared();
   DeviceAttributes attrs;
   attrs.memory_limit = HostMemoryBytes();
-  attrs.physical_device_desc =
-      absl::StrCat("device: ", id, ", name: host CPU, threads: ",
-                   pool->num_threads(), " (shared by every CPU device)");
-  return std::make_unique<Device>(DeviceSpec::LocalDevice("CPU", id),
-                                  std::move(attrs),
-                                  ProcessAllocator(absl::StrCat("CPU:", id)),
-                                  pool);
+  attrs.physical_device_desc = absl::StrCat(
+      "device: ", id, ", name: host CPU, threads: ", pool->num_threads(),
+      " (shared by every CPU device)");
+  return std::make_unique<Device>(
+      DeviceSpec::LocalDevice("CPU", id), std::move(attrs),
+      ProcessAllocator(absl::StrCat("CPU:", id)), pool);
 }
 
 std::unique_ptr<Device> NewFakeGpuDevice(int id, int64_t memory_limit) {
@@ -69,10 +68,9 @@ std::unique_ptr<Device> NewFakeGpuDevice(int id, int64_t memory_limit) {
       "device: ", id,
       ", name: host memory stand-in for a GPU (test device, runs CPU "
       "kernels), pci bus id: none");
-  return std::make_unique<Device>(DeviceSpec::LocalDevice("GPU", id),
-                                  std::move(attrs),
-                                  ProcessAllocator(absl::StrCat("GPU:", id)),
-                                  ThreadPool::Shared());
+  return std::make_unique<Device>(
+      DeviceSpec::LocalDevice("GPU", id), std::move(attrs),
+      ProcessAllocator(absl::StrCat("GPU:", id)), ThreadPool::Shared());
 }
 
 absl::StatusOr<DeviceSet::Options> DeviceSet::Options::Parse(
@@ -85,20 +83,22 @@ absl::StatusOr<DeviceSet::Options> DeviceSet::Options::Parse(
     std::vector<absl::string_view> kv = absl::StrSplit(part, ':');
     int count = -1;
     if (kv.size() != 2 || !absl::SimpleAtoi(kv[1], &count) || count < 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "device list '", spec, "': '", part,
-          "' is not TYPE:COUNT; write e.g. CPU:1,GPU:4"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("device list '", spec, "': '", part,
+                       "' is not TYPE:COUNT; write e.g. CPU:1,GPU:4"));
     }
     const std::string type = absl::AsciiStrToUpper(kv[0]);
-    bool* seen = type == "CPU" ? &seen_cpu : type == "GPU" ? &seen_gpu : nullptr;
+    bool* seen = type == "CPU"   ? &seen_cpu
+                 : type == "GPU" ? &seen_gpu
+                                 : nullptr;
     if (seen == nullptr) {
       return absl::InvalidArgumentError(
-          absl::StrCat("device list '", spec, "': unknown device type '",
-                       kv[0], "'; the types are CPU and GPU"));
+          absl::StrCat("device list '", spec, "': unknown device type '", kv[0],
+                       "'; the types are CPU and GPU"));
     }
     if (*seen) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "device list '", spec, "' names ", type, " twice"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("device list '", spec, "' names ", type, " twice"));
     }
     *seen = true;
     if (type == "CPU") {
@@ -108,9 +108,9 @@ absl::StatusOr<DeviceSet::Options> DeviceSet::Options::Parse(
     }
   }
   if (options.num_cpus < 1) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "device list '", spec,
-        "' has no CPU; dflow needs at least one (e.g. CPU:1)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("device list '", spec,
+                     "' has no CPU; dflow needs at least one (e.g. CPU:1)"));
   }
   return options;
 }
@@ -129,8 +129,8 @@ absl::StatusOr<std::unique_ptr<DeviceSet>> DeviceSet::Create(
                      options.num_cpus));
   }
   if (options.num_fake_gpus < 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "negative number of fake GPUs: ", options.num_fake_gpus));
+    return absl::InvalidArgumentError(
+        absl::StrCat("negative number of fake GPUs: ", options.num_fake_gpus));
   }
   auto set = std::make_unique<DeviceSet>();
   for (int i = 0; i < options.num_cpus; ++i) set->Add(NewCpuDevice(i));

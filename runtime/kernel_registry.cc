@@ -89,15 +89,17 @@ void KernelRegistry::Register(KernelDef def, KernelFactory factory) {
       continue;
     }
     if (HostArgs(e.def) != HostArgs(def)) {
-      conflicts_.push_back(absl::StrCat(
-          def.DebugString(), " is registered twice with different host-memory "
-          "args: {", absl::StrJoin(e.def.host_memory_args, ", "), "} and {",
-          absl::StrJoin(def.host_memory_args, ", "), "}"));
+      conflicts_.push_back(
+          absl::StrCat(def.DebugString(),
+                       " is registered twice with different host-memory "
+                       "args: {",
+                       absl::StrJoin(e.def.host_memory_args, ", "), "} and {",
+                       absl::StrJoin(def.host_memory_args, ", "), "}"));
       break;  // kept as a separate entry; the first one wins lookups
     }
     if (factory && e.factory) {
-      conflicts_.push_back(absl::StrCat(def.DebugString(),
-                                        " has two implementations"));
+      conflicts_.push_back(
+          absl::StrCat(def.DebugString(), " has two implementations"));
     } else if (factory) {
       e.factory = std::move(factory);
     }
@@ -153,8 +155,8 @@ absl::Status KernelRegistry::Validate() const {
     }
   }
   if (problems.empty()) return absl::OkStatus();
-  return absl::InternalError(absl::StrCat("kernel registry: ",
-                                          absl::StrJoin(problems, "\n")));
+  return absl::InternalError(
+      absl::StrCat("kernel registry: ", absl::StrJoin(problems, "\n")));
 }
 
 const KernelRegistry::Entry* KernelRegistry::FindEntry(
@@ -345,13 +347,12 @@ absl::StatusOr<std::unique_ptr<OpKernel>> KernelRegistry::CreateKernel(
     absl::MutexLock lock(&mu_);
     factory = FindEntry(node, type)->factory;
   } else {
-    absl::StatusOr<const KernelDef*> impl_def =
-        FindKernelDef(node, impl_type);
+    absl::StatusOr<const KernelDef*> impl_def = FindKernelDef(node, impl_type);
     if (!impl_def.ok()) {
       return absl::Status(
           impl_def.status().code(),
-          absl::StrCat(impl_def.status().message(), " (device ",
-                       device->name(), " is a stand-in for a ", type,
+          absl::StrCat(impl_def.status().message(), " (device ", device->name(),
+                       " is a stand-in for a ", type,
                        " that computes with the ", impl_type, " kernels)"));
     }
     absl::MutexLock lock(&mu_);

@@ -195,7 +195,8 @@ struct KernelDefRegistrar {
   DFLOW_REGISTER_KERNEL_DEF_UNIQ(ctr, builder)
 #define DFLOW_REGISTER_KERNEL_DEF_UNIQ(ctr, builder)                 \
   static const ::dflow::kernel_registry_internal::KernelDefRegistrar \
-      dflow_kernel_def_registrar_##ctr ABSL_ATTRIBUTE_UNUSED(builder)
+      dflow_kernel_def_registrar_##ctr                               \
+      ABSL_ATTRIBUTE_UNUSED(builder)
 
 #define DFLOW_REGISTER_KERNEL(builder, ...) \
   DFLOW_REGISTER_KERNEL_UNIQ_HELPER(__COUNTER__, builder, __VA_ARGS__)

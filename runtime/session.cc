@@ -266,9 +266,9 @@ absl::StatusOr<std::unique_ptr<DeviceSet>> CreateSessionDevices(
   for (const auto& [key, count] : options.device_count) {
     const std::string type = absl::AsciiStrToUpper(key);
     if (type != "CPU" && type != "GPU") {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "SessionOptions.device_count names device type '", key,
-          "'; the types are CPU and GPU"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("SessionOptions.device_count names device type '", key,
+                       "'; the types are CPU and GPU"));
     }
     if (count < 0 || (type == "CPU" && count < 1)) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -282,9 +282,9 @@ absl::StatusOr<std::unique_ptr<DeviceSet>> CreateSessionDevices(
     // none, and the count has nothing to cap.
   }
   if (options.fake_gpus < 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "SessionOptions.fake_gpus = ", options.fake_gpus,
-        "; a device count cannot be negative"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("SessionOptions.fake_gpus = ", options.fake_gpus,
+                     "; a device count cannot be negative"));
   }
   set.num_fake_gpus = options.fake_gpus;
   return DeviceSet::Create(set);

@@ -21,16 +21,17 @@ const bool kRegistered = [] {
   }
   DefineWithInt32HostKernel(
       "Mul", "T",
-      Concat({GpuFloat(), Complex(), {DT_INT8, DT_INT16, DT_INT64, DT_UINT8,
-                                      DT_UINT16}}),
+      Concat({GpuFloat(),
+              Complex(),
+              {DT_INT8, DT_INT16, DT_INT64, DT_UINT8, DT_UINT16}}),
       kBinaryArgs);
   Define(Gpu("RealDiv").TypeConstraint("T", Concat({GpuFloat(), Complex()})));
   for (const char* op : {"Maximum", "Minimum", "SquaredDifference"}) {
     DefineWithInt32HostKernel(op, "T", Concat({GpuFloat(), {DT_INT64}}),
                               kBinaryArgs);
   }
-  Define(Gpu("Pow").TypeConstraint("T",
-                                    Concat({GpuFloat(), Complex(), {DT_INT64}})));
+  Define(Gpu("Pow").TypeConstraint(
+      "T", Concat({GpuFloat(), Complex(), {DT_INT64}})));
   for (const char* op : {"Less", "Greater"}) {
     DefineWithInt32HostKernel(
         op, "T", Concat({GpuFloat(), {DT_INT8, DT_INT16, DT_INT64, DT_UINT8}}),
@@ -38,15 +39,15 @@ const bool kRegistered = [] {
   }
   DefineWithInt32HostKernel(
       "Equal", "T",
-      Concat({GpuFloat(), Complex(),
+      Concat({GpuFloat(),
+              Complex(),
               {DT_BOOL, DT_INT8, DT_INT16, DT_INT64, DT_UINT8}}),
       kBinaryArgs);
 
   // Unary element-wise ops.
   for (const char* op : {"Neg", "Square"}) {
-    DefineWithInt32HostKernel(op, "T",
-                              Concat({GpuFloat(), Complex(), {DT_INT64}}),
-                              {"x", "y"});
+    DefineWithInt32HostKernel(
+        op, "T", Concat({GpuFloat(), Complex(), {DT_INT64}}), {"x", "y"});
   }
   for (const char* op : {"Sqrt", "Rsqrt", "Exp", "Log", "Sigmoid", "Tanh",
                          "SigmoidGrad", "TanhGrad"}) {

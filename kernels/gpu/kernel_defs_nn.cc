@@ -29,9 +29,9 @@ const bool kRegistered = [] {
   Define(Gpu("LRN").TypeConstraint("T", {DT_FLOAT}));
   Define(Gpu("LRNGrad").TypeConstraint("T", {DT_FLOAT}));
 
-  for (const char* op : {"BiasAdd", "BiasAddGrad", "ReluGrad", "Softmax",
-                         "LogSoftmax", "SoftmaxCrossEntropyWithLogits",
-                         "L2Loss"}) {
+  for (const char* op :
+       {"BiasAdd", "BiasAddGrad", "ReluGrad", "Softmax", "LogSoftmax",
+        "SoftmaxCrossEntropyWithLogits", "L2Loss"}) {
     Define(Gpu(op).TypeConstraint("T", GpuFloat()));
   }
   Define(Gpu("Relu").TypeConstraint("T", Concat({GpuFloat(), {DT_INT8}})));

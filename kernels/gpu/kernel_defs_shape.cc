@@ -14,9 +14,10 @@ namespace {
 
 // `op` moving dtype attr `attr` on the device with `host_args` on the host,
 // and TensorFlow's int32 host kernel with every argument on the host.
-void DataMovement(const std::string& op, const std::vector<std::string>& host,
-                  const std::vector<std::string>& all_args,
-                  const std::vector<std::pair<std::string, Types>>& extra = {}) {
+void DataMovement(
+    const std::string& op, const std::vector<std::string>& host,
+    const std::vector<std::string>& all_args,
+    const std::vector<std::pair<std::string, Types>>& extra = {}) {
   KernelDefBuilder device = Gpu(op);
   device.TypeConstraint("T", DeviceMovable());
   KernelDefBuilder int32 = Gpu(op);
@@ -42,8 +43,7 @@ const bool kRegistered = [] {
   // Shape, Size, Rank: the result is a host value; the input is only
   // looked at (an int32 input stays on the host too).
   for (const char* op : {"Shape", "Size"}) {
-    DataMovement(op, {"output"}, {"input", "output"},
-                 {{"out_type", idx}});
+    DataMovement(op, {"output"}, {"input", "output"}, {{"out_type", idx}});
   }
   DataMovement("Rank", {"output"}, {"input", "output"});
 

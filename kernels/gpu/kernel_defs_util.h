@@ -25,8 +25,8 @@ inline Types GpuFloat() { return {DT_HALF, DT_BFLOAT16, DT_FLOAT, DT_DOUBLE}; }
 inline Types Complex() { return {DT_COMPLEX64, DT_COMPLEX128}; }
 // Integer types computed on the device (int32 is not: see above).
 inline Types DeviceInts() {
-  return {DT_INT8, DT_INT16, DT_INT64, DT_UINT8, DT_UINT16, DT_UINT32,
-          DT_UINT64};
+  return {DT_INT8,   DT_INT16,  DT_INT64, DT_UINT8,
+          DT_UINT16, DT_UINT32, DT_UINT64};
 }
 
 inline Types Concat(std::initializer_list<Types> lists) {

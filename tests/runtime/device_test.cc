@@ -128,8 +128,7 @@ TEST(DeviceTest, FakeGpusAreGpusComputingOnHostWithCpuKernels) {
   // Partial specs match fake GPUs as they would real ones.
   EXPECT_EQ(set->FindMatching(*DeviceSpec::Parse("/gpu:1")), gpus[1]);
   EXPECT_EQ(set->FindMatching(*DeviceSpec::Parse("/device:GPU:*")), gpus[0]);
-  EXPECT_EQ(set->Find("/job:localhost/replica:0/task:0/device:GPU:1"),
-            gpus[1]);
+  EXPECT_EQ(set->Find("/job:localhost/replica:0/task:0/device:GPU:1"), gpus[1]);
 }
 
 TEST(DeviceTest, AttributesDescribeEachDevice) {

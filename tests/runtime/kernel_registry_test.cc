@@ -27,9 +27,9 @@ KernelRegistry* Registry() { return KernelRegistry::Global(); }
 // A GPU whose kernels are its own (as in a CUDA build), to see what a
 // CPU-only binary does with a node placed on a real GPU.
 Device* RealGpu() {
-  static Device* gpu = new Device(DeviceSpec::LocalDevice("GPU", 0),
-                                  ProcessAllocator("GPU:0"),
-                                  ThreadPool::Shared());
+  static Device* gpu =
+      new Device(DeviceSpec::LocalDevice("GPU", 0), ProcessAllocator("GPU:0"),
+                 ThreadPool::Shared());
   return gpu;
 }
 
@@ -69,10 +69,10 @@ TEST(KernelRegistryTest, GpuDefinitionsFollowTensorFlowsDtypes) {
   Scope root = Scope::NewRootScope();
   Output f = ops::Const(root, {1.0f, 2.0f}, {1, 2});
   Output i = ops::Const(root, {1, 2}, {1, 2});
-  Node* matmul = ops::MatMul(root, f, f, ops::MatMulAttrs().TransposeB(true))
-                     .node();
-  Node* matmul_int = ops::MatMul(root, i, i, ops::MatMulAttrs().TransposeB(true))
-                         .node();
+  Node* matmul =
+      ops::MatMul(root, f, f, ops::MatMulAttrs().TransposeB(true)).node();
+  Node* matmul_int =
+      ops::MatMul(root, i, i, ops::MatMulAttrs().TransposeB(true)).node();
   Node* relu = ops::Relu(root, f).node();
   Node* softmax = ops::Softmax(root, f).node();
   ASSERT_TRUE(root.status().ok()) << root.status();
@@ -95,9 +95,8 @@ TEST(KernelRegistryTest, OpsWithoutGpuKernelsHaveNoGpuDefinition) {
   Node* add_strings = ops::Add(root, s, s).node();
   Output h = ops::Cast(root, ops::Const(root, {1.0f}, {1, 1, 1, 1}), DT_HALF);
   Node* lrn = ops::LRN(root, h).node();  // cuDNN LRN is float-only
-  Node* real_div_int = ops::RealDiv(root, ops::Const(root, {4}),
-                                    ops::Const(root, {2}))
-                           .node();
+  Node* real_div_int =
+      ops::RealDiv(root, ops::Const(root, {4}), ops::Const(root, {2})).node();
   ASSERT_TRUE(root.status().ok()) << root.status();
   EXPECT_THAT(Registry()->SupportedDeviceTypes(*add_strings),
               ElementsAre("CPU"));
@@ -153,8 +152,7 @@ TEST(KernelRegistryTest, Int32KernelsOnGpuAreHostKernels) {
               UnorderedElementsAre("x", "y", "z"));
   EXPECT_TRUE(Registry()->HostMemoryArgs(*add_float, "GPU").empty());
   std::vector<MemoryType> in, out;
-  ASSERT_TRUE(
-      Registry()->MemoryTypesForNode(*add_int, "GPU", &in, &out).ok());
+  ASSERT_TRUE(Registry()->MemoryTypesForNode(*add_int, "GPU", &in, &out).ok());
   EXPECT_THAT(in, ElementsAre(MemoryType::kHost, MemoryType::kHost));
   EXPECT_THAT(out, ElementsAre(MemoryType::kHost));
   ASSERT_TRUE(
@@ -200,10 +198,9 @@ TEST(KernelRegistryTest, FakeGpuRunsCpuKernelsForNodesWithGpuDefinitions) {
   Output i = ops::Const(root, {1, 2}, {1, 2});
   Node* matmul =
       ops::MatMul(root, f, f, ops::MatMulAttrs().TransposeB(true)).node();
-  Node* matmul_int =
-      ops::MatMul(root.WithOpName("int_mm"), i, i,
-                  ops::MatMulAttrs().TransposeB(true))
-          .node();
+  Node* matmul_int = ops::MatMul(root.WithOpName("int_mm"), i, i,
+                                 ops::MatMulAttrs().TransposeB(true))
+                         .node();
   ASSERT_TRUE(root.status().ok()) << root.status();
   absl::StatusOr<std::unique_ptr<OpKernel>> k =
       Registry()->CreateKernel(*matmul, FakeGpu());
@@ -223,8 +220,8 @@ DFLOW_REGISTER_OP("TestGpuDefinedCpuMissing")
     .Input("x: float")
     .Output("y: float")
     .SetShapeFn(shape_fns::UnchangedShape);
-DFLOW_REGISTER_KERNEL_DEF(KernelDefBuilder("TestGpuDefinedCpuMissing")
-                              .Device(kDeviceGpu));
+DFLOW_REGISTER_KERNEL_DEF(
+    KernelDefBuilder("TestGpuDefinedCpuMissing").Device(kDeviceGpu));
 
 TEST(KernelRegistryTest, FakeGpuNeedsACpuImplementation) {
   Scope root = Scope::NewRootScope();
@@ -262,8 +259,9 @@ class PassThrough : public OpKernel {
 TEST(KernelRegistryTest, ImplementationJoinsItsDefinition) {
   KernelRegistry registry;
   KernelDefBuilder def("TestMergedKernel");
-  def.Device(kDeviceGpu).TypeConstraint("T", {DT_FLOAT, DT_HALF}).HostMemory(
-      "x");
+  def.Device(kDeviceGpu)
+      .TypeConstraint("T", {DT_FLOAT, DT_HALF})
+      .HostMemory("x");
   registry.Register(def.def(), nullptr);
   Scope root = Scope::NewRootScope();
   Node* n = OpBuilder(root.WithOpName("m"), "TestMergedKernel")
@@ -274,8 +272,9 @@ TEST(KernelRegistryTest, ImplementationJoinsItsDefinition) {
   EXPECT_FALSE(registry.IsKernelBuilt(*n, "GPU"));
   // Same definition, types in another order: the implementation attaches.
   KernelDefBuilder impl("TestMergedKernel");
-  impl.Device(kDeviceGpu).TypeConstraint("T", {DT_HALF, DT_FLOAT}).HostMemory(
-      "x");
+  impl.Device(kDeviceGpu)
+      .TypeConstraint("T", {DT_HALF, DT_FLOAT})
+      .HostMemory("x");
   registry.Register(impl.def(), [](OpKernelConstruction* ctx) {
     return std::make_unique<PassThrough>(ctx);
   });
