@@ -56,8 +56,8 @@ absl::StatusOr<std::vector<ColocationGroup>> BuildColocationGroups(
         Node* other = graph.FindNode(target);
         if (other == nullptr) {
           return absl::InvalidArgumentError(absl::StrCat(
-              NodeLabel(node->name(), node->op()),
-              " is colocated with node '", target, "' (_class attr '", entry,
+              NodeLabel(node->name(), node->op()), " is colocated with node '",
+              target, "' (_class attr '", entry,
               "'), but the graph has no node '", target,
               "'; remove the colocation or keep '", target,
               "' in the graph (was it pruned or renamed?)"));

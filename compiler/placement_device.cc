@@ -44,14 +44,13 @@ absl::StatusOr<std::vector<PlacementDevice>> ParseSimulatedDevices(
     entry = absl::StripAsciiWhitespace(entry);
     std::vector<absl::string_view> parts = absl::StrSplit(entry, ':');
     int count = 0;
-    std::string type =
-        parts.empty() ? "" : absl::AsciiStrToUpper(parts[0]);
-    bool type_ok = !type.empty() &&
-                   std::all_of(type.begin(), type.end(), [](char c) {
-                     return absl::ascii_isalnum(c) || c == '_';
-                   });
-    if (parts.size() != 2 || !type_ok ||
-        !absl::SimpleAtoi(parts[1], &count) || count < 0) {
+    std::string type = parts.empty() ? "" : absl::AsciiStrToUpper(parts[0]);
+    bool type_ok =
+        !type.empty() && std::all_of(type.begin(), type.end(), [](char c) {
+          return absl::ascii_isalnum(c) || c == '_';
+        });
+    if (parts.size() != 2 || !type_ok || !absl::SimpleAtoi(parts[1], &count) ||
+        count < 0) {
       return absl::InvalidArgumentError(absl::StrCat(
           "bad device count '", entry, "' in '", devices,
           "'; write TYPE:COUNT pairs separated by commas, e.g. CPU:1,GPU:4"));

@@ -13,7 +13,9 @@ bool IsTransfer(const NodePlacement& p) {
          absl::StartsWith(p.op(), "_HostRecv");
 }
 
-std::string Nodes(int n) { return absl::StrCat(n, n == 1 ? " node" : " nodes"); }
+std::string Nodes(int n) {
+  return absl::StrCat(n, n == 1 ? " node" : " nodes");
+}
 
 }  // namespace
 
@@ -33,8 +35,8 @@ std::string FormatPlacementLog(const PlacementRecord& record) {
     absl::StrAppend(&out, "Soft placement fallbacks: none\n");
     return out;
   }
-  absl::StrAppend(&out, "Soft placement fallbacks: ",
-                  record.num_soft_fallbacks(), "\n");
+  absl::StrAppend(
+      &out, "Soft placement fallbacks: ", record.num_soft_fallbacks(), "\n");
   for (const NodePlacement& p : record.nodes()) {
     if (p.kind() != NodePlacement::SOFT_FALLBACK) continue;
     absl::StrAppend(&out, "  ", p.name(), " (", p.op(), ") -> ",
@@ -65,8 +67,8 @@ absl::StatusOr<PlacementRecord> PlacementRecordFromJson(
   auto status = google::protobuf::util::JsonStringToMessage(
       std::string(json), &record, google::protobuf::util::JsonParseOptions());
   if (!status.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "not a placement record in JSON: ", status.ToString()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("not a placement record in JSON: ", status.ToString()));
   }
   return record;
 }

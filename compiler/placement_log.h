@@ -32,8 +32,7 @@ std::string FormatPlacementLog(const PlacementRecord& record);
 // enum names ("SOFT_FALLBACK").
 absl::StatusOr<std::string> PlacementRecordToJson(
     const PlacementRecord& record);
-absl::StatusOr<PlacementRecord> PlacementRecordFromJson(
-    absl::string_view json);
+absl::StatusOr<PlacementRecord> PlacementRecordFromJson(absl::string_view json);
 
 }  // namespace dflow
 

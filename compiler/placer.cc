@@ -88,14 +88,17 @@ class Placer {
   absl::StatusOr<PlacementRecord> Run(Graph* graph);
 
  private:
-  bool soft() const { return options_.allow_soft_placement && !options_.strict; }
+  bool soft() const {
+    return options_.allow_soft_placement && !options_.strict;
+  }
   std::string SessionDevices() const { return DescribeDevices(devices_); }
   std::string KernelTypes(const Member& m) const {
     return JoinOrNone(m.kernel_types);
   }
   // What to add to advice when the user cannot get soft placement.
   std::string EnableSoft() const {
-    return options_.strict ? "turn off strict placement" : "enable soft placement";
+    return options_.strict ? "turn off strict placement"
+                           : "enable soft placement";
   }
 
   absl::StatusOr<std::vector<Member>> MakeMembers(
@@ -171,9 +174,11 @@ absl::StatusOr<std::vector<std::string>> Placer::CommonTypes(
         [&](const std::string& t) { return present_types_.contains(t); });
     if (!any) {
       return absl::InvalidArgumentError(absl::StrCat(
-          m.label(), " has no kernel for any device of this session (this "
-          "session has ", SessionDevices(), "; device types with a kernel for ",
-          m.node->op(), ": ", KernelTypes(m), ")", DescribeGroup(members, group),
+          m.label(),
+          " has no kernel for any device of this session (this "
+          "session has ",
+          SessionDevices(), "; device types with a kernel for ", m.node->op(),
+          ": ", KernelTypes(m), ")", DescribeGroup(members, group),
           "; run it where such a device exists, or register a kernel for ",
           m.node->op(), " on one of this session's device types"));
     }
@@ -196,7 +201,8 @@ absl::StatusOr<std::vector<std::string>> Placer::CommonTypes(
     }
     return absl::InvalidArgumentError(absl::StrCat(
         "no device type has a kernel for every node of the colocation group "
-        "of ", members.front().label(), " (device types with a kernel: ",
+        "of ",
+        members.front().label(), " (device types with a kernel: ",
         absl::StrJoin(per_member, "; "), ")", DescribeGroup(members, group),
         "; remove the colocation so these nodes may run on different "
         "devices"));
@@ -251,7 +257,8 @@ absl::Status Placer::PlaceOnAssigned(std::vector<Member>& members,
       return absl::InvalidArgumentError(absl::StrCat(
           m.label(), " is already assigned to '", assigned,
           "', which is not a device of this session (this session has ",
-          SessionDevices(), "); clear its assigned device or assign one "
+          SessionDevices(),
+          "); clear its assigned device or assign one "
           "that exists"));
     }
     if (device == nullptr) {
@@ -259,9 +266,9 @@ absl::Status Placer::PlaceOnAssigned(std::vector<Member>& members,
       device = d;
     } else if (d != device) {
       return absl::InvalidArgumentError(absl::StrCat(
-          owner->label(), " is assigned to ", device->name, " and ",
-          m.label(), " to ", d->name,
-          ", but they must share a device", DescribeGroup(members, group),
+          owner->label(), " is assigned to ", device->name, " and ", m.label(),
+          " to ", d->name, ", but they must share a device",
+          DescribeGroup(members, group),
           "; assign them to the same device or remove what joins them"));
     }
   }
@@ -269,10 +276,11 @@ absl::Status Placer::PlaceOnAssigned(std::vector<Member>& members,
     for (const Member& m : members) {
       if (m.HasKernel(device->type())) continue;
       return absl::InvalidArgumentError(absl::StrCat(
-          m.label(), " has no ", device->type(), " kernel (device types with "
-          "a kernel for ", m.node->op(), ": ", KernelTypes(m),
-          ") but its colocated node ", owner->label(),
-          " is already assigned to ", device->name,
+          m.label(), " has no ", device->type(),
+          " kernel (device types with "
+          "a kernel for ",
+          m.node->op(), ": ", KernelTypes(m), ") but its colocated node ",
+          owner->label(), " is already assigned to ", device->name,
           DescribeGroup(members, group),
           "; assign the group to a device type every node has a kernel for"));
     }
@@ -283,12 +291,12 @@ absl::Status Placer::PlaceOnAssigned(std::vector<Member>& members,
              "already assigned before placement");
     } else if (m.has_request() && !device->spec.Matches(m.request)) {
       if (!soft()) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            m.label(), " asked for ", m.request.ToString(),
-            " but its colocated node ", owner->label(),
-            " is already assigned to ", device->name,
-            DescribeGroup(members, group), "; ", EnableSoft(),
-            " to let colocation win, or remove the colocation"));
+        return absl::InvalidArgumentError(
+            absl::StrCat(m.label(), " asked for ", m.request.ToString(),
+                         " but its colocated node ", owner->label(),
+                         " is already assigned to ", device->name,
+                         DescribeGroup(members, group), "; ", EnableSoft(),
+                         " to let colocation win, or remove the colocation"));
       }
       Record(m, index, *device, NodePlacement::COLOCATED,
              absl::StrCat("colocated with '", owner->node->name(),
@@ -356,11 +364,11 @@ Placer::Failure Placer::ExplainNoCandidate(const std::vector<Member>& members,
                         ? "it"
                         : absl::StrCat("its colocated node ", lacking->label());
   std::string error = absl::StrCat(
-      requester->label(), " asked for ", requester->request.ToString(),
-      " but ", who, " has no ", type, " kernel (device types with a kernel for ",
-      lacking->node->op(), ": ", KernelTypes(*lacking),
-      "; this session has ", SessionDevices(), ")", group_text, "; ",
-      EnableSoft(), ", or ask for a device type that has a kernel",
+      requester->label(), " asked for ", requester->request.ToString(), " but ",
+      who, " has no ", type, " kernel (device types with a kernel for ",
+      lacking->node->op(), ": ", KernelTypes(*lacking), "; this session has ",
+      SessionDevices(), ")", group_text, "; ", EnableSoft(),
+      ", or ask for a device type that has a kernel",
       lacking == requester ? "" : ", or remove the colocation");
   std::string reason = absl::StrCat(
       "soft placement: no ", type, " kernel for ", lacking->node->op(),
@@ -405,12 +413,14 @@ absl::Status Placer::PlaceGroup(const ColocationGroup& group, int index) {
       }
     }
     if (!soft()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          m.label(), " asked for ", m.request.ToString(),
-          " but it must be colocated with ", earlier->label(),
-          ", which asked for ", earlier->request.ToString(),
-          DescribeGroup(members, group), "; make the requests agree, remove "
-          "the colocation, or ", EnableSoft(), " to let colocation win"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(m.label(), " asked for ", m.request.ToString(),
+                       " but it must be colocated with ", earlier->label(),
+                       ", which asked for ", earlier->request.ToString(),
+                       DescribeGroup(members, group),
+                       "; make the requests agree, remove "
+                       "the colocation, or ",
+                       EnableSoft(), " to let colocation win"));
     }
     m.overruled_by = earlier;
   }
@@ -420,9 +430,9 @@ absl::Status Placer::PlaceGroup(const ColocationGroup& group, int index) {
   std::optional<std::string> host_reason;
   if (candidates.empty()) {
     DeviceSpec task = TaskPart(merged);
-    bool task_exists =
-        std::any_of(devices_.begin(), devices_.end(),
-                    [&](const PlacementDevice& d) { return d.spec.Matches(task); });
+    bool task_exists = std::any_of(
+        devices_.begin(), devices_.end(),
+        [&](const PlacementDevice& d) { return d.spec.Matches(task); });
     const Member& culprit = anchor != nullptr ? *anchor : members.front();
     if (!task_exists) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -440,8 +450,9 @@ absl::Status Placer::PlaceGroup(const ColocationGroup& group, int index) {
           culprit.label(), " asked for ", merged.ToString(),
           " and no device in ", task.ToString(),
           " has a kernel for every node of its group (device types with a "
-          "kernel for all of them: ", JoinOrNone(*types), ")",
-          DescribeGroup(members, group), "; ask for another job or task"));
+          "kernel for all of them: ",
+          JoinOrNone(*types), ")", DescribeGroup(members, group),
+          "; ask for another job or task"));
     }
   } else if (members.size() == 1 && !merged.type().has_value() &&
              !merged.id().has_value()) {
@@ -495,6 +506,14 @@ absl::StatusOr<PlacementRecord> Placer::Run(Graph* graph) {
   if (devices_.empty()) {
     return absl::InvalidArgumentError(
         "cannot place a graph on a session with no devices");
+  }
+  for (const PlacementDevice& d : devices_) {
+    if (!d.spec.IsFullySpecified() || d.name != d.spec.ToString()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("device '", d.name,
+                       "' is not a fully specified canonical device "
+                       "name; build devices with PlacementDevice::FromName"));
+    }
   }
   for (size_t i = 1; i < devices_.size(); ++i) {
     if (devices_[i].spec == devices_[i - 1].spec) {

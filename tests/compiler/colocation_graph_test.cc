@@ -53,13 +53,12 @@ TEST(ColocationGraphTest, ClassAttrJoinsGroupsTransitively) {
   absl::StatusOr<std::vector<ColocationGroup>> groups =
       BuildColocationGroups(*root.graph());
   ASSERT_TRUE(groups.ok()) << groups.status();
-  EXPECT_THAT(MemberNames(*groups),
-              ElementsAre(ElementsAre("fwd", "grad", "grad2"),
-                          ElementsAre("other")));
-  EXPECT_THAT((*groups)[0].links,
-              ElementsAre("'grad' has _class loc:@fwd",
-                          "'grad2' has _class loc:@fwd",
-                          "'grad2' has _class loc:@grad"));
+  EXPECT_THAT(
+      MemberNames(*groups),
+      ElementsAre(ElementsAre("fwd", "grad", "grad2"), ElementsAre("other")));
+  EXPECT_THAT((*groups)[0].links, ElementsAre("'grad' has _class loc:@fwd",
+                                              "'grad2' has _class loc:@fwd",
+                                              "'grad2' has _class loc:@grad"));
 }
 
 TEST(ColocationGraphTest, ReferenceEdgesJoinVariableAndUpdates) {
@@ -91,9 +90,8 @@ TEST(ColocationGraphTest, ResourceEdgesJoinHandleAndUsers) {
   ASSERT_TRUE(groups.ok()) << groups.status();
   EXPECT_THAT(MemberNames(*groups),
               ElementsAre(ElementsAre("h", "read", "write")));
-  EXPECT_THAT((*groups)[0].links,
-              ElementsAre("'read' uses resource 'h'",
-                          "'write' uses resource 'h'"));
+  EXPECT_THAT((*groups)[0].links, ElementsAre("'read' uses resource 'h'",
+                                              "'write' uses resource 'h'"));
 }
 
 TEST(ColocationGraphTest, GroupsAreOrderedBySmallestNodeId) {
@@ -107,8 +105,8 @@ TEST(ColocationGraphTest, GroupsAreOrderedBySmallestNodeId) {
   absl::StatusOr<std::vector<ColocationGroup>> groups =
       BuildColocationGroups(*root.graph());
   ASSERT_TRUE(groups.ok()) << groups.status();
-  EXPECT_THAT(MemberNames(*groups), ElementsAre(ElementsAre("a", "d"),
-                                                ElementsAre("b", "c")));
+  EXPECT_THAT(MemberNames(*groups),
+              ElementsAre(ElementsAre("a", "d"), ElementsAre("b", "c")));
 }
 
 TEST(ColocationGraphTest, StaleClassReferenceNamesBothNodes) {
@@ -120,8 +118,9 @@ TEST(ColocationGraphTest, StaleClassReferenceNamesBothNodes) {
       BuildColocationGroups(*root.graph());
   ASSERT_FALSE(groups.ok());
   EXPECT_EQ(groups.status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_THAT(groups.status().message(),
-              HasSubstr("node 'a' (Const) is colocated with node 'gone/MatMul'"));
+  EXPECT_THAT(
+      groups.status().message(),
+      HasSubstr("node 'a' (Const) is colocated with node 'gone/MatMul'"));
   EXPECT_THAT(groups.status().message(),
               HasSubstr("the graph has no node 'gone/MatMul'"));
 }

@@ -40,8 +40,7 @@ class FakeKernelQuery : public KernelQuery {
 
  private:
   std::map<std::string, std::vector<std::string>> types_;
-  std::map<std::pair<std::string, std::string>, std::vector<std::string>>
-      host_;
+  std::map<std::pair<std::string, std::string>, std::vector<std::string>> host_;
 };
 
 }  // namespace dflow

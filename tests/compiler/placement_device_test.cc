@@ -46,8 +46,8 @@ TEST(ParseSimulatedDevicesTest, CaseSpacesAndZeroCounts) {
 }
 
 TEST(ParseSimulatedDevicesTest, RejectsMalformedEntries) {
-  for (const char* bad : {"GPU", "GPU:-1", "GPU:x", "GPU:1:2", ":3",
-                          "G-PU:1"}) {
+  for (const char* bad :
+       {"GPU", "GPU:-1", "GPU:x", "GPU:1:2", ":3", "G-PU:1"}) {
     absl::StatusOr<std::vector<PlacementDevice>> devices =
         ParseSimulatedDevices(bad);
     EXPECT_FALSE(devices.ok()) << bad;

@@ -129,8 +129,10 @@ INSTANTIATE_TEST_SUITE_P(
         PartialSpecCase{"/job:localhost", kGpu0},
         PartialSpecCase{"/job:localhost/replica:0/task:0", kGpu0},
         PartialSpecCase{"/gpu:1", kGpu1}, PartialSpecCase{"GPU:1", kGpu1},
-        PartialSpecCase{"/cpu:0", kCpu0}, PartialSpecCase{"/device:CPU:*", kCpu0},
-        PartialSpecCase{"/cpu:1", "/job:localhost/replica:0/task:0/device:CPU:1"},
+        PartialSpecCase{"/cpu:0", kCpu0},
+        PartialSpecCase{"/device:CPU:*", kCpu0},
+        PartialSpecCase{"/cpu:1",
+                        "/job:localhost/replica:0/task:0/device:CPU:1"},
         PartialSpecCase{kGpu1, kGpu1}));
 
 // ---- Soft placement, parametrized on and off -----------------------------
@@ -298,8 +300,7 @@ TEST_P(SoftPlacementTest, ReferenceEdgeConflict) {
   if (soft()) {
     ASSERT_TRUE(record.ok()) << record.status();
     EXPECT_EQ(Find(*record, "tower_0/assign").assigned_device(), kCpu0);
-    EXPECT_EQ(Find(*record, "tower_0/assign").kind(),
-              NodePlacement::COLOCATED);
+    EXPECT_EQ(Find(*record, "tower_0/assign").kind(), NodePlacement::COLOCATED);
   } else {
     ASSERT_FALSE(record.ok());
     EXPECT_THAT(Message(record),
@@ -356,8 +357,7 @@ TEST_P(SoftPlacementTest, ResourceEdgeConflict) {
     EXPECT_EQ(Find(*record, "read").kind(), NodePlacement::COLOCATED);
   } else {
     ASSERT_FALSE(record.ok());
-    EXPECT_THAT(Message(record),
-                HasSubstr("'read' uses resource 'h'"));
+    EXPECT_THAT(Message(record), HasSubstr("'read' uses resource 'h'"));
   }
 }
 
@@ -371,13 +371,13 @@ TEST_P(SoftPlacementTest, ResourceEdgeBetweenAssignedDevicesFailsEitherWay) {
   absl::StatusOr<PlacementRecord> record =
       Place(root, "CPU:1,GPU:1", kernels, soft());
   ASSERT_FALSE(record.ok());
-  EXPECT_THAT(Message(record),
-              AllOf(StartsWith("node 'h' (VarHandleOp) is assigned to " +
-                               std::string(kCpu0) +
-                               " and node 'read' (ReadVariableOp) to " +
-                               std::string(kGpu0) +
-                               ", but they must share a device"),
-                    HasSubstr("'read' uses resource 'h'")));
+  EXPECT_THAT(
+      Message(record),
+      AllOf(StartsWith("node 'h' (VarHandleOp) is assigned to " +
+                       std::string(kCpu0) +
+                       " and node 'read' (ReadVariableOp) to " +
+                       std::string(kGpu0) + ", but they must share a device"),
+            HasSubstr("'read' uses resource 'h'")));
 }
 
 TEST_P(SoftPlacementTest, RequestAgainstAPreassignedGroup) {
@@ -504,8 +504,8 @@ TEST(PlacerTest, StaleColocationIsAnError) {
 
 TEST(PlacerTest, PreassignedNodesKeepTheirDevice) {
   Scope root = Scope::NewRootScope();
-  Output x = ops::Placeholder(root.WithOpName("x").WithDevice("/gpu:0"),
-                              DT_FLOAT);
+  Output x =
+      ops::Placeholder(root.WithOpName("x").WithDevice("/gpu:0"), DT_FLOAT);
   x.node()->set_assigned_device("/job:localhost/replica:0/task:0/gpu:1");
   FakeKernelQuery kernels;
   absl::StatusOr<PlacementRecord> record = Place(root, "CPU:1,GPU:2", kernels);
@@ -533,12 +533,30 @@ TEST(PlacerTest, PreassignedToAMissingDeviceIsAnError) {
 TEST(PlacerTest, FailedPlacementAssignsNothing) {
   Scope root = Scope::NewRootScope();
   Output x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT);
-  Output y = ops::Placeholder(root.WithOpName("y").WithDevice("/gpu:3"),
-                              DT_FLOAT);
+  Output y =
+      ops::Placeholder(root.WithOpName("y").WithDevice("/gpu:3"), DT_FLOAT);
   FakeKernelQuery kernels;
   ASSERT_FALSE(Place(root, "CPU:1,GPU:1", kernels).ok());
   EXPECT_EQ(x.node()->assigned_device(), "");
   EXPECT_EQ(y.node()->assigned_device(), "");
+}
+
+TEST(PlacerTest, DevicesMustBeDistinctAndFullySpecified) {
+  Scope root = Scope::NewRootScope();
+  ops::Placeholder(root.WithOpName("x"), DT_FLOAT);
+  FakeKernelQuery kernels;
+  PlacementDevice partial;
+  partial.name = "/gpu:0";
+  partial.spec = *DeviceSpec::Parse("/gpu:0");
+  absl::StatusOr<PlacementRecord> record =
+      PlaceGraph(root.graph(), {partial}, kernels, PlacerOptions());
+  ASSERT_FALSE(record.ok());
+  EXPECT_THAT(Message(record), HasSubstr("not a fully specified"));
+  std::vector<PlacementDevice> twice = Devices("CPU:1");
+  twice.push_back(twice.front());
+  record = PlaceGraph(root.graph(), twice, kernels, PlacerOptions());
+  ASSERT_FALSE(record.ok());
+  EXPECT_THAT(Message(record), HasSubstr("is listed twice"));
 }
 
 TEST(PlacerTest, NoDevicesIsAnError) {
@@ -556,7 +574,8 @@ TEST(PlacerTest, UnrequestedShapeOpsStayOnTheHost) {
   ops::Shape(root.WithOpName("shape"), x);
   ops::Size(root.WithOpName("size"), x);
   ops::Rank(root.WithOpName("rank"), x);
-  ops::Shape(root.WithOpName("shape64"), x, ops::ShapeAttrs().OutType(DT_INT64));
+  ops::Shape(root.WithOpName("shape64"), x,
+             ops::ShapeAttrs().OutType(DT_INT64));
   ops::Shape(root.WithOpName("gpu_shape").WithDevice("/gpu:0"), x);
   FakeKernelQuery kernels;
   absl::StatusOr<PlacementRecord> record = Place(root, "CPU:1,GPU:1", kernels);
@@ -602,8 +621,7 @@ TEST(PlacerTest, IntegerFeedingAHostMemoryInputStaysOnTheHost) {
                ops::Placeholder(again.WithOpName("x"), DT_FLOAT),
                ops::Const(again.WithOpName("dims"), {2, -1}));
   kernels.HostMemory("Reshape", "GPU", {"shape"});
-  absl::StatusOr<PlacementRecord> record =
-      Place(again, "CPU:1,GPU:1", kernels);
+  absl::StatusOr<PlacementRecord> record = Place(again, "CPU:1,GPU:1", kernels);
   ASSERT_TRUE(record.ok()) << record.status();
   const NodePlacement& dims_p = Find(*record, "dims");
   EXPECT_EQ(dims_p.assigned_device(), kCpu0);
@@ -627,7 +645,8 @@ TEST(PlacerTest, KernelWithOnlyHostMemoryArgumentsStaysOnTheHost) {
             "host memory: every argument of its GPU kernel is in host memory");
 }
 
-// ---- Determinism -------------------------------------------------------------
+// ---- Determinism
+// -------------------------------------------------------------
 
 void BuildMixedGraph(const Scope& root) {
   Output v = ops::Variable(root.WithOpName("v").WithDevice("/cpu:0"),
@@ -665,10 +684,12 @@ TEST(PlacerTest, SamePlacementForTheSameGraphAndDevices) {
       << ra->DebugString() << "\nvs\n"
       << rb->DebugString();
   // Placing again (now every node is pre-assigned) keeps every device.
-  absl::StatusOr<PlacementRecord> again = Place(a, "CPU:2,GPU:2", kernels, true);
+  absl::StatusOr<PlacementRecord> again =
+      Place(a, "CPU:2,GPU:2", kernels, true);
   ASSERT_TRUE(again.ok()) << again.status();
   for (int i = 0; i < ra->nodes_size(); ++i) {
-    EXPECT_EQ(again->nodes(i).assigned_device(), ra->nodes(i).assigned_device());
+    EXPECT_EQ(again->nodes(i).assigned_device(),
+              ra->nodes(i).assigned_device());
     EXPECT_EQ(again->nodes(i).kind(), NodePlacement::PREASSIGNED);
   }
   EXPECT_EQ(Find(*ra, "tower_2/MatMul").kind(), NodePlacement::SOFT_FALLBACK);
@@ -690,11 +711,11 @@ void BuildTowers(const Scope& root) {
     Output x = ops::Placeholder(tower.WithOpName("x"), DT_FLOAT);
     Output mm = ops::MatMul(tower.WithOpName("MatMul"), x, w);
     Output y = ops::BiasAdd(tower.WithOpName("BiasAdd"), mm, b);
-    Output loss = ops::Sum(tower.WithOpName("loss"), y, {0, 1});
+    ops::Sum(tower.WithOpName("loss"), y, {0, 1});
     Scope grad_scope = tower.NewSubScope("gradients");
     Output dy = ops::OnesLike(grad_scope.ColocateWith(y), y);
-    grads.push_back(ops::MatMul(grad_scope.ColocateWith(mm).WithOpName("dw"),
-                                x, dy, ops::MatMulAttrs().TransposeA(true)));
+    grads.push_back(ops::MatMul(grad_scope.ColocateWith(mm).WithOpName("dw"), x,
+                                dy, ops::MatMulAttrs().TransposeA(true)));
   }
   Output avg = ops::AddN(cpu.WithOpName("avg"), grads);
   ops::AssignSub(cpu.WithOpName("apply_w"), w, avg);
