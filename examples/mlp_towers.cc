@@ -105,8 +105,12 @@ std::pair<dflow::Tensor, dflow::Tensor> FixedInput(int rows) {
 // Runs the initializer and then the losses in this process.
 int RunInProcess(const dflow::GraphDef& def, const std::string& out, int rows,
                  const std::vector<std::string>& fetches) {
+  // As the seeds do (ConfigProto(allow_soft_placement=True)): towers asking
+  // for GPUs this machine lacks run on the devices it has.
+  dflow::SessionOptions options;
+  options.allow_soft_placement = true;
   absl::StatusOr<std::unique_ptr<dflow::Session>> session =
-      dflow::Session::Create(def);
+      dflow::Session::Create(def, options);
   if (!session.ok()) {
     std::cerr << session.status() << "\n";
     return 1;

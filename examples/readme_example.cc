@@ -34,7 +34,10 @@ int main() {
     return 1;
   }
 
-  absl::StatusOr<std::unique_ptr<Session>> session = Session::Create(def);
+  SessionOptions options;
+  options.allow_soft_placement = true;  // no GPU here: /gpu:0 falls back
+  absl::StatusOr<std::unique_ptr<Session>> session =
+      Session::Create(def, options);
   std::vector<Tensor> out;
   if (session.ok()) s = (*session)->Run({}, {}, {"init"}, nullptr);
   if (session.ok() && s.ok()) {

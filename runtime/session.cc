@@ -1,5 +1,6 @@
 #include "runtime/session.h"
 
+#include <iostream>
 #include <mutex>
 #include <shared_mutex>
 #include <utility>
@@ -10,11 +11,14 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "compiler/placement_log.h"
+#include "compiler/placer.h"
 #include "graph/attr_value_util.h"
 #include "graph/graph_def_import.h"
 #include "graph/node_def_util.h"
 #include "runtime/call_frame.h"
 #include "runtime/executor.h"
+#include "runtime/placement_bridge.h"
 
 namespace dflow {
 
@@ -23,6 +27,7 @@ namespace {
 // A compiled run signature.
 struct Plan {
   std::unique_ptr<Executor> executor;
+  PlacementRecord placement;
   std::vector<std::string> feed_names;
   std::vector<DataType> feed_types;
   std::vector<TensorShape> feed_shapes;  // what the graph declares
@@ -91,6 +96,8 @@ struct Session::Impl {
 
   absl::StatusOr<std::shared_ptr<OpKernel>> KernelFor(const Node& node,
                                                       Device* device);
+  // Assigns every node of a plan's graph a device (and logs it when asked).
+  absl::StatusOr<PlacementRecord> Place(Graph* graph);
   absl::StatusOr<std::shared_ptr<const Plan>> GetPlan(
       const FeedList& feeds, const std::vector<std::string>& fetches,
       const std::vector<std::string>& targets);
@@ -187,6 +194,8 @@ absl::StatusOr<std::shared_ptr<const Plan>> Session::Impl::Compile(
       NodeDef* arg = def.add_node();
       arg->set_name(arg_name(static_cast<int>(i)));
       arg->set_op(kArgOp);
+      // Feeds and fetches are host tensors: their ends sit on the CPU.
+      arg->set_device(devices->cpu()->name());
       (*arg->mutable_attr())["T"] = MakeAttr(plan->feed_types[i]);
       (*arg->mutable_attr())["index"] = MakeAttr(static_cast<int64_t>(i));
     }
@@ -218,6 +227,7 @@ absl::StatusOr<std::shared_ptr<const Plan>> Session::Impl::Compile(
       NodeDef* ret = def.add_node();
       ret->set_name(absl::StrCat("_retval_", i));
       ret->set_op(kRetvalOp);
+      ret->set_device(devices->cpu()->name());
       const int f = feed_of(id.node, id.index);
       ret->add_input(f >= 0 ? arg_name(f) : OutputName(id.node, id.index));
       (*ret->mutable_attr())["T"] =
@@ -229,13 +239,35 @@ absl::StatusOr<std::shared_ptr<const Plan>> Session::Impl::Compile(
   ImportOptions options;
   options.infer_shapes = false;  // shapes were checked when the graph was built
   if (absl::Status s = ImportGraphDef(def, options, &pruned); !s.ok()) return s;
+  absl::StatusOr<PlacementRecord> placement = Place(&pruned);
+  if (!placement.ok()) return placement.status();
+  plan->placement = *std::move(placement);
+  // Every device of a session shares host memory today (CPUs and the GPU
+  // stand-ins), so one executor runs all of them; real GPUs come with
+  // partitioning: one executor per device, transfers between them.
   absl::StatusOr<std::unique_ptr<Executor>> executor = Executor::Create(
-      pruned, devices->cpu(), [this](const Node& node, Device* device) {
+      pruned,
+      [this](const Node& node) { return devices->Find(node.assigned_device()); },
+      [this](const Node& node, Device* device) {
         return KernelFor(node, device);
       });
   if (!executor.ok()) return executor.status();
   plan->executor = *std::move(executor);
   return std::shared_ptr<const Plan>(std::move(plan));
+}
+
+absl::StatusOr<PlacementRecord> Session::Impl::Place(Graph* graph) {
+  absl::StatusOr<std::vector<PlacementDevice>> placement_devices =
+      PlacementDevicesOf(*devices);
+  if (!placement_devices.ok()) return placement_devices.status();
+  PlacerOptions placer_options;
+  placer_options.allow_soft_placement = options.allow_soft_placement;
+  absl::StatusOr<PlacementRecord> record = PlaceGraph(
+      graph, *placement_devices, RegistryKernelQuery(), placer_options);
+  if (record.ok() && options.log_device_placement) {
+    std::cerr << FormatPlacementLog(*record) << std::flush;
+  }
+  return record;
 }
 
 absl::StatusOr<std::shared_ptr<OpKernel>> Session::Impl::KernelFor(
@@ -308,6 +340,9 @@ absl::StatusOr<std::unique_ptr<Session>> Session::Create(
       CreateSessionDevices(options);
   if (!devices.ok()) return devices.status();
   impl->devices = *std::move(devices);
+  if (options.log_device_placement) {
+    std::cerr << DeviceMappingString(*impl->devices) << std::flush;
+  }
   {
     std::unique_lock<std::shared_mutex> lock(impl->graph_mu);
     if (absl::Status s = ImportGraphDef(def, ImportOptions(), &impl->graph);

@@ -50,6 +50,14 @@ struct SessionOptions {
   // GPUs are tested on machines without one. They take the place of any
   // real GPUs.
   int fake_gpus = 0;
+  // TensorFlow's allow_soft_placement: a node asking for a device this
+  // session lacks (or a type with no kernel for its op) runs on the best
+  // device left instead of failing; the placement log says why.
+  bool allow_soft_placement = false;
+  // Prints the device mapping when the session is created, then, once per
+  // compiled run signature, one line per node with its device and a summary
+  // with every soft-placement fallback (to stderr).
+  bool log_device_placement = false;
 };
 
 // The devices a session with `options` computes on: the CPUs of

@@ -3,8 +3,9 @@
 # /gpu:0../gpu:3 with shared variables on /cpu:0 through the C++ API, saves
 # it as .pb and .pbtxt, inspects both files with the dflow CLI, runs it in
 # process, then reloads the .pb with `dflow run` in a new process, which
-# must print the same losses. (Until placement lands, every node runs on
-# the CPU.)
+# must print the same losses. The towers ask for GPUs: with soft placement
+# they fall back to the CPU here (the placement log says so); with
+# `--devices CPU:1,GPU:4` each tower runs on its own GPU stand-in.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,6 +21,7 @@ echo
 bazel-bin/tools/dflow inspect --graph "$out/mlp_towers.pbtxt" --brief
 echo
 bazel-bin/tools/dflow run --graph "$out/mlp_towers.pb" --init init \
+  --devices CPU:1,GPU:4 --soft_placement --log_device_placement \
   --feed input/x="$out/mlp_towers_x.npy" \
   --feed input/labels="$out/mlp_towers_labels.npy" \
   --fetch average_loss --fetch tower_0/loss

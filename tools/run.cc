@@ -27,8 +27,10 @@ constexpr char kUsage[] =
     "Usage: dflow run --graph FILE [--feed NAME=FILE.npy ...] "
     "--fetch NAME[:i] ...\n"
     "                 [--target NAME ...] [--init NAME ...] [--out DIR] "
-    "[--threads N] [--stats]\n\n"
-    "Runs the graph once on the CPU and prints every fetched tensor: dtype,\n"
+    "[--threads N] [--stats]\n"
+    "                 [--devices CPU:N,GPU:M] [--soft_placement] "
+    "[--log_device_placement]\n\n"
+    "Runs the graph once and prints every fetched tensor: dtype,\n"
     "shape, the first values and, for floats, min/max/mean. Feeds are NumPy\n"
     ".npy files (np.save(path, a.astype(np.float32)) for a float "
     "placeholder).\n"
@@ -145,6 +147,19 @@ int RunRun(const std::vector<std::string>& args, std::ostream& out,
         "(e.g. the variables initializer); repeatable"},
        {"out", "directory for DIR/<fetch>.npy files; created if missing"},
        {"threads", "worker threads (0: one per core)", false, "0"},
+       {"devices",
+        "the session's devices, e.g. CPU:2,GPU:4 (CPUs are logical devices "
+        "sharing the cores; GPUs are host-memory stand-ins until dflow has "
+        "a GPU backend)",
+        false, "CPU:1"},
+       {"soft_placement",
+        "a node asking for a missing device (e.g. /gpu:3 on a CPU-only "
+        "machine) runs on the best device left instead of failing",
+        true},
+       {"log_device_placement",
+        "print the device mapping, each node's device and a placement "
+        "summary (to stderr)",
+        true},
        {"stats", "per-node step stats (top 10 by time) and peak memory",
         true}});
   if (absl::Status s = cli.Parse(args); !s.ok()) {
@@ -173,6 +188,16 @@ int RunRun(const std::vector<std::string>& args, std::ostream& out,
         << cli.Get("threads") << "'\n";
     return 2;
   }
+  absl::StatusOr<DeviceSet::Options> devices =
+      DeviceSet::Options::Parse(cli.Get("devices"));
+  if (!devices.ok()) {
+    err << "dflow run: --devices: " << devices.status().message() << "\n";
+    return 2;
+  }
+  session_options.device_count["CPU"] = devices->num_cpus;
+  session_options.fake_gpus = devices->num_fake_gpus;
+  session_options.allow_soft_placement = cli.GetBool("soft_placement");
+  session_options.log_device_placement = cli.GetBool("log_device_placement");
   std::vector<Feed> feeds;
   for (const std::string& flag : cli.GetAll("feed")) {
     absl::StatusOr<Feed> feed = ParseFeedFlag(flag);
