@@ -5,6 +5,7 @@
 
 #include "tools/convert.h"
 #include "tools/inspect.h"
+#include "tools/place.h"
 #include "tools/run.h"
 
 namespace {
@@ -18,7 +19,9 @@ constexpr char kUsage[] =
     "  inspect   summarize and validate a GraphDef (.pb or .pbtxt)\n"
     "  convert   rewrite a GraphDef as binary or text\n"
     "  run       run a graph once: feeds from .npy files, fetches printed\n"
-    "            and saved as .npy\n";
+    "            and saved as .npy\n"
+    "  place     show where each node would go on a (simulated) device set,\n"
+    "            and why (e.g. --devices CPU:1,GPU:4 --soft_placement)\n";
 
 }  // namespace
 
@@ -34,6 +37,7 @@ int main(int argc, char** argv) {
   if (verb == "inspect") return dflow::RunInspect(args, std::cout, std::cerr);
   if (verb == "convert") return dflow::RunConvert(args, std::cout, std::cerr);
   if (verb == "run") return dflow::RunRun(args, std::cout, std::cerr);
+  if (verb == "place") return dflow::RunPlace(args, std::cout, std::cerr);
   std::cerr << "dflow: unknown verb '" << verb << "'\n\n" << kUsage;
   return 2;
 }
