@@ -113,6 +113,8 @@ class Executor::StatePool {
     return state;
   }
 
+  int num_inputs() const { return num_inputs_; }
+
   // Every input slot of `state` must be empty (holding no tensor).
   void Release(std::unique_ptr<StepState> state) {
     std::lock_guard<std::mutex> lock(mu_);
@@ -158,7 +160,8 @@ int CurrentThreadId() {
 class Executor::Step : public std::enable_shared_from_this<Step> {
  public:
   Step(const Executor* exec, const Args& args)
-      : exec_(exec),
+      : keep_alive_(exec->weak_from_this().lock()),
+        exec_(exec),
         args_(args),
         pool_(exec->state_pool_),
         state_(pool_->Acquire()),
@@ -178,7 +181,7 @@ class Executor::Step : public std::enable_shared_from_this<Step> {
     // A finished step's consumers emptied every slot; an aborted one may
     // have left values behind.
     if (aborted_.load(std::memory_order_acquire)) {
-      for (int i = 0; i < exec_->total_inputs_; ++i) inputs_[i] = TensorValue();
+      for (int i = 0; i < pool_->num_inputs(); ++i) inputs_[i] = TensorValue();
     }
     pool_->Release(std::move(state_));
   }
@@ -430,6 +433,7 @@ class Executor::Step : public std::enable_shared_from_this<Step> {
     }
   }
 
+  const std::shared_ptr<const Executor> keep_alive_;  // null if not shared
   const Executor* exec_;
   const Args args_;
   const std::shared_ptr<StatePool> pool_;

@@ -32,7 +32,11 @@
 
 namespace dflow {
 
-class Executor {
+// Owned through a std::shared_ptr (a unique_ptr from Create converts), a
+// step that outlives Run (it timed out, its kernels still finishing) keeps
+// the executor alive until its last kernel returns; otherwise the caller
+// must keep the executor alive that long.
+class Executor : public std::enable_shared_from_this<Executor> {
  public:
   // Supplies the kernel of a node: lets a session share one kernel per
   // stateful node among all its plans (a seeded random op continues its
@@ -64,6 +68,10 @@ class Executor {
     int64_t step_id = 0;
     VariableStore* variables = nullptr;
     CallFrame* call_frame = nullptr;
+    // Held by the step until its last kernel returns, for whatever the
+    // pointers above point into: a step that timed out may still be
+    // running kernels after Run returned and its caller moved on.
+    std::shared_ptr<const void> keep_alive;
     // Optional: cancellation, deadline, step stats.
     const CancellationFlag* cancellation = nullptr;
     absl::Time deadline = absl::InfiniteFuture();

@@ -26,7 +26,7 @@ namespace {
 
 // A compiled run signature.
 struct Plan {
-  std::unique_ptr<Executor> executor;
+  std::shared_ptr<Executor> executor;  // shared: see Executor
   PlacementRecord placement;
   std::vector<std::string> feed_names;
   std::vector<DataType> feed_types;
@@ -82,7 +82,8 @@ std::string OutputName(const std::string& node, int index) {
 struct Session::Impl {
   SessionOptions options;
   std::unique_ptr<DeviceSet> devices;
-  VariableStore variables;
+  // Shared with running steps (see Executor::Args::keep_alive).
+  std::shared_ptr<VariableStore> variables = std::make_shared<VariableStore>();
   // std mutexes, not absl's: see runtime/variables.h.
   mutable std::shared_mutex graph_mu;
   Graph graph;  // graph_mu
@@ -405,11 +406,17 @@ absl::Status Session::Run(const RunOptions& options, const FeedList& feeds,
     }
     args.push_back(t);
   }
-  CallFrame frame(std::move(args), static_cast<int>(fetches.size()));
+  // The frame and the variables outlive this call if the step times out
+  // while kernels still run.
+  auto frame =
+      std::make_shared<CallFrame>(std::move(args), static_cast<int>(fetches.size()));
   Executor::Args exec_args;
   exec_args.step_id = impl_->next_step.fetch_add(1);
-  exec_args.variables = &impl_->variables;
-  exec_args.call_frame = &frame;
+  exec_args.variables = impl_->variables.get();
+  exec_args.call_frame = frame.get();
+  exec_args.keep_alive = std::make_shared<
+      std::pair<std::shared_ptr<CallFrame>, std::shared_ptr<VariableStore>>>(
+      frame, impl_->variables);
   exec_args.cancellation = options.cancellation;
   if (options.timeout_ms > 0) {
     exec_args.deadline = absl::Now() + absl::Milliseconds(options.timeout_ms);
@@ -430,14 +437,14 @@ absl::Status Session::Run(const RunOptions& options, const FeedList& feeds,
     }
   }
   std::vector<Tensor> results;
-  if (absl::Status s = frame.TakeRetvals(&results); !s.ok()) return s;
+  if (absl::Status s = frame->TakeRetvals(&results); !s.ok()) return s;
   if (outputs != nullptr) *outputs = std::move(results);
   return absl::OkStatus();
 }
 
 const DeviceSet& Session::devices() const { return *impl_->devices; }
 
-VariableStore* Session::variables() { return &impl_->variables; }
+VariableStore* Session::variables() { return impl_->variables.get(); }
 
 int Session::num_cached_plans() const {
   std::lock_guard<std::mutex> lock(impl_->cache_mu);

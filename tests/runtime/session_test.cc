@@ -189,6 +189,27 @@ TEST(SessionTest, TimeoutEndsAHangingStep) {
   EXPECT_LT(absl::Now() - start, absl::Seconds(5));
 }
 
+TEST(SessionTest, SessionMayBeDestroyedWhileATimedOutStepFinishes) {
+  Scope root = Scope::NewRootScope();
+  Output x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT);
+  Output y = x;
+  for (int i = 0; i < 4; ++i) {
+    y = OpBuilder(root, "TestSleep").Input(y).Attr("ms", int64_t{30}).Finalize();
+  }
+  auto session = MakeSession(ToDef(root));
+  RunOptions options;
+  options.timeout_ms = 10;
+  std::vector<Tensor> out;
+  absl::Status s =
+      session->Run(options, {{"x", Tensor::FromVector<float>({1})}},
+                   {y.name()}, {}, &out, nullptr);
+  EXPECT_EQ(s.code(), absl::StatusCode::kDeadlineExceeded) << s;
+  // The first sleep is still running: the step keeps its executor, frame
+  // and variables alive until it returns (ASan checks this).
+  session.reset();
+  absl::SleepFor(absl::Milliseconds(80));
+}
+
 TEST(SessionTest, CallerCanCancelAStep) {
   Scope root = Scope::NewRootScope();
   Output x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT);
