@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "tools/convert.h"
+#include "tools/dot.h"
 #include "tools/inspect.h"
 #include "tools/place.h"
 #include "tools/run.h"
@@ -21,7 +22,9 @@ constexpr char kUsage[] =
     "  run       run a graph once: feeds from .npy files, fetches printed\n"
     "            and saved as .npy\n"
     "  place     show where each node would go on a (simulated) device set,\n"
-    "            and why (e.g. --devices CPU:1,GPU:4 --soft_placement)\n";
+    "            and why (e.g. --devices CPU:1,GPU:4 --soft_placement)\n"
+    "  dot       draw the graph with Graphviz (.svg or .dot): name scopes as\n"
+    "            clusters, nodes colored by device (--placed: as placed)\n";
 
 }  // namespace
 
@@ -38,6 +41,7 @@ int main(int argc, char** argv) {
   if (verb == "convert") return dflow::RunConvert(args, std::cout, std::cerr);
   if (verb == "run") return dflow::RunRun(args, std::cout, std::cerr);
   if (verb == "place") return dflow::RunPlace(args, std::cout, std::cerr);
+  if (verb == "dot") return dflow::RunDot(args, std::cout, std::cerr);
   std::cerr << "dflow: unknown verb '" << verb << "'\n\n" << kUsage;
   return 2;
 }

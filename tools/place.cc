@@ -6,14 +6,11 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
-#include "compiler/placement_device.h"
 #include "compiler/placement_log.h"
-#include "compiler/placer.h"
 #include "graph/graph.h"
 #include "graph/graph_def_file.h"
-#include "graph/graph_def_import.h"
-#include "runtime/placement_bridge.h"
 #include "tools/cli_args.h"
+#include "tools/placement_flags.h"
 
 namespace dflow {
 namespace {
@@ -51,28 +48,15 @@ absl::Status WriteTextFile(const std::string& path, const std::string& text) {
 
 int RunPlace(const std::vector<std::string>& args, std::ostream& out,
              std::ostream& err) {
-  CliArgs cli(
-      "place",
-      {{"graph",
-        "GraphDef file, binary (.pb) or text (.pbtxt); the format is read "
-        "from the content"},
-       {"devices",
-        "the device set to place on, e.g. CPU:1,GPU:4 (simulated: the "
-        "devices need not exist; default: this machine's devices, CPU:1, as "
-        "dflow has no GPU backend yet)",
-        false, "CPU:1"},
-       {"soft_placement",
-        "a node asking for a missing device (e.g. /gpu:3 with two GPUs) or "
-        "a type with no kernel for its op goes to the best device left "
-        "instead of failing (TensorFlow's allow_soft_placement)",
-        true},
-       {"strict",
-        "fail on any soft-placement fallback or request overruled by "
-        "colocation, even with --soft_placement",
-        true},
-       {"json",
-        "also write the placement record (every node's request, device, "
-        "kind and reason) as JSON to this file"}});
+  std::vector<FlagSpec> flags = {
+      {"graph",
+       "GraphDef file, binary (.pb) or text (.pbtxt); the format is read "
+       "from the content"}};
+  for (FlagSpec& f : PlacementFlagSpecs()) flags.push_back(std::move(f));
+  flags.push_back({"json",
+                   "also write the placement record (every node's request, "
+                   "device, kind and reason) as JSON to this file"});
+  CliArgs cli("place", std::move(flags));
   if (absl::Status s = cli.Parse(args); !s.ok()) {
     err << s.message() << "\n";
     return 2;
@@ -89,15 +73,9 @@ int RunPlace(const std::vector<std::string>& args, std::ostream& out,
     err << "dflow place: --json needs a file name (see dflow place --help)\n";
     return 2;
   }
-  absl::StatusOr<std::vector<PlacementDevice>> devices =
-      ParseSimulatedDevices(cli.Get("devices"));
-  if (!devices.ok()) {
-    err << "dflow place: --devices: " << devices.status().message() << "\n";
-    return 2;
-  }
-  if (devices->empty()) {
-    err << "dflow place: --devices '" << cli.Get("devices")
-        << "' has no devices (e.g. --devices CPU:1,GPU:4)\n";
+  absl::StatusOr<PlacementFlags> placement = ParsePlacementFlags(cli, "place");
+  if (!placement.ok()) {
+    err << placement.status().message() << "\n";
     return 2;
   }
 
@@ -107,16 +85,8 @@ int RunPlace(const std::vector<std::string>& args, std::ostream& out,
     return 1;
   }
   Graph graph;
-  if (absl::Status s = ImportGraphDef(*def, ImportOptions(), &graph); !s.ok()) {
-    err << "error: " << s.message() << "\n";
-    return 1;
-  }
-  PlacerOptions options;
-  options.allow_soft_placement = cli.GetBool("soft_placement");
-  options.strict = cli.GetBool("strict");
-  RegistryKernelQuery kernels;
   absl::StatusOr<PlacementRecord> record =
-      PlaceGraph(&graph, *devices, kernels, options);
+      ImportAndPlace(*def, *placement, &graph);
   if (!record.ok()) {
     err << "error: " << record.status().message() << "\n";
     return 1;

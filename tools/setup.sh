@@ -15,6 +15,7 @@ PACKAGES=(
   libbenchmark-dev      # Google Benchmark
   zlib1g-dev            # gzip readers (datasets)
   python3               # tools/test.sh reads Bazel's test.xml files
+  graphviz              # `dflow dot --out FILE.svg` runs its `dot` (and the test)
 )
 
 missing=()
