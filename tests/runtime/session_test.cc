@@ -2,6 +2,7 @@
 // test_kernels.cc), so these tests do not depend on kernels/.
 #include "runtime/session.h"
 
+#include <cstdlib>
 #include <map>
 #include <thread>
 
@@ -321,6 +322,11 @@ std::map<std::string, int> ThreadOfEachNode(Session* session) {
 
 TEST(SessionTest, MeasuredCheapNodesRunInlineAndSlowOnesInParallel) {
   if (ThreadPool::Shared()->num_threads() < 2) GTEST_SKIP() << "one core";
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+  // The cost model compares measured times with a hand-off's cost; under a
+  // sanitizer a 1-element add takes longer than that.
+  GTEST_SKIP() << "timing-based: not meaningful under a sanitizer";
+#endif
   Scope root = Scope::NewRootScope();
   Output x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT);
   // TestAddOne declares itself expensive, but takes nanoseconds; TestSleep
@@ -337,8 +343,13 @@ TEST(SessionTest, MeasuredCheapNodesRunInlineAndSlowOnesInParallel) {
   for (int step = 0; step < 10; ++step) ThreadOfEachNode(session.get());
   std::map<std::string, int> thread = ThreadOfEachNode(session.get());
   // After the sampled steps the cheap pair share the thread that made them
-  // ready, while the sleeps were split across threads.
-  EXPECT_EQ(thread["a1"], thread["a2"]);
+  // ready, while the sleeps were split across threads. Under a sanitizer
+  // (DFLOW_SANITIZER, set by .bazelrc's tsan and asan configs) TestAddOne's
+  // allocation and loop are instrumented and take longer than the executor's
+  // inline threshold, so there the pair may rightly be measured expensive.
+  if (std::getenv("DFLOW_SANITIZER") == nullptr) {
+    EXPECT_EQ(thread["a1"], thread["a2"]);
+  }
   EXPECT_NE(thread["s1"], thread["s2"]);
 }
 
