@@ -763,6 +763,45 @@ TEST(OpBuilderTest, ExplicitAttrConflictingWithInputsIsAnError) {
   EXPECT_THAT(Msg(root.status()), HasSubstr("expects double"));
 }
 
+// A node that fails attr validation (graph/node_def_util.cc, CheckAllowed)
+// leaves its error in the root's shared state and nothing else behind. Under
+// `bazel test --config=asan` (tools/test_asan.sh) LeakSanitizer checks that
+// the error and the graph are freed with the last scope, including a scope
+// that outlives the root and one kept by ActiveScope on another thread.
+TEST(OpBuilderTest, AttrOutsideItsAllowedTypesIsAnError) {
+  std::unique_ptr<Scope> survivor;
+  {
+    Scope root = Scope::NewRootScope();
+    Scope sub = root.NewSubScope("tower_0");
+    Output b = Const(sub, Tensor::Scalar<bool>(true));
+    ASSERT_TRUE(b.valid()) << root.status();
+    Output y = Add(sub.WithOpName("y"), b, b);  // T: {float, double, int32}
+    EXPECT_FALSE(y.valid());
+    EXPECT_EQ(root.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(Msg(root.status()),
+                HasSubstr("node 'tower_0/y' (TestAdd): attr 'T' is bool, "
+                          "expected one of"));
+    EXPECT_EQ(root.graph()->FindNode("tower_0/y"), nullptr);
+    EXPECT_EQ(root.graph()->num_nodes(), 1);
+    // Later failures keep the first error; later builds are no-ops.
+    const absl::Status first = root.status();
+    EXPECT_FALSE(Add(sub, b, b).valid());
+    root.UpdateStatus(absl::InternalError("later"));
+    EXPECT_EQ(sub.status(), first);
+    std::thread([&] {
+      ActiveScope active(sub);
+      EXPECT_FALSE(Add(*ActiveScope::Current(), b, b).valid());
+    }).join();
+    survivor = std::make_unique<Scope>(sub.NewSubScope("later"));
+  }
+  // The shared state lives as long as any scope derived from the root.
+  EXPECT_EQ(survivor->status().code(), absl::StatusCode::kInvalidArgument);
+  GraphDef def;
+  EXPECT_EQ(survivor->ToGraphDef(&def).code(),
+            absl::StatusCode::kInvalidArgument);
+  survivor.reset();
+}
+
 TEST(OpBuilderTest, ImplicitConstantsBecomeConstNodes) {
   Scope root = Scope::NewRootScope();
   Scope sub = root.NewSubScope("layer").WithDevice("/cpu:0");
