@@ -343,11 +343,15 @@ class Executor::Step : public std::enable_shared_from_this<Step> {
     params.call_frame = args_.call_frame;
     const int64_t start_us = stats_.empty() ? 0 : ElapsedMicros();
     if (AsyncOpKernel* async = item.kernel->AsAsync()) {
-      auto* ctx = new OpKernelContext(params);
-      async->ComputeAsync(ctx, [self = shared_from_this(), id, ctx, start_us] {
+      // The callback owns the context, so a kernel that drops `done`
+      // without calling it (a step that hangs until its timeout) frees it.
+      auto ctx = std::make_shared<OpKernelContext>(params);
+      OpKernelContext* raw = ctx.get();
+      async->ComputeAsync(raw, [self = shared_from_this(), id, ctx,
+                                start_us]() mutable {
         ReadyList ready;
-        self->Finish(id, ctx, start_us, &ready);
-        delete ctx;
+        self->Finish(id, ctx.get(), start_us, &ready);
+        ctx.reset();  // free the kernel's outputs before the successors run
         ReadyList queue;
         self->Dispatch(ready, &queue);
         self->NodeDone();
