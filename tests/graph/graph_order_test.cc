@@ -213,6 +213,5 @@ TEST_F(GraphTest, BreakingTheCycleRestoresTheOrder) {
   EXPECT_THAT(TopoNames(), ElementsAre("a", "b"));
 }
 
-
 }  // namespace
 }  // namespace dflow

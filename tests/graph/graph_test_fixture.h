@@ -17,7 +17,9 @@
 
 namespace dflow {
 
-inline std::string Msg(const absl::Status& s) { return std::string(s.message()); }
+inline std::string Msg(const absl::Status& s) {
+  return std::string(s.message());
+}
 
 class GraphTest : public ::testing::Test {
  protected:
