@@ -89,4 +89,23 @@ std::string CliArgs::FlagHelp() const {
   return out;
 }
 
+std::optional<int> CliArgs::ParseVerb(const std::vector<std::string>& args,
+                                      absl::string_view usage,
+                                      std::ostream& out, std::ostream& err) {
+  if (absl::Status s = Parse(args); !s.ok()) {
+    err << s.message() << "\n";
+    return 2;
+  }
+  if (help_requested()) {
+    out << usage << FlagHelp();
+    return 0;
+  }
+  if (!Has("graph")) {
+    err << "dflow " << verb_ << ": --graph FILE is required (see dflow "
+        << verb_ << " --help)\n";
+    return 2;
+  }
+  return std::nullopt;
+}
+
 }  // namespace dflow

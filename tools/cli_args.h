@@ -9,6 +9,8 @@
 #define DFLOW_TOOLS_CLI_ARGS_H_
 
 #include <map>
+#include <optional>
+#include <ostream>
 #include <string>
 #include <utility>
 #include <vector>
@@ -41,6 +43,14 @@ class CliArgs {
 
   // Parses args (after the verb). `--help`/`-h` sets help_requested().
   absl::Status Parse(const std::vector<std::string>& args);
+
+  // How every verb starts: Parse, then on a usage error print it to `err`
+  // and return 2; on --help print `usage` and FlagHelp() to `out` and
+  // return 0; when --graph is missing say so ("dflow VERB: --graph FILE is
+  // required") and return 2. nullopt: go on with the verb.
+  std::optional<int> ParseVerb(const std::vector<std::string>& args,
+                               absl::string_view usage, std::ostream& out,
+                               std::ostream& err);
 
   bool help_requested() const { return help_; }
   bool Has(absl::string_view name) const;

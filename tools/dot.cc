@@ -513,17 +513,8 @@ int RunDot(const std::vector<std::string>& args, std::ostream& out,
                    "the picture: FILE.svg (drawn by Graphviz's dot) or "
                    "FILE.dot (the DOT text)"});
   CliArgs cli("dot", std::move(flags));
-  if (absl::Status s = cli.Parse(args); !s.ok()) {
-    err << s.message() << "\n";
-    return 2;
-  }
-  if (cli.help_requested()) {
-    out << kUsage << cli.FlagHelp();
-    return 0;
-  }
-  if (!cli.Has("graph")) {
-    err << "dflow dot: --graph FILE is required (see dflow dot --help)\n";
-    return 2;
+  if (std::optional<int> done = cli.ParseVerb(args, kUsage, out, err)) {
+    return *done;
   }
   const std::string out_path = cli.Get("out");
   if (out_path.empty()) {

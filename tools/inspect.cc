@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -152,21 +153,13 @@ int RunInspect(const std::vector<std::string>& args, std::ostream& out,
                 "format is read from the content"},
                {"brief", "only the summary and the validation result", true},
                {"max_errors", "validation errors to print", false, "100"}});
-  if (absl::Status s = cli.Parse(args); !s.ok()) {
-    err << s.message() << "\n";
-    return 2;
-  }
-  if (cli.help_requested()) {
-    out << "Usage: dflow inspect --graph FILE [--brief]\n\n"
-           "Summarizes a GraphDef and validates every node against dflow's "
-           "ops.\nExit code 0 if valid, 1 if not.\n\n"
-        << cli.FlagHelp();
-    return 0;
-  }
-  if (!cli.Has("graph")) {
-    err << "dflow inspect: --graph FILE is required (see dflow inspect "
-           "--help)\n";
-    return 2;
+  if (std::optional<int> done = cli.ParseVerb(
+          args,
+          "Usage: dflow inspect --graph FILE [--brief]\n\n"
+          "Summarizes a GraphDef and validates every node against dflow's "
+          "ops.\nExit code 0 if valid, 1 if not.\n\n",
+          out, err)) {
+    return *done;
   }
   InspectOptions options;
   options.brief = cli.GetBool("brief");

@@ -1,6 +1,7 @@
 #include "tools/place.h"
 
 #include <fstream>
+#include <optional>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -57,17 +58,8 @@ int RunPlace(const std::vector<std::string>& args, std::ostream& out,
                    "also write the placement record (every node's request, "
                    "device, kind and reason) as JSON to this file"});
   CliArgs cli("place", std::move(flags));
-  if (absl::Status s = cli.Parse(args); !s.ok()) {
-    err << s.message() << "\n";
-    return 2;
-  }
-  if (cli.help_requested()) {
-    out << kUsage << cli.FlagHelp();
-    return 0;
-  }
-  if (!cli.Has("graph")) {
-    err << "dflow place: --graph FILE is required (see dflow place --help)\n";
-    return 2;
+  if (std::optional<int> done = cli.ParseVerb(args, kUsage, out, err)) {
+    return *done;
   }
   if (cli.Has("json") && cli.Get("json").empty()) {
     err << "dflow place: --json needs a file name (see dflow place --help)\n";

@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <system_error>
 #include <utility>
 
@@ -162,17 +163,8 @@ int RunRun(const std::vector<std::string>& args, std::ostream& out,
         true},
        {"stats", "per-node step stats (top 10 by time) and peak memory",
         true}});
-  if (absl::Status s = cli.Parse(args); !s.ok()) {
-    err << s.message() << "\n";
-    return 2;
-  }
-  if (cli.help_requested()) {
-    out << kUsage << cli.FlagHelp();
-    return 0;
-  }
-  if (!cli.Has("graph")) {
-    err << "dflow run: --graph FILE is required (see dflow run --help)\n";
-    return 2;
+  if (std::optional<int> done = cli.ParseVerb(args, kUsage, out, err)) {
+    return *done;
   }
   const std::vector<std::string> fetches = cli.GetAll("fetch");
   const std::vector<std::string> targets = cli.GetAll("target");
