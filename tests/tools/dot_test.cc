@@ -20,64 +20,25 @@
 #include "graph/ops/ops.h"
 #include "graph/scope.h"
 #include "gtest/gtest.h"
+#include "tests/tools/tool_test_util.h"
 
 namespace dflow {
 namespace {
 
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-std::string TempPath(const std::string& name) {
-  const char* dir = std::getenv("TEST_TMPDIR");
-  return std::string(dir ? dir : "/tmp") + "/" + name;
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// w, b and x_i on /cpu:0; tower_i on /gpu:i computes
-// loss = Identity(Relu(BiasAdd(MatMul(x_i, w), b))); "init" runs the
-// assignment, and "done" waits on it through a control edge.
-std::string WriteTowerGraph() {
-  Scope root = Scope::NewRootScope();
-  Scope cpu = root.WithDevice("/cpu:0");
-  Output w = ops::Variable(cpu.WithOpName("w"), TensorShape({3, 2}), DT_FLOAT);
-  Output b = ops::Variable(cpu.WithOpName("b"), TensorShape({2}), DT_FLOAT);
-  Output assign =
-      ops::Assign(cpu.WithOpName("init"), w, ops::Fill(cpu, {3, 2}, 0.5f));
-  ops::NoOp(cpu.WithOpName("done").WithControlDependencies(assign));
-  for (int i = 0; i < 2; ++i) {
-    Scope tower = root.NewSubScope(absl::StrCat("tower_", i))
-                      .WithDevice(absl::StrCat("/gpu:", i));
-    Output x = ops::Placeholder(cpu.WithOpName(absl::StrCat("x_", i)), DT_FLOAT,
-                                ops::PlaceholderAttrs().Shape({-1, 3}));
-    Output y =
-        ops::Relu(tower, ops::BiasAdd(tower, ops::MatMul(tower, x, w), b));
-    ops::Identity(tower.WithOpName("loss"), y);
-  }
-  GraphDef def;
-  absl::Status s = root.ToGraphDef(&def);
-  EXPECT_TRUE(s.ok()) << s;
-  const std::string path = TempPath("dot_towers.pbtxt");
-  s = WriteGraphDefFile(path, def, GraphDefFormat::kText);
-  EXPECT_TRUE(s.ok()) << s;
-  return path;
-}
-
-struct Result {
-  int rc;
-  std::string out;
-  std::string err;
-};
+using tool_testing::ReadFile;
+using tool_testing::Result;
+using tool_testing::TempPath;
 
 Result Dot(const std::vector<std::string>& args) {
-  std::ostringstream o, e;
-  int rc = RunDot(args, o, e);
-  return {rc, o.str(), e.str()};
+  return tool_testing::RunVerb(RunDot, args);
+}
+
+// Two towers, and a "done" NoOp waiting on "init" through a control edge.
+std::string WriteTowerGraph() {
+  return tool_testing::WriteTowerGraph(2, "dot_towers.pbtxt",
+                                       /*control_node=*/true);
 }
 
 // Writes the DOT text for `extra` flags and returns it.

@@ -17,6 +17,7 @@
 #include "graph/ops/ops.h"
 #include "graph/scope.h"
 #include "gtest/gtest.h"
+#include "tests/tools/tool_test_util.h"
 
 namespace dflow {
 namespace {
@@ -24,6 +25,9 @@ namespace {
 using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::Not;
+using tool_testing::ReadFile;
+using tool_testing::Result;
+using tool_testing::TempPath;
 
 constexpr char kCpu0[] = "/job:localhost/replica:0/task:0/device:CPU:0";
 
@@ -31,54 +35,12 @@ std::string Gpu(int i) {
   return absl::StrCat("/job:localhost/replica:0/task:0/device:GPU:", i);
 }
 
-std::string TempPath(const std::string& name) {
-  const char* dir = std::getenv("TEST_TMPDIR");
-  return std::string(dir ? dir : "/tmp") + "/" + name;
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// Inputs and the shared weights on /cpu:0; tower_i on /gpu:i computes
-// loss = Identity(Relu(MatMul(x_i, w))).
-std::string WriteTowerGraph() {
-  Scope root = Scope::NewRootScope();
-  Scope cpu = root.WithDevice("/cpu:0");
-  Output w = ops::Variable(cpu.WithOpName("w"), TensorShape({3, 2}), DT_FLOAT);
-  Output b = ops::Variable(cpu.WithOpName("b"), TensorShape({2}), DT_FLOAT);
-  ops::Assign(cpu.WithOpName("init"), w, ops::Fill(cpu, {3, 2}, 0.5f));
-  for (int i = 0; i < 4; ++i) {
-    Scope tower = root.NewSubScope(absl::StrCat("tower_", i))
-                      .WithDevice(absl::StrCat("/gpu:", i));
-    Output x = ops::Placeholder(cpu.WithOpName(absl::StrCat("x_", i)), DT_FLOAT,
-                                ops::PlaceholderAttrs().Shape({-1, 3}));
-    Output y =
-        ops::Relu(tower, ops::BiasAdd(tower, ops::MatMul(tower, x, w), b));
-    ops::Identity(tower.WithOpName("loss"), y);
-  }
-  GraphDef def;
-  absl::Status s = root.ToGraphDef(&def);
-  EXPECT_TRUE(s.ok()) << s;
-  const std::string path = TempPath("towers.pbtxt");
-  s = WriteGraphDefFile(path, def, GraphDefFormat::kText);
-  EXPECT_TRUE(s.ok()) << s;
-  return path;
-}
-
-struct Result {
-  int rc;
-  std::string out;
-  std::string err;
-};
-
 Result Place(const std::vector<std::string>& args) {
-  std::ostringstream o, e;
-  int rc = RunPlace(args, o, e);
-  return {rc, o.str(), e.str()};
+  return tool_testing::RunVerb(RunPlace, args);
+}
+
+std::string WriteTowerGraph() {
+  return tool_testing::WriteTowerGraph(4, "towers.pbtxt");
 }
 
 // "name: (Op): device" lines -> name -> device.

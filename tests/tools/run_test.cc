@@ -22,42 +22,26 @@
 #include "graph/tensor.h"
 #include "gtest/gtest.h"
 #include "proto/tensor.pb.h"
+#include "tests/tools/tool_test_util.h"
 
 namespace dflow {
 namespace {
 
 using ::testing::HasSubstr;
 using ::testing::Not;
+using tool_testing::ReadFile;
+using tool_testing::Result;
+using tool_testing::TempPath;
 
 constexpr char kMlp[] = "tests/testdata/tf/mlp.pbtxt";
-
-std::string TempPath(const std::string& name) {
-  const char* dir = std::getenv("TEST_TMPDIR");
-  return std::string(dir ? dir : "/tmp") + "/" + name;
-}
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
 
 void WriteFile(const std::string& path, const std::string& bytes) {
   std::ofstream out(path, std::ios::binary);
   out << bytes;
 }
 
-struct Result {
-  int rc;
-  std::string out;
-  std::string err;
-};
-
 Result RunVerb(const std::vector<std::string>& args) {
-  std::ostringstream out, err;
-  const int rc = RunRun(args, out, err);
-  return {rc, out.str(), err.str()};
+  return tool_testing::RunVerb(RunRun, args);
 }
 
 // tests/testdata/tf/mlp_input.pb (a TensorProto) as a .npy file.
