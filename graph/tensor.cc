@@ -140,7 +140,8 @@ size_t Tensor::TotalBytes() const {
 
 void Tensor::Clear() {
   dtype_ = DT_INVALID;
-  shape_ = TensorShape({0});
+  static const TensorShape* const kEmptyVector = new TensorShape({0});
+  shape_ = *kEmptyVector;
   num_elements_ = 0;
   buffer_.reset();
   offset_ = 0;

@@ -50,7 +50,6 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(
       item.kernel = *std::move(kernel);
     }
     item.label = NodeLabel(n->def());
-    item.expensive = item.kernel->IsExpensive();
     item.input_start = exec->total_inputs_;
     item.num_inputs = n->num_inputs();
     item.pending_init = static_cast<int>(n->in_edges().size());
@@ -83,7 +82,7 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(
   }
   exec->inline_.reset(new std::atomic<uint8_t>[exec->nodes_.size()]);
   for (size_t i = 0; i < exec->nodes_.size(); ++i) {
-    exec->inline_[i].store(exec->nodes_[i].expensive ? 0 : 1,
+    exec->inline_[i].store(exec->nodes_[i].kernel->IsExpensive() ? 0 : 1,
                            std::memory_order_relaxed);
   }
   exec->state_pool_ = std::make_shared<StatePool>(

@@ -94,9 +94,6 @@ class Executor : public std::enable_shared_from_this<Executor> {
     int pending_init = 0;
     int out_begin = 0;
     int out_end = 0;
-    // What the kernel declares (IsExpensive); the measured cost may still
-    // make the node inline (see inline_).
-    bool expensive = true;
     // Input slots fed by a reference output but read as values: the
     // variable is read (and checked initialized) right before the kernel.
     std::vector<int> deref_slots;
@@ -135,7 +132,7 @@ class Executor : public std::enable_shared_from_this<Executor> {
   // Per node: run inline on the thread that made it ready (1) or hand it to
   // the pool (0). Starts as !IsExpensive() and turns to 1 when the node,
   // timed during the executor's first kSampledSteps steps, computes faster
-  // than a hand-off to another thread costs: a "expensive" MatMul of 2x2
+  // than a hand-off to another thread costs: an "expensive" MatMul of 2x2
   // matrices runs inline. Written and read with relaxed atomics by steps.
   std::unique_ptr<std::atomic<uint8_t>[]> inline_;
   mutable std::atomic<int> steps_started_{0};

@@ -27,7 +27,6 @@ namespace {
 // A compiled run signature.
 struct Plan {
   std::shared_ptr<Executor> executor;  // shared: see Executor
-  PlacementRecord placement;
   std::vector<std::string> feed_names;
   std::vector<DataType> feed_types;
   std::vector<TensorShape> feed_shapes;  // what the graph declares
@@ -240,9 +239,10 @@ absl::StatusOr<std::shared_ptr<const Plan>> Session::Impl::Compile(
   ImportOptions options;
   options.infer_shapes = false;  // shapes were checked when the graph was built
   if (absl::Status s = ImportGraphDef(def, options, &pruned); !s.ok()) return s;
-  absl::StatusOr<PlacementRecord> placement = Place(&pruned);
-  if (!placement.ok()) return placement.status();
-  plan->placement = *std::move(placement);
+  if (absl::StatusOr<PlacementRecord> placement = Place(&pruned);
+      !placement.ok()) {
+    return placement.status();
+  }
   // Every device of a session shares host memory today (CPUs and the GPU
   // stand-ins), so one executor runs all of them; real GPUs come with
   // partitioning: one executor per device, transfers between them.
