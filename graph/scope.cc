@@ -7,6 +7,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "absl/strings/str_join.h"
 #include "graph/graph_def_import.h"
 #include "graph/node_def_util.h"
@@ -20,6 +21,7 @@ struct Scope::Shared {
   absl::flat_hash_set<std::string> used_names;
   // Next suffix to try for a base name, so "MatMul" x1000 stays linear.
   absl::flat_hash_map<std::string, int> next_suffix;
+  absl::flat_hash_map<std::string, std::vector<Operation>> collections;
 
   std::string UniqueName(const std::string& base) {
     if (used_names.insert(base).second) return base;
@@ -108,6 +110,40 @@ Scope Scope::NewSubScope(absl::string_view name) const {
                                : absl::StrCat(name_scope_, "/", name);
   child.name_scope_ = shared_->UniqueName(base);
   return child;
+}
+
+Scope Scope::WithNameScopePath(absl::string_view path) const {
+  Scope child = *this;
+  child.op_name_.clear();
+  for (absl::string_view part : absl::StrSplit(path, '/')) {
+    // Inside a path a component may start with '_' (TensorFlow node names
+    // do, e.g. "a/_b"); only the whole name's first character is limited.
+    const bool first = child.name_scope_.empty();
+    if (part.empty() ||
+        !IsValidScopeName(first ? part : absl::StrCat("x", part))) {
+      UpdateStatus(absl::InvalidArgumentError(absl::StrCat(
+          "WithNameScopePath(\"", absl::CEscape(path), "\") under '",
+          name_scope_, "': '", absl::CEscape(part),
+          "' is not a scope name (letters, digits and _ . - >)")));
+      return child;
+    }
+    child.name_scope_ = child.name_scope_.empty()
+                            ? std::string(part)
+                            : absl::StrCat(child.name_scope_, "/", part);
+    // Later NewSubScope calls must not hand out this name again.
+    shared_->used_names.insert(child.name_scope_);
+  }
+  return child;
+}
+
+void Scope::AddToCollection(absl::string_view key, const Operation& op) const {
+  shared_->collections[std::string(key)].push_back(op);
+}
+
+std::vector<Operation> Scope::GetCollection(absl::string_view key) const {
+  auto it = shared_->collections.find(key);
+  return it == shared_->collections.end() ? std::vector<Operation>()
+                                          : it->second;
 }
 
 Scope Scope::WithOpName(absl::string_view name) const {

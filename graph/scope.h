@@ -118,6 +118,12 @@ class Scope {
   // "tower_0/MatMul"). Asking twice for the same child gives "tower_0" then
   // "tower_0_1", as TensorFlow does.
   Scope NewSubScope(absl::string_view name) const;
+  // This name scope followed by `path` ("a/b_grad"), taken as given: no
+  // "_1" suffix, so entering the same path twice gives the same name scope
+  // (TensorFlow's name_scope("a/b/") with a trailing slash). The gradient
+  // builder uses it to mirror forward scopes under "gradients/". Each
+  // component must be a valid scope name.
+  Scope WithNameScopePath(absl::string_view path) const;
   // The next op gets exactly this name (within the name scope); using a name
   // that is already taken is an error.
   Scope WithOpName(absl::string_view name) const;
@@ -160,6 +166,14 @@ class Scope {
   const std::vector<Operation>& control_dependencies() const {
     return control_deps_;
   }
+
+  // Named lists of operations kept with the graph being built, shared by
+  // every scope of the same root (TensorFlow's graph collections: the
+  // training library keeps its variables, their initializers and the
+  // global step here). Not part of the GraphDef.
+  void AddToCollection(absl::string_view key, const Operation& op) const;
+  // In the order they were added; empty for an unknown key.
+  std::vector<Operation> GetCollection(absl::string_view key) const;
 
   // A fresh node name for an op called `default_name` in this scope (or the
   // WithOpName name, checked for uniqueness). Empty on error.
