@@ -14,6 +14,7 @@ PACKAGES=(
   libgmock-dev          # GoogleMock
   libbenchmark-dev      # Google Benchmark
   zlib1g-dev            # gzip readers (datasets)
+  dataset-fashion-mnist # Fashion-MNIST IDX files in /usr/share/datasets (data/)
   python3               # tools/test.sh reads Bazel's test.xml files
   graphviz              # `dflow dot --out FILE.svg` runs its `dot` (and the test)
 )
