@@ -42,7 +42,7 @@ class DisjointSets {
 }  // namespace
 
 absl::StatusOr<std::vector<ColocationGroup>> BuildColocationGroups(
-    const Graph& graph) {
+    const Graph& graph, bool skip_missing_targets) {
   DisjointSets sets(graph.num_node_ids());
   // Links in node id order, attached to their group once groups are known.
   std::vector<std::pair<int, std::string>> links;
@@ -54,6 +54,7 @@ absl::StatusOr<std::vector<ColocationGroup>> BuildColocationGroups(
         absl::string_view target = entry;
         if (!absl::ConsumePrefix(&target, kColocationPrefix)) continue;
         Node* other = graph.FindNode(target);
+        if (other == nullptr && skip_missing_targets) continue;
         if (other == nullptr) {
           return absl::InvalidArgumentError(absl::StrCat(
               NodeLabel(node->name(), node->op()), " is colocated with node '",

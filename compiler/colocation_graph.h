@@ -31,9 +31,11 @@ struct ColocationGroup {
 // The groups of `graph`, ordered by their smallest node id (so group i is
 // deterministic for a given graph). Every live node is in exactly one group.
 // A `_class` entry naming a node that does not exist is an InvalidArgument
-// naming both nodes.
+// naming both nodes, unless `graph` is a pruned subgraph
+// (`skip_missing_targets`): then the target was pruned away and the entry
+// constrains nothing.
 absl::StatusOr<std::vector<ColocationGroup>> BuildColocationGroups(
-    const Graph& graph);
+    const Graph& graph, bool skip_missing_targets = false);
 
 }  // namespace dflow
 

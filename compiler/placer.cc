@@ -522,7 +522,7 @@ absl::StatusOr<PlacementRecord> Placer::Run(Graph* graph) {
     }
   }
   absl::StatusOr<std::vector<ColocationGroup>> groups =
-      BuildColocationGroups(*graph);
+      BuildColocationGroups(*graph, options_.pruned_subgraph);
   if (!groups.ok()) return groups.status();
   placements_.assign(graph->num_node_ids(), std::nullopt);
   for (size_t i = 0; i < groups->size(); ++i) {

@@ -38,6 +38,10 @@ struct PlacerOptions {
   // even with allow_soft_placement (for users who want placement surprises
   // to stop the run rather than show up in a log).
   bool strict = false;
+  // `graph` is the part of a larger graph one run needs (a session's run
+  // signature): colocation with a node that was pruned away is dropped
+  // rather than an error.
+  bool pruned_subgraph = false;
 };
 
 // Places every node of `graph` on one of `devices`, writing each node's

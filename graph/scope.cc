@@ -136,6 +136,13 @@ Scope Scope::WithNameScopePath(absl::string_view path) const {
   return child;
 }
 
+Scope Scope::WithRootNameScope() const {
+  Scope s = *this;
+  s.op_name_.clear();
+  s.name_scope_.clear();
+  return s;
+}
+
 void Scope::AddToCollection(absl::string_view key, const Operation& op) const {
   shared_->collections[std::string(key)].push_back(op);
 }

@@ -124,6 +124,10 @@ class Scope {
   // builder uses it to mirror forward scopes under "gradients/". Each
   // component must be a valid scope name.
   Scope WithNameScopePath(absl::string_view path) const;
+  // This scope at the root name scope (device, colocation and control
+  // dependencies kept): for ops named after another op's full name, such as
+  // an optimizer's slot "layer1/weights/Momentum".
+  Scope WithRootNameScope() const;
   // The next op gets exactly this name (within the name scope); using a name
   // that is already taken is an error.
   Scope WithOpName(absl::string_view name) const;

@@ -263,6 +263,8 @@ absl::StatusOr<PlacementRecord> Session::Impl::Place(Graph* graph) {
   if (!placement_devices.ok()) return placement_devices.status();
   PlacerOptions placer_options;
   placer_options.allow_soft_placement = options.allow_soft_placement;
+  // Each run signature places only what it runs (see Session::Impl::Compile).
+  placer_options.pruned_subgraph = true;
   absl::StatusOr<PlacementRecord> record = PlaceGraph(
       graph, *placement_devices, RegistryKernelQuery(), placer_options);
   if (record.ok() && options.log_device_placement) {

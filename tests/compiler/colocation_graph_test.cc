@@ -125,6 +125,17 @@ TEST(ColocationGraphTest, StaleClassReferenceNamesBothNodes) {
               HasSubstr("the graph has no node 'gone/MatMul'"));
 }
 
+TEST(ColocationGraphTest, PrunedSubgraphsDropReferencesToPrunedNodes) {
+  Scope root = Scope::NewRootScope();
+  Output a = ops::Const(root.WithOpName("a"), 1.0f);
+  a.node()->SetAttr("_class",
+                    MakeAttr(std::vector<std::string>{"loc:@gone/MatMul"}));
+  absl::StatusOr<std::vector<ColocationGroup>> groups =
+      BuildColocationGroups(*root.graph(), /*skip_missing_targets=*/true);
+  ASSERT_TRUE(groups.ok()) << groups.status();
+  EXPECT_THAT(MemberNames(*groups), ElementsAre(ElementsAre("a")));
+}
+
 TEST(ColocationGraphTest, IgnoresNonLocationClassEntries) {
   Scope root = Scope::NewRootScope();
   Output a = ops::Const(root.WithOpName("a"), 1.0f);

@@ -162,5 +162,21 @@ TEST(SessionPlacementTest, DeviceCountMakesLogicalCpus) {
   EXPECT_THAT(DeviceOf(metadata, "y"), HasSubstr("CPU:3"));
 }
 
+// A run that does not need the node another is colocated with (a moving
+// average's shadow fetched without its variable) places what it runs.
+TEST(SessionPlacementTest, ColocationWithAPrunedNodeIsDropped) {
+  Scope root = Scope::NewRootScope();
+  Output w = ops::Const(root.WithOpName("w"), 1.0f);
+  ops::Const(root.WithOpName("shadow").ColocateWith(w), 2.0f);
+  GraphDef def;
+  ASSERT_TRUE(root.ToGraphDef(&def).ok()) << root.status();
+  absl::StatusOr<std::unique_ptr<Session>> session = Session::Create(def);
+  ASSERT_TRUE(session.ok()) << session.status();
+  std::vector<Tensor> out;
+  absl::Status s = (*session)->Run({}, {"shadow"}, {}, &out);
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_EQ(out[0].flat<float>()[0], 2.0f);
+}
+
 }  // namespace
 }  // namespace dflow
