@@ -25,7 +25,8 @@
 // Thread safety: Next(), Cancel() and stats() may be called from any
 // threads. The destructor cancels, wakes any Next() blocked in another
 // thread (it returns Cancelled), waits for such calls to leave, and joins
-// the thread; it never waits for a consumer to take batches.
+// the thread; it never waits for a consumer to take batches. (No call may
+// start once destruction has begun, as for any object.)
 #ifndef DFLOW_DATA_BATCHER_H_
 #define DFLOW_DATA_BATCHER_H_
 

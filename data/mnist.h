@@ -12,6 +12,7 @@
 #ifndef DFLOW_DATA_MNIST_H_
 #define DFLOW_DATA_MNIST_H_
 
+#include <cstdint>
 #include <string>
 
 #include "absl/status/statusor.h"
