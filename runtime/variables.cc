@@ -6,6 +6,22 @@
 
 namespace dflow {
 
+std::string VariableKey(absl::string_view node_name,
+                        absl::string_view container,
+                        absl::string_view shared_name) {
+  absl::string_view name = shared_name.empty() ? node_name : shared_name;
+  return container.empty() ? std::string(name)
+                           : absl::StrCat(container, "/", name);
+}
+
+std::string VariableKey(const NodeDef& node) {
+  auto attr = [&node](const char* name) -> absl::string_view {
+    auto it = node.attr().find(name);
+    return it == node.attr().end() ? absl::string_view() : it->second.s();
+  };
+  return VariableKey(node.name(), attr("container"), attr("shared_name"));
+}
+
 absl::StatusOr<Var*> VariableStore::LookupOrCreate(absl::string_view name,
                                                    DataType dtype,
                                                    const TensorShape& shape) {

@@ -17,8 +17,20 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/string_view.h"
 #include "graph/tensor.h"
+#include "proto/node_def.pb.h"
 
 namespace dflow {
+
+// The VariableStore key of the variable a VariableV2/VarHandleOp node names:
+// its shared_name, or else its node name, inside its container
+// ("container/name"). The kernels and the Saver must agree on it, so it lives
+// here once.
+std::string VariableKey(absl::string_view node_name,
+                        absl::string_view container,
+                        absl::string_view shared_name);
+// The same, reading the container and shared_name attrs of `node` (absent
+// attrs count as empty).
+std::string VariableKey(const NodeDef& node);
 
 class Var {
  public:

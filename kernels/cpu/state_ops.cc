@@ -12,18 +12,17 @@
 #include "graph/types.h"
 #include "runtime/kernel_registry.h"
 #include "runtime/op_kernel.h"
+#include "runtime/variables.h"
 
 namespace dflow {
 namespace {
 
-// The variable a VariableV2/VarHandleOp node names: its shared_name, or the
-// node name, inside its container.
+// The variable a VariableV2/VarHandleOp node names (runtime/variables.h).
 std::string VariableKey(OpKernelConstruction* ctx) {
   std::string container, shared_name;
   ctx->GetAttr("container", &container).IgnoreError();
   ctx->GetAttr("shared_name", &shared_name).IgnoreError();
-  const std::string& name = shared_name.empty() ? ctx->name() : shared_name;
-  return container.empty() ? name : absl::StrCat(container, "/", name);
+  return ::dflow::VariableKey(ctx->name(), container, shared_name);
 }
 
 // Finds (once per kernel and session) the Var the node names.

@@ -1,0 +1,121 @@
+// Saver: checkpoints of a session's variables.
+//
+// A Saver knows the variables of one graph (its VariableV2 and VarHandleOp
+// nodes). Save writes their current values to one self-describing file
+// (proto/checkpoint.proto) and records it in the directory's index, a text
+// file named `checkpoint`; Restore loads them back, into the same session or
+// into a fresh one of the same graph before it has run a step:
+//
+//   auto saver = Saver::Create(def);
+//   for (int64_t step = 1; ...; ++step) {
+//     session->Run({}, {}, {"train"}, nullptr);
+//     if (step % 1000 == 0) saver->Save(session.get(), "/ckpt/model", step);
+//   }
+//   ...
+//   absl::StatusOr<std::string> latest = Saver::LatestCheckpoint("/ckpt");
+//   if (latest.ok()) saver->Restore(session.get(), *latest);
+//
+// Files are replaced atomically (written to a temporary file in the same
+// directory, synced, renamed, the directory synced), and the index is
+// updated only after the checkpoint is durable, so a process killed at any
+// moment leaves an index that names only complete checkpoints. Each file
+// carries a CRC32 of its contents: a torn or damaged file is reported, not
+// misread.
+//
+// Save may run while other threads run training steps: each variable is
+// read under its mutex as one snapshot (updates in place copy a buffer that
+// a snapshot still shares). Different variables may come from different
+// steps, as in TensorFlow; save between steps for one consistent moment.
+#ifndef DFLOW_RUNTIME_SAVER_H_
+#define DFLOW_RUNTIME_SAVER_H_
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "graph/tensor_shape.h"
+#include "graph/types.h"
+#include "proto/checkpoint.pb.h"
+#include "proto/graph.pb.h"
+#include "runtime/session.h"
+
+namespace dflow {
+
+struct SaverOptions {
+  // How many checkpoints the index keeps; Save deletes older ones (oldest
+  // first). 0 keeps every checkpoint.
+  int max_to_keep = 5;
+};
+
+// One variable a Saver saves.
+struct CheckpointVariable {
+  // Its VariableStore key (VariableKey), also its name in checkpoints.
+  std::string name;
+  // The first node naming it and that node's op (VariableV2/VarHandleOp).
+  std::string node;
+  std::string op;
+  DataType dtype = DT_INVALID;
+  // The shape the graph declares (may be partial).
+  TensorShape shape;
+};
+
+class Saver {
+ public:
+  // The variables are the VariableV2/VarHandleOp nodes of `graph`, one per
+  // VariableStore key (nodes sharing a variable must agree on its dtype).
+  static absl::StatusOr<Saver> Create(const GraphDef& graph,
+                                      const SaverOptions& options = {});
+
+  // Writes every variable to "<prefix>-<global_step>" ("<prefix>" when
+  // global_step < 0), records it as the latest in the `checkpoint` index of
+  // prefix's directory and deletes the checkpoints beyond max_to_keep.
+  // Returns the path written. FailedPrecondition if a variable was never
+  // initialized. Safe to call from several threads.
+  absl::StatusOr<std::string> Save(Session* session, absl::string_view prefix,
+                                   int64_t global_step = -1);
+
+  // Loads every variable of the graph from the checkpoint at `path` into
+  // `session`, creating variables that no step has created yet. Checks
+  // everything before changing anything: a variable missing from the
+  // checkpoint, of another dtype or of a shape the graph does not allow, and
+  // a damaged file, are errors that leave the session as it was.
+  absl::Status Restore(Session* session, absl::string_view path) const;
+
+  // The latest checkpoint recorded in `dir`'s index; NotFound if there is
+  // none.
+  static absl::StatusOr<std::string> LatestCheckpoint(absl::string_view dir);
+
+  // Sorted by name.
+  const std::vector<CheckpointVariable>& variables() const {
+    return variables_;
+  }
+
+ private:
+  Saver(std::vector<CheckpointVariable> variables, SaverOptions options)
+      : variables_(std::move(variables)),
+        options_(options),
+        save_mu_(std::make_unique<std::mutex>()) {}
+
+  std::vector<CheckpointVariable> variables_;
+  SaverOptions options_;
+  // Serializes Saves through this Saver (each reads, then rewrites the
+  // index). A pointer so that Saver stays movable.
+  std::unique_ptr<std::mutex> save_mu_;
+};
+
+// Reads and verifies the checkpoint file at `path` (magic, version, length,
+// checksum). InvalidArgument if it is not a dflow checkpoint, DataLoss if it
+// is damaged or truncated; both name the file.
+absl::StatusOr<Checkpoint> ReadCheckpoint(absl::string_view path);
+
+// Reads the index `dir`/checkpoint. NotFound if there is none.
+absl::StatusOr<CheckpointState> ReadCheckpointState(absl::string_view dir);
+
+}  // namespace dflow
+
+#endif  // DFLOW_RUNTIME_SAVER_H_

@@ -1,0 +1,723 @@
+// Saver: checkpoints of a session's variables, their index, their errors,
+// saving while training runs, and crash safety (a child process killed in the
+// middle of saving, tests/runtime/saver_crash_child.cc).
+#include "runtime/saver.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "gmock/gmock.h"
+#include "graph/ops/ops.h"
+#include "graph/scope.h"
+#include "gtest/gtest.h"
+#include "runtime/session.h"
+
+extern char** environ;
+
+namespace dflow {
+namespace {
+
+using ::testing::AllOf;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+// A fresh directory under the test's temporary directory.
+std::string NewTempDir() {
+  const char* base = std::getenv("TEST_TMPDIR");
+  std::string pattern =
+      absl::StrCat(base != nullptr ? base : "/tmp", "/saver_XXXXXX");
+  char* dir = mkdtemp(pattern.data());
+  EXPECT_NE(dir, nullptr);
+  return pattern;
+}
+
+bool FileExists(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0;
+}
+
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void WriteAll(const std::string& path, const std::string& contents) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out << contents;
+}
+
+GraphDef ToDef(const Scope& root) {
+  GraphDef def;
+  absl::Status s = root.ToGraphDef(&def);
+  EXPECT_TRUE(s.ok()) << s;
+  return def;
+}
+
+std::unique_ptr<Session> MakeSession(const GraphDef& def) {
+  absl::StatusOr<std::unique_ptr<Session>> s = Session::Create(def);
+  EXPECT_TRUE(s.ok()) << s.status();
+  return s.ok() ? *std::move(s) : nullptr;
+}
+
+Saver MakeSaver(const GraphDef& def, int max_to_keep = 5) {
+  SaverOptions options;
+  options.max_to_keep = max_to_keep;
+  absl::StatusOr<Saver> saver = Saver::Create(def, options);
+  EXPECT_TRUE(saver.ok()) << saver.status();
+  return *std::move(saver);
+}
+
+template <typename T>
+std::vector<T> Values(const Tensor& t) {
+  auto f = t.flat<T>();
+  return std::vector<T>(f.begin(), f.end());
+}
+
+// Variables of every kind the Saver handles:
+//   w      VariableV2 float [2,3]
+//   d      VariableV2 double [2]
+//   step   VariableV2 int64 []          (train adds 1)
+//   r      VarHandleOp float [3]        (train adds [1,1,1])
+//   s      VarHandleOp int64 [2] in container "c", shared_name "shared"
+// "init" initializes all of them, "train" updates step and r, and
+// "*_value" read them.
+GraphDef ModelGraph() {
+  Scope root = Scope::NewRootScope();
+  Output w = ops::Variable(root.WithOpName("w"), TensorShape({2, 3}), DT_FLOAT);
+  Output d = ops::Variable(root.WithOpName("d"), TensorShape({2}), DT_DOUBLE);
+  Output step =
+      ops::Variable(root.WithOpName("step"), TensorShape({}), DT_INT64);
+  Output r = ops::VarHandleOp(root.WithOpName("r"), DT_FLOAT, TensorShape({3}));
+  Output s = ops::VarHandleOp(
+      root.WithOpName("s"), DT_INT64, TensorShape({2}),
+      ops::VarHandleOpAttrs().Container("c").SharedName("shared"));
+  auto init_w = ops::Assign(
+      root.WithOpName("init_w"), w,
+      ops::Const(root, {1.f, 2.f, 3.f, 4.f, 5.f, 6.f}, TensorShape({2, 3})));
+  Tensor d_init = Tensor::FromVector<double>({0.25, -1e300});
+  auto init_d =
+      ops::Assign(root.WithOpName("init_d"), d, ops::Const(root, d_init));
+  auto init_step = ops::Assign(root.WithOpName("init_step"), step,
+                               ops::Const(root, int64_t{0}));
+  auto init_r = ops::AssignVariableOp(root.WithOpName("init_r"), r,
+                                      ops::Const(root, {7.f, 8.f, 9.f}));
+  auto init_s =
+      ops::AssignVariableOp(root.WithOpName("init_s"), s,
+                            ops::Const(root, {int64_t{1} << 40, int64_t{-3}}));
+  ops::NoOp(root.WithOpName("init").WithControlDependencies(
+      {init_w.op(), init_d.op(), init_step.op(), init_r, init_s}));
+  auto train_step = ops::AssignAdd(root.WithOpName("train_step"), step,
+                                   ops::Const(root, int64_t{1}));
+  auto train_r = ops::AssignAddVariableOp(root.WithOpName("train_r"), r,
+                                          ops::Const(root, {1.f, 1.f, 1.f}));
+  ops::NoOp(root.WithOpName("train").WithControlDependencies(
+      {train_step.op(), train_r}));
+  ops::Identity(root.WithOpName("w_value"), w);
+  ops::Identity(root.WithOpName("d_value"), d);
+  ops::Identity(root.WithOpName("step_value"), step);
+  ops::ReadVariableOp(root.WithOpName("r_value"), r, DT_FLOAT);
+  ops::ReadVariableOp(root.WithOpName("s_value"), s, DT_INT64);
+  return ToDef(root);
+}
+
+void RunTargets(Session* session, const std::vector<std::string>& targets) {
+  std::vector<Tensor> out;
+  absl::Status s = session->Run({}, {}, targets, &out);
+  ASSERT_TRUE(s.ok()) << s;
+}
+
+std::vector<Tensor> Fetch(Session* session,
+                          const std::vector<std::string>& fetches) {
+  std::vector<Tensor> out;
+  absl::Status s = session->Run({}, fetches, {}, &out);
+  EXPECT_TRUE(s.ok()) << s;
+  return out;
+}
+
+TEST(SaverTest, FindsEveryVariableOfTheGraph) {
+  Saver saver = MakeSaver(ModelGraph());
+  std::vector<std::string> names;
+  for (const CheckpointVariable& v : saver.variables()) names.push_back(v.name);
+  EXPECT_THAT(names, ElementsAre("c/shared", "d", "r", "step", "w"));
+  const CheckpointVariable& shared = saver.variables()[0];
+  EXPECT_EQ(shared.node, "s");
+  EXPECT_EQ(shared.op, "VarHandleOp");
+  EXPECT_EQ(shared.dtype, DT_INT64);
+  EXPECT_EQ(shared.shape, TensorShape({2}));
+}
+
+TEST(SaverTest, RoundTripIntoAFreshSessionThatNeverRan) {
+  const GraphDef def = ModelGraph();
+  const std::string dir = NewTempDir();
+  Saver saver = MakeSaver(def);
+  std::string path;
+  {
+    auto trained = MakeSession(def);
+    RunTargets(trained.get(), {"init"});
+    RunTargets(trained.get(), {"train"});
+    RunTargets(trained.get(), {"train"});
+    absl::StatusOr<std::string> saved =
+        saver.Save(trained.get(), dir + "/model");
+    ASSERT_TRUE(saved.ok()) << saved.status();
+    path = *saved;
+    EXPECT_EQ(path, dir + "/model");
+  }  // the first session is gone: only the file remains
+
+  auto fresh = MakeSession(def);
+  absl::Status s = saver.Restore(fresh.get(), path);
+  ASSERT_TRUE(s.ok()) << s;
+  std::vector<Tensor> out = Fetch(
+      fresh.get(), {"w_value", "d_value", "step_value", "r_value", "s_value"});
+  ASSERT_EQ(out.size(), 5u);
+  EXPECT_EQ(out[0].shape(), TensorShape({2, 3}));
+  EXPECT_THAT(Values<float>(out[0]), ElementsAre(1, 2, 3, 4, 5, 6));
+  EXPECT_THAT(Values<double>(out[1]), ElementsAre(0.25, -1e300));
+  EXPECT_THAT(Values<int64_t>(out[2]), ElementsAre(2));
+  EXPECT_THAT(Values<float>(out[3]), ElementsAre(9, 10, 11));
+  EXPECT_THAT(Values<int64_t>(out[4]), ElementsAre(int64_t{1} << 40, -3));
+
+  // Training goes on from the restored values, without the initializer.
+  RunTargets(fresh.get(), {"train"});
+  out = Fetch(fresh.get(), {"step_value", "r_value"});
+  EXPECT_THAT(Values<int64_t>(out[0]), ElementsAre(3));
+  EXPECT_THAT(Values<float>(out[1]), ElementsAre(10, 11, 12));
+}
+
+TEST(SaverTest, RestoreOverwritesTrainedValues) {
+  const GraphDef def = ModelGraph();
+  const std::string dir = NewTempDir();
+  Saver saver = MakeSaver(def);
+  auto session = MakeSession(def);
+  RunTargets(session.get(), {"init"});
+  absl::StatusOr<std::string> path = saver.Save(session.get(), dir + "/m", 0);
+  ASSERT_TRUE(path.ok()) << path.status();
+  RunTargets(session.get(), {"train"});
+  RunTargets(session.get(), {"train"});
+  ASSERT_TRUE(saver.Restore(session.get(), *path).ok());
+  std::vector<Tensor> out = Fetch(session.get(), {"step_value", "r_value"});
+  EXPECT_THAT(Values<int64_t>(out[0]), ElementsAre(0));
+  EXPECT_THAT(Values<float>(out[1]), ElementsAre(7, 8, 9));
+}
+
+TEST(SaverTest, GlobalStepNamesTheFileAndIsRecorded) {
+  const GraphDef def = ModelGraph();
+  const std::string dir = NewTempDir();
+  Saver saver = MakeSaver(def);
+  auto session = MakeSession(def);
+  RunTargets(session.get(), {"init"});
+
+  absl::StatusOr<std::string> path = saver.Save(session.get(), dir + "/m", 42);
+  ASSERT_TRUE(path.ok()) << path.status();
+  EXPECT_EQ(*path, dir + "/m-42");
+  EXPECT_TRUE(FileExists(dir + "/m-42"));
+  absl::StatusOr<Checkpoint> checkpoint = ReadCheckpoint(*path);
+  ASSERT_TRUE(checkpoint.ok()) << checkpoint.status();
+  EXPECT_EQ(checkpoint->global_step(), 42);
+  ASSERT_EQ(checkpoint->variables_size(), 5);
+  EXPECT_EQ(checkpoint->variables(0).name(), "c/shared");
+
+  path = saver.Save(session.get(), dir + "/plain");
+  ASSERT_TRUE(path.ok()) << path.status();
+  EXPECT_EQ(*path, dir + "/plain");
+  checkpoint = ReadCheckpoint(*path);
+  ASSERT_TRUE(checkpoint.ok()) << checkpoint.status();
+  EXPECT_EQ(checkpoint->global_step(), -1);
+}
+
+TEST(SaverTest, MaxToKeepDeletesTheOldestAndTheIndexListsTheKept) {
+  const GraphDef def = ModelGraph();
+  const std::string dir = NewTempDir();
+  Saver saver = MakeSaver(def, /*max_to_keep=*/2);
+  auto session = MakeSession(def);
+  RunTargets(session.get(), {"init"});
+  for (int step = 1; step <= 4; ++step) {
+    ASSERT_TRUE(saver.Save(session.get(), dir + "/model", step).ok());
+  }
+  EXPECT_FALSE(FileExists(dir + "/model-1"));
+  EXPECT_FALSE(FileExists(dir + "/model-2"));
+  EXPECT_TRUE(FileExists(dir + "/model-3"));
+  EXPECT_TRUE(FileExists(dir + "/model-4"));
+  absl::StatusOr<CheckpointState> state = ReadCheckpointState(dir);
+  ASSERT_TRUE(state.ok()) << state.status();
+  EXPECT_EQ(state->model_checkpoint_path(), "model-4");
+  EXPECT_THAT(state->all_model_checkpoint_paths(),
+              ElementsAre("model-3", "model-4"));
+  // The index is text, readable by people.
+  EXPECT_THAT(ReadAll(dir + "/checkpoint"),
+              HasSubstr("model_checkpoint_path: \"model-4\""));
+
+  // Saving a kept path again makes it the newest instead of listing it twice.
+  ASSERT_TRUE(saver.Save(session.get(), dir + "/model", 3).ok());
+  state = ReadCheckpointState(dir);
+  ASSERT_TRUE(state.ok()) << state.status();
+  EXPECT_EQ(state->model_checkpoint_path(), "model-3");
+  EXPECT_THAT(state->all_model_checkpoint_paths(),
+              ElementsAre("model-4", "model-3"));
+
+  // A new Saver (a restarted process) continues from the index.
+  Saver again = MakeSaver(def, /*max_to_keep=*/2);
+  ASSERT_TRUE(again.Save(session.get(), dir + "/model", 5).ok());
+  EXPECT_FALSE(FileExists(dir + "/model-4"));
+  state = ReadCheckpointState(dir);
+  ASSERT_TRUE(state.ok()) << state.status();
+  EXPECT_THAT(state->all_model_checkpoint_paths(),
+              ElementsAre("model-3", "model-5"));
+}
+
+TEST(SaverTest, MaxToKeepZeroKeepsEverything) {
+  const GraphDef def = ModelGraph();
+  const std::string dir = NewTempDir();
+  Saver saver = MakeSaver(def, /*max_to_keep=*/0);
+  auto session = MakeSession(def);
+  RunTargets(session.get(), {"init"});
+  for (int step = 1; step <= 7; ++step) {
+    ASSERT_TRUE(saver.Save(session.get(), dir + "/model", step).ok());
+  }
+  for (int step = 1; step <= 7; ++step) {
+    EXPECT_TRUE(FileExists(absl::StrCat(dir, "/model-", step)));
+  }
+  absl::StatusOr<CheckpointState> state = ReadCheckpointState(dir);
+  ASSERT_TRUE(state.ok()) << state.status();
+  EXPECT_EQ(state->all_model_checkpoint_paths_size(), 7);
+}
+
+TEST(SaverTest, LatestCheckpoint) {
+  const GraphDef def = ModelGraph();
+  const std::string dir = NewTempDir();
+  absl::StatusOr<std::string> latest = Saver::LatestCheckpoint(dir);
+  EXPECT_TRUE(absl::IsNotFound(latest.status())) << latest.status();
+
+  Saver saver = MakeSaver(def);
+  auto session = MakeSession(def);
+  RunTargets(session.get(), {"init"});
+  ASSERT_TRUE(saver.Save(session.get(), dir + "/model", 10).ok());
+  ASSERT_TRUE(saver.Save(session.get(), dir + "/model", 20).ok());
+  latest = Saver::LatestCheckpoint(dir);
+  ASSERT_TRUE(latest.ok()) << latest.status();
+  EXPECT_EQ(*latest, dir + "/model-20");
+  // The index names files, so it follows its directory when that moves.
+  const std::string moved = dir + "_moved";
+  ASSERT_EQ(rename(dir.c_str(), moved.c_str()), 0);
+  latest = Saver::LatestCheckpoint(moved);
+  ASSERT_TRUE(latest.ok()) << latest.status();
+  EXPECT_EQ(*latest, moved + "/model-20");
+  EXPECT_TRUE(saver.Restore(session.get(), *latest).ok());
+}
+
+TEST(SaverTest, SaveCreatesMissingDirectories) {
+  const GraphDef def = ModelGraph();
+  const std::string dir = NewTempDir() + "/a/b";
+  Saver saver = MakeSaver(def);
+  auto session = MakeSession(def);
+  RunTargets(session.get(), {"init"});
+  absl::StatusOr<std::string> path = saver.Save(session.get(), dir + "/m", 1);
+  ASSERT_TRUE(path.ok()) << path.status();
+  EXPECT_TRUE(FileExists(dir + "/m-1"));
+}
+
+// --- Errors. ---
+
+TEST(SaverErrorTest, SavingAnUninitializedVariable) {
+  const GraphDef def = ModelGraph();
+  const std::string dir = NewTempDir();
+  Saver saver = MakeSaver(def);
+  auto session = MakeSession(def);
+  absl::StatusOr<std::string> path = saver.Save(session.get(), dir + "/m");
+  EXPECT_TRUE(absl::IsFailedPrecondition(path.status())) << path.status();
+  EXPECT_THAT(path.status().message(),
+              AllOf(HasSubstr("'c/shared'"), HasSubstr("not initialized"),
+                    HasSubstr("run the initializer first")));
+  // Created by a step but never assigned is not initialized either.
+  RunTargets(session.get(), {"init_w"});
+  path = saver.Save(session.get(), dir + "/m");
+  EXPECT_TRUE(absl::IsFailedPrecondition(path.status())) << path.status();
+  EXPECT_FALSE(FileExists(dir + "/m"));
+  EXPECT_FALSE(FileExists(dir + "/checkpoint"));
+}
+
+// The model graph with w declared as `w_dtype` and `w_shape`, and an extra
+// variable when `extra`.
+GraphDef VariantGraph(DataType w_dtype, const TensorShape& w_shape,
+                      bool extra) {
+  Scope root = Scope::NewRootScope();
+  ops::Variable(root.WithOpName("w"), w_shape, w_dtype);
+  ops::Variable(root.WithOpName("d"), TensorShape({2}), DT_DOUBLE);
+  Output step =
+      ops::Variable(root.WithOpName("step"), TensorShape({}), DT_INT64);
+  ops::VarHandleOp(root.WithOpName("r"), DT_FLOAT, TensorShape({3}));
+  ops::VarHandleOp(root.WithOpName("s"), DT_INT64, TensorShape({2}),
+                   ops::VarHandleOpAttrs().Container("c").SharedName("shared"));
+  ops::Assign(root.WithOpName("init_step"), step,
+              ops::Const(root, int64_t{100}));
+  ops::Identity(root.WithOpName("step_value"), step);
+  if (extra) {
+    ops::Variable(root.WithOpName("extra"), TensorShape({1}), DT_FLOAT);
+  }
+  return ToDef(root);
+}
+
+class SaverRestoreErrorTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    def_ = ModelGraph();
+    dir_ = NewTempDir();
+    Saver saver = MakeSaver(def_);
+    auto session = MakeSession(def_);
+    RunTargets(session.get(), {"init"});
+    absl::StatusOr<std::string> path = saver.Save(session.get(), dir_ + "/m");
+    ASSERT_TRUE(path.ok()) << path.status();
+    path_ = *path;
+  }
+  // Restores path_ into a session of `def`.
+  absl::Status RestoreInto(const GraphDef& def, const std::string& path) {
+    absl::StatusOr<Saver> saver = Saver::Create(def);
+    if (!saver.ok()) return saver.status();
+    auto session = MakeSession(def);
+    return saver->Restore(session.get(), path);
+  }
+
+  GraphDef def_;
+  std::string dir_;
+  std::string path_;
+};
+
+TEST_F(SaverRestoreErrorTest, VariableMissingFromTheCheckpoint) {
+  absl::Status s = RestoreInto(VariantGraph(DT_FLOAT, {2, 3}, true), path_);
+  EXPECT_TRUE(absl::IsNotFound(s)) << s;
+  EXPECT_THAT(s.message(), AllOf(HasSubstr("'extra'"), HasSubstr(path_),
+                                 HasSubstr("run the variable's initializer")));
+}
+
+TEST_F(SaverRestoreErrorTest, FailedRestoreChangesNothing) {
+  const GraphDef def = VariantGraph(DT_FLOAT, {2, 3}, true);
+  Saver saver = MakeSaver(def);
+  auto session = MakeSession(def);
+  RunTargets(session.get(), {"init_step"});
+  EXPECT_FALSE(saver.Restore(session.get(), path_).ok());
+  std::vector<Tensor> out = Fetch(session.get(), {"step_value"});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_THAT(Values<int64_t>(out[0]), ElementsAre(100));
+}
+
+TEST_F(SaverRestoreErrorTest, DtypeMismatch) {
+  absl::Status s = RestoreInto(VariantGraph(DT_DOUBLE, {2, 3}, false), path_);
+  EXPECT_TRUE(absl::IsInvalidArgument(s)) << s;
+  EXPECT_THAT(s.message(), AllOf(HasSubstr("'w'"), HasSubstr("double"),
+                                 HasSubstr("float"), HasSubstr(path_)));
+}
+
+TEST_F(SaverRestoreErrorTest, ShapeMismatch) {
+  absl::Status s = RestoreInto(VariantGraph(DT_FLOAT, {3, 2}, false), path_);
+  EXPECT_TRUE(absl::IsInvalidArgument(s)) << s;
+  EXPECT_THAT(s.message(), AllOf(HasSubstr("'w'"), HasSubstr("[3,2]"),
+                                 HasSubstr("[2,3]"), HasSubstr(path_)));
+}
+
+TEST_F(SaverRestoreErrorTest, PartialDeclaredShapeAcceptsAnyCompatibleValue) {
+  absl::Status s =
+      RestoreInto(VariantGraph(DT_FLOAT, TensorShape({-1, 3}), false), path_);
+  EXPECT_TRUE(s.ok()) << s;
+}
+
+TEST_F(SaverRestoreErrorTest, CorruptedByte) {
+  std::string bytes = ReadAll(path_);
+  ASSERT_GT(bytes.size(), 100u);
+  bytes[bytes.size() - 20] ^= 0x40;
+  const std::string bad = dir_ + "/corrupted";
+  WriteAll(bad, bytes);
+  absl::Status s = RestoreInto(def_, bad);
+  EXPECT_TRUE(absl::IsDataLoss(s)) << s;
+  EXPECT_THAT(s.message(), AllOf(HasSubstr(bad), HasSubstr("checksum")));
+  absl::StatusOr<Checkpoint> read = ReadCheckpoint(bad);
+  EXPECT_TRUE(absl::IsDataLoss(read.status())) << read.status();
+}
+
+TEST_F(SaverRestoreErrorTest, TruncatedAtEveryLength) {
+  const std::string bytes = ReadAll(path_);
+  const std::string bad = dir_ + "/truncated";
+  // Every prefix, including the empty file: none may be misread.
+  for (size_t n = 0; n < bytes.size(); ++n) {
+    WriteAll(bad, bytes.substr(0, n));
+    absl::Status s = RestoreInto(def_, bad);
+    ASSERT_TRUE(absl::IsDataLoss(s)) << "length " << n << ": " << s;
+    ASSERT_THAT(s.message(), HasSubstr(bad)) << "length " << n;
+  }
+}
+
+TEST_F(SaverRestoreErrorTest, NotACheckpoint) {
+  const std::string text = dir_ + "/notes.txt";
+  WriteAll(text, "these are not the weights you are looking for\n");
+  absl::Status s = RestoreInto(def_, text);
+  EXPECT_TRUE(absl::IsInvalidArgument(s)) << s;
+  EXPECT_THAT(s.message(),
+              AllOf(HasSubstr(text), HasSubstr("not a dflow checkpoint")));
+  // The index is not a checkpoint either.
+  s = RestoreInto(def_, dir_ + "/checkpoint");
+  EXPECT_TRUE(absl::IsInvalidArgument(s)) << s;
+  // Nor is a GraphDef (a protobuf of another kind).
+  WriteAll(dir_ + "/graph.pb", def_.SerializeAsString());
+  s = RestoreInto(def_, dir_ + "/graph.pb");
+  EXPECT_TRUE(absl::IsInvalidArgument(s)) << s;
+}
+
+TEST_F(SaverRestoreErrorTest, MissingFile) {
+  absl::Status s = RestoreInto(def_, dir_ + "/nope");
+  EXPECT_TRUE(absl::IsNotFound(s)) << s;
+  EXPECT_THAT(s.message(), HasSubstr(dir_ + "/nope"));
+}
+
+TEST(SaverErrorTest, BadOptionsAndGraphs) {
+  SaverOptions options;
+  options.max_to_keep = -1;
+  EXPECT_TRUE(
+      absl::IsInvalidArgument(Saver::Create(ModelGraph(), options).status()));
+
+  Scope root = Scope::NewRootScope();
+  ops::VarHandleOp(root.WithOpName("a"), DT_FLOAT, TensorShape({1}),
+                   ops::VarHandleOpAttrs().SharedName("same"));
+  ops::VarHandleOp(root.WithOpName("b"), DT_INT32, TensorShape({1}),
+                   ops::VarHandleOpAttrs().SharedName("same"));
+  absl::StatusOr<Saver> saver = Saver::Create(ToDef(root));
+  EXPECT_TRUE(absl::IsInvalidArgument(saver.status())) << saver.status();
+  EXPECT_THAT(saver.status().message(),
+              AllOf(HasSubstr("'a'"), HasSubstr("'b'"), HasSubstr("'same'")));
+}
+
+TEST(SaverErrorTest, PrefixWithoutAFileName) {
+  const GraphDef def = ModelGraph();
+  Saver saver = MakeSaver(def);
+  auto session = MakeSession(def);
+  RunTargets(session.get(), {"init"});
+  const std::string dir = NewTempDir();
+  EXPECT_TRUE(
+      absl::IsInvalidArgument(saver.Save(session.get(), dir + "/").status()));
+  EXPECT_TRUE(absl::IsInvalidArgument(
+      saver.Save(session.get(), dir + "/checkpoint").status()));
+}
+
+// --- Saving while training runs. ---
+
+// Training adds 1 to every element of a large variable while the main thread
+// saves: every checkpoint must hold one step's value in all elements. (A
+// save that read the buffer while AssignAdd updates it in place would catch
+// some elements before the update and some after.)
+TEST(SaverConcurrencyTest, EachVariableIsOneSnapshotWhileTrainingRuns) {
+  constexpr int kElements = 2 << 20;
+  constexpr int kSaves = 40;
+  Scope root = Scope::NewRootScope();
+  Output v =
+      ops::Variable(root.WithOpName("v"), TensorShape({kElements}), DT_FLOAT);
+  Output dims = ops::Const(root, {kElements});
+  ops::Assign(root.WithOpName("init"), v,
+              ops::Fill(root, dims, ops::Const(root, 0.0f)));
+  ops::AssignAdd(root.WithOpName("train"), v,
+                 ops::Fill(root, dims, ops::Const(root, 1.0f)));
+  const GraphDef def = ToDef(root);
+  auto session = MakeSession(def);
+  RunTargets(session.get(), {"init"});
+  Saver saver = MakeSaver(def, /*max_to_keep=*/1);
+  const std::string dir = NewTempDir();
+
+  std::atomic<bool> stop{false};
+  std::atomic<int> steps{0};
+  std::thread trainer([&] {
+    std::vector<Tensor> out;
+    while (!stop.load()) {
+      if (!session->Run({}, {}, {"train"}, &out).ok()) return;
+      steps.fetch_add(1);
+    }
+  });
+  float last = -1;
+  for (int i = 0; i < kSaves; ++i) {
+    absl::StatusOr<std::string> path = saver.Save(session.get(), dir + "/m", i);
+    ASSERT_TRUE(path.ok()) << path.status();
+    absl::StatusOr<Checkpoint> checkpoint = ReadCheckpoint(*path);
+    ASSERT_TRUE(checkpoint.ok()) << checkpoint.status();
+    ASSERT_EQ(checkpoint->variables_size(), 1);
+    absl::StatusOr<Tensor> value =
+        Tensor::FromProto(checkpoint->variables(0).value());
+    ASSERT_TRUE(value.ok()) << value.status();
+    auto f = value->flat<float>();
+    ASSERT_EQ(f.size(), static_cast<size_t>(kElements));
+    for (size_t k = 1; k < f.size(); ++k) {
+      ASSERT_EQ(f[k], f[0]) << "save " << i << ", element " << k;
+    }
+    EXPECT_GE(f[0], last);
+    last = f[0];
+  }
+  stop.store(true);
+  trainer.join();
+  EXPECT_GT(steps.load(), 0);
+}
+
+// --- Crash safety. ---
+
+// Waits up to `timeout` for `pid` to exit; its wait status, or -1.
+int WaitForExit(pid_t pid, absl::Duration timeout) {
+  const absl::Time deadline = absl::Now() + timeout;
+  while (absl::Now() < deadline) {
+    int status = 0;
+    pid_t r = waitpid(pid, &status, WNOHANG);
+    if (r == pid) return status;
+    if (r < 0) return -1;
+    absl::SleepFor(absl::Milliseconds(2));
+  }
+  return -1;
+}
+
+// The value of the "global_step" variable in `checkpoint`, -1 if none.
+int64_t StepVariable(const Checkpoint& checkpoint) {
+  for (const SavedVariable& saved : checkpoint.variables()) {
+    if (saved.name() != "global_step") continue;
+    absl::StatusOr<Tensor> value = Tensor::FromProto(saved.value());
+    if (value.ok() && value->dtype() == DT_INT64 && value->NumElements() == 1) {
+      return value->flat<int64_t>()[0];
+    }
+  }
+  return -1;
+}
+
+// The step of `dir`'s latest checkpoint, -1 if there is none (yet).
+int64_t LatestStep(const std::string& dir) {
+  absl::StatusOr<std::string> path = Saver::LatestCheckpoint(dir);
+  if (!path.ok()) return -1;
+  absl::StatusOr<Checkpoint> checkpoint = ReadCheckpoint(*path);
+  return checkpoint.ok() ? StepVariable(*checkpoint) : -1;
+}
+
+// What saver_crash_child writes: every element of "weights" equals the
+// "global_step" variable, and so does the step in the file name if any.
+void ExpectConsistent(const std::string& path) {
+  absl::StatusOr<Checkpoint> checkpoint = ReadCheckpoint(path);
+  ASSERT_TRUE(checkpoint.ok()) << checkpoint.status();
+  const int64_t step = StepVariable(*checkpoint);
+  ASSERT_GT(step, 0) << path;
+  if (checkpoint->global_step() >= 0) {
+    EXPECT_EQ(checkpoint->global_step(), step) << path;
+  }
+  ASSERT_EQ(checkpoint->variables_size(), 2) << path;
+  const SavedVariable& saved = checkpoint->variables(1);
+  ASSERT_EQ(saved.name(), "weights");
+  absl::StatusOr<Tensor> value = Tensor::FromProto(saved.value());
+  ASSERT_TRUE(value.ok()) << value.status();
+  auto f = value->flat<float>();
+  ASSERT_EQ(f.size(), 8u * 1024 * 1024);
+  for (size_t i = 0; i < f.size(); ++i) {
+    ASSERT_EQ(f[i], static_cast<float>(step)) << path << " element " << i;
+  }
+}
+
+TEST(SaverCrashTest, KilledWhileSavingLeavesOnlyCompleteCheckpoints) {
+  const char* srcdir = std::getenv("TEST_SRCDIR");
+  const char* workspace = std::getenv("TEST_WORKSPACE");
+  const std::string child =
+      srcdir != nullptr && workspace != nullptr
+          ? absl::StrCat(srcdir, "/", workspace,
+                         "/tests/runtime/saver_crash_child")
+          : "tests/runtime/saver_crash_child";
+  ASSERT_TRUE(FileExists(child)) << child;
+  const std::string dir = NewTempDir();
+
+  // Kill the child at different moments after a checkpoint lands: at once
+  // (the next step or the start of the next save) and later, into the
+  // serialization, the write, the syncs and the index update. Rounds
+  // alternate between new files per step and replacing one file.
+  const std::vector<int> delays_ms = {0,  0,  1,  3,  5,   10,  20,
+                                      30, 45, 60, 80, 130, 200, 300};
+  int64_t last_step = 0;
+  for (size_t round = 0; round < delays_ms.size(); ++round) {
+    const int delay = delays_ms[round];
+    std::string max_saves = "100000";
+    std::string mode = round % 2 == 0 ? "stepped" : "fixed";
+    std::vector<char*> argv = {const_cast<char*>(child.c_str()),
+                               const_cast<char*>(dir.c_str()), max_saves.data(),
+                               mode.data(), nullptr};
+    pid_t pid = 0;
+    ASSERT_EQ(posix_spawn(&pid, child.c_str(), nullptr, nullptr, argv.data(),
+                          environ),
+              0);
+    // Wait (bounded) for a checkpoint newer than the last round's: the child
+    // resumed from the index and saved at least once more.
+    const absl::Time deadline = absl::Now() + absl::Seconds(120);
+    int64_t step = -1;
+    int exited = 0;
+    while (absl::Now() < deadline) {
+      step = LatestStep(dir);
+      if (step > last_step) break;
+      int status = 0;
+      if (waitpid(pid, &status, WNOHANG) == pid) {
+        exited = 1;
+        ADD_FAILURE() << "the child exited early with status " << status;
+        break;
+      }
+      absl::SleepFor(absl::Milliseconds(1));
+    }
+    if (!exited) {
+      absl::SleepFor(absl::Milliseconds(delay));
+      kill(pid, SIGKILL);
+      int status = WaitForExit(pid, absl::Seconds(60));
+      ASSERT_NE(status, -1) << "the child did not die";
+      EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL)
+          << "status " << status;
+    }
+    ASSERT_GT(step, last_step)
+        << "round " << round << " (" << mode << ") saved no new checkpoint";
+
+    // What the kill left: an index naming only complete, consistent
+    // checkpoints, the latest last.
+    absl::StatusOr<CheckpointState> state = ReadCheckpointState(dir);
+    ASSERT_TRUE(state.ok()) << state.status();
+    ASSERT_GE(state->all_model_checkpoint_paths_size(), 1);
+    ASSERT_LE(state->all_model_checkpoint_paths_size(), 3);
+    EXPECT_EQ(state->model_checkpoint_path(),
+              *state->all_model_checkpoint_paths().rbegin());
+    for (const std::string& kept : state->all_model_checkpoint_paths()) {
+      ExpectConsistent(dir + "/" + kept);
+      if (HasFailure()) {
+        ADD_FAILURE() << "after round " << round << " (" << mode << "), killed "
+                      << delay << " ms after a save";
+        return;
+      }
+    }
+    last_step = LatestStep(dir);
+  }
+
+  // A fresh process (here: a fresh session) restores the latest checkpoint.
+  Scope root = Scope::NewRootScope();
+  ops::Variable(root.WithOpName("weights"), TensorShape({8 * 1024 * 1024}),
+                DT_FLOAT);
+  Output step =
+      ops::Variable(root.WithOpName("global_step"), TensorShape({}), DT_INT64);
+  ops::Identity(root.WithOpName("step_value"), step);
+  const GraphDef def = ToDef(root);
+  Saver saver = MakeSaver(def);
+  auto session = MakeSession(def);
+  absl::StatusOr<std::string> latest = Saver::LatestCheckpoint(dir);
+  ASSERT_TRUE(latest.ok()) << latest.status();
+  absl::Status s = saver.Restore(session.get(), *latest);
+  ASSERT_TRUE(s.ok()) << s;
+  std::vector<Tensor> out = Fetch(session.get(), {"step_value"});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_EQ(out[0].flat<int64_t>()[0], last_step);
+}
+
+}  // namespace
+}  // namespace dflow
