@@ -40,6 +40,24 @@ void BuildGraphWithEveryOp(const Scope& root) {
   ops::AssignSubVariableOp(vars, handle, ops::Fill(vars, {1024, 10}, 0.0f));
   Output w = ops::ReadVariableOp(vars, handle, DT_FLOAT);
 
+  // Optimizer updates, both variable kinds.
+  Scope opt = s.NewSubScope("optimizer");
+  Output slot_m = ops::Variable(opt.WithOpName("m"), TensorShape(), DT_FLOAT);
+  Output slot_v = ops::Variable(opt.WithOpName("v"), TensorShape(), DT_FLOAT);
+  ops::ApplyGradientDescent(opt, counter, 0.1f, 1.0f);
+  ops::ApplyMomentum(opt, counter, slot_m, 0.1f, 1.0f, 0.9f,
+                     ops::ApplyMomentumAttrs().UseNesterov(true));
+  ops::ApplyAdam(opt, counter, slot_m, slot_v, 0.9f, 0.999f, 1e-3f, 0.9f,
+                 0.999f, 1e-7f, 1.0f);
+  Output accum_handle =
+      ops::VarHandleOp(opt.WithOpName("accum"), DT_FLOAT, {1024, 10});
+  Output update = ops::Fill(opt, {1024, 10}, 0.5f);
+  ops::ResourceApplyGradientDescent(opt, handle, 0.1f, update);
+  ops::ResourceApplyMomentum(opt, handle, accum_handle, 0.1f, update, 0.9f);
+  ops::ResourceApplyAdam(opt, handle, accum_handle, accum_handle, 0.9f, 0.999f,
+                         1e-3f, 0.9f, 0.999f, 1e-7f, update,
+                         ops::ResourceApplyAdamAttrs().UseNesterov(true));
+
   // CIFAR-10-style convolutional layers.
   Scope conv = s.NewSubScope("conv");
   Output c = ops::Conv2D(conv, frozen, filter, {1, 1, 1, 1}, "SAME");

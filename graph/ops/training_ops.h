@@ -1,0 +1,101 @@
+// Optimizer update ops, with TensorFlow's names, arguments and formulas:
+// one training step of plain gradient descent, momentum and Adam, applied in
+// place to a variable (and its slot variables: accumulators, moments).
+//
+// The Apply* ops take reference variables (VariableV2) and return `var` after
+// the update; the ResourceApply* ops take resource handles (VarHandleOp) and
+// return nothing, so a training step runs them as targets or control inputs.
+// Every scalar (learning rate, momentum, betas, epsilon) is a tensor input of
+// the variable's dtype, so a schedule can feed or compute it.
+#ifndef DFLOW_GRAPH_OPS_TRAINING_OPS_H_
+#define DFLOW_GRAPH_OPS_TRAINING_OPS_H_
+
+#include "graph/scope.h"
+
+namespace dflow {
+namespace ops {
+
+// --- Gradient descent: var -= alpha * delta. ---
+
+struct ApplyGradientDescentAttrs {
+  // TensorFlow's flag, kept for compatibility. dflow always updates under
+  // the variable's lock: the update swaps the buffer when a reader holds the
+  // old one, which needs the lock anyway, and an uncontended lock is free
+  // next to a pass over the variable.
+  bool use_locking = false;
+  ApplyGradientDescentAttrs& UseLocking(bool v) {
+    use_locking = v;
+    return *this;
+  }
+};
+using ResourceApplyGradientDescentAttrs = ApplyGradientDescentAttrs;
+
+Output ApplyGradientDescent(const Scope& scope, Input var, Input alpha,
+                            Input delta,
+                            const ApplyGradientDescentAttrs& attrs = {});
+Operation ResourceApplyGradientDescent(
+    const Scope& scope, Input var, Input alpha, Input delta,
+    const ResourceApplyGradientDescentAttrs& attrs = {});
+
+// --- Momentum: accum = accum * momentum + grad; var -= lr * accum.
+// Nesterov: var -= lr * grad + lr * momentum * accum (accum already
+// updated). ---
+
+struct ApplyMomentumAttrs {
+  bool use_locking = false;  // see ApplyGradientDescentAttrs
+  bool use_nesterov = false;
+  ApplyMomentumAttrs& UseLocking(bool v) {
+    use_locking = v;
+    return *this;
+  }
+  ApplyMomentumAttrs& UseNesterov(bool v) {
+    use_nesterov = v;
+    return *this;
+  }
+};
+using ResourceApplyMomentumAttrs = ApplyMomentumAttrs;
+
+Output ApplyMomentum(const Scope& scope, Input var, Input accum, Input lr,
+                     Input grad, Input momentum,
+                     const ApplyMomentumAttrs& attrs = {});
+Operation ResourceApplyMomentum(const Scope& scope, Input var, Input accum,
+                                Input lr, Input grad, Input momentum,
+                                const ResourceApplyMomentumAttrs& attrs = {});
+
+// --- Adam:
+//   lr_t = lr * sqrt(1 - beta2_power) / (1 - beta1_power)
+//   m += (grad - m) * (1 - beta1)
+//   v += (grad * grad - v) * (1 - beta2)
+//   var -= lr_t * m / (sqrt(v) + epsilon)
+// Nesterov: var -= lr_t * (m * beta1 + (1 - beta1) * grad) /
+//                  (sqrt(v) + epsilon).
+// beta1_power and beta2_power are beta1^t and beta2^t at step t, kept by
+// the optimizer in variables of their own. ---
+
+struct ApplyAdamAttrs {
+  bool use_locking = false;  // see ApplyGradientDescentAttrs
+  bool use_nesterov = false;
+  ApplyAdamAttrs& UseLocking(bool v) {
+    use_locking = v;
+    return *this;
+  }
+  ApplyAdamAttrs& UseNesterov(bool v) {
+    use_nesterov = v;
+    return *this;
+  }
+};
+using ResourceApplyAdamAttrs = ApplyAdamAttrs;
+
+Output ApplyAdam(const Scope& scope, Input var, Input m, Input v,
+                 Input beta1_power, Input beta2_power, Input lr, Input beta1,
+                 Input beta2, Input epsilon, Input grad,
+                 const ApplyAdamAttrs& attrs = {});
+Operation ResourceApplyAdam(const Scope& scope, Input var, Input m, Input v,
+                            Input beta1_power, Input beta2_power, Input lr,
+                            Input beta1, Input beta2, Input epsilon, Input grad,
+                            const ResourceApplyAdamAttrs& attrs = {});
+
+}  // namespace ops
+}  // namespace dflow
+
+#endif  // DFLOW_GRAPH_OPS_TRAINING_OPS_H_
