@@ -6,11 +6,30 @@
 # must print the same losses. The towers ask for GPUs: with soft placement
 # they fall back to the CPU here (the placement log says so); with
 # `--devices CPU:1,GPU:4` each tower runs on its own GPU stand-in.
+#
+# Then it trains seed 001's MLP on Fashion-MNIST on one device
+# (examples/mnist_mlp: seed-style progress lines, checkpoints, test accuracy
+# last), and restores the final checkpoint in a second process, which must
+# print the same test accuracy.
+#
+#   tools/demo.sh               # 1 epoch of training (about a minute)
+#   tools/demo.sh --epochs 3    # the issue's check: test accuracy >= 0.84
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+epochs=1
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --epochs) epochs="$2"; shift 2 ;;
+    --epochs=*) epochs="${1#--epochs=}"; shift ;;
+    -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "unknown argument '$1' (see --help)" >&2; exit 2 ;;
+  esac
+done
+
 tools/setup.sh
-bazel build //examples:mlp_towers //tools:dflow 2>&1 | tail -n 3
+bazel build //examples:mlp_towers //examples:mnist_mlp //tools:dflow 2>&1 \
+  | tail -n 3
 
 out=${DFLOW_DEMO_DIR:-/tmp/dflow-demo}
 mkdir -p "$out"
@@ -25,3 +44,21 @@ bazel-bin/tools/dflow run --graph "$out/mlp_towers.pb" --init init \
   --feed input/x="$out/mlp_towers_x.npy" \
   --feed input/labels="$out/mlp_towers_labels.npy" \
   --fetch average_loss --fetch tower_0/loss
+
+echo
+echo "== training seed 001's MLP on Fashion-MNIST for $epochs epoch(s)"
+ckpt="$out/mnist_mlp_ckpt"
+rm -rf "$ckpt"
+bazel-bin/examples/mnist_mlp --epochs "$epochs" --checkpoint_dir "$ckpt" \
+  | tee "$out/mnist_mlp.log"
+echo
+echo "== restoring the last checkpoint in a new process"
+bazel-bin/examples/mnist_mlp --eval_only --checkpoint_dir "$ckpt" \
+  | tee "$out/mnist_mlp_eval.log"
+trained="$(tail -n 1 "$out/mnist_mlp.log")"
+restored="$(tail -n 1 "$out/mnist_mlp_eval.log")"
+if [ "$trained" != "$restored" ]; then
+  echo "the restored model disagrees: '$trained' vs '$restored'" >&2
+  exit 1
+fi
+echo "same $restored in both processes"
