@@ -284,5 +284,55 @@ TEST(GradientsTest, ResourceVariablesAreXs) {
   EXPECT_THAT(Values(out[0]), ElementsAre(4, 6));
 }
 
+// TensorFlow #2441: with colocate_gradients_with_ops each tower's backward
+// pass runs on the tower's device, not where ComputeGradients was called.
+TEST(GradientsTest, ColocatedTowerGradientsRunOnTheTowersDevices) {
+  Scope root = Scope::NewRootScope();
+  Scope cpu = root.WithDevice("/cpu:0");
+  Output x = ops::Placeholder(cpu.WithOpName("x"), DT_FLOAT);
+  Output w = ops::Placeholder(cpu.WithOpName("w"), DT_FLOAT);
+  std::vector<Output> grads;
+  for (int i = 0; i < 2; ++i) {
+    Scope tower = root.NewSubScope("tower_" + std::to_string(i))
+                      .WithDevice("/gpu:" + std::to_string(i));
+    Output y = ops::MatMul(tower, ops::MatMul(tower, x, w), w);
+    // Called from the CPU scope, as the seed's tower loop does.
+    auto g = AddSymbolicGradients(
+        cpu, {y}, {w}, {}, GradientOptions().ColocateGradientsWithOps(true));
+    ASSERT_TRUE(g.ok()) << g.status();
+    grads.push_back((*g)[0]);
+  }
+  ops::AddN(cpu.WithOpName("sum"), grads);
+  GraphDef def;
+  ASSERT_TRUE(root.ToGraphDef(&def).ok()) << root.status();
+  SessionOptions options;
+  options.fake_gpus = 2;
+  auto session = Session::Create(def, options);
+  ASSERT_TRUE(session.ok()) << session.status();
+  RunOptions run_options;
+  run_options.collect_step_stats = true;
+  RunMetadata metadata;
+  std::vector<Tensor> out;
+  Tensor m = Tensor::FromVector<float>({1, 2, 3, 4}, TensorShape({2, 2}));
+  absl::Status s = (*session)->Run(run_options, {{"x", m}, {"w", m}}, {"sum"},
+                                   {}, &out, &metadata);
+  ASSERT_TRUE(s.ok()) << s;
+  int checked = 0;
+  for (const NodeExecStats& stats : metadata.step_stats) {
+    for (int i = 0; i < 2; ++i) {
+      const std::string prefix = "gradients" + std::string(i ? "_1" : "") +
+                                 "/tower_" + std::to_string(i) + "/";
+      if (absl::StartsWith(stats.node, prefix)) {
+        EXPECT_THAT(stats.device, testing::EndsWith("GPU:" + std::to_string(i)))
+            << stats.node;
+        ++checked;
+      }
+    }
+  }
+  // Per tower: both operands' gradients of the outer MatMul and w's of the
+  // inner one (the AddN summing w's two paths sits with w, on the CPU).
+  EXPECT_EQ(checked, 6);
+}
+
 }  // namespace
 }  // namespace dflow
