@@ -3,13 +3,15 @@
 //    step divided by the node count; goal <= 0.2 us/node);
 //  - a wide graph: one input fanned out to 10,000 scalar adds, summed back
 //    by a tree of AddN (fan-out/fan-in scheduling);
+//  - the seed MLP forward pass (784-500-10, batch 100).
 // us_per_node is wall-clock time per step divided by the node count (for
 // the fan-out, by the 10,000 adds); DFLOW_NUM_THREADS=1 or 2 sets the
-// pool. bench/compare_torch.sh runs these next to PyTorch.
-//  - the seed MLP forward pass (784-500-10, batch 100).
-#include <chrono>
+// pool. bench/compare_torch.sh runs these next to PyTorch (the MLP's
+// training step is in training_bench.cc).
+#include <algorithm>
 #include <vector>
 
+#include "bench/bench_util.h"
 #include "benchmark/benchmark.h"
 #include "graph/ops/ops.h"
 #include "runtime/session.h"
@@ -17,38 +19,8 @@
 namespace dflow {
 namespace {
 
-std::unique_ptr<Session> MakeSession(const Scope& root) {
-  GraphDef def;
-  if (!root.ToGraphDef(&def).ok()) return nullptr;
-  absl::StatusOr<std::unique_ptr<Session>> s = Session::Create(def);
-  return s.ok() ? *std::move(s) : nullptr;
-}
-
-// Runs the step until the benchmark has enough samples; returns the mean
-// wall-clock microseconds per step. The first runs compile the plan and
-// let the executor measure its nodes (it times them in its first 8 steps).
-double RunOrFail(benchmark::State& state, Session* session,
-                 const FeedList& feeds,
-                 const std::vector<std::string>& fetches) {
-  std::vector<Tensor> out;
-  absl::Status s;
-  for (int warm = 0; warm < 10 && s.ok(); ++warm) {
-    s = session->Run(feeds, fetches, {}, &out);
-  }
-  if (!s.ok()) {
-    state.SkipWithError(std::string(s.message()).c_str());
-    return 0;
-  }
-  const auto start = std::chrono::steady_clock::now();
-  for (auto _ : state) {
-    s = session->Run(feeds, fetches, {}, &out);
-    benchmark::DoNotOptimize(out);
-  }
-  const std::chrono::duration<double, std::micro> elapsed =
-      std::chrono::steady_clock::now() - start;
-  if (!s.ok()) state.SkipWithError(std::string(s.message()).c_str());
-  return state.iterations() > 0 ? elapsed.count() / state.iterations() : 0;
-}
+using bench::MakeSessionOrSkip;
+using bench::RunSteps;
 
 void BM_ChainOfScalarAdds(benchmark::State& state) {
   const int n = static_cast<int>(state.range(0));
@@ -58,9 +30,9 @@ void BM_ChainOfScalarAdds(benchmark::State& state) {
   Output one = ops::Const(root, 1.0f);
   Output y = x;
   for (int i = 0; i < n; ++i) y = ops::AddV2(root, y, one);
-  auto session = MakeSession(root);
-  const double us = RunOrFail(state, session.get(),
-                              {{"x", Tensor::Scalar<float>(0)}}, {y.name()});
+  auto session = MakeSessionOrSkip(state, root);
+  const double us = RunSteps(state, session.get(),
+                             {{"x", Tensor::Scalar<float>(0)}}, {y.name()});
   state.counters["us_per_node"] = us / n;  // wall clock
 }
 BENCHMARK(BM_ChainOfScalarAdds)->Arg(10000)->Unit(benchmark::kMillisecond);
@@ -82,10 +54,10 @@ void BM_FanOutFanIn(benchmark::State& state) {
     }
     level = std::move(next);
   }
-  auto session = MakeSession(root);
+  auto session = MakeSessionOrSkip(state, root);
   const double us =
-      RunOrFail(state, session.get(), {{"x", Tensor::Scalar<float>(0)}},
-                {level[0].name()});
+      RunSteps(state, session.get(), {{"x", Tensor::Scalar<float>(0)}},
+               {level[0].name()});
   state.counters["us_per_node"] = us / n;  // wall clock, per add
 }
 BENCHMARK(BM_FanOutFanIn)->Arg(10000)->Unit(benchmark::kMillisecond);
@@ -113,10 +85,10 @@ void BM_MlpForward(benchmark::State& state) {
   Output logits =
       ops::BiasAdd(root, ops::MatMul(root, h, weights(500, 10)), zeros(10));
   Output probs = ops::Softmax(root, logits);
-  auto session = MakeSession(root);
+  auto session = MakeSessionOrSkip(state, root);
   Tensor input(DT_FLOAT, TensorShape({batch, 784}));
   for (float& f : input.flat<float>()) f = 0.5f;
-  RunOrFail(state, session.get(), {{"x", input}}, {probs.name()});
+  RunSteps(state, session.get(), {{"x", input}}, {probs.name()});
   state.SetItemsProcessed(state.iterations() * batch);
 }
 BENCHMARK(BM_MlpForward)->Arg(100)->Unit(benchmark::kMicrosecond);
