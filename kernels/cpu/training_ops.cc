@@ -253,7 +253,8 @@ class ApplyOp : public OpKernel {
     std::array<Tensor, kNumVars> fresh;
     {
       VarLocks locks(vars);
-      const TensorShape& shape = vars[0]->value()->shape();
+      // A copy: the value it comes from may be replaced below.
+      const TensorShape shape = vars[0]->value()->shape();
       for (int k = 0; k < kNumVars; ++k) {
         Var* var = vars[k];
         OP_REQUIRES(ctx, var->initialized(),

@@ -7,12 +7,14 @@
 // evaluated here in double precision on tensors large enough to be split
 // over the thread pool, and end to end through a Session.
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -531,6 +533,45 @@ TEST(TrainingOpsSchemaTest, WrappersWriteNonDefaultAttrs) {
   EXPECT_EQ(out.dtype(), DT_FLOAT_REF);
 }
 
+// --- Kernel availability. ---
+
+TEST(TrainingOpsSchemaTest, KernelsForFloatAndDoubleOnCpuDefinitionsOnGpu) {
+  Scope root = Scope::NewRootScope();
+  for (DataType dtype : {DT_FLOAT, DT_DOUBLE, DT_INT32}) {
+    for (bool resource : {false, true}) {
+      for (const char* op :
+           {"ApplyGradientDescent", "ApplyMomentum", "ApplyAdam"}) {
+        SCOPED_TRACE(absl::StrCat(resource ? "Resource" : "", op, " ",
+                                  DataTypeName(dtype)));
+        Node* node =
+            BuildApply(root.NewSubScope("s"), op, dtype, resource, false, {2});
+        ASSERT_NE(node, nullptr) << root.status();
+        const KernelRegistry& reg = *KernelRegistry::Global();
+        if (dtype == DT_INT32) {  // TensorFlow has no int32 kernels either
+          EXPECT_THAT(reg.SupportedDeviceTypes(*node), ::testing::IsEmpty());
+          continue;
+        }
+        EXPECT_THAT(reg.SupportedDeviceTypes(*node),
+                    ::testing::UnorderedElementsAre("CPU", "GPU"));
+        EXPECT_TRUE(reg.IsKernelBuilt(*node, "CPU"));
+        // On a GPU only the resource handles are host values; scalars and
+        // the gradient stay on the device, as in TensorFlow.
+        const OpLayout layout = LayoutOf(op);
+        for (const std::string& var : layout.vars) {
+          EXPECT_EQ(reg.IsHostMemoryArg(*node, "GPU", var), resource) << var;
+        }
+        const OpDef& def = node->op_def();
+        for (int i : layout.scalar_inputs) {
+          EXPECT_FALSE(
+              reg.IsHostMemoryArg(*node, "GPU", def.input_arg(i).name()));
+        }
+        EXPECT_FALSE(reg.IsHostMemoryArg(
+            *node, "GPU", def.input_arg(layout.grad_input).name()));
+      }
+    }
+  }
+}
+
 // --- Shape functions. ---
 
 TEST(TrainingOpsShapeTest, RefOpsReturnTheVariablesShape) {
@@ -811,6 +852,62 @@ TEST(TrainingOpsKernelTest, TheSameVariableTwiceIsUpdatedInTurn) {
     EXPECT_EQ(AsDoubles(var->Read()), want);
     if (snapshot) EXPECT_EQ(AsDoubles(before), std::vector<double>({1, 2, 3}));
   }
+}
+
+// --- Concurrency. ---
+
+// Steps from several threads: none is lost (each holds the lock for its
+// whole update), a snapshot taken meanwhile never changes afterwards (copy
+// on write), and two ops locking the same two variables in opposite orders
+// do not deadlock (a deadlock hangs the test until its timeout).
+TEST(TrainingOpsKernelTest, ConcurrentStepsNeitherLoseUpdatesNorDeadlock) {
+  const int64_t n = 50000;  // above the single-thread limit: nested pool use
+  const int kThreads = 4, kSteps = 100;
+  ApplyHarness h("ApplyGradientDescent", DT_DOUBLE, /*resource=*/true, false,
+                 {n});
+  h.Set(0, std::vector<double>(n, 0.0));
+  std::vector<std::thread> threads;
+  std::atomic<int> failures{0};
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&] {
+      for (int i = 0; i < kSteps; ++i) {
+        if (!h.Step({1.0}, std::vector<double>(n, 1.0)).ok()) ++failures;
+      }
+    });
+  }
+  // A reader: every snapshot is one state, all elements equal, and stays so.
+  std::vector<Tensor> snapshots;
+  for (int i = 0; i < 50; ++i) snapshots.push_back(h.var(0)->Read());
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_EQ(h.Get(0), std::vector<double>(n, -kThreads * kSteps));
+  for (const Tensor& s : snapshots) {
+    const std::vector<double> values = AsDoubles(s);
+    EXPECT_EQ(values, std::vector<double>(n, values[0]));
+  }
+
+  // ApplyMomentum(a, b) and ApplyMomentum(b, a) at the same time.
+  ApplyHarness m("ApplyMomentum", DT_FLOAT, /*resource=*/false, false, {n});
+  m.Set(0, std::vector<double>(n, 1.0));
+  m.Set(1, std::vector<double>(n, 0.0));
+  std::vector<std::thread> crossed;
+  for (int t = 0; t < 2; ++t) {
+    crossed.emplace_back([&, t] {
+      std::vector<Var*> vars = {m.var(t), m.var(1 - t), nullptr, nullptr,
+                                nullptr};
+      std::vector<Tensor> inputs = {
+          Tensor(), Tensor(), Tensor::Scalar<float>(0.01f),
+          FromDoubles(DT_FLOAT, std::vector<double>(n, 0.5), {n}),
+          Tensor::Scalar<float>(0.5f)};
+      for (int i = 0; i < kSteps; ++i) {
+        if (!RunOnDevice(TestCpuDevice(), m.node(), inputs, vars).ok()) {
+          ++failures;
+        }
+      }
+    });
+  }
+  for (std::thread& t : crossed) t.join();
+  EXPECT_EQ(failures.load(), 0);
 }
 
 // --- Errors. ---
