@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
-# dflow's runtime next to PyTorch's, in one run: builds //bench:executor_bench
-# and //bench:matmul_bench, installs Debian's python3-torch when the system
-# Python cannot import torch, runs the same workloads on both sides with 1
-# and 2 threads (bench/torch_peer.py is the PyTorch side), and prints one
+# dflow's runtime next to PyTorch's, in one run: builds //bench:executor_bench,
+# //bench:training_bench and //bench:matmul_bench, installs Debian's
+# python3-torch when the system Python cannot import torch, runs the same
+# workloads on both sides with 1 and 2 threads (bench/torch_peer.py is the
+# PyTorch side): executor overhead, the seed MLP's forward pass and its
+# training step (forward, backward, SGD update), MatMul 1024^3. Prints one
 # table with dflow's speedup, then one line per figure:
 #   metric <name> dflow=<value> torch=<value> unit=<unit>
-# (chain_us_per_node, fanout_us_per_node, mlp_forward_ms, matmul1024_gflops,
-# matmul1024_pct_of_blas, each _t1 and _t2: names kept stable for tools).
+# (chain_us_per_node, fanout_us_per_node, mlp_forward_ms, mlp_train_step_ms,
+# mlp_train_examples_per_s, matmul1024_gflops, matmul1024_pct_of_blas, each
+# _t1 and _t2: names kept stable for tools).
 #
-#   bench/compare_torch.sh             # 7 repetitions of 0.3 s, ~2 minutes
-#   bench/compare_torch.sh --quick     # 3 repetitions of 0.1 s, under 1 minute
+#   bench/compare_torch.sh             # 7 repetitions of 0.3 s, ~3 minutes
+#   bench/compare_torch.sh --quick     # 3 repetitions of 0.1 s, ~1 minute
 #   bench/compare_torch.sh --markdown  # the table as Markdown
 #
 # Times exclude the bazel build and the one-off python3-torch install
@@ -26,7 +29,7 @@ for arg in "$@"; do
   case "$arg" in
     --quick) quick=1 ;;
     --markdown) markdown=(--markdown) ;;
-    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "unknown argument '$arg' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -43,10 +46,11 @@ threads_list=(1 2)
 torch_python=/usr/bin/python3
 
 overall_start=$SECONDS
-echo "== building //bench:executor_bench //bench:matmul_bench"
+echo "== building //bench:executor_bench //bench:training_bench" \
+     "//bench:matmul_bench"
 build_start=$SECONDS
-if ! bazel build //bench:executor_bench //bench:matmul_bench \
-    >"$out/build.log" 2>&1; then
+if ! bazel build //bench:executor_bench //bench:training_bench \
+    //bench:matmul_bench >"$out/build.log" 2>&1; then
   echo "bazel build failed; its last lines:"; tail -n 30 "$out/build.log"
   exit 1
 fi
@@ -56,8 +60,8 @@ build_seconds=$((SECONDS - build_start))
 # Copies: a concurrent build in the same output base (another configuration,
 # e.g. sanitizers) may replace bazel-bin's files while this runs.
 mkdir -p "$out/bin"
-cp -f "$bazel_bin/bench/executor_bench" "$bazel_bin/bench/matmul_bench" \
-  "$out/bin/"
+cp -f "$bazel_bin/bench/executor_bench" "$bazel_bin/bench/training_bench" \
+  "$bazel_bin/bench/matmul_bench" "$out/bin/"
 for b in "$out"/bin/*; do
   if grep -qaE '__(tsan|asan|msan)_init' "$b"; then
     echo "warning: $b is a sanitizer build; figures will be meaningless" >&2
@@ -89,6 +93,7 @@ bench_args=(--benchmark_repetitions="$reps" --benchmark_min_time="$min_time"
             --benchmark_display_aggregates_only=true --benchmark_color=false
             --benchmark_format=console --benchmark_out_format=json)
 executor_args=()
+training_args=()
 torch_args=()
 dflow_seconds=0
 torch_seconds=0
@@ -103,6 +108,15 @@ for t in "${threads_list[@]}"; do
     | grep -v -E '_(mean|stddev|cv)\b' | tee "$out/executor_t$t.txt"
   dflow_seconds=$((dflow_seconds + SECONDS - start))
   executor_args+=(--executor "$t=$out/executor_t$t.json")
+
+  echo "== dflow: training_bench, DFLOW_NUM_THREADS=$t ($reps x ${min_time} s)"
+  start=$SECONDS
+  DFLOW_NUM_THREADS=$t "$out/bin/training_bench" "${bench_args[@]}" \
+    --benchmark_filter='BM_MlpTrainStep/100' \
+    --benchmark_out="$out/training_t$t.json" 2>&1 \
+    | grep -v -E '_(mean|stddev|cv)\b' | tee "$out/training_t$t.txt"
+  dflow_seconds=$((dflow_seconds + SECONDS - start))
+  training_args+=(--training "$t=$out/training_t$t.json")
 
   echo "== PyTorch: bench/torch_peer.py --threads $t"
   start=$SECONDS
@@ -135,7 +149,7 @@ echo "== dflow vs PyTorch (median of $reps; dflow speedup above 1x: dflow" \
      "is faster)  load average $load_before at start, $load_after at end," \
      "$(nproc) CPUs"
 python3 bench/summarize_compare_torch.py "${executor_args[@]}" \
-  --matmul "$out/matmul.json" "${torch_args[@]}" "${markdown[@]}" \
+  "${training_args[@]}" --matmul "$out/matmul.json" "${torch_args[@]}" "${markdown[@]}" \
   | tee "$out/summary.txt"
 echo
 echo "dflow benchmarks took ${dflow_seconds} s, torch_peer.py ${torch_seconds} s" \

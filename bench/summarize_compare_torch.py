@@ -1,22 +1,25 @@
 #!/usr/bin/env python3
-"""Side-by-side table of dflow (bench/executor_bench, bench/matmul_bench) and
-PyTorch (bench/torch_peer.py) for bench/compare_torch.sh, then one
-machine-readable line per figure:
+"""Side-by-side table of dflow (bench/executor_bench, bench/training_bench,
+bench/matmul_bench) and PyTorch (bench/torch_peer.py) for
+bench/compare_torch.sh, then one machine-readable line per figure:
 
   metric <name> dflow=<value> torch=<value> unit=<unit>
 
 Names are stable across versions (tools read them): chain_us_per_node,
-fanout_us_per_node, mlp_forward_ms, matmul1024_gflops and
-matmul1024_pct_of_blas (each side's GFLOP/s as a percentage of
-cblas_sgemm called directly with the same thread count, from matmul_bench),
-each with the suffix _t<threads>. A figure one side lacks is written "nan".
+fanout_us_per_node, mlp_forward_ms, mlp_train_step_ms,
+mlp_train_examples_per_s, matmul1024_gflops and matmul1024_pct_of_blas
+(each side's GFLOP/s as a percentage of cblas_sgemm called directly with
+the same thread count, from matmul_bench), each with the suffix
+_t<threads>. A figure one side lacks is written "nan".
 
   summarize_compare_torch.py --executor 1=executor_t1.json
-      --executor 2=executor_t2.json --matmul matmul.json
-      --torch torch_t1.json --torch 2=torch_t2.json [--markdown]
+      --executor 2=executor_t2.json --training 1=training_t1.json
+      --training 2=training_t2.json --matmul matmul.json
+      --torch torch_t1.json --torch torch_t2.json [--markdown]
 
---executor is Google Benchmark's JSON from executor_bench run with
-DFLOW_NUM_THREADS=<threads>; --matmul the JSON of matmul_bench, which sweeps
+--executor and --training are Google Benchmark's JSON from executor_bench
+and training_bench run with DFLOW_NUM_THREADS=<threads> (any benchmark
+named below is taken from either); --matmul the JSON of matmul_bench, which sweeps
 threads itself (benchmarks named dflow/1024x1024x1024/threads:N); --torch
 the peer's --json output (it records its thread count). Every figure is the
 median over repetitions; dflow's per-node figures are the median real time
@@ -39,14 +42,26 @@ FIGURES = [
     ("fanout_us_per_node", "fan-out 10,000 adds, 16-way sum tree", "us/node",
      True, None),
     ("mlp_forward_ms", "MLP forward 784-500-10, batch 100", "ms", True, None),
+    ("mlp_train_step_ms", "MLP train step 784-500-10, batch 100", "ms", True,
+     None),
+    ("mlp_train_examples_per_s", "MLP train step, examples/s", "examples/s",
+     False, None),
     ("matmul1024_gflops", "MatMul 1024^3 float32", "GFLOP/s", False, None),
     ("matmul1024_pct_of_blas", "MatMul 1024^3, % of cblas_sgemm", "%", False,
      (">= 95", lambda v: v >= 95)),
 ]
-UNIT_NAMES = {"us/node": "us", "ms": "ms", "GFLOP/s": "GFLOP/s", "%": "%"}
+UNIT_NAMES = {"us/node": "us", "ms": "ms", "examples/s": "examples/s",
+              "GFLOP/s": "GFLOP/s", "%": "%"}
+# Google Benchmark names (executor_bench, training_bench) -> figure.
 EXECUTOR = {"BM_ChainOfScalarAdds/10000": "chain_us_per_node",
             "BM_FanOutFanIn/10000": "fanout_us_per_node",
-            "BM_MlpForward/100": "mlp_forward_ms"}
+            "BM_MlpForward/100": "mlp_forward_ms",
+            "BM_MlpTrainStep/100": "mlp_train_step_ms"}
+TRAIN_BATCH = 100  # BM_MlpTrainStep/100, torch_peer.py's mlp_train
+# Short names for the busy-machine check line.
+SHORT = {"chain_us_per_node": "chain", "fanout_us_per_node": "fanout",
+         "mlp_forward_ms": "mlp", "mlp_train_step_ms": "mlp_train",
+         "matmul1024_gflops": "matmul"}
 SCALE = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 
 
@@ -101,6 +116,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--executor", action="append", default=[],
                         metavar="THREADS=PATH")
+    parser.add_argument("--training", action="append", default=[],
+                        metavar="THREADS=PATH")
     parser.add_argument("--matmul")
     parser.add_argument("--torch", action="append", default=[],
                         metavar="PATH")
@@ -110,13 +127,16 @@ def main():
 
     # (key, threads) -> {"wall": figure, "cpu": figure or None}
     dflow, torch, blas = {}, {}, {}
+    # (side, threads) -> (loss before the first train step, after the timed)
+    train_loss = {}
     contexts = {}
     errors = []
-    for text in args.executor:
+    for flag, text in ([("executor", t) for t in args.executor]
+                       + [("training", t) for t in args.training]):
         threads, path = parse_threads_path(text, parser)
         with open(path) as f:
             doc = json.load(f)
-        contexts["executor_bench t%d" % threads] = doc.get("context", {})
+        contexts["%s_bench t%d" % (flag, threads)] = doc.get("context", {})
         for name, b in medians(doc).items():
             key = EXECUTOR.get(name)
             if key is None:
@@ -128,6 +148,9 @@ def main():
             dflow[key, threads] = {
                 "wall": per_figure(key, seconds(b, "real_time")),
                 "cpu": per_figure(key, seconds(b, "cpu_time"))}
+            if "loss_before" in b and "loss_after" in b:
+                train_loss["dflow", threads] = (b["loss_before"],
+                                                b["loss_after"])
     if args.matmul:
         with open(args.matmul) as f:
             doc = json.load(f)
@@ -167,6 +190,12 @@ def main():
             elif r["workload"] == "mlp":
                 torch["mlp_forward_ms", t] = {"wall": r["ms"],
                                               "cpu": r["cpu_ms"]}
+            elif r["workload"] == "mlp_train":
+                torch["mlp_train_step_ms", t] = {"wall": r["ms"],
+                                                 "cpu": r["cpu_ms"]}
+                if "loss_before" in r and "loss_after" in r:
+                    train_loss["PyTorch", t] = (r["loss_before"],
+                                                r["loss_after"])
             elif r["workload"] == "matmul":
                 torch["matmul1024_gflops", t] = {"wall": r["gflops"],
                                                  "cpu": r.get("cpu_gflops")}
@@ -175,6 +204,10 @@ def main():
             if key == "matmul1024_gflops" and blas.get(t):
                 side["matmul1024_pct_of_blas", t] = {
                     "wall": 100 * v["wall"] / blas[t], "cpu": None}
+            if key == "mlp_train_step_ms" and v["wall"]:
+                # From the median step time, the same on both sides.
+                side["mlp_train_examples_per_s", t] = {
+                    "wall": TRAIN_BATCH / (v["wall"] * 1e-3), "cpu": None}
 
     threads_seen = sorted({t for _, t in dflow} | {t for _, t in torch})
     rows, row_keys, metrics = [], [], []
@@ -200,8 +233,10 @@ def main():
             row_label = label
             if key == "matmul1024_pct_of_blas" and blas.get(t):
                 row_label = "%s (%.0f GFLOP/s)" % (label, blas[t])
-            if key == "matmul1024_pct_of_blas":
-                speedup = cpu_speedup = ""  # the GFLOP/s row has the ratio
+            if key in ("matmul1024_pct_of_blas", "mlp_train_examples_per_s"):
+                # The GFLOP/s row, and the train step's ms row, have the
+                # ratio.
+                speedup = cpu_speedup = ""
             row_keys.append(key)
             rows.append((row_label, str(t), unit, fmt(dw), fmt(pw), speedup,
                          cpu_speedup, goal_text))
@@ -232,14 +267,15 @@ def main():
           "PyTorch's); above 1x dflow is faster. (by CPU): the same per CPU "
           "second, 1-thread rows only (steadier on a busy machine).")
     print("dflow: Session::Run of the whole graph per step (executor_bench, "
-          "DFLOW_NUM_THREADS=N); the MatMul kernel alone (matmul_bench). "
-          "PyTorch: eager, torch.no_grad(), set_num_threads(N).")
+          "training_bench; DFLOW_NUM_THREADS=N); the MatMul kernel alone "
+          "(matmul_bench). PyTorch: eager, set_num_threads(N), "
+          "torch.no_grad() except the train step (autograd, optim.SGD).")
     checks = []
     for (key, t), v in sorted(dflow.items()):
-        if t == 1 and v.get("cpu") and key != "matmul1024_pct_of_blas":
+        if t == 1 and v.get("cpu") and key in SHORT:
             r = (v["wall"] / v["cpu"] if key.endswith(("_ms", "_node"))
                  else v["cpu"] / v["wall"])
-            checks.append("%s %.2f" % (key.split("_")[0], r))
+            checks.append("%s %.2f" % (SHORT[key], r))
     if checks:
         print("Busy-machine check, dflow 1-thread wall/CPU time (1.00: it had "
               "a core to itself): " + ", ".join(checks))
@@ -256,6 +292,13 @@ def main():
             torch_context.get("torch"), torch_context.get("python"),
             torch_context.get("blas_library") or "?",
             torch_context.get("OMP_WAIT_POLICY")))
+    if train_loss:
+        # Each side trains on one fixed batch: a finite loss that went down
+        # says its timed steps did train.
+        print("MLP train step, loss of the fixed batch before the first "
+              "step -> after the timed ones: " +
+              ", ".join("%s t%d %.3f -> %.3f" % (side, t, v[0], v[1])
+                        for (side, t), v in sorted(train_loss.items())))
     for e in errors:
         print("error: " + e)
     print()

@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
 """PyTorch peer of bench/executor_bench.cc and bench/matmul_bench.cc: the same
-workloads in PyTorch eager mode, for bench/compare_torch.sh.
+workloads (and bench/training_bench.cc's) in PyTorch eager mode, for
+bench/compare_torch.sh.
 
 Why: dflow's executor overhead and kernels only mean something next to a
 framework people use. This runs each dflow workload, shape for shape, in
 PyTorch (Debian's python3-torch 1.13 for /usr/bin/python3), float32,
-under torch.no_grad():
+under torch.no_grad() except the training step:
 
   chain    x = x + one, 10,000 times, on a 0-d tensor (dflow: a chain of
            10,000 scalar AddV2 nodes with a Const one); per node = step / 10,000.
@@ -18,6 +19,15 @@ under torch.no_grad():
   mlp      784-500-10 forward, batch 100: linear + relu, linear, softmax
            (dflow: MatMul + BiasAdd + Relu, MatMul + BiasAdd, Softmax);
            ms per forward pass
+  mlp_train the same network's training step, batch 100 (dflow:
+           training_bench's BM_MlpTrainStep, the seed's tf.matmul(x, w) + b,
+           relu, sparse softmax cross-entropy, mean,
+           GradientDescentOptimizer(0.01).minimize): zero_grad(set_to_none=
+           True), F.linear + relu, F.linear, F.cross_entropy (mean),
+           loss.backward(), torch.optim.SGD(lr=0.01).step(); weights
+           truncated normal(0.1) and zero biases as the seed's, the fixed
+           batch training_bench feeds (int64 labels: cross_entropy takes no
+           int32); ms per step and examples/s
   matmul   torch.mm of two 1024x1024 matrices, a new output each call as
            dflow's kernel allocates one; GFLOP/s = 2 * 1024^3 / time
 
@@ -38,7 +48,8 @@ median over repetitions, as Google Benchmark's median aggregate is on the
 dflow side.
 
   /usr/bin/python3 bench/torch_peer.py --threads 1 [--repetitions 7]
-      [--min-time 0.3] [--workloads chain,fanout,mlp,matmul] [--json OUT]
+      [--min-time 0.3] [--workloads chain,fanout,mlp,mlp_train,matmul]
+      [--json OUT]
 """
 
 import argparse
@@ -49,9 +60,11 @@ import statistics
 import sys
 import time
 
-WORKLOADS = ["chain", "fanout", "mlp", "matmul"]
+WORKLOADS = ["chain", "fanout", "mlp", "mlp_train", "matmul"]
 NODES = 10000  # chain length and fan-out width, as in executor_bench.cc
 MATMUL_N = 1024
+TRAIN_BATCH = 100  # BM_MlpTrainStep/100
+LEARNING_RATE = 0.01
 
 
 def make_chain(torch):
@@ -105,6 +118,50 @@ def make_mlp(torch):
         h = F.relu(F.linear(x, w1, b1))
         return F.softmax(F.linear(h, w2, b2), dim=1)
 
+    return step
+
+
+def make_mlp_train(torch):
+    import torch.nn.functional as F
+
+    torch.manual_seed(1)  # 1.13's trunc_normal_ takes no generator
+
+    def weights(rows, cols):
+        # The seed's truncated normal(0.1): values beyond two standard
+        # deviations redrawn, which is trunc_normal_ on [-0.2, 0.2].
+        # For F.linear the weight is [out, in].
+        w = torch.empty(cols, rows)
+        torch.nn.init.trunc_normal_(w, std=0.1, a=-0.2, b=0.2)
+        return w.requires_grad_()
+
+    # training_bench.cc's FillBatch: pixels ((i * 7919) mod 1000) / 1000,
+    # labels i mod 10.
+    i = torch.arange(TRAIN_BATCH * 784, dtype=torch.int64)
+    x = ((i * 7919) % 1000).to(torch.float32).div_(1000).reshape(
+        TRAIN_BATCH, 784)
+    labels = torch.arange(TRAIN_BATCH, dtype=torch.int64) % 10
+    w1, b1 = weights(784, 500), torch.zeros(500, requires_grad=True)
+    w2, b2 = weights(500, 10), torch.zeros(10, requires_grad=True)
+    optimizer = torch.optim.SGD([w1, b1, w2, b2], lr=LEARNING_RATE)
+
+    def loss_now():
+        with torch.no_grad():
+            h = F.relu(F.linear(x, w1, b1))
+            return float(F.cross_entropy(F.linear(h, w2, b2), labels))
+
+    def step():
+        optimizer.zero_grad(set_to_none=True)
+        h = F.relu(F.linear(x, w1, b1))
+        loss = F.cross_entropy(F.linear(h, w2, b2), labels)
+        loss.backward()
+        optimizer.step()
+        return loss
+
+    # The loss before any step and after the timed ones (main() asks),
+    # untimed: a finite loss that went down says the steps trained, the
+    # check training_bench makes with its loss_before/loss_after counters.
+    step.loss_before = loss_now()
+    step.loss_now = loss_now
     return step
 
 
@@ -182,12 +239,16 @@ def main():
         print("set_num_interop_threads: %s" % e, file=sys.stderr)
 
     makers = {"chain": make_chain, "fanout": make_fanout, "mlp": make_mlp,
-              "matmul": make_matmul}
+              "mlp_train": make_mlp_train, "matmul": make_matmul}
     results = []
-    with torch.no_grad():
-        for name in workloads:
-            reps = measure(makers[name](torch), args.repetitions,
-                           args.min_time)
+    for name in workloads:
+        # Autograd only where the workload trains: the others are
+        # inference, as dflow's graphs there have no backward pass.
+        grad_mode = (torch.enable_grad() if name == "mlp_train"
+                     else torch.no_grad())
+        with grad_mode:
+            step = makers[name](torch)
+            reps = measure(step, args.repetitions, args.min_time)
             wall = statistics.median(r[0] for r in reps)
             cpu = statistics.median(r[1] for r in reps)
             r = {"workload": name, "threads": args.threads,
@@ -204,6 +265,15 @@ def main():
                 r["ms"] = wall * 1e3
                 r["cpu_ms"] = cpu * 1e3
                 text = "%.3f ms per forward pass" % r["ms"]
+            elif name == "mlp_train":
+                r["ms"] = wall * 1e3
+                r["cpu_ms"] = cpu * 1e3
+                r["examples_per_s"] = TRAIN_BATCH / wall
+                r["loss_before"] = step.loss_before
+                r["loss_after"] = step.loss_now()
+                text = ("%.3f ms per step (%.0f examples/s; loss %.3f before,"
+                        " %.3f after)" % (r["ms"], r["examples_per_s"],
+                                          r["loss_before"], r["loss_after"]))
             else:
                 flops = 2.0 * MATMUL_N ** 3
                 r["gflops"] = flops / wall * 1e-9
@@ -211,7 +281,7 @@ def main():
                 text = "%.1f GFLOP/s (%.2f ms per product)" % (
                     r["gflops"], wall * 1e3)
             results.append(r)
-            print("torch %-7s threads=%d  %s" % (name, args.threads, text),
+            print("torch %-9s threads=%d  %s" % (name, args.threads, text),
                   flush=True)
 
     context = {

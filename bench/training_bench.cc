@@ -12,9 +12,11 @@
 // seed's mnist_inference. A step runs the train op as a target and fetches
 // nothing (the seed also fetches the loss; that is one more scalar). The
 // figures: wall time per step and items_per_second (examples per second).
-// The "loss" counter is the loss after the timed steps, fetched once
-// outside the timing: a finite value below ln(10) = 2.30 says the steps
-// trained. DFLOW_NUM_THREADS=1 or 2 sets the pool; bench/compare_torch.sh
+// The counters loss_before and loss_after are the loss of the fixed batch
+// before the first step and after the timed ones, fetched outside the
+// timing: a finite loss that went down says the steps trained (the same
+// check as torch_peer.py's). DFLOW_NUM_THREADS=1 or 2 sets the pool;
+// bench/compare_torch.sh
 // runs this next to PyTorch (bench/torch_peer.py's mlp_train).
 #include <string>
 #include <vector>
@@ -89,14 +91,17 @@ void BM_MlpTrainStep(benchmark::State& state) {
   Tensor classes(DT_INT32, TensorShape({batch}));
   FillBatch(&images, &classes);
   const FeedList feeds = {{"x", images}, {"labels", classes}};
+  auto fetch_loss = [&](const char* counter) {
+    std::vector<Tensor> out;
+    if (session != nullptr && !state.error_occurred() &&
+        session->Run(feeds, {loss.name()}, {}, &out).ok()) {
+      state.counters[counter] = out[0].flat<float>()[0];
+    }
+  };
+  fetch_loss("loss_before");
   bench::RunSteps(state, session.get(), feeds, {}, {train_op->name()});
   state.SetItemsProcessed(state.iterations() * batch);
-
-  std::vector<Tensor> out;
-  if (session != nullptr && !state.error_occurred() &&
-      session->Run(feeds, {loss.name()}, {}, &out).ok()) {
-    state.counters["loss"] = out[0].flat<float>()[0];
-  }
+  fetch_loss("loss_after");
 }
 BENCHMARK(BM_MlpTrainStep)->Arg(100)->Unit(benchmark::kMillisecond);
 
