@@ -144,20 +144,20 @@ DFLOW_REGISTER_GRADIENT("LogSoftmax", LogSoftmaxGradFn);
 // The gradient of both cross-entropy ops with respect to their logits:
 // g_loss times the backprop output, plus, when the backprop output
 // (softmax - labels) got a gradient of its own, the gradient of softmax
-// applied to it (the second-order term TensorFlow adds).
+// applied to it (the second-order term TensorFlow adds). `g_loss_column`
+// is g_loss [batch] as a column [batch, 1].
 Output CrossEntropyLogitsGrad(const Scope& scope, const Operation& op,
-                              absl::Span<const Output> grad_outputs) {
-  const Output g_loss = grad_outputs[0], g_backprop = grad_outputs[1];
-  Output grad =
-      ops::Mul(scope, ops::ExpandDims(scope, g_loss, -1), op.output(1));
-  if (g_backprop.valid() && !IsZerosFor(g_backprop, op, 1)) {
-    const Output softmax = ops::Softmax(scope, In(op, 0));
-    const Output dot = SumLastKeep(scope, ops::Mul(scope, g_backprop, softmax));
-    grad = ops::Add(
-        scope, grad,
-        ops::Mul(scope, ops::Sub(scope, g_backprop, dot), softmax));
-  }
-  return grad;
+                              absl::Span<const Output> grad_outputs,
+                              const Output& g_loss_column) {
+  const Output g_backprop = grad_outputs[1];
+  const Output from_loss = ops::Mul(scope, g_loss_column, op.output(1));
+  if (!g_backprop.valid() || IsZerosFor(g_backprop, op, 1)) return from_loss;
+  const Output softmax = ops::Softmax(scope, In(op, 0));
+  const Output dot = SumLastKeep(scope, ops::Mul(scope, g_backprop, softmax));
+  const Output from_backprop =
+      ops::Mul(scope, ops::Sub(scope, g_backprop, dot), softmax);
+  if (IsZerosFor(grad_outputs[0], op, 0)) return from_backprop;
+  return ops::Add(scope, from_loss, from_backprop);
 }
 
 // Whether features and labels of SoftmaxCrossEntropyWithLogits may have
@@ -168,8 +168,7 @@ Output CrossEntropyLogitsGrad(const Scope& scope, const Operation& op,
 // with an unknown batch builds no reduction ops (TensorFlow's gradient never
 // reduces; dflow's kernel, like TensorFlow 2's, broadcasts).
 bool MayBroadcast(const TensorShape& a, const TensorShape& b) {
-  if (a.unknown_rank() || b.unknown_rank() || a.rank() != 2 ||
-      b.rank() != 2) {
+  if (a.unknown_rank() || b.unknown_rank() || a.rank() != 2 || b.rank() != 2) {
     return true;
   }
   return a.dims() != b.dims();
@@ -178,15 +177,15 @@ bool MayBroadcast(const TensorShape& a, const TensorShape& b) {
 // loss = sum(-labels * log_softmax(features), -1); backprop = softmax -
 // labels. Labels get TensorFlow's gradient, -log_softmax(features) * g_loss
 // (the path through backprop, -g_backprop, is left out as TensorFlow does).
-absl::Status SoftmaxCrossEntropyGradFn(const Scope& scope,
-                                       const Operation& op,
+absl::Status SoftmaxCrossEntropyGradFn(const Scope& scope, const Operation& op,
                                        absl::Span<const Output> grad_outputs,
                                        std::vector<Output>* grad_inputs) {
   const Output features = In(op, 0), labels = In(op, 1);
-  const Output d_features = CrossEntropyLogitsGrad(scope, op, grad_outputs);
-  const Output d_labels =
-      ops::Mul(scope, ops::ExpandDims(scope, grad_outputs[0], -1),
-               ops::Neg(scope, ops::LogSoftmax(scope, features)));
+  const Output g_loss_column = ops::ExpandDims(scope, grad_outputs[0], -1);
+  const Output d_features =
+      CrossEntropyLogitsGrad(scope, op, grad_outputs, g_loss_column);
+  const Output d_labels = ops::Mul(
+      scope, g_loss_column, ops::Neg(scope, ops::LogSoftmax(scope, features)));
   grad_inputs->resize(2);
   if (MayBroadcast(features.shape(), labels.shape())) {
     ReduceBroadcastGradients(scope, features, labels, d_features, d_labels,
@@ -203,8 +202,10 @@ DFLOW_REGISTER_GRADIENT("SoftmaxCrossEntropyWithLogits",
 absl::Status SparseSoftmaxCrossEntropyGradFn(
     const Scope& scope, const Operation& op,
     absl::Span<const Output> grad_outputs, std::vector<Output>* grad_inputs) {
-  *grad_inputs = {CrossEntropyLogitsGrad(scope, op, grad_outputs),
-                  NoGradient()};
+  *grad_inputs = {
+      CrossEntropyLogitsGrad(scope, op, grad_outputs,
+                             ops::ExpandDims(scope, grad_outputs[0], -1)),
+      NoGradient()};
   return absl::OkStatus();
 }
 DFLOW_REGISTER_GRADIENT("SparseSoftmaxCrossEntropyWithLogits",
@@ -241,11 +242,10 @@ absl::Status Conv2DGradFn(const Scope& scope, const Operation& op,
   ops::Conv2DAttrs a;
   RETURN_IF_ERROR(GetConvAttrs(op, &strides, &padding, &a));
   const Output x = In(op, 0), w = In(op, 1), g = grad_outputs[0];
-  *grad_inputs = {
-      ops::Conv2DBackpropInput(scope, ShapeOf(scope, x), w, g, strides,
-                               padding, a),
-      ops::Conv2DBackpropFilter(scope, x, ShapeOf(scope, w), g, strides,
-                                padding, a)};
+  *grad_inputs = {ops::Conv2DBackpropInput(scope, ShapeOf(scope, x), w, g,
+                                           strides, padding, a),
+                  ops::Conv2DBackpropFilter(scope, x, ShapeOf(scope, w), g,
+                                            strides, padding, a)};
   return absl::OkStatus();
 }
 DFLOW_REGISTER_GRADIENT("Conv2D", Conv2DGradFn);
@@ -272,8 +272,7 @@ DFLOW_REGISTER_GRADIENT("Conv2DBackpropInput", Conv2DBackpropInputGradFn);
 
 // dw = Conv2DBackpropFilter(x, sizes, dy) is bilinear in (x, dy): for x,
 // Conv2DBackpropInput(shape(x), g, dy); for dy, the convolution of x with g.
-absl::Status Conv2DBackpropFilterGradFn(const Scope& scope,
-                                        const Operation& op,
+absl::Status Conv2DBackpropFilterGradFn(const Scope& scope, const Operation& op,
                                         absl::Span<const Output> grad_outputs,
                                         std::vector<Output>* grad_inputs) {
   std::vector<int64_t> strides;

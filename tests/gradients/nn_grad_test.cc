@@ -45,8 +45,7 @@ Tensor Make(DataType dtype, const std::vector<double>& v,
                                    shape);
 }
 
-Tensor Random(const TensorShape& shape, int seed,
-              DataType dtype = DT_DOUBLE) {
+Tensor Random(const TensorShape& shape, int seed, DataType dtype = DT_DOUBLE) {
   return Make(dtype, Values(shape.num_elements(), seed), shape);
 }
 
@@ -156,8 +155,7 @@ std::vector<BiasCase> BiasCases() {
 }
 
 int64_t Channels(const BiasCase& c) {
-  return c.format == "NCHW" ? c.value.dim(1)
-                            : c.value.dim(c.value.rank() - 1);
+  return c.format == "NCHW" ? c.value.dim(1) : c.value.dim(c.value.rank() - 1);
 }
 
 TEST(NnGradTest, BiasAdd) {
@@ -223,8 +221,8 @@ TEST(NnGradTest, SoftmaxWithUnknownBatch) {
   Scope root = Scope::NewRootScope();
   Output x = Feed(root, TensorShape({kAny, 4}));
   ExpectGradients(root, {x}, {Random(TensorShape({3, 4}), 10)},
-                  {ops::Softmax(root, x), ops::LogSoftmax(root, x)},
-                  kDoubleTol, "[?,4]");
+                  {ops::Softmax(root, x), ops::LogSoftmax(root, x)}, kDoubleTol,
+                  "[?,4]");
 }
 
 // Rows of positive weights summing to 1 (the loss is linear in the labels,
@@ -243,7 +241,7 @@ Tensor Distributions(int64_t rows, int64_t classes, int seed) {
 }
 
 struct XentCase {
-  TensorShape features, labels;          // as fed
+  TensorShape features, labels;        // as fed
   TensorShape features_ph, labels_ph;  // placeholder shapes
 };
 
@@ -286,6 +284,10 @@ TEST(NnGradTest, SoftmaxCrossEntropyLossAndBackprop) {
     auto xent = ops::SoftmaxCrossEntropyWithLogits(root, f, l);
     ExpectGradients(root, {f}, {Random(TensorShape({3, 4}), 14)},
                     {xent.loss, xent.backprop}, kDoubleTol, ph.ToString());
+    // Only the backprop output: the loss term is left out.
+    ExpectGradients(root, {f}, {Random(TensorShape({3, 4}), 18)},
+                    {xent.backprop}, kDoubleTol,
+                    absl::StrCat(ph.ToString(), " backprop only"));
   }
 }
 
@@ -293,7 +295,7 @@ TEST(NnGradTest, SparseSoftmaxCrossEntropy) {
   for (DataType label_type : {DT_INT32, DT_INT64}) {
     for (const TensorShape& ph :
          {TensorShape({4, 3}), TensorShape({kAny, 3})}) {
-      for (bool with_backprop : {false, true}) {
+      for (int ys_case = 0; ys_case < 3; ++ys_case) {  // loss, both, bp
         Scope root = Scope::NewRootScope();
         Output f = Feed(root, ph);
         Output l =
@@ -301,13 +303,13 @@ TEST(NnGradTest, SparseSoftmaxCrossEntropy) {
                 ? ops::Const(root, Tensor::FromVector<int32_t>({2, 0, 1, 2}))
                 : ops::Const(root, Tensor::FromVector<int64_t>({2, 0, 1, 2}));
         auto xent = ops::SparseSoftmaxCrossEntropyWithLogits(root, f, l);
-        std::vector<Output> ys = {xent.loss};
-        if (with_backprop) ys.push_back(xent.backprop);
+        std::vector<Output> ys;
+        if (ys_case < 2) ys.push_back(xent.loss);
+        if (ys_case > 0) ys.push_back(xent.backprop);
         ExpectGradients(root, {f}, {Random(TensorShape({4, 3}), 15)}, ys,
                         kDoubleTol,
                         absl::StrCat(DataTypeName(label_type), " ",
-                                     ph.ToString(), " backprop ",
-                                     with_backprop));
+                                     ph.ToString(), " ys case ", ys_case));
       }
     }
   }
@@ -341,10 +343,9 @@ TEST(NnGradTest, SparseLabelsGetNoGradient) {
   Output f = Feed(root, TensorShape({2, 3}));
   Output l = ops::Placeholder(root, DT_INT32);
   auto xent = ops::SparseSoftmaxCrossEntropyWithLogits(root, f, l);
-  auto grads = AddSymbolicGradients(
-      root, {xent.loss}, {l}, {},
-      GradientOptions().UnconnectedGradients(
-          GradientOptions::Unconnected::kNone));
+  auto grads = AddSymbolicGradients(root, {xent.loss}, {l}, {},
+                                    GradientOptions().UnconnectedGradients(
+                                        GradientOptions::Unconnected::kNone));
   ASSERT_TRUE(grads.ok()) << grads.status();
   EXPECT_FALSE((*grads)[0].valid());
 }
@@ -393,20 +394,42 @@ struct ConvCase {
 
 std::vector<ConvCase> ConvCases() {
   std::vector<ConvCase> cases;
-  cases.push_back({TensorShape({1, 4, 4, 2}), TensorShape({2, 2, 2, 3}),
-                   {1, 1, 1, 1}, "VALID"});
-  cases.push_back({TensorShape({2, 4, 5, 2}), TensorShape({3, 3, 2, 2}),
-                   {1, 1, 1, 1}, "SAME"});
-  cases.push_back({TensorShape({1, 5, 5, 2}), TensorShape({3, 3, 2, 2}),
-                   {1, 2, 2, 1}, "SAME"});
-  cases.push_back({TensorShape({2, 5, 4, 1}), TensorShape({2, 2, 1, 2}),
-                   {1, 2, 2, 1}, "VALID", {1, 1, 1, 1}, {}, true});
-  cases.push_back({TensorShape({1, 5, 5, 2}), TensorShape({2, 2, 2, 2}),
-                   {1, 1, 1, 1}, "VALID", {1, 2, 2, 1}});
-  cases.push_back({TensorShape({1, 4, 4, 1}), TensorShape({2, 2, 1, 2}),
-                   {1, 1, 1, 1}, "SAME", {1, 2, 2, 1}, {}, true});
-  cases.push_back({TensorShape({1, 3, 4, 2}), TensorShape({2, 2, 2, 1}),
-                   {1, 2, 1, 1}, "EXPLICIT", {1, 1, 1, 1},
+  cases.push_back({TensorShape({1, 4, 4, 2}),
+                   TensorShape({2, 2, 2, 3}),
+                   {1, 1, 1, 1},
+                   "VALID"});
+  cases.push_back({TensorShape({2, 4, 5, 2}),
+                   TensorShape({3, 3, 2, 2}),
+                   {1, 1, 1, 1},
+                   "SAME"});
+  cases.push_back({TensorShape({1, 5, 5, 2}),
+                   TensorShape({3, 3, 2, 2}),
+                   {1, 2, 2, 1},
+                   "SAME"});
+  cases.push_back({TensorShape({2, 5, 4, 1}),
+                   TensorShape({2, 2, 1, 2}),
+                   {1, 2, 2, 1},
+                   "VALID",
+                   {1, 1, 1, 1},
+                   {},
+                   true});
+  cases.push_back({TensorShape({1, 5, 5, 2}),
+                   TensorShape({2, 2, 2, 2}),
+                   {1, 1, 1, 1},
+                   "VALID",
+                   {1, 2, 2, 1}});
+  cases.push_back({TensorShape({1, 4, 4, 1}),
+                   TensorShape({2, 2, 1, 2}),
+                   {1, 1, 1, 1},
+                   "SAME",
+                   {1, 2, 2, 1},
+                   {},
+                   true});
+  cases.push_back({TensorShape({1, 3, 4, 2}),
+                   TensorShape({2, 2, 2, 1}),
+                   {1, 2, 1, 1},
+                   "EXPLICIT",
+                   {1, 1, 1, 1},
                    {0, 0, 1, 0, 0, 2, 0, 0}});
   return cases;
 }
@@ -547,8 +570,8 @@ struct PoolCase {
 
   std::string Name() const {
     return absl::StrCat(input.ToString(), " ksize ", ksize[1], "x", ksize[2],
-                        " strides ", strides[1], "x", strides[2], " ",
-                        padding, unknown_batch ? " batch ?" : "");
+                        " strides ", strides[1], "x", strides[2], " ", padding,
+                        unknown_batch ? " batch ?" : "");
   }
   TensorShape Placeholder() const {
     TensorShape s = input;
@@ -691,12 +714,11 @@ TEST(NnGradTest, SeedMlpLoss) {
         root, ops::Mean(root, xent, {0}),
         ops::Mul(root, ops::Const(root, 1e-4),
                  ops::Add(root, ops::L2Loss(root, w1), ops::L2Loss(root, w2))));
-    ExpectGradients(root, {w1, b1, w2, b2},
-                    {Random(TensorShape({3, 5}), 51),
-                     Random(TensorShape({5}), 52),
-                     Random(TensorShape({5, 3}), 53),
-                     Random(TensorShape({3}), 54)},
-                    {loss}, 1e-8, bias_add ? "BiasAdd" : "Add");
+    ExpectGradients(
+        root, {w1, b1, w2, b2},
+        {Random(TensorShape({3, 5}), 51), Random(TensorShape({5}), 52),
+         Random(TensorShape({5, 3}), 53), Random(TensorShape({3}), 54)},
+        {loss}, 1e-8, bias_add ? "BiasAdd" : "Add");
   }
 }
 
