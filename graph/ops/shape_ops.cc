@@ -244,6 +244,13 @@ absl::Status BroadcastGradientArgsShape(InferenceContext* c) {
   return absl::OkStatus();
 }
 
+absl::Status InvertPermutationShape(InferenceContext* c) {
+  TensorShape x;
+  SHAPE_OPS_RETURN_IF_ERROR(c->WithRank(c->input(0), 1, "input 'x'", &x));
+  c->set_output(0, x);
+  return absl::OkStatus();
+}
+
 absl::Status ScalarOutput(InferenceContext* c) {
   c->set_output(0, TensorShape());
   return absl::OkStatus();
@@ -322,6 +329,13 @@ DFLOW_REGISTER_OP("BroadcastGradientArgs")
     .SetShapeFn(BroadcastGradientArgsShape)
     .Doc("The reduction axes for the gradients of a broadcasting binary op.");
 
+DFLOW_REGISTER_OP("InvertPermutation")
+    .Input("x: T")
+    .Output("y: T")
+    .Attr("T: {int32, int64} = DT_INT32")
+    .SetShapeFn(InvertPermutationShape)
+    .Doc("The inverse permutation of `x`: y[x[i]] = i.");
+
 // --- Wrappers. ---
 
 namespace ops {
@@ -373,6 +387,10 @@ BroadcastGradientArgsOutputs BroadcastGradientArgs(const Scope& scope, Input s0,
       OpBuilder(scope, "BroadcastGradientArgs").Input(s0).Input(s1).Finalize(),
       2);
   return {out[0], out[1]};
+}
+
+Output InvertPermutation(const Scope& scope, Input x) {
+  return FirstOutput(OpBuilder(scope, "InvertPermutation").Input(x).Finalize());
 }
 
 }  // namespace ops

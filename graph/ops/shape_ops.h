@@ -1,6 +1,7 @@
 // Shape ops: the ops that read the shape of a tensor (Shape, Size, Rank) or
 // give its elements another shape (Reshape, ExpandDims, Squeeze, Transpose),
-// and BroadcastGradientArgs, which computes on shape vectors.
+// and the ops that compute on shape vectors and permutations for gradients
+// (BroadcastGradientArgs, InvertPermutation).
 //
 // The schemas, attrs and defaults are TensorFlow's, so GraphDefs written by
 // either system load in the other. The shape functions use build-time values
@@ -75,6 +76,10 @@ struct BroadcastGradientArgsOutputs {
 };
 BroadcastGradientArgsOutputs BroadcastGradientArgs(const Scope& scope, Input s0,
                                                    Input s1);
+
+// The inverse of the permutation `x` (an int32/int64 vector): y[x[i]] = i.
+// Transposing by it undoes a Transpose by `x`.
+Output InvertPermutation(const Scope& scope, Input x);
 
 }  // namespace ops
 }  // namespace dflow

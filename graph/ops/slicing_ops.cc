@@ -551,6 +551,91 @@ absl::Status StridedSliceShape(InferenceContext* c) {
   return absl::OkStatus();
 }
 
+// --- Slicing gradients. ---
+
+// The output has the shape `shape` holds: that of StridedSlice's input.
+absl::Status StridedSliceGradShape(InferenceContext* c) {
+  const char* names[] = {"shape", "begin", "end", "strides"};
+  int64_t n = -1;
+  for (int i = 0; i < 4; ++i) {
+    TensorShape s;
+    SLICING_OPS_RETURN_IF_ERROR(c->WithRank(
+        c->input(i), 1, absl::StrCat("input '", names[i], "'"), &s));
+    if (i > 0) {
+      SLICING_OPS_RETURN_IF_ERROR(c->MergeDim(
+          n, s.dim(0), "lengths of 'begin', 'end' and 'strides'", &n));
+    }
+  }
+  TensorShape out;
+  SLICING_OPS_RETURN_IF_ERROR(c->ShapeFromShapeTensor(0, &out));
+  c->set_output(0, out);
+  return absl::OkStatus();
+}
+
+// --- Padding. ---
+
+absl::Status PadShape(InferenceContext* c) {
+  const TensorShape& in = c->input(0);
+  TensorShape paddings_shape;
+  SLICING_OPS_RETURN_IF_ERROR(
+      c->WithRank(c->input(1), 2, "input 'paddings'", &paddings_shape));
+  if (paddings_shape.dim(1) >= 0 && paddings_shape.dim(1) != 2) {
+    return InvalidArgument("paddings of shape ", paddings_shape.ToString(),
+                           " must have 2 columns (before, after)");
+  }
+  int64_t n = paddings_shape.dim(0);
+  if (RankKnown(in)) {
+    SLICING_OPS_RETURN_IF_ERROR(c->MergeDim(
+        n, in.rank(), "rows of 'paddings' and rank of 'input'", &n));
+  }
+  SLICING_OPS_RETURN_IF_ERROR(CheckRank(n, "input 'paddings'"));
+  std::vector<int64_t> paddings;
+  if (!c->ConstantInputAsInts(1, &paddings)) {
+    c->set_output(0, n >= 0 ? TensorShape::UnknownWithRank(static_cast<int>(n))
+                            : TensorShape::Unknown());
+    return absl::OkStatus();
+  }
+  n = static_cast<int64_t>(paddings.size()) / 2;
+  TensorShape out = TensorShape::UnknownWithRank(static_cast<int>(n));
+  for (int i = 0; i < n; ++i) {
+    const int64_t before = paddings[2 * i], after = paddings[2 * i + 1];
+    if (before < 0 || after < 0) {
+      return InvalidArgument("paddings ", Ints(paddings),
+                             " must be non-negative (input ", in.ToString(),
+                             ")");
+    }
+    const int64_t d = RankKnown(in) ? in.dim(i) : -1;
+    int64_t size;
+    if (d >= 0 && !__builtin_add_overflow(d, before, &size) &&
+        !__builtin_add_overflow(size, after, &size)) {
+      out.set_dim(i, size);
+    }
+  }
+  c->set_output(0, out);
+  return absl::OkStatus();
+}
+
+// --- Gradient helpers. ---
+
+absl::Status ConcatOffsetShape(InferenceContext* c) {
+  TensorShape unused;
+  SLICING_OPS_RETURN_IF_ERROR(
+      c->WithRank(c->input(0), 0, "input 'concat_dim'", &unused));
+  // Every offset vector has the length of its shape vector; they all agree.
+  TensorShape merged = TensorShape({-1});
+  for (int i = 1; i < c->num_inputs(); ++i) {
+    TensorShape s;
+    SLICING_OPS_RETURN_IF_ERROR(c->WithRank(
+        c->input(i), 1, absl::StrCat("input 'shape[", i - 1, "]'"), &s));
+    TensorShape both;
+    SLICING_OPS_RETURN_IF_ERROR(
+        c->MergeShapes(merged, s, "the lengths of the shape vectors", &both));
+    merged = both;
+  }
+  for (int i = 0; i < c->num_outputs(); ++i) c->set_output(i, merged);
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 #undef SLICING_OPS_RETURN_IF_ERROR
@@ -640,6 +725,44 @@ DFLOW_REGISTER_OP("StridedSlice")
     .SetShapeFn(StridedSliceShape)
     .Doc("NumPy-style `input[begin:end:strides]`.");
 
+DFLOW_REGISTER_OP("StridedSliceGrad")
+    .Input("shape: Index")
+    .Input("begin: Index")
+    .Input("end: Index")
+    .Input("strides: Index")
+    .Input("dy: T")
+    .Output("output: T")
+    .Attr("T: type")
+    .Attr("Index: {int32, int64}")
+    .Attr("begin_mask: int = 0")
+    .Attr("end_mask: int = 0")
+    .Attr("ellipsis_mask: int = 0")
+    .Attr("new_axis_mask: int = 0")
+    .Attr("shrink_axis_mask: int = 0")
+    .SetShapeFn(StridedSliceGradShape)
+    .Doc("The gradient of StridedSlice: `dy` scattered into zeros of `shape`.");
+
+DFLOW_REGISTER_OP("Pad")
+    .Input("input: T")
+    .Input("paddings: Tpaddings")
+    .Output("output: T")
+    .Attr("T: type")
+    .Attr("Tpaddings: {int32, int64} = DT_INT32")
+    .SetShapeFn(PadShape)
+    .Doc(
+        "`input` with paddings[i] = [before, after] zeros around dimension i.");
+
+DFLOW_REGISTER_OP("ConcatOffset")
+    .Input("concat_dim: int32")
+    .Input("shape: N * shape_type")
+    .Output("offset: N * shape_type")
+    .Attr("N: int >= 2")
+    .Attr("shape_type: {int32, int64} = DT_INT32")
+    .SetShapeFn(ConcatOffsetShape)
+    .Doc(
+        "Where each of the tensors of shapes `shape` starts in their "
+        "concatenation along `concat_dim`.");
+
 // --- Wrappers. ---
 
 namespace ops {
@@ -715,6 +838,37 @@ Output StridedSlice(const Scope& scope, Input input, Input begin, Input end,
                          .Attr("new_axis_mask", attrs.new_axis_mask)
                          .Attr("shrink_axis_mask", attrs.shrink_axis_mask)
                          .Finalize());
+}
+
+Output StridedSliceGrad(const Scope& scope, Input shape, Input begin, Input end,
+                        Input strides, Input dy,
+                        const StridedSliceAttrs& attrs) {
+  return FirstOutput(OpBuilder(scope, "StridedSliceGrad")
+                         .Input(shape)
+                         .Input(begin)
+                         .Input(end)
+                         .Input(strides)
+                         .Input(dy)
+                         .Attr("begin_mask", attrs.begin_mask)
+                         .Attr("end_mask", attrs.end_mask)
+                         .Attr("ellipsis_mask", attrs.ellipsis_mask)
+                         .Attr("new_axis_mask", attrs.new_axis_mask)
+                         .Attr("shrink_axis_mask", attrs.shrink_axis_mask)
+                         .Finalize());
+}
+
+Output Pad(const Scope& scope, Input input, Input paddings) {
+  return FirstOutput(
+      OpBuilder(scope, "Pad").Input(input).Input(paddings).Finalize());
+}
+
+OutputList ConcatOffset(const Scope& scope, Input concat_dim,
+                        absl::Span<const Output> shapes) {
+  return AllOutputs(OpBuilder(scope, "ConcatOffset")
+                        .Input(concat_dim)
+                        .InputList(shapes)
+                        .Finalize(),
+                    static_cast<int>(shapes.size()));
 }
 
 }  // namespace ops

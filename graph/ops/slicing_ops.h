@@ -1,5 +1,6 @@
-// Slicing ops: the ops that join, split, repeat and slice tensors (ConcatV2,
-// Split, SplitV, Tile, Pack, Unpack, Slice, StridedSlice).
+// Slicing ops: the ops that join, split, repeat, slice and pad tensors
+// (ConcatV2, Split, SplitV, Tile, Pack, Unpack, Slice, StridedSlice, Pad),
+// and the ops their gradients use (StridedSliceGrad, ConcatOffset).
 //
 // The schemas, attrs and defaults are TensorFlow's, so GraphDefs written by
 // either system load in the other. The shape functions use build-time values
@@ -108,6 +109,26 @@ struct StridedSliceAttrs {
 // NumPy-style `input[begin:end:strides]` with TensorFlow's masks.
 Output StridedSlice(const Scope& scope, Input input, Input begin, Input end,
                     Input strides, const StridedSliceAttrs& attrs = {});
+
+// The gradient of StridedSlice(x, begin, end, strides) with these masks:
+// zeros of `shape` (x's shape) with `dy` written where the slice read.
+Output StridedSliceGrad(const Scope& scope, Input shape, Input begin, Input end,
+                        Input strides, Input dy,
+                        const StridedSliceAttrs& attrs = {});
+
+// --- Padding. ---
+
+// `input` surrounded by zeros: paddings[i] = [before, after] for dimension
+// i (an int32/int64 matrix [rank, 2], entries >= 0).
+Output Pad(const Scope& scope, Input input, Input paddings);
+
+// --- Gradient helpers. ---
+
+// For tensors of shapes `shapes` (int32 or int64 vectors, one dtype)
+// concatenated along `concat_dim` (int32, may be negative): where each
+// starts in the result (zeros except along concat_dim).
+OutputList ConcatOffset(const Scope& scope, Input concat_dim,
+                        absl::Span<const Output> shapes);
 
 }  // namespace ops
 }  // namespace dflow

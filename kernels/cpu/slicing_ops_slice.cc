@@ -1,12 +1,16 @@
 // CPU kernels that take a box out of a tensor: Slice (begin and size per
 // dimension) and StridedSlice (NumPy's input[begin:end:stride, ...] with
-// TensorFlow's begin/end/ellipsis/new-axis/shrink-axis masks).
+// TensorFlow's begin/end/ellipsis/new-axis/shrink-axis masks), and
+// StridedSliceGrad, which writes a box back into zeros (the gradient of
+// StridedSlice, with the same spec).
 //
 // A slice that takes everything forwards the input; one that is a single
 // contiguous run of the input (rows of dimension 0, say) is a view sharing
 // the input's buffer; anything else is gathered into a new tensor.
 #include <cstdint>
 #include <string>
+#include <tuple>
+#include <utility>
 
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
@@ -259,43 +263,113 @@ absl::Status BuildStridedBox(const TensorShape& shape, const IndexVec& sb,
   return absl::OkStatus();
 }
 
+// The five mask attrs of StridedSlice and StridedSliceGrad.
+void ReadMasks(OpKernelConstruction* ctx, StridedSliceMasks* masks) {
+  for (auto [name, field] :
+       {std::pair<const char*, int64_t*>{"begin_mask", &masks->begin},
+        {"end_mask", &masks->end},
+        {"ellipsis_mask", &masks->ellipsis},
+        {"new_axis_mask", &masks->new_axis},
+        {"shrink_axis_mask", &masks->shrink}}) {
+    absl::Status s = ctx->GetAttr(name, field);
+    if (!s.ok()) {
+      ctx->SetStatus(s);
+      return;
+    }
+  }
+}
+
+// Reads begin/end/strides (inputs first..first+2) and builds the box they
+// select in `shape`.
+absl::Status ReadStridedBox(OpKernelContext* ctx, int first,
+                            const TensorShape& shape,
+                            const StridedSliceMasks& masks, StridedBox* box) {
+  const Tensor& b = ctx->input(first);
+  const Tensor& e = ctx->input(first + 1);
+  const Tensor& s = ctx->input(first + 2);
+  if (b.shape().rank() != 1 || b.shape() != e.shape() ||
+      b.shape() != s.shape()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "begin, end and strides must be vectors of one length, but have "
+        "shapes ",
+        b.shape().ToString(), ", ", e.shape().ToString(), " and ",
+        s.shape().ToString()));
+  }
+  IndexVec begin, end, strides;
+  for (auto [t, what, out] :
+       {std::tuple<const Tensor*, const char*, IndexVec*>{&b, "begin", &begin},
+        {&e, "end", &end},
+        {&s, "strides", &strides}}) {
+    absl::Status status = array_kernels::ReadIndexVector(*t, what, out);
+    if (!status.ok()) return status;
+  }
+  return BuildStridedBox(shape, begin, end, strides, masks, box);
+}
+
 class StridedSliceOp : public OpKernel {
  public:
   explicit StridedSliceOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    for (auto [name, field] :
-         {std::pair<const char*, int64_t*>{"begin_mask", &masks_.begin},
-          {"end_mask", &masks_.end},
-          {"ellipsis_mask", &masks_.ellipsis},
-          {"new_axis_mask", &masks_.new_axis},
-          {"shrink_axis_mask", &masks_.shrink}}) {
-      absl::Status s = ctx->GetAttr(name, field);
-      if (!s.ok()) {
-        ctx->SetStatus(s);
-        return;
-      }
-    }
+    ReadMasks(ctx, &masks_);
   }
 
   void Compute(OpKernelContext* ctx) override {
     const Tensor& input = ctx->input(0);
-    const Tensor& b = ctx->input(1), e = ctx->input(2), s = ctx->input(3);
-    OP_REQUIRES(ctx,
-                b.shape().rank() == 1 && b.shape() == e.shape() &&
-                    b.shape() == s.shape(),
-                absl::InvalidArgumentError(absl::StrCat(
-                    "begin, end and strides must be vectors of one length, "
-                    "but have shapes ",
-                    b.shape().ToString(), ", ", e.shape().ToString(), " and ",
-                    s.shape().ToString())));
-    IndexVec begin, end, strides;
-    OP_REQUIRES_OK(ctx, array_kernels::ReadIndexVector(b, "begin", &begin));
-    OP_REQUIRES_OK(ctx, array_kernels::ReadIndexVector(e, "end", &end));
-    OP_REQUIRES_OK(ctx, array_kernels::ReadIndexVector(s, "strides", &strides));
     StridedBox box;
-    OP_REQUIRES_OK(
-        ctx, BuildStridedBox(input.shape(), begin, end, strides, masks_, &box));
+    OP_REQUIRES_OK(ctx, ReadStridedBox(ctx, 1, input.shape(), masks_, &box));
     EmitBox(ctx, input, box.begin, box.strides, box.sizes, box.identity,
             box.out_shape);
+  }
+
+ private:
+  StridedSliceMasks masks_;
+};
+
+// --- StridedSliceGrad ---
+
+// Zeros of `shape` with `dy` written into the box the spec selects: every
+// element the forward slice read gets its gradient, the others none.
+class StridedSliceGradOp : public OpKernel {
+ public:
+  explicit StridedSliceGradOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    ReadMasks(ctx, &masks_);
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& shape_t = ctx->input(0);
+    const Tensor& dy = ctx->input(4);
+    OP_REQUIRES(ctx, shape_t.shape().rank() == 1,
+                absl::InvalidArgumentError(
+                    absl::StrCat("shape must be a vector, but has shape ",
+                                 shape_t.shape().ToString())));
+    IndexVec dims;
+    OP_REQUIRES_OK(ctx,
+                   array_kernels::ReadIndexVector(shape_t, "shape", &dims));
+    TensorShape shape;
+    for (int64_t d : dims) {
+      OP_REQUIRES(ctx, d >= 0,
+                  absl::InvalidArgumentError(
+                      absl::StrCat("shape [", absl::StrJoin(dims, ","),
+                                   "] has a negative dimension")));
+      shape.AddDim(d);
+    }
+    StridedBox box;
+    OP_REQUIRES_OK(ctx, ReadStridedBox(ctx, 1, shape, masks_, &box));
+    OP_REQUIRES(ctx, dy.shape() == box.out_shape,
+                absl::InvalidArgumentError(absl::StrCat(
+                    "dy has shape ", dy.shape().ToString(),
+                    " but the slice of a tensor of shape ", shape.ToString(),
+                    " has shape ", box.out_shape.ToString())));
+    if (box.identity) {
+      absl::StatusOr<Tensor> view = dy.Reshaped(shape);
+      OP_REQUIRES_OK(ctx, view.status());
+      ctx->set_output(0, *std::move(view));
+      return;
+    }
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape, &out));
+    slicing::FillZeros(out, ctx->thread_pool());
+    slicing::StridedScatter(dy, box.begin, box.strides, box.sizes, out,
+                            ctx->thread_pool());
   }
 
  private:
@@ -313,6 +387,11 @@ DFLOW_REGISTER_KERNEL(KernelDefBuilder("StridedSlice")
                           .TypeConstraint("Index",
                                           {DT_INT16, DT_INT32, DT_INT64}),
                       StridedSliceOp);
+DFLOW_REGISTER_KERNEL(KernelDefBuilder("StridedSliceGrad")
+                          .Device(kDeviceCpu)
+                          .TypeConstraint("T", array_kernels::AllTensorTypes())
+                          .TypeConstraint("Index", {DT_INT32, DT_INT64}),
+                      StridedSliceGradOp);
 
 }  // namespace
 }  // namespace dflow

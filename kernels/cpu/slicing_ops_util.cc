@@ -19,59 +19,76 @@ int64_t CopyCost() {
   return std::is_same_v<T, std::string> ? 50 : 1;
 }
 
-template <typename T>
-void StridedGatherT(const T* in, absl::Span<const int64_t> in_dims,
-                    absl::Span<const int64_t> begin,
-                    absl::Span<const int64_t> strides,
-                    absl::Span<const int64_t> sizes, T* out, ThreadPool* pool) {
-  const int rank = static_cast<int>(in_dims.size());
+// Copies between a dense block (`dense`, sizes' element count, row-major)
+// and the strided box of `strided` (a tensor of `dims`) that
+// begin/strides/sizes select: dense <- box for a gather, box <- dense for a
+// scatter. The box's positions are distinct (strides are non-zero), so the
+// parallel ranges never write one element twice.
+template <typename T, bool kScatter>
+void StridedWalk(T* strided, absl::Span<const int64_t> dims,
+                 absl::Span<const int64_t> begin,
+                 absl::Span<const int64_t> strides,
+                 absl::Span<const int64_t> sizes, T* dense, ThreadPool* pool) {
+  const auto copy = [](T* box, T* block, int64_t n) {
+    if constexpr (kScatter) {
+      std::copy_n(block, n, box);
+    } else {
+      std::copy_n(box, n, block);
+    }
+  };
+  const int rank = static_cast<int>(dims.size());
   if (rank == 0) {
-    out[0] = in[0];
+    copy(strided, dense, 1);
     return;
   }
-  IndexVec in_strides(rank);
+  IndexVec box_strides(rank);
   int64_t stride = 1;
   for (int i = rank - 1; i >= 0; --i) {
-    in_strides[i] = stride;
-    stride *= in_dims[i];
+    box_strides[i] = stride;
+    stride *= dims[i];
   }
   // Trailing dimensions taken whole form one contiguous block per position
   // of the others.
   int t = rank;
   while (t > 0 && begin[t - 1] == 0 && strides[t - 1] == 1 &&
-         sizes[t - 1] == in_dims[t - 1]) {
+         sizes[t - 1] == dims[t - 1]) {
     --t;
   }
-  if (t == 0) {  // the whole input
-    std::copy_n(in, in_strides[0] * in_dims[0], out);
+  if (t == 0) {  // the whole tensor
+    copy(strided, dense, box_strides[0] * dims[0]);
     return;
   }
-  const int64_t block = t == rank ? 1 : in_strides[t - 1];
+  const int64_t block = t == rank ? 1 : box_strides[t - 1];
   const int last = t - 1;
   const int64_t n_last = sizes[last];
-  const int64_t step_last = strides[last] * in_strides[last];
+  const int64_t step_last = strides[last] * box_strides[last];
   int64_t outer = 1;
   for (int i = 0; i < last; ++i) outer *= sizes[i];
   const int64_t per_outer = n_last * block;
   pool->ParallelFor(
       outer, per_outer * CopyCost<T>(), [&](int64_t lo, int64_t hi) {
         for (int64_t o = lo; o < hi; ++o) {
-          int64_t off = begin[last] * in_strides[last];
+          int64_t off = begin[last] * box_strides[last];
           int64_t rest = o;
           for (int i = last - 1; i >= 0; --i) {
             const int64_t idx = rest % sizes[i];
             rest /= sizes[i];
-            off += (begin[i] + idx * strides[i]) * in_strides[i];
+            off += (begin[i] + idx * strides[i]) * box_strides[i];
           }
-          T* dst = out + o * per_outer;
+          T* flat = dense + o * per_outer;
           if (strides[last] == 1) {
-            std::copy_n(in + off, per_outer, dst);
+            copy(strided + off, flat, per_outer);
           } else if (block == 1) {
-            for (int64_t j = 0; j < n_last; ++j)
-              dst[j] = in[off + j * step_last];
+            for (int64_t j = 0; j < n_last; ++j) {
+              if constexpr (kScatter) {
+                strided[off + j * step_last] = flat[j];
+              } else {
+                flat[j] = strided[off + j * step_last];
+              }
+            }
           } else {
             for (int64_t j = 0; j < n_last; ++j) {
-              std::copy_n(in + off + j * step_last, block, dst + j * block);
+              copy(strided + off + j * step_last, flat + j * block, block);
             }
           }
         }
@@ -156,8 +173,32 @@ void StridedGather(const Tensor& in, absl::Span<const int64_t> begin,
   if (out->NumElements() == 0) return;
   array_kernels::VisitCopyType(in.dtype(), [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
-    StridedGatherT<T>(CopyData<T>(in), in.shape().dims(), begin, strides, sizes,
-                      CopyData<T>(out), pool);
+    // Read-only: StridedWalk<kScatter = false> only reads `strided`.
+    StridedWalk<T, false>(const_cast<T*>(CopyData<T>(in)), in.shape().dims(),
+                          begin, strides, sizes, CopyData<T>(out), pool);
+  });
+}
+
+void StridedScatter(const Tensor& in, absl::Span<const int64_t> begin,
+                    absl::Span<const int64_t> strides,
+                    absl::Span<const int64_t> sizes, Tensor* out,
+                    ThreadPool* pool) {
+  if (in.NumElements() == 0) return;
+  array_kernels::VisitCopyType(out->dtype(), [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    // Read-only: StridedWalk<kScatter = true> only reads `dense`.
+    StridedWalk<T, true>(CopyData<T>(out), out->shape().dims(), begin, strides,
+                         sizes, const_cast<T*>(CopyData<T>(in)), pool);
+  });
+}
+
+void FillZeros(Tensor* t, ThreadPool* pool) {
+  array_kernels::VisitCopyType(t->dtype(), [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    T* data = CopyData<T>(t);
+    pool->ParallelFor(
+        t->NumElements(), CopyCost<T>(),
+        [&](int64_t lo, int64_t hi) { std::fill(data + lo, data + hi, T{}); });
   });
 }
 

@@ -1,8 +1,8 @@
 // Element-moving routines shared by the slicing kernels (ConcatV2, Pack,
-// Split, SplitV, Unpack, Slice, StridedSlice, Tile). Each works on any
-// dtype (dispatching on element width, strings by value), copies whole
-// contiguous runs with memcpy where it can, and splits large work over the
-// device's thread pool.
+// Split, SplitV, Unpack, Slice, StridedSlice, StridedSliceGrad, Pad, Tile).
+// Each works on any dtype (dispatching on element width, strings by value),
+// copies whole contiguous runs with memcpy where it can, and splits large work
+// over the device's thread pool.
 #ifndef DFLOW_KERNELS_CPU_SLICING_OPS_UTIL_H_
 #define DFLOW_KERNELS_CPU_SLICING_OPS_UTIL_H_
 
@@ -41,6 +41,17 @@ void StridedGather(const Tensor& in, absl::Span<const int64_t> begin,
                    absl::Span<const int64_t> strides,
                    absl::Span<const int64_t> sizes, Tensor* out,
                    ThreadPool* pool);
+
+// The inverse: out[begin_0 + i_0 * strides_0, ...] = in[i_0, ...] for
+// i_k < sizes_k (`in` has sizes' element count, any shape); the other
+// elements of `out` are left as they are.
+void StridedScatter(const Tensor& in, absl::Span<const int64_t> begin,
+                    absl::Span<const int64_t> strides,
+                    absl::Span<const int64_t> sizes, Tensor* out,
+                    ThreadPool* pool);
+
+// Sets every element of `t` to zero (false, "", 0 + 0i).
+void FillZeros(Tensor* t, ThreadPool* pool);
 
 // Concatenation of `rows` rows: output row r is, for each input j in order,
 // elements [r * chunks[j], (r + 1) * chunks[j]) of inputs[j].

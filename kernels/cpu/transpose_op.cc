@@ -1,4 +1,5 @@
-// CPU kernel for Transpose.
+// CPU kernels for Transpose, and InvertPermutation (which gives the
+// permutation that undoes one: the gradient of a Transpose).
 //
 // The permutation is first simplified: size-1 dimensions are dropped and
 // runs of input dimensions that stay adjacent and in order are merged
@@ -85,7 +86,8 @@ void EigenTranspose(const T* in, T* out, const IndexVec& in_dims,
   // blocks its caller until queued blocks run, which deadlocks when kernels
   // already occupy every worker of the one shared pool.)
   const int64_t rows = out_sizes[0];
-  const int64_t row_elems = rows > 0 ? static_cast<int64_t>(dst.size()) / rows : 0;
+  const int64_t row_elems =
+      rows > 0 ? static_cast<int64_t>(dst.size()) / rows : 0;
   pool->ParallelFor(rows, row_elems * 4, [&](int64_t begin, int64_t end) {
     Eigen::array<Eigen::Index, R> offsets, extents = out_sizes;
     for (int i = 0; i < R; ++i) offsets[i] = 0;
@@ -246,6 +248,48 @@ class TransposeOp : public OpKernel {
   }
 };
 
+// y[x[i]] = i, after checking that x is a permutation of 0..n-1.
+class InvertPermutationOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& x = ctx->input(0);
+    OP_REQUIRES(
+        ctx, x.shape().rank() == 1,
+        absl::InvalidArgumentError(absl::StrCat(
+            "x must be a vector, but has shape ", x.shape().ToString())));
+    IndexVec perm;
+    OP_REQUIRES_OK(ctx, array_kernels::ReadIndexVector(x, "x", &perm));
+    const int64_t n = static_cast<int64_t>(perm.size());
+    IndexVec inverse(perm.size(), -1);
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t p = perm[i];
+      OP_REQUIRES(
+          ctx, p >= 0 && p < n && inverse[p] < 0,
+          absl::InvalidArgumentError(absl::StrCat(
+              "x [", absl::StrJoin(perm, ","), "] is not a permutation of 0..",
+              n - 1, ": ", p < 0 || p >= n ? "entry out of range" : "duplicate",
+              " ", p, " at position ", i)));
+      inverse[p] = i;
+    }
+    Tensor* y = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &y));
+    for (int64_t i = 0; i < n; ++i) {
+      if (y->dtype() == DT_INT64) {
+        y->data<int64_t>()[i] = inverse[i];
+      } else {
+        y->data<int32_t>()[i] = static_cast<int32_t>(inverse[i]);
+      }
+    }
+  }
+  bool IsExpensive() const override { return false; }
+};
+
+DFLOW_REGISTER_KERNEL(KernelDefBuilder("InvertPermutation")
+                          .Device(kDeviceCpu)
+                          .TypeConstraint("T", {DT_INT32, DT_INT64}),
+                      InvertPermutationOp);
 DFLOW_REGISTER_KERNEL(KernelDefBuilder("Transpose")
                           .Device(kDeviceCpu)
                           .TypeConstraint("T", array_kernels::AllTensorTypes())

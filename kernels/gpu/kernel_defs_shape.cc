@@ -1,7 +1,8 @@
 // GPU kernel definitions: shapes, reshapes, transposes, concat/split, tile,
 // pack/unpack, slices (TensorFlow's shape_ops.cc, reshape_op.cc,
 // transpose_op.cc, bcast_ops.cc, concat_op.cc, split_op.cc, split_v_op.cc,
-// tile_ops.cc, pack_op.cc, unpack_op.cc, slice_op.cc, strided_slice_op.cc).
+// tile_ops.cc, pack_op.cc, unpack_op.cc, slice_op.cc, strided_slice_op.cc,
+// pad_op.cc).
 //
 // Shape-like arguments (Reshape's `shape`, Transpose's `perm`, slice
 // bounds, axes) are read by the host and declared in host memory; int32
@@ -81,6 +82,32 @@ const bool kRegistered = [] {
   DataMovement("StridedSlice", {"begin", "end", "strides"},
                {"input", "begin", "end", "strides", "output"},
                {{"Index", idx}});
+  DataMovement("StridedSliceGrad", {"shape", "begin", "end", "strides"},
+               {"shape", "begin", "end", "strides", "dy", "output"},
+               {{"Index", idx}});
+  // Pad: the device kernel covers the GPU types and int8/uint8; int32 is
+  // TensorFlow's host kernel.
+  Define(Gpu("Pad")
+             .TypeConstraint("T", Concat({GpuAll(), {DT_INT8, DT_UINT8}}))
+             .TypeConstraint("Tpaddings", idx)
+             .HostMemory("paddings"));
+  Define(Gpu("Pad")
+             .TypeConstraint("T", {DT_INT32})
+             .TypeConstraint("Tpaddings", idx)
+             .HostMemory("input")
+             .HostMemory("paddings")
+             .HostMemory("output"));
+
+  // Gradient helpers computing on shapes and permutations: host values.
+  Define(Gpu("ConcatOffset")
+             .TypeConstraint("shape_type", idx)
+             .HostMemory("concat_dim")
+             .HostMemory("shape")
+             .HostMemory("offset"));
+  Define(Gpu("InvertPermutation")
+             .TypeConstraint("T", idx)
+             .HostMemory("x")
+             .HostMemory("y"));
   return true;
 }();
 

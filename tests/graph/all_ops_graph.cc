@@ -141,7 +141,11 @@ void BuildGraphWithEveryOp(const Scope& root) {
   Output packed = ops::Pack(a_s, {h, g});
   ops::Unpack(a_s, packed, 2);
   ops::Slice(a_s, h, {0, 0}, {4, -1});
-  ops::StridedSlice(a_s, h, {1, 0}, {7, 10}, {2, 1});
+  Output strided = ops::StridedSlice(a_s, h, {1, 0}, {7, 10}, {2, 1});
+  ops::StridedSliceGrad(a_s, shape, {1, 0}, {7, 10}, {2, 1}, strided);
+  ops::Pad(a_s, h, ops::Const(a_s, {1, 1, 0, 2}, {2, 2}));
+  ops::ConcatOffset(a_s, 0, {shape, shape});
+  ops::InvertPermutation(a_s, {1, 0});
   ops::Range(a_s, 0, 10, 1);
   ops::BroadcastGradientArgs(a_s, shape, {1, 10});
   (void)id;
