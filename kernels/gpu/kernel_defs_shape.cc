@@ -1,8 +1,9 @@
 // GPU kernel definitions: shapes, reshapes, transposes, concat/split, tile,
-// pack/unpack, slices (TensorFlow's shape_ops.cc, reshape_op.cc,
-// transpose_op.cc, bcast_ops.cc, concat_op.cc, split_op.cc, split_v_op.cc,
-// tile_ops.cc, pack_op.cc, unpack_op.cc, slice_op.cc, strided_slice_op.cc,
-// pad_op.cc).
+// pack/unpack, slices and pads, and the shape arithmetic of their gradients
+// (StridedSliceGrad, ConcatOffset, InvertPermutation). TensorFlow's
+// shape_ops.cc, reshape_op.cc, transpose_op.cc, bcast_ops.cc, concat_op.cc,
+// split_op.cc, split_v_op.cc, tile_ops.cc, pack_op.cc, unpack_op.cc,
+// slice_op.cc, strided_slice_op.cc and pad_op.cc register them.
 //
 // Shape-like arguments (Reshape's `shape`, Transpose's `perm`, slice
 // bounds, axes) are read by the host and declared in host memory; int32
