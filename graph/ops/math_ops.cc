@@ -181,6 +181,29 @@ absl::Status ArgMaxShape(InferenceContext* c) {
   return absl::OkStatus();
 }
 
+// Cumsum, Cumprod: the input's shape; the axis must be a scalar.
+absl::Status ScanShape(InferenceContext* c) {
+  const TensorShape& axis = c->input(1);
+  if (axis.rank() > 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("axis must be a scalar but has shape ", axis.ToString(),
+                     " (input shape ", c->input(0).ToString(), ")"));
+  }
+  std::vector<int64_t> value;
+  const TensorShape& input = c->input(0);
+  if (!input.unknown_rank() && c->ConstantInputAsInts(1, &value) &&
+      value.size() == 1) {
+    const int64_t rank = input.rank();
+    if (value[0] < -rank || value[0] >= rank) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "axis ", value[0], " is out of range for input of shape ",
+          input.ToString(), " (must be in [", -rank, ", ", rank, "))"));
+    }
+  }
+  c->set_output(0, input);
+  return absl::OkStatus();
+}
+
 // --- Registrations. ---
 
 DFLOW_REGISTER_OP("AddN")
@@ -370,6 +393,23 @@ DFLOW_REDUCTION_OP("Min", "Minimum of elements across the given axes.");
 DFLOW_REDUCTION_OP("Prod", "Product of elements across the given axes.");
 
 #undef DFLOW_REDUCTION_OP
+
+#define DFLOW_SCAN_OP(name, doc)               \
+  DFLOW_REGISTER_OP(name)                      \
+      .Input("x: T")                           \
+      .Input("axis: Tidx")                     \
+      .Attr("exclusive: bool = false")         \
+      .Attr("reverse: bool = false")           \
+      .Output("out: T")                        \
+      .Attr("T: numbertype")                   \
+      .Attr("Tidx: {int32, int64} = DT_INT32") \
+      .SetShapeFn(ScanShape)                   \
+      .Doc(doc)
+
+DFLOW_SCAN_OP("Cumsum", "Cumulative sum of x along axis.");
+DFLOW_SCAN_OP("Cumprod", "Cumulative product of x along axis.");
+
+#undef DFLOW_SCAN_OP
 
 DFLOW_REGISTER_OP("ArgMax")
     .Input("input: T")
@@ -642,6 +682,25 @@ Output Min(const Scope& scope, Input input, Input axis,
 Output Prod(const Scope& scope, Input input, Input axis,
             const ReductionAttrs& attrs) {
   return Reduction(scope, "Prod", input, axis, attrs);
+}
+
+Output Cumsum(const Scope& scope, Input x, Input axis,
+              const ScanAttrs& attrs) {
+  return FirstOutput(OpBuilder(scope, "Cumsum")
+                         .Input(x)
+                         .Input(axis)
+                         .Attr("exclusive", attrs.exclusive)
+                         .Attr("reverse", attrs.reverse)
+                         .Finalize());
+}
+Output Cumprod(const Scope& scope, Input x, Input axis,
+               const ScanAttrs& attrs) {
+  return FirstOutput(OpBuilder(scope, "Cumprod")
+                         .Input(x)
+                         .Input(axis)
+                         .Attr("exclusive", attrs.exclusive)
+                         .Attr("reverse", attrs.reverse)
+                         .Finalize());
 }
 
 Output ArgMax(const Scope& scope, Input input, Input dimension,

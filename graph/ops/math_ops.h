@@ -1,6 +1,6 @@
 // Math ops: element-wise arithmetic and comparisons (NumPy broadcasting),
-// unary functions and their gradient helpers, MatMul, reductions, ArgMax and
-// Cast, with TensorFlow's op names, arguments and attrs; plus the operators
+// unary functions and their gradient helpers, MatMul, reductions,
+// cumulative sums and products, ArgMax and Cast, with TensorFlow's op names, arguments and attrs; plus the operators
 // `+ - * /` and unary `-` on Output.
 //
 // Binary wrappers accept a constant on either side (`ops::Mul(s, x, 2)`): a
@@ -108,6 +108,30 @@ Output Min(const Scope& scope, Input input, Input axis,
            const ReductionAttrs& attrs = {});
 Output Prod(const Scope& scope, Input input, Input axis,
             const ReductionAttrs& attrs = {});
+
+// --- Cumulative sums and products along the scalar axis `axis` (int32 or
+// int64; negative counts from the end). Cumsum([a, b, c]) is
+// [a, a + b, a + b + c]; exclusive leaves out each element itself
+// ([0, a, a + b]), reverse runs from the end ([a + b + c, b + c, c]). The
+// product gradient of Prod uses exclusive Cumprod, so it stays exact when
+// the input holds zeros. ---
+
+struct ScanAttrs {
+  bool exclusive = false;
+  bool reverse = false;
+  ScanAttrs& Exclusive(bool v) {
+    exclusive = v;
+    return *this;
+  }
+  ScanAttrs& Reverse(bool v) {
+    reverse = v;
+    return *this;
+  }
+};
+Output Cumsum(const Scope& scope, Input x, Input axis,
+              const ScanAttrs& attrs = {});
+Output Cumprod(const Scope& scope, Input x, Input axis,
+               const ScanAttrs& attrs = {});
 
 struct ArgMaxAttrs {
   DataType output_type = DT_INT64;

@@ -1,7 +1,8 @@
 // Reductions on the CPU: Sum, Mean, Prod, Max, Min over the axes given as
 // an int32/int64 input (scalar or vector; negative axes count from the end;
-// no axes returns the input), ArgMax along one axis, and L2Loss
-// (sum(t^2) / 2). The reduction engine is kernels/cpu/kernel_util_reduce.h.
+// no axes returns the input), ArgMax along one axis, the cumulative
+// reductions Cumsum and Cumprod along one axis, and L2Loss (sum(t^2) / 2).
+// The reduction engine is kernels/cpu/kernel_util_reduce.h.
 #include <algorithm>
 #include <cstdint>
 #include <limits>
@@ -235,6 +236,118 @@ class ArgMaxOp : public OpKernel {
   }
 };
 
+// --- Cumsum, Cumprod. ---
+
+// The accumulator of a scan over elements E: float for half and bfloat16,
+// an unsigned type for integers (so sums and products wrap without
+// undefined behaviour), E itself otherwise.
+template <typename E, typename Enable = void>
+struct ScanAccumulatorOf {
+  using type = E;
+};
+template <>
+struct ScanAccumulatorOf<Eigen::half> {
+  using type = float;
+};
+template <>
+struct ScanAccumulatorOf<Eigen::bfloat16> {
+  using type = float;
+};
+// At least 32 bits: narrower unsigned types would be promoted to int, whose
+// overflow is undefined. Wrapping modulo 2^32 then truncating wraps
+// modulo the narrow type's range just the same.
+template <typename E>
+struct ScanAccumulatorOf<E, std::enable_if_t<std::is_integral_v<E>>> {
+  using type = std::conditional_t<(sizeof(E) < 4), uint32_t,
+                                  std::make_unsigned_t<E>>;
+};
+template <typename E>
+using ScanAccumulator = typename ScanAccumulatorOf<E>::type;
+
+// The running sum (kProd: product) along the middle dimension of a
+// [outer, n, inner] view, from the start or (reverse) the end, with each
+// element included or (exclusive) not. Work is split into units of one
+// outer index and up to kBlock inner columns, each carried down the n rows
+// in an accumulator row, so every row read is contiguous.
+template <typename E, bool kProd>
+void ScanLoop(OpKernelContext* ctx, const E* in, E* out, int64_t outer,
+              int64_t n, int64_t inner, bool exclusive, bool reverse) {
+  using A = ScanAccumulator<E>;
+  constexpr int64_t kBlock = 256;
+  const int64_t col_blocks = (inner + kBlock - 1) / kBlock;
+  const int64_t cost = n * std::min(inner, kBlock);
+  ParallelForShards(ctx, outer * col_blocks, cost, [&](int64_t b, int64_t e) {
+    A acc[kBlock];
+    for (int64_t u = b; u < e; ++u) {
+      const int64_t o = u / col_blocks;
+      const int64_t q0 = (u % col_blocks) * kBlock;
+      const int64_t w = std::min(kBlock, inner - q0);
+      std::fill(acc, acc + w, kProd ? A(1) : A(0));
+      for (int64_t k = 0; k < n; ++k) {
+        const int64_t i = reverse ? n - 1 - k : k;
+        const int64_t at = (o * n + i) * inner + q0;
+        const E* x = in + at;
+        E* y = out + at;
+        for (int64_t j = 0; j < w; ++j) {
+          const A v = static_cast<A>(x[j]);
+          if (exclusive) y[j] = static_cast<E>(acc[j]);
+          if constexpr (kProd) {
+            acc[j] = static_cast<A>(acc[j] * v);
+          } else {
+            acc[j] = static_cast<A>(acc[j] + v);
+          }
+          if (!exclusive) y[j] = static_cast<E>(acc[j]);
+        }
+      }
+    }
+  });
+}
+
+template <typename T, bool kProd>
+class ScanOp : public OpKernel {
+ public:
+  explicit ScanOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    absl::Status s = ctx->GetAttr("exclusive", &exclusive_);
+    if (s.ok()) s = ctx->GetAttr("reverse", &reverse_);
+    ctx->SetStatus(s);
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& in = ctx->input(0);
+    const Tensor& axis_t = ctx->input(1);
+    OP_REQUIRES(ctx, axis_t.shape().rank() == 0,
+                absl::InvalidArgumentError(absl::StrCat(
+                    "ScanOp: axis must be a scalar, not ",
+                    axis_t.shape().ToString())));
+    const int64_t axis = axis_t.dtype() == DT_INT32
+                             ? int64_t{*axis_t.data<int32_t>()}
+                             : *axis_t.data<int64_t>();
+    const TensorShape& shape = in.shape();
+    const int rank = shape.rank();
+    OP_REQUIRES(ctx, axis >= -rank && axis < rank,
+                absl::InvalidArgumentError(absl::StrCat(
+                    "ScanOp: Expected scan axis in the range [", -rank, ", ",
+                    rank, "), but got ", axis, " (input shape ",
+                    shape.ToString(), ")")));
+    const int a = static_cast<int>(axis < 0 ? axis + rank : axis);
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape, &out));
+    if (out->NumElements() == 0) return;
+    int64_t outer = 1, inner = 1;
+    for (int i = 0; i < rank; ++i) {
+      if (i < a) outer *= shape.dim(i);
+      if (i > a) inner *= shape.dim(i);
+    }
+    ScanLoop<EigenElement<T>, kProd>(ctx, EigenData<T>(in), EigenData<T>(*out),
+                                     outer, shape.dim(a), inner, exclusive_,
+                                     reverse_);
+  }
+
+ private:
+  bool exclusive_ = false;
+  bool reverse_ = false;
+};
+
 // --- L2Loss. ---
 
 template <typename T>
@@ -330,6 +443,33 @@ DFLOW_REGISTER_KERNEL(KernelDefBuilder("ArgMax")
                           .TypeConstraint("output_type", {DT_INT16, DT_UINT16,
                                                           DT_INT32, DT_INT64}),
                       ArgMaxOp<bool>);
+
+#define DFLOW_REGISTER_SCANS(T)                                            \
+  DFLOW_REGISTER_KERNEL(KernelDefBuilder("Cumsum")                         \
+                            .Device(kDeviceCpu)                            \
+                            .TypeConstraint<T>("T")                        \
+                            .TypeConstraint("Tidx", {DT_INT32, DT_INT64}), \
+                        ScanOp<T, false>);                                 \
+  DFLOW_REGISTER_KERNEL(KernelDefBuilder("Cumprod")                        \
+                            .Device(kDeviceCpu)                            \
+                            .TypeConstraint<T>("T")                        \
+                            .TypeConstraint("Tidx", {DT_INT32, DT_INT64}), \
+                        ScanOp<T, true>)
+DFLOW_REGISTER_SCANS(float);
+DFLOW_REGISTER_SCANS(double);
+DFLOW_REGISTER_SCANS(float16);
+DFLOW_REGISTER_SCANS(bfloat16);
+DFLOW_REGISTER_SCANS(int8_t);
+DFLOW_REGISTER_SCANS(int16_t);
+DFLOW_REGISTER_SCANS(int32_t);
+DFLOW_REGISTER_SCANS(int64_t);
+DFLOW_REGISTER_SCANS(uint8_t);
+DFLOW_REGISTER_SCANS(uint16_t);
+DFLOW_REGISTER_SCANS(uint32_t);
+DFLOW_REGISTER_SCANS(uint64_t);
+DFLOW_REGISTER_SCANS(complex64);
+DFLOW_REGISTER_SCANS(complex128);
+#undef DFLOW_REGISTER_SCANS
 
 #define DFLOW_REGISTER_L2LOSS(T)                                            \
   DFLOW_REGISTER_KERNEL(                                                    \

@@ -1,6 +1,6 @@
-// GPU kernel definitions: element-wise math, MatMul, reductions, ArgMax,
-// Cast (TensorFlow's cwise_op_*.cc, aggregate_ops.cc, matmul_op.cc,
-// reduction_ops_*.cc, argmax_op.cc, cast_op.cc).
+// GPU kernel definitions: element-wise math, MatMul, reductions, scans,
+// ArgMax, Cast (TensorFlow's cwise_op_*.cc, aggregate_ops.cc, matmul_op.cc,
+// reduction_ops_*.cc, scan_ops.cc, argmax_op.cc, cast_op.cc).
 #include "kernels/gpu/kernel_defs_util.h"
 
 namespace dflow {
@@ -76,6 +76,14 @@ const bool kRegistered = [] {
   reduction("Prod", Concat({GpuFloat(), Complex(), {DT_INT64}}));
   reduction("Max", Concat({GpuFloat(), {DT_INT64}}));
   reduction("Min", Concat({GpuFloat(), {DT_INT64}}));
+
+  // Scans read their axis on the host; int32 runs on the device too.
+  for (const char* op : {"Cumsum", "Cumprod"}) {
+    Define(Gpu(op)
+               .TypeConstraint("T", Concat({GpuFloat(), {DT_INT32, DT_INT64}}))
+               .TypeConstraint("Tidx", idx)
+               .HostMemory("axis"));
+  }
 
   Define(Gpu("ArgMax")
              .TypeConstraint("T", Concat({GpuFloat(), {DT_BOOL}}))

@@ -114,6 +114,8 @@ void BuildGraphWithEveryOp(const Scope& root) {
   ops::Max(m, h, {0});
   ops::Min(m, h, {1});
   ops::Prod(m, h, {1});
+  ops::Cumsum(m, h, 1, ops::ScanAttrs().Exclusive(true));
+  ops::Cumprod(m, h, 0, ops::ScanAttrs().Reverse(true));
   Output pred = ops::ArgMax(m, h, 1);
   Output correct = ops::Equal(m, ops::Cast(m, pred, DT_INT32), labels);
   ops::Less(m, h, f);
