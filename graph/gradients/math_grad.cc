@@ -46,13 +46,16 @@ absl::Status AddGrad(const Scope& scope, const Operation& op,
 DFLOW_REGISTER_GRADIENT("Add", AddGrad);
 DFLOW_REGISTER_GRADIENT("AddV2", AddGrad);
 
+// y's gradient is negated after its reduction: fewer elements when y was
+// broadcast.
 absl::Status SubGrad(const Scope& scope, const Operation& op,
                      absl::Span<const Output> grad_outputs,
                      std::vector<Output>* grad_inputs) {
   grad_inputs->resize(2);
   ReduceBroadcastGradients(scope, In(op, 0), In(op, 1), grad_outputs[0],
-                           ops::Neg(scope, grad_outputs[0]),
-                           &(*grad_inputs)[0], &(*grad_inputs)[1]);
+                           grad_outputs[0], &(*grad_inputs)[0],
+                           &(*grad_inputs)[1]);
+  (*grad_inputs)[1] = ops::Neg(scope, (*grad_inputs)[1]);
   return absl::OkStatus();
 }
 DFLOW_REGISTER_GRADIENT("Sub", SubGrad);
@@ -120,14 +123,12 @@ absl::Status PowGrad(const Scope& scope, const Operation& op,
                      absl::Span<const Output> grad_outputs,
                      std::vector<Output>* grad_inputs) {
   const Output x = In(op, 0), y = In(op, 1), g = grad_outputs[0];
-  const Output gx =
-      ops::Mul(scope, ops::Mul(scope, g, y),
-               ops::Pow(scope, x, ops::Sub(scope, y, 1)));
+  const Output gx = ops::Mul(scope, ops::Mul(scope, g, y),
+                             ops::Pow(scope, x, ops::Sub(scope, y, 1)));
   // safe_x = x where x > 0, else 1: max(x, 1 - [x > 0]).
   const Output positive =
       ops::Cast(scope, ops::Greater(scope, x, 0), GradType(op));
-  const Output safe_x =
-      ops::Maximum(scope, x, ops::Sub(scope, 1, positive));
+  const Output safe_x = ops::Maximum(scope, x, ops::Sub(scope, 1, positive));
   const Output gy = ops::Mul(scope, ops::Mul(scope, g, op.output(0)),
                              ops::Log(scope, safe_x));
   grad_inputs->resize(2);
@@ -137,16 +138,17 @@ absl::Status PowGrad(const Scope& scope, const Operation& op,
 }
 DFLOW_REGISTER_GRADIENT("Pow", PowGrad);
 
-// z = (x - y)^2: dx = 2 g (x - y) = -dy.
+// z = (x - y)^2: dx = 2 g (x - y) = -dy (negated after y's reduction).
 absl::Status SquaredDifferenceGrad(const Scope& scope, const Operation& op,
                                    absl::Span<const Output> grad_outputs,
                                    std::vector<Output>* grad_inputs) {
   const Output x = In(op, 0), y = In(op, 1), g = grad_outputs[0];
-  const Output gx = ops::Mul(scope, ops::Mul(scope, g, 2),
-                             ops::Sub(scope, x, y));
+  const Output gx =
+      ops::Mul(scope, ops::Mul(scope, g, 2), ops::Sub(scope, x, y));
   grad_inputs->resize(2);
-  ReduceBroadcastGradients(scope, x, y, gx, ops::Neg(scope, gx),
-                           &(*grad_inputs)[0], &(*grad_inputs)[1]);
+  ReduceBroadcastGradients(scope, x, y, gx, gx, &(*grad_inputs)[0],
+                           &(*grad_inputs)[1]);
+  (*grad_inputs)[1] = ops::Neg(scope, (*grad_inputs)[1]);
   return absl::OkStatus();
 }
 DFLOW_REGISTER_GRADIENT("SquaredDifference", SquaredDifferenceGrad);
@@ -178,8 +180,8 @@ DFLOW_REGISTER_GRADIENT("Neg", NegGrad);
 absl::Status SquareGrad(const Scope& scope, const Operation& op,
                         absl::Span<const Output> grad_outputs,
                         std::vector<Output>* grad_inputs) {
-  *grad_inputs = {ops::Mul(scope, grad_outputs[0],
-                           ops::Mul(scope, In(op, 0), 2))};
+  *grad_inputs = {
+      ops::Mul(scope, grad_outputs[0], ops::Mul(scope, In(op, 0), 2))};
   return absl::OkStatus();
 }
 DFLOW_REGISTER_GRADIENT("Square", SquareGrad);
@@ -188,8 +190,8 @@ DFLOW_REGISTER_GRADIENT("Square", SquareGrad);
 absl::Status SqrtGrad(const Scope& scope, const Operation& op,
                       absl::Span<const Output> grad_outputs,
                       std::vector<Output>* grad_inputs) {
-  *grad_inputs = {ops::RealDiv(scope, ops::Mul(scope, grad_outputs[0], 0.5),
-                               op.output(0))};
+  *grad_inputs = {
+      ops::RealDiv(scope, ops::Mul(scope, grad_outputs[0], 0.5), op.output(0))};
   return absl::OkStatus();
 }
 DFLOW_REGISTER_GRADIENT("Sqrt", SqrtGrad);
@@ -200,8 +202,7 @@ absl::Status RsqrtGrad(const Scope& scope, const Operation& op,
                        std::vector<Output>* grad_inputs) {
   const Output y = op.output(0);
   const Output y3 = ops::Mul(scope, ops::Square(scope, y), y);
-  *grad_inputs = {
-      ops::Mul(scope, ops::Mul(scope, grad_outputs[0], -0.5), y3)};
+  *grad_inputs = {ops::Mul(scope, ops::Mul(scope, grad_outputs[0], -0.5), y3)};
   return absl::OkStatus();
 }
 DFLOW_REGISTER_GRADIENT("Rsqrt", RsqrtGrad);
@@ -256,9 +257,9 @@ absl::Status TanhGradGrad(const Scope& scope, const Operation& op,
                           absl::Span<const Output> grad_outputs,
                           std::vector<Output>* grad_inputs) {
   const Output y = In(op, 0), dy = In(op, 1), g = grad_outputs[0];
-  *grad_inputs = {ops::Mul(scope, ops::Mul(scope, g, -2),
-                           ops::Mul(scope, dy, y)),
-                  ops::TanhGrad(scope, y, g)};
+  *grad_inputs = {
+      ops::Mul(scope, ops::Mul(scope, g, -2), ops::Mul(scope, dy, y)),
+      ops::TanhGrad(scope, y, g)};
   return absl::OkStatus();
 }
 DFLOW_REGISTER_GRADIENT("TanhGrad", TanhGradGrad);
@@ -335,15 +336,12 @@ class Reduction {
 
   const Output& x() const { return x_; }
   const Output& axes() const { return axes_; }
-  bool keep_dims() const { return keep_dims_; }
   int rank() const { return rank_; }
-  bool axes_known() const { return axes_known_; }
-  bool reduced(int i) const { return reduced_[i]; }
 
   // Every dimension is reduced (statically known).
   bool AllReduced() const {
-    return axes_known_ &&
-           std::all_of(reduced_.begin(), reduced_.end(), [](bool r) { return r; });
+    return axes_known_ && std::all_of(reduced_.begin(), reduced_.end(),
+                                      [](bool r) { return r; });
   }
   // The size of every reduced (kept) dimension is known.
   bool ReducedDimsKnown() const { return DimsKnown(true); }
@@ -357,9 +355,9 @@ class Reduction {
   Output XShape() {
     if (!x_shape_.valid()) {
       if (shape_.IsFullyDefined()) {
-        x_shape_ = Int32Vector(scope_, std::vector<int64_t>(
-                                           shape_.dims().begin(),
-                                           shape_.dims().end()));
+        x_shape_ = Int32Vector(
+            scope_,
+            std::vector<int64_t>(shape_.dims().begin(), shape_.dims().end()));
       } else {
         x_shape_ = ops::Shape(scope_, x_);
       }
@@ -369,57 +367,10 @@ class Reduction {
 
   // The output's shape with keep_dims: x's with 1 for each reduced
   // dimension. A constant when the static shape allows one (a single
-  // unknown kept dimension becomes -1 for Reshape), else computed.
+  // unknown kept dimension becomes -1 for Reshape), else computed once.
   Output KeptShape() {
-    if (axes_known_) {
-      std::vector<int64_t> dims(rank_);
-      int unknown = 0;
-      bool has_zero = false;
-      for (int i = 0; i < rank_; ++i) {
-        dims[i] = reduced_[i] ? 1 : shape_.dim(i);
-        unknown += dims[i] < 0;
-        has_zero |= dims[i] == 0;
-      }
-      // Reshape cannot infer a -1 next to a 0.
-      if (unknown == 0 || (unknown == 1 && !has_zero)) {
-        return Int32Vector(scope_, dims);
-      }
-      std::vector<int64_t> mask(rank_), unmask(rank_);
-      for (int i = 0; i < rank_; ++i) {
-        mask[i] = reduced_[i] ? 1 : 0;
-        unmask[i] = 1 - mask[i];
-      }
-      // shape * (1 - mask) + mask.
-      return ops::AddV2(scope_,
-                        ops::Mul(scope_, XShape(), Int32Vector(scope_, unmask)),
-                        Int32Vector(scope_, mask));
-    }
-    // The mask at run time: axes normalized to [0, rank), compared with
-    // every dimension index.
-    const Output r = rank_ >= 0 ? ops::Const(scope_, rank_)
-                                : ops::Rank(scope_, x_);
-    Output dims_index;
-    if (rank_ >= 0) {
-      std::vector<int64_t> index(rank_);
-      for (int i = 0; i < rank_; ++i) index[i] = i;
-      dims_index = Int32Vector(scope_, index);
-    } else {
-      dims_index = ops::Range(scope_, 0, r, 1);
-    }
-    Output axes = axes_;
-    if (BaseType(axes.dtype()) != DT_INT32) {
-      axes = ops::Cast(scope_, axes, DT_INT32);
-    }
-    axes = ops::Reshape(scope_, axes, {-1, 1});
-    axes = ops::AddV2(
-        scope_, axes,
-        ops::Mul(scope_, ops::Cast(scope_, ops::Less(scope_, axes, 0), DT_INT32),
-                 r));
-    const Output mask = ops::Sum(
-        scope_,
-        ops::Cast(scope_, ops::Equal(scope_, axes, dims_index), DT_INT32), 0);
-    return ops::AddV2(
-        scope_, ops::Mul(scope_, XShape(), ops::Sub(scope_, 1, mask)), mask);
+    if (!kept_shape_.valid()) kept_shape_ = BuildKeptShape();
+    return kept_shape_;
   }
 
   // `t`, shaped like the op's output, in a shape that broadcasts against x:
@@ -439,8 +390,8 @@ class Reduction {
   // `t`, shaped like the op's output, with x's rank (for Tile).
   Output WithKeptDims(const Output& t) {
     if (keep_dims_) return t;
-    if (axes_known_ &&
-        std::none_of(reduced_.begin(), reduced_.end(), [](bool r) { return r; })) {
+    if (axes_known_ && std::none_of(reduced_.begin(), reduced_.end(),
+                                    [](bool r) { return r; })) {
       return t;
     }
     return ops::Reshape(scope_, t, KeptShape());
@@ -467,6 +418,58 @@ class Reduction {
   }
 
  private:
+  Output BuildKeptShape() {
+    if (axes_known_) {
+      std::vector<int64_t> dims(rank_);
+      int unknown = 0;
+      bool has_zero = false;
+      for (int i = 0; i < rank_; ++i) {
+        dims[i] = reduced_[i] ? 1 : shape_.dim(i);
+        unknown += dims[i] < 0;
+        has_zero |= dims[i] == 0;
+      }
+      // Reshape cannot infer a -1 next to a 0.
+      if (unknown == 0 || (unknown == 1 && !has_zero)) {
+        return Int32Vector(scope_, dims);
+      }
+      std::vector<int64_t> mask(rank_), unmask(rank_);
+      for (int i = 0; i < rank_; ++i) {
+        mask[i] = reduced_[i] ? 1 : 0;
+        unmask[i] = 1 - mask[i];
+      }
+      // shape * (1 - mask) + mask.
+      return ops::AddV2(scope_,
+                        ops::Mul(scope_, XShape(), Int32Vector(scope_, unmask)),
+                        Int32Vector(scope_, mask));
+    }
+    // The mask at run time: axes normalized to [0, rank), compared with
+    // every dimension index.
+    const Output r =
+        rank_ >= 0 ? ops::Const(scope_, rank_) : ops::Rank(scope_, x_);
+    Output dims_index;
+    if (rank_ >= 0) {
+      std::vector<int64_t> index(rank_);
+      for (int i = 0; i < rank_; ++i) index[i] = i;
+      dims_index = Int32Vector(scope_, index);
+    } else {
+      dims_index = ops::Range(scope_, 0, r, 1);
+    }
+    Output axes = axes_;
+    if (BaseType(axes.dtype()) != DT_INT32) {
+      axes = ops::Cast(scope_, axes, DT_INT32);
+    }
+    axes = ops::Reshape(scope_, axes, {-1, 1});
+    axes = ops::AddV2(
+        scope_, axes,
+        ops::Mul(scope_,
+                 ops::Cast(scope_, ops::Less(scope_, axes, 0), DT_INT32), r));
+    const Output mask = ops::Sum(
+        scope_,
+        ops::Cast(scope_, ops::Equal(scope_, axes, dims_index), DT_INT32), 0);
+    return ops::AddV2(
+        scope_, ops::Mul(scope_, XShape(), ops::Sub(scope_, 1, mask)), mask);
+  }
+
   bool DimsKnown(bool of_reduced) const {
     if (!axes_known_) return false;
     for (int i = 0; i < rank_; ++i) {
@@ -496,7 +499,8 @@ class Reduction {
   int rank_ = -1;
   bool axes_known_ = false;
   std::vector<bool> reduced_;
-  Output x_shape_;
+  Output x_shape_;     // XShape(), once built
+  Output kept_shape_;  // KeptShape(), once built
 };
 
 absl::Status SumGrad(const Scope& scope, const Operation& op,
@@ -520,18 +524,17 @@ absl::Status MeanGrad(const Scope& scope, const Operation& op,
   const Output g = grad_outputs[0];
   const DataType type = GradType(op);
   auto size_of = [&](const Output& t) {
-    return ops::Cast(scope,
-                     ops::Size(scope, t, ops::SizeAttrs().OutType(DT_INT64)),
-                     type);
+    return ops::Cast(
+        scope, ops::Size(scope, t, ops::SizeAttrs().OutType(DT_INT64)), type);
   };
   Output grad;
   if (r.ReducedDimsKnown()) {
     const int64_t n = r.ReducedCount();
     grad = r.ToInputShape(
-        n == 1 ? g
-               : ops::RealDiv(scope, g,
-                              ScalarOfType(scope, static_cast<double>(n),
-                                           type)));
+        n == 1
+            ? g
+            : ops::RealDiv(scope, g,
+                           ScalarOfType(scope, static_cast<double>(n), type)));
   } else if (r.AllReduced() && r.rank() == 1) {
     // The mean of a [?] vector (the per-example loss): its one dimension
     // is both the count and the shape to tile the [1] quotient to.
@@ -568,8 +571,8 @@ absl::Status MinOrMaxGrad(const Scope& scope, const Operation& op,
   const Output g = r.Broadcastable(grad_outputs[0]);
   const Output selected =
       ops::Cast(scope, ops::Equal(scope, y, r.x()), GradType(op));
-  const Output count = ops::Sum(scope, selected, r.axes(),
-                                ops::ReductionAttrs().KeepDims(true));
+  const Output count =
+      ops::Sum(scope, selected, r.axes(), ops::ReductionAttrs().KeepDims(true));
   *grad_inputs = {ops::Mul(scope, selected, ops::RealDiv(scope, g, count)),
                   NoGradient()};
   return absl::OkStatus();

@@ -684,8 +684,7 @@ Output Prod(const Scope& scope, Input input, Input axis,
   return Reduction(scope, "Prod", input, axis, attrs);
 }
 
-Output Cumsum(const Scope& scope, Input x, Input axis,
-              const ScanAttrs& attrs) {
+Output Cumsum(const Scope& scope, Input x, Input axis, const ScanAttrs& attrs) {
   return FirstOutput(OpBuilder(scope, "Cumsum")
                          .Input(x)
                          .Input(axis)

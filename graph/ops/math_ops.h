@@ -1,7 +1,8 @@
 // Math ops: element-wise arithmetic and comparisons (NumPy broadcasting),
 // unary functions and their gradient helpers, MatMul, reductions,
-// cumulative sums and products, ArgMax and Cast, with TensorFlow's op names, arguments and attrs; plus the operators
-// `+ - * /` and unary `-` on Output.
+// cumulative sums and products, ArgMax and Cast, with TensorFlow's op
+// names, arguments and attrs; plus the operators `+ - * /` and unary `-`
+// on Output.
 //
 // Binary wrappers accept a constant on either side (`ops::Mul(s, x, 2)`): a
 // constant whose value the other side's dtype holds exactly is converted to

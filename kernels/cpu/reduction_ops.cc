@@ -258,8 +258,8 @@ struct ScanAccumulatorOf<Eigen::bfloat16> {
 // modulo the narrow type's range just the same.
 template <typename E>
 struct ScanAccumulatorOf<E, std::enable_if_t<std::is_integral_v<E>>> {
-  using type = std::conditional_t<(sizeof(E) < 4), uint32_t,
-                                  std::make_unsigned_t<E>>;
+  using type =
+      std::conditional_t<(sizeof(E) < 4), uint32_t, std::make_unsigned_t<E>>;
 };
 template <typename E>
 using ScanAccumulator = typename ScanAccumulatorOf<E>::type;
@@ -315,20 +315,20 @@ class ScanOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     const Tensor& in = ctx->input(0);
     const Tensor& axis_t = ctx->input(1);
-    OP_REQUIRES(ctx, axis_t.shape().rank() == 0,
-                absl::InvalidArgumentError(absl::StrCat(
-                    "ScanOp: axis must be a scalar, not ",
-                    axis_t.shape().ToString())));
+    OP_REQUIRES(
+        ctx, axis_t.shape().rank() == 0,
+        absl::InvalidArgumentError(absl::StrCat(
+            "ScanOp: axis must be a scalar, not ", axis_t.shape().ToString())));
     const int64_t axis = axis_t.dtype() == DT_INT32
                              ? int64_t{*axis_t.data<int32_t>()}
                              : *axis_t.data<int64_t>();
     const TensorShape& shape = in.shape();
     const int rank = shape.rank();
-    OP_REQUIRES(ctx, axis >= -rank && axis < rank,
-                absl::InvalidArgumentError(absl::StrCat(
-                    "ScanOp: Expected scan axis in the range [", -rank, ", ",
-                    rank, "), but got ", axis, " (input shape ",
-                    shape.ToString(), ")")));
+    OP_REQUIRES(
+        ctx, axis >= -rank && axis < rank,
+        absl::InvalidArgumentError(absl::StrCat(
+            "ScanOp: Expected scan axis in the range [", -rank, ", ", rank,
+            "), but got ", axis, " (input shape ", shape.ToString(), ")")));
     const int a = static_cast<int>(axis < 0 ? axis + rank : axis);
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape, &out));

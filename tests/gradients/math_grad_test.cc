@@ -175,9 +175,8 @@ struct ShapePair {
 // Same shapes, a row against a matrix (both ways), a column against a row,
 // a scalar against a matrix (both ways), and a rank-3 broadcast.
 std::vector<ShapePair> BroadcastShapes() {
-  return {{{2, 3}, {2, 3}}, {{2, 3}, {3}},       {{3}, {2, 3}},
-          {{2, 1}, {1, 3}}, {{}, {2, 3}},        {{2, 3}, {}},
-          {{2, 1, 3}, {4, 1}}};
+  return {{{2, 3}, {2, 3}}, {{2, 3}, {3}}, {{3}, {2, 3}},      {{2, 1}, {1, 3}},
+          {{}, {2, 3}},     {{2, 3}, {}},  {{2, 1, 3}, {4, 1}}};
 }
 
 TEST(MathGradTest, BinaryOpsWithBroadcasting) {
@@ -188,10 +187,10 @@ TEST(MathGradTest, BinaryOpsWithBroadcasting) {
         Output x = Ph(root, p.x, known);
         Output y = Ph(root, p.y, known);
         Output z = c.fn(root, x, y);
-        EXPECT_TRUE(GradientsMatch(root, {x, y},
-                                   {Uniform(p.x, c.x_lo, c.x_hi, 1),
-                                    Uniform(p.y, c.y_lo, c.y_hi, 2)},
-                                   {z}))
+        EXPECT_TRUE(GradientsMatch(
+            root, {x, y},
+            {Uniform(p.x, c.x_lo, c.x_hi, 1), Uniform(p.y, c.y_lo, c.y_hi, 2)},
+            {z}))
             << c.name << " " << p.x.ToString() << " with " << p.y.ToString()
             << ", " << KnownName(known);
       }
@@ -203,18 +202,19 @@ TEST(MathGradTest, BinaryOpsWithBroadcasting) {
 // side's static analysis is independent.
 TEST(MathGradTest, BinaryOpsWithAnUnknownBatchAgainstAKnownShape) {
   for (const BinaryCase& c : BinaryCases()) {
-    for (const ShapePair& p :
-         std::vector<ShapePair>{{{2, 3}, {3}}, {{2, 3}, {1, 3}},
-                                {{2, 1}, {1, 3}}, {{2, 3}, {}},
-                                {{4, 2, 3}, {2, 1}}}) {
+    for (const ShapePair& p : std::vector<ShapePair>{{{2, 3}, {3}},
+                                                     {{2, 3}, {1, 3}},
+                                                     {{2, 1}, {1, 3}},
+                                                     {{2, 3}, {}},
+                                                     {{4, 2, 3}, {2, 1}}}) {
       Scope root = Scope::NewRootScope();
       Output x = Ph(root, p.x, Known::kBatchUnknown);
       Output y = Ph(root, p.y, Known::kAll);
       Output z = c.fn(root, x, y);
-      EXPECT_TRUE(GradientsMatch(root, {x, y},
-                                 {Uniform(p.x, c.x_lo, c.x_hi, 3),
-                                  Uniform(p.y, c.y_lo, c.y_hi, 4)},
-                                 {z}))
+      EXPECT_TRUE(GradientsMatch(
+          root, {x, y},
+          {Uniform(p.x, c.x_lo, c.x_hi, 3), Uniform(p.y, c.y_lo, c.y_hi, 4)},
+          {z}))
           << c.name << " [?...] " << p.x.ToString() << " with "
           << p.y.ToString();
     }
@@ -252,9 +252,9 @@ TEST(MathGradTest, MaximumTiesGoToX) {
   Output x = ops::Placeholder(root.WithOpName("x"), DT_DOUBLE);
   Output y = ops::Placeholder(root.WithOpName("y"), DT_DOUBLE);
   Output z = ops::Maximum(root, x, y);
-  auto g = Gradients(root, z, {x, y},
-                     {{"x", Doubles({1, 2, 3, -1}, {4})},
-                      {"y", Doubles({1, 5, 0, -1}, {4})}});
+  auto g = Gradients(
+      root, z, {x, y},
+      {{"x", Doubles({1, 2, 3, -1}, {4})}, {"y", Doubles({1, 5, 0, -1}, {4})}});
   ASSERT_EQ(g.size(), 2u);
   EXPECT_THAT(g[0], ElementsAre(1, 0, 1, 1));
   EXPECT_THAT(g[1], ElementsAre(0, 1, 0, 0));
@@ -265,9 +265,9 @@ TEST(MathGradTest, MinimumTiesGoToX) {
   Output x = ops::Placeholder(root.WithOpName("x"), DT_DOUBLE);
   Output y = ops::Placeholder(root.WithOpName("y"), DT_DOUBLE);
   Output z = ops::Minimum(root, x, y);
-  auto g = Gradients(root, z, {x, y},
-                     {{"x", Doubles({1, 2, 3, -1}, {4})},
-                      {"y", Doubles({1, 5, 0, -1}, {4})}});
+  auto g = Gradients(
+      root, z, {x, y},
+      {{"x", Doubles({1, 2, 3, -1}, {4})}, {"y", Doubles({1, 5, 0, -1}, {4})}});
   ASSERT_EQ(g.size(), 2u);
   EXPECT_THAT(g[0], ElementsAre(1, 1, 0, 1));
   EXPECT_THAT(g[1], ElementsAre(0, 0, 1, 0));
@@ -300,10 +300,10 @@ TEST(MathGradTest, PowAtZeroAndNegativeBases) {
                      {{"x", Doubles({0, -2, 0, 2}, {4})},
                       {"y", Doubles({2, 3, 0.5, 3}, {4})}});
   ASSERT_EQ(g.size(), 2u);
-  EXPECT_DOUBLE_EQ(g[0][0], 0);    // 2 * 0^1
-  EXPECT_DOUBLE_EQ(g[0][1], 12);   // 3 * (-2)^2
+  EXPECT_DOUBLE_EQ(g[0][0], 0);      // 2 * 0^1
+  EXPECT_DOUBLE_EQ(g[0][1], 12);     // 3 * (-2)^2
   EXPECT_TRUE(std::isinf(g[0][2]));  // 0.5 * 0^-0.5
-  EXPECT_DOUBLE_EQ(g[0][3], 12);   // 3 * 2^2
+  EXPECT_DOUBLE_EQ(g[0][3], 12);     // 3 * 2^2
   EXPECT_DOUBLE_EQ(g[1][0], 0);
   EXPECT_DOUBLE_EQ(g[1][1], 0);
   EXPECT_DOUBLE_EQ(g[1][2], 0);
@@ -314,8 +314,8 @@ TEST(MathGradTest, PowOfANegativeBaseToAnIntegerPower) {
   Scope root = Scope::NewRootScope();
   Output x = Ph(root, {2, 2});
   Output z = ops::Pow(root, x, ops::Const(root, Doubles({2, 3}, {2})));
-  EXPECT_TRUE(GradientsMatch(root, {x}, {Doubles({-1.5, -0.5, 0.7, -2}, {2, 2})},
-                             {z}));
+  EXPECT_TRUE(
+      GradientsMatch(root, {x}, {Doubles({-1.5, -0.5, 0.7, -2}, {2, 2})}, {z}));
 }
 
 // --- Element-wise unary ops. ---
@@ -369,12 +369,11 @@ TEST(MathGradTest, SigmoidGradAndTanhGrad) {
     Scope root = Scope::NewRootScope();
     Output y = Ph(root, {2, 3});
     Output dy = Ph(root, {2, 3});
-    Output z = sigmoid ? ops::SigmoidGrad(root, y, dy)
-                       : ops::TanhGrad(root, y, dy);
-    EXPECT_TRUE(GradientsMatch(root, {y, dy},
-                               {Uniform({2, 3}, -0.9, 0.9, 5),
-                                Uniform({2, 3}, -2, 2, 6)},
-                               {z}))
+    Output z =
+        sigmoid ? ops::SigmoidGrad(root, y, dy) : ops::TanhGrad(root, y, dy);
+    EXPECT_TRUE(GradientsMatch(
+        root, {y, dy},
+        {Uniform({2, 3}, -0.9, 0.9, 5), Uniform({2, 3}, -2, 2, 6)}, {z}))
         << (sigmoid ? "SigmoidGrad" : "TanhGrad");
   }
 }
@@ -506,7 +505,7 @@ std::string AxesString(const AxesCase& a) {
 TEST(MathGradTest, Reductions) {
   const TensorShape shape = {3, 2, 4};
   const std::vector<AxesCase> axes_cases = {
-      {{1}, true},      {{0}, false},   {{-1}, true},     {{2, 0}, false},
+      {{1}, true},      {{0}, false},       {{-1}, true}, {{2, 0}, false},
       {{0, -2}, false}, {{0, 1, 2}, false}, {{}, false},
   };
   for (Red red : kAllReductions) {
@@ -516,12 +515,12 @@ TEST(MathGradTest, Reductions) {
           for (Known known : kAllKnowns) {
             Scope root = Scope::NewRootScope();
             Output x = Ph(root, shape, known);
-            Output y = Reduce(root, red, x, Axes(root, a.axes, a.scalar, as),
-                              keep);
+            Output y =
+                Reduce(root, red, x, Axes(root, a.axes, a.scalar, as), keep);
             // Max/Min: distinct values (no ties); Prod: away from 0.
             const double lo = red == Red::kProd ? 0.5 : -2;
-            EXPECT_TRUE(GradientsMatch(root, {x}, {Uniform(shape, lo, 1.5, 9)},
-                                       {y}))
+            EXPECT_TRUE(
+                GradientsMatch(root, {x}, {Uniform(shape, lo, 1.5, 9)}, {y}))
                 << RedName(red) << " over " << AxesString(a)
                 << " keep_dims=" << keep << ", " << AxesName(as) << ", "
                 << KnownName(known);
@@ -548,8 +547,8 @@ TEST(MathGradTest, MeanOfAVector) {
 
 TEST(MathGradTest, MeanOfAnUnknownBatchVectorIsFourOps) {
   Scope root = Scope::NewRootScope();
-  Output x = ops::Placeholder(root, DT_FLOAT,
-                              ops::PlaceholderAttrs().Shape({-1}));
+  Output x =
+      ops::Placeholder(root, DT_FLOAT, ops::PlaceholderAttrs().Shape({-1}));
   Output y = ops::Mean(root, x, 0);
   ASSERT_TRUE(AddSymbolicGradients(root, {y}, {x}).ok());
   EXPECT_THAT(GradientOps(root),
@@ -558,8 +557,8 @@ TEST(MathGradTest, MeanOfAnUnknownBatchVectorIsFourOps) {
 
 TEST(MathGradTest, MeanOfAKnownVectorIsTwoOps) {
   Scope root = Scope::NewRootScope();
-  Output x = ops::Placeholder(root, DT_FLOAT,
-                              ops::PlaceholderAttrs().Shape({8}));
+  Output x =
+      ops::Placeholder(root, DT_FLOAT, ops::PlaceholderAttrs().Shape({8}));
   Output y = ops::Mean(root, x, 0);
   ASSERT_TRUE(AddSymbolicGradients(root, {y}, {x}).ok());
   EXPECT_THAT(GradientOps(root), UnorderedElementsAre("RealDiv", "Fill"));
@@ -594,11 +593,10 @@ TEST(MathGradTest, MaxAndMinSplitTiesEvenly) {
     Output x = ops::Placeholder(root.WithOpName("x"), DT_DOUBLE);
     Output y = is_max ? ops::Max(root, x, 1) : ops::Min(root, x, 1);
     const double s = is_max ? 1 : -1;
-    auto g = Gradients(
-        root, y, {x},
-        {{"x", Doubles({s * 1, s * 3, s * 3, s * 2, s * 0, s * 2, s * 5,
-                        s * 5, s * 5},
-                       {3, 3})}});
+    auto g = Gradients(root, y, {x},
+                       {{"x", Doubles({s * 1, s * 3, s * 3, s * 2, s * 0, s * 2,
+                                       s * 5, s * 5, s * 5},
+                                      {3, 3})}});
     ASSERT_EQ(g.size(), 1u);
     const double t = 1.0 / 3;
     EXPECT_THAT(g[0], ElementsAre(0, 0.5, 0.5, 0.5, 0, 0.5, t, t, t))
@@ -612,9 +610,8 @@ TEST(MathGradTest, ProdWithZeros) {
   Scope root = Scope::NewRootScope();
   Output x = ops::Placeholder(root.WithOpName("x"), DT_DOUBLE);
   Output y = ops::Prod(root, x, 1);
-  auto g = Gradients(
-      root, y, {x},
-      {{"x", Doubles({2, 3, 4, 2, 0, 5, 0, 3, 0}, {3, 3})}});
+  auto g = Gradients(root, y, {x},
+                     {{"x", Doubles({2, 3, 4, 2, 0, 5, 0, 3, 0}, {3, 3})}});
   ASSERT_EQ(g.size(), 1u);
   EXPECT_THAT(g[0], ElementsAre(12, 8, 6, 0, 10, 0, 0, 0, 0));
 }
@@ -660,8 +657,7 @@ TEST(MathGradTest, CumsumAndCumprod) {
               ops::ScanAttrs().Exclusive(exclusive).Reverse(reverse);
           Output y = prod ? ops::Cumprod(root, x, axis, attrs)
                           : ops::Cumsum(root, x, axis, attrs);
-          EXPECT_TRUE(
-              GradientsMatch(root, {x}, {Uniform({3, 4}, 0.5, 2)}, {y}))
+          EXPECT_TRUE(GradientsMatch(root, {x}, {Uniform({3, 4}, 0.5, 2)}, {y}))
               << (prod ? "Cumprod" : "Cumsum") << " exclusive=" << exclusive
               << " reverse=" << reverse << " axis=" << axis;
         }
@@ -727,11 +723,16 @@ TEST(MathGradTest, ComparisonsAndArgMaxEndThePath) {
 // Every op of graph/ops/math_ops.h has a gradient or is marked as having
 // none.
 TEST(MathGradTest, EveryMathOpIsRegistered) {
-  for (const char* op :
-       {"Add", "AddV2", "Sub", "Mul", "RealDiv", "Maximum", "Minimum", "Pow",
-        "SquaredDifference", "AddN", "Neg", "Square", "Sqrt", "Rsqrt", "Exp",
-        "Log", "Sigmoid", "Tanh", "SigmoidGrad", "TanhGrad", "MatMul", "Sum",
-        "Mean", "Max", "Min", "Prod", "Cumsum", "Cumprod", "Cast"}) {
+  for (const char* op : {"Add",         "AddV2",    "Sub",
+                         "Mul",         "RealDiv",  "Maximum",
+                         "Minimum",     "Pow",      "SquaredDifference",
+                         "AddN",        "Neg",      "Square",
+                         "Sqrt",        "Rsqrt",    "Exp",
+                         "Log",         "Sigmoid",  "Tanh",
+                         "SigmoidGrad", "TanhGrad", "MatMul",
+                         "Sum",         "Mean",     "Max",
+                         "Min",         "Prod",     "Cumsum",
+                         "Cumprod",     "Cast"}) {
     const GradFunc* fn = nullptr;
     EXPECT_EQ(GradRegistry::Global()->Lookup(op, &fn),
               GradRegistry::Kind::kGradient)
@@ -750,10 +751,9 @@ TEST(MathGradTest, AddNSpreadsTheGradient) {
   Output a = Ph(root, {2, 2});
   Output b = Ph(root, {2, 2});
   Output y = ops::AddN(root, {a, ops::Square(root, b), a});
-  EXPECT_TRUE(GradientsMatch(root, {a, b},
-                             {Uniform({2, 2}, -1, 1, 1),
-                              Uniform({2, 2}, -1, 1, 2)},
-                             {y}));
+  EXPECT_TRUE(GradientsMatch(
+      root, {a, b}, {Uniform({2, 2}, -1, 1, 1), Uniform({2, 2}, -1, 1, 2)},
+      {y}));
 }
 
 }  // namespace

@@ -31,7 +31,8 @@ using testing_math::RunEverywhere;
 Output Scan(const Scope& s, bool prod, Input x, Input axis, bool exclusive,
             bool reverse) {
   const auto attrs = ops::ScanAttrs().Exclusive(exclusive).Reverse(reverse);
-  return prod ? ops::Cumprod(s, x, axis, attrs) : ops::Cumsum(s, x, axis, attrs);
+  return prod ? ops::Cumprod(s, x, axis, attrs)
+              : ops::Cumsum(s, x, axis, attrs);
 }
 
 // The scan of `x` (shape dims) along `axis`, element by element.
@@ -79,8 +80,8 @@ TEST(ScanOpsTest, SchemasMatchTensorFlow) {
 
 TEST(ScanOpsTest, ShapeIsTheInputsAndTheAxisIsChecked) {
   Scope root = Scope::NewRootScope();
-  Output x = ops::Placeholder(root, DT_FLOAT,
-                              ops::PlaceholderAttrs().Shape({-1, 3}));
+  Output x =
+      ops::Placeholder(root, DT_FLOAT, ops::PlaceholderAttrs().Shape({-1, 3}));
   EXPECT_EQ(ops::Cumsum(root, x, 1).shape().ToString(), "[?,3]");
   EXPECT_EQ(ops::Cumprod(root, x, -2).shape().ToString(), "[?,3]");
   EXPECT_TRUE(root.ok()) << root.status();
@@ -134,9 +135,8 @@ TEST(ScanOpsTest, MatchesTheReference) {
   const TensorShape shape(dims);
   for (DataType dtype : {DT_FLOAT, DT_DOUBLE, DT_HALF, DT_INT32, DT_INT64}) {
     const bool is_int = dtype == DT_INT32 || dtype == DT_INT64;
-    std::vector<double> x =
-        RandomValues(shape.num_elements(), 7, is_int ? -3 : 0.8,
-                     is_int ? 4 : 1.25);
+    std::vector<double> x = RandomValues(shape.num_elements(), 7,
+                                         is_int ? -3 : 0.8, is_int ? 4 : 1.25);
     if (is_int) {
       for (double& v : x) v = std::floor(v);
     }
@@ -146,25 +146,26 @@ TEST(ScanOpsTest, MatchesTheReference) {
         for (bool exclusive : {false, true}) {
           for (bool reverse : {false, true}) {
             Scope root = Scope::NewRootScope();
-            Output y = Scan(root, prod, ops::Placeholder(root, dtype),
-                            ops::Placeholder(root, DT_INT64), exclusive,
-                            reverse);
+            Output y =
+                Scan(root, prod, ops::Placeholder(root, dtype),
+                     ops::Placeholder(root, DT_INT64), exclusive, reverse);
             auto out = RunEverywhere(
                 y.node(),
                 {FromDoubles(dtype, x, shape), Tensor::Scalar<int64_t>(axis)},
                 is_int ? 0 : 1e-6);
             ASSERT_TRUE(out.ok()) << out.status();
             EXPECT_EQ((*out)[0].shape(), shape);
-            const double rtol =
-                dtype == DT_HALF ? 4e-3 : dtype == DT_FLOAT ? 1e-5 : 1e-12;
-            ExpectAllNear(AsDoubles((*out)[0]),
-                          Reference(x, dims, axis < 0 ? axis + 3 : axis, prod,
-                                    exclusive, reverse),
-                          is_int ? 0 : rtol, 0,
-                          absl::StrCat(DataTypeName(dtype),
-                                       prod ? " Cumprod" : " Cumsum",
-                                       " axis=", axis, " exclusive=", exclusive,
-                                       " reverse=", reverse));
+            const double rtol = dtype == DT_HALF    ? 4e-3
+                                : dtype == DT_FLOAT ? 1e-5
+                                                    : 1e-12;
+            ExpectAllNear(
+                AsDoubles((*out)[0]),
+                Reference(x, dims, axis < 0 ? axis + 3 : axis, prod, exclusive,
+                          reverse),
+                is_int ? 0 : rtol, 0,
+                absl::StrCat(DataTypeName(dtype), prod ? " Cumprod" : " Cumsum",
+                             " axis=", axis, " exclusive=", exclusive,
+                             " reverse=", reverse));
           }
         }
       }
@@ -182,8 +183,8 @@ TEST(ScanOpsTest, ShardedWorkMatchesTheReference) {
     Scope root = Scope::NewRootScope();
     Output y = ops::Cumsum(root, ops::Placeholder(root, DT_DOUBLE), axis);
     auto out = RunEverywhere(
-        y.node(), {FromDoubles(DT_DOUBLE, x, shape), Tensor::Scalar<int32_t>(axis)},
-        0);
+        y.node(),
+        {FromDoubles(DT_DOUBLE, x, shape), Tensor::Scalar<int32_t>(axis)}, 0);
     ASSERT_TRUE(out.ok()) << out.status();
     ExpectAllNear(AsDoubles((*out)[0]),
                   Reference(x, dims, axis, false, false, false), 1e-12, 1e-12);
@@ -193,8 +194,9 @@ TEST(ScanOpsTest, ShardedWorkMatchesTheReference) {
 TEST(ScanOpsTest, IntegersWrap) {
   Scope root = Scope::NewRootScope();
   Output p = ops::Cumprod(root, ops::Placeholder(root, DT_INT32), 0);
-  auto out = RunKernel(p.node(), {Tensor::FromVector<int32_t>({65536, 65536, 3}),
-                                  Tensor::Scalar<int32_t>(0)});
+  auto out =
+      RunKernel(p.node(), {Tensor::FromVector<int32_t>({65536, 65536, 3}),
+                           Tensor::Scalar<int32_t>(0)});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_THAT(AsDoubles((*out)[0]), ElementsAre(65536, 0, 0));
 
