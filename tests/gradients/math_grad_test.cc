@@ -531,6 +531,29 @@ TEST(MathGradTest, Reductions) {
   }
 }
 
+// The gradients build their constants (counts, shapes) in the op's dtype:
+// float inputs, fully known and batch-unknown.
+TEST(MathGradTest, ReductionsInFloat) {
+  const TensorShape shape = {3, 4};
+  Tensor v(DT_FLOAT, shape);
+  const Tensor d = Uniform(shape, 0.5, 1.5, 11);
+  for (int i = 0; i < 12; ++i) v.flat<float>()[i] = d.flat<double>()[i];
+  for (Red red : kAllReductions) {
+    for (const AxesCase& a :
+         std::vector<AxesCase>{{{0}, true}, {{1}, true}, {{0, 1}, false}}) {
+      for (Known known : {Known::kAll, Known::kBatchUnknown}) {
+        Scope root = Scope::NewRootScope();
+        Output x = Ph(root, shape, known, DT_FLOAT);
+        Output y = Reduce(root, red, x,
+                          Axes(root, a.axes, a.scalar, AxesAs::kInt32), false);
+        EXPECT_TRUE(GradientsMatch(root, {x}, {v}, {y}, 5e-3))
+            << RedName(red) << " over " << AxesString(a) << ", "
+            << KnownName(known);
+      }
+    }
+  }
+}
+
 // The per-example loss: the mean of a [?] vector, and the fully known
 // [N] one.
 TEST(MathGradTest, MeanOfAVector) {
