@@ -44,6 +44,9 @@ class GradientBuilder {
 
   absl::StatusOr<std::vector<Output>> Build() {
     if (absl::Status s = CheckArguments(); !s.ok()) return s;
+    FindPath();
+    if (absl::Status s = ReadVariablesThroughSnapshots(); !s.ok()) return s;
+    // Everything built from here on is gradient ops, pruned if unused.
     first_new_id_ = graph_->num_node_ids();
     FindPath();
     grad_root_ = scope_.NewSubScope("gradients");
@@ -141,6 +144,56 @@ class GradientBuilder {
         if (!e->IsControl() && on_path_[e->dst->id()]) ++pending_[id];
       }
     }
+  }
+
+  // An op on the path that reads a variable directly (a reference output
+  // feeding a value input) reads it again whenever a new edge from the
+  // variable runs -- so a gradient op could see the value after this step's
+  // update, while the forward op saw the one before. Such edges are rewired
+  // through one Identity per variable ("<var>/read", colocated with it, as
+  // TensorFlow's tf.Variable reads): the forward op and its gradient then
+  // share one snapshot of the value, which an in-place update cannot change
+  // (updates copy a buffer a reader still holds).
+  absl::Status ReadVariablesThroughSnapshots() {
+    struct Rewire {
+      Node* dst;
+      int input;
+      Node* var;
+      int output;
+    };
+    std::vector<Rewire> rewires;
+    for (int id = 0; id < static_cast<int>(on_path_.size()); ++id) {
+      if (!on_path_[id]) continue;
+      Node* node = graph_->node(id);
+      for (const Edge* e : node->in_edges()) {
+        if (e->IsControl() || !IsRefType(e->src->output_type(e->src_output)) ||
+            IsRefType(node->input_type(e->dst_input))) {
+          continue;
+        }
+        rewires.push_back({node, e->dst_input, e->src, e->src_output});
+      }
+    }
+    absl::flat_hash_map<OutputKey, Output> reads;
+    for (const Rewire& r : rewires) {
+      Output& read = reads[{r.var->id(), r.output}];
+      if (!read.valid()) {
+        const Scope at_var =
+            scope_.WithRootNameScope()
+                .WithNoControlDependencies()
+                .WithNameScopePath(r.var->name())
+                .WithExactDevice(r.var->requested_device())
+                .ColocateWith(Operation(r.var));
+        read = OpBuilder(at_var, "Identity", "read")
+                   .Input(Output(r.var, r.output))
+                   .Finalize();
+        if (!scope_.ok()) return scope_.status();
+      }
+      if (absl::Status s = graph_->UpdateEdge(read.node(), 0, r.dst, r.input);
+          !s.ok()) {
+        return s;
+      }
+    }
+    return absl::OkStatus();
   }
 
   // Where the gradient ops of forward node `node` go.

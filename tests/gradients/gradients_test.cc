@@ -2,6 +2,7 @@
 // scopes, colocation, variables. The per-op gradients have their own tests.
 #include "graph/gradients/gradients.h"
 
+#include <cmath>
 #include <memory>
 #include <string>
 #include <vector>
@@ -332,6 +333,40 @@ TEST(GradientsTest, ColocatedTowerGradientsRunOnTheTowersDevices) {
   // Per tower: both operands' gradients of the outer MatMul and w's of the
   // inner one (the AddN summing w's two paths sits with w, on the CPU).
   EXPECT_EQ(checked, 6);
+}
+
+// A gradient and an update of the same variable in one step: the gradient
+// must use the value the forward op read, whichever runs first.
+TEST(GradientsTest, ForwardAndGradientReadOneSnapshotOfAVariable) {
+  Scope root = Scope::NewRootScope();
+  Output w = ops::Variable(root.WithOpName("w"), TensorShape({1}), DT_FLOAT);
+  ops::Assign(root.WithOpName("init"), w, ops::Const(root, {2.0f}));
+  Output y = ops::Mul(root.WithOpName("y"), w, w);
+  auto grads = AddSymbolicGradients(root, {y}, {w});
+  ASSERT_TRUE(grads.ok()) << grads.status();
+  // y now reads w through one Identity, which its gradient reuses.
+  Node* read = root.graph()->FindNode("w/read");
+  ASSERT_NE(read, nullptr);
+  EXPECT_EQ(y.node()->input_edge(0)->src, read);
+  EXPECT_EQ(y.node()->input_edge(1)->src, read);
+  // The update does not wait for the gradient's readers of w.
+  Output grad = ops::Identity(root.WithOpName("grad"), (*grads)[0]);
+  ops::AssignSub(root.WithOpName("update"), w, ops::Const(root, {1.0f}));
+  GraphDef def;
+  ASSERT_TRUE(root.ToGraphDef(&def).ok()) << root.status();
+  SessionOptions options;
+  options.num_threads = 2;
+  auto session = Session::Create(def, options);
+  ASSERT_TRUE(session.ok()) << session.status();
+  ASSERT_TRUE((*session)->Run({}, {}, {"init"}, nullptr).ok());
+  for (int step = 0; step < 200; ++step) {
+    std::vector<Tensor> out;
+    absl::Status s = (*session)->Run({}, {"y", "grad"}, {"update"}, &out);
+    ASSERT_TRUE(s.ok()) << s;
+    const float w_read = std::sqrt(out[0].flat<float>()[0]);
+    EXPECT_FLOAT_EQ(out[1].flat<float>()[0], 2 * w_read) << "step " << step;
+    ASSERT_TRUE((*session)->Run({}, {}, {"init"}, nullptr).ok());
+  }
 }
 
 }  // namespace
