@@ -35,7 +35,7 @@
 
 ABSL_FLAG(int, epochs, 3, "passes over the 60000 training images");
 ABSL_FLAG(int, batch_size, 100, "examples per step");
-ABSL_FLAG(double, learning_rate, 0.1,
+ABSL_FLAG(double, learning_rate, 0.3,
           "base learning rate (decays by --learning_rate_decay per epoch)");
 ABSL_FLAG(double, learning_rate_decay, 0.99, "decay per epoch of steps");
 ABSL_FLAG(std::string, checkpoint_dir, "/tmp/dflow_mnist_mlp",
