@@ -3,6 +3,7 @@
 // the output is one Eigen expression on the default device (see
 // kernel_util.h for why not Eigen's thread pool device).
 #include <cstdint>
+#include <type_traits>
 
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/kernel_util.h"
@@ -45,14 +46,49 @@ struct TanhFunctor {
 };
 
 // Gradients: Apply(a, b) for the op's inputs in order.
-// ReluGrad(gradients, features): gradients where features > 0, else 0
-// (a select, so a NaN gradient at an inactive unit gives 0).
-struct ReluGradFunctor {
-  static constexpr int64_t kCost = 2;
-  template <typename G, typename F>
-  static auto Apply(const G& g, const F& f) {
-    using S = std::remove_const_t<typename G::Scalar>;
-    return (f > f.constant(S(0))).select(g, g.constant(S(0)));
+
+// ReluGrad(gradients, features): gradients where features > 0, else 0 (a
+// select, so a NaN gradient at an inactive unit gives 0). Eigen's Tensor
+// select and a plain loop at -O2 are not vectorized: 30-45 us for a
+// [100,500] batch, against 5 us for an add.
+// GCC's -O2 does not vectorize loops that need a remainder; this one is
+// worth it (O3 turns the ternary, both loads unconditional, into
+// compare-and-blend).
+template <typename U>
+__attribute__((optimize("O3"))) void ReluGradRange(const U* __restrict g,
+                                                   const U* __restrict f,
+                                                   U* __restrict out,
+                                                   int64_t begin,
+                                                   int64_t end) {
+  const U zero = static_cast<U>(0.0f);
+  for (int64_t i = begin; i < end; ++i) {
+    const U gi = g[i];
+    out[i] = f[i] > zero ? gi : zero;
+  }
+}
+
+template <typename T>
+class ReluGradOp : public OpKernel {
+ public:
+  explicit ReluGradOp(OpKernelConstruction* ctx) : OpKernel(ctx) {}
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& g = ctx->input(0);
+    const Tensor& f = ctx->input(1);
+    OP_REQUIRES(ctx, g.shape() == f.shape(),
+                absl::InvalidArgumentError(absl::StrCat(
+                    "ReluGrad needs inputs of one shape, got ",
+                    g.shape().ToString(), " and ", f.shape().ToString())));
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, g.shape(), &out));
+    using U = E<T>;  // Eigen's half types compare and convert
+    const U* __restrict pg = EigenData<T>(g);
+    const U* __restrict pf = EigenData<T>(f);
+    U* __restrict po = EigenData<T>(*out);
+    ParallelForShards(ctx, g.NumElements(), 1,
+                      [pg, pf, po](int64_t begin, int64_t end) {
+                        ReluGradRange(pg, pf, po, begin, end);
+                      });
   }
 };
 
@@ -123,6 +159,10 @@ class BinaryActivationOp : public OpKernel {
   }
 };
 
+// ReluGradOp takes no functor; this alias lets it share the macros below.
+template <typename Unused, typename T>
+using ReluGradKernel = ReluGradOp<T>;
+
 #define DFLOW_REGISTER_ACTIVATION(op, kernel, functor, T)             \
   DFLOW_REGISTER_KERNEL(                                              \
       KernelDefBuilder(op).Device(kDeviceCpu).TypeConstraint<T>("T"), \
@@ -146,7 +186,7 @@ class BinaryActivationOp : public OpKernel {
   DFLOW_REGISTER_ACTIVATION(op, kernel, functor, uint64_t)
 
 DFLOW_REGISTER_ACTIVATION_REAL("Relu", UnaryActivationOp, ReluFunctor);
-DFLOW_REGISTER_ACTIVATION_REAL("ReluGrad", BinaryActivationOp, ReluGradFunctor);
+DFLOW_REGISTER_ACTIVATION_REAL("ReluGrad", ReluGradKernel, void);
 DFLOW_REGISTER_ACTIVATION_FLOATS("Sigmoid", UnaryActivationOp, SigmoidFunctor);
 DFLOW_REGISTER_ACTIVATION_FLOATS("Tanh", UnaryActivationOp, TanhFunctor);
 DFLOW_REGISTER_ACTIVATION_FLOATS("SigmoidGrad", BinaryActivationOp,
