@@ -8,15 +8,23 @@ test.xml is missing or reports an error (crash, timeout) counts as one
 failure; so does a failed build (BUILD_RC != 0). Exits 1 if anything failed.
 """
 import os
+import re
 import sys
 import xml.etree.ElementTree as ET
+
+
+RUN_DIR = re.compile(r"run_\d+_of_\d+")
 
 
 def main():
     logs, build_rc = sys.argv[1], int(sys.argv[2])
     passed = failed = 0
     broken = []
-    for root, _, files in os.walk(logs, followlinks=True):
+    for root, dirs, files in os.walk(logs, followlinks=True):
+        if "test.xml" in files:
+            # run_K_of_N/ directories next to a test.xml are left from an
+            # earlier `--runs_per_test` invocation, not this run.
+            dirs[:] = [d for d in dirs if not RUN_DIR.fullmatch(d)]
         if "test.xml" not in files:
             continue
         path = os.path.join(root, "test.xml")
