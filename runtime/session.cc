@@ -11,6 +11,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "compiler/fuse_matmul_update.h"
 #include "compiler/placement_log.h"
 #include "compiler/placer.h"
 #include "graph/attr_value_util.h"
@@ -239,6 +240,12 @@ absl::StatusOr<std::shared_ptr<const Plan>> Session::Impl::Compile(
   ImportOptions options;
   options.infer_shapes = false;  // shapes were checked when the graph was built
   if (absl::Status s = ImportGraphDef(def, options, &pruned); !s.ok()) return s;
+  if (this->options.optimize_graph) {
+    if (absl::StatusOr<int> fused = FuseMatMulIntoGradientDescent(&pruned);
+        !fused.ok()) {
+      return fused.status();
+    }
+  }
   if (absl::StatusOr<PlacementRecord> placement = Place(&pruned);
       !placement.ok()) {
     return placement.status();

@@ -58,6 +58,11 @@ struct SessionOptions {
   // compiled run signature, one line per node with its device and a summary
   // with every soft-placement fallback (to stderr).
   bool log_device_placement = false;
+  // Compiler passes that make each run signature's graph faster without
+  // changing its results (today: a weight gradient's MatMul fused into its
+  // ApplyGradientDescent, compiler/fuse_matmul_update.h). false runs the
+  // graph exactly as built.
+  bool optimize_graph = true;
 };
 
 // The devices a session with `options` computes on: the CPUs of

@@ -27,42 +27,43 @@ constexpr int64_t kRowAlign = 8;
 constexpr int64_t kColAlign = 16;
 
 // One BLAS call; sizes were checked by Gemm. Row-major throughout.
-void Call(bool ta, bool tb, int m, int n, int k, const float* a, int lda,
-          const float* b, int ldb, float beta, float* c, int ldc) {
+void Call(bool ta, bool tb, int m, int n, int k, float alpha, const float* a,
+          int lda, const float* b, int ldb, float beta, float* c, int ldc) {
   cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans,
-              tb ? CblasTrans : CblasNoTrans, m, n, k, 1.0f, a, lda, b, ldb,
+              tb ? CblasTrans : CblasNoTrans, m, n, k, alpha, a, lda, b, ldb,
               beta, c, ldc);
 }
-void Call(bool ta, bool tb, int m, int n, int k, const double* a, int lda,
-          const double* b, int ldb, double beta, double* c, int ldc) {
+void Call(bool ta, bool tb, int m, int n, int k, double alpha,
+          const double* a, int lda, const double* b, int ldb, double beta,
+          double* c, int ldc) {
   cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans,
-              tb ? CblasTrans : CblasNoTrans, m, n, k, 1.0, a, lda, b, ldb,
+              tb ? CblasTrans : CblasNoTrans, m, n, k, alpha, a, lda, b, ldb,
               beta, c, ldc);
 }
 template <typename R>
-void CallComplex(bool ta, bool tb, int m, int n, int k,
+void CallComplex(bool ta, bool tb, int m, int n, int k, std::complex<R> alpha,
                  const std::complex<R>* a, int lda, const std::complex<R>* b,
                  int ldb, std::complex<R> beta, std::complex<R>* c, int ldc) {
-  const std::complex<R> one(1);
   // OpenBLAS's complex entry points take the scalars and arrays as void*.
   if constexpr (sizeof(R) == sizeof(float)) {
     cblas_cgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans,
-                tb ? CblasTrans : CblasNoTrans, m, n, k, &one, a, lda, b, ldb,
-                &beta, c, ldc);
+                tb ? CblasTrans : CblasNoTrans, m, n, k, &alpha, a, lda, b,
+                ldb, &beta, c, ldc);
   } else {
     cblas_zgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans,
-                tb ? CblasTrans : CblasNoTrans, m, n, k, &one, a, lda, b, ldb,
-                &beta, c, ldc);
+                tb ? CblasTrans : CblasNoTrans, m, n, k, &alpha, a, lda, b,
+                ldb, &beta, c, ldc);
   }
 }
-void Call(bool ta, bool tb, int m, int n, int k, const complex64* a, int lda,
-          const complex64* b, int ldb, complex64 beta, complex64* c, int ldc) {
-  CallComplex(ta, tb, m, n, k, a, lda, b, ldb, beta, c, ldc);
+void Call(bool ta, bool tb, int m, int n, int k, complex64 alpha,
+          const complex64* a, int lda, const complex64* b, int ldb,
+          complex64 beta, complex64* c, int ldc) {
+  CallComplex(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
-void Call(bool ta, bool tb, int m, int n, int k, const complex128* a, int lda,
-          const complex128* b, int ldb, complex128 beta, complex128* c,
-          int ldc) {
-  CallComplex(ta, tb, m, n, k, a, lda, b, ldb, beta, c, ldc);
+void Call(bool ta, bool tb, int m, int n, int k, complex128 alpha,
+          const complex128* a, int lda, const complex128* b, int ldb,
+          complex128 beta, complex128* c, int ldc) {
+  CallComplex(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 // Start of block i of `blocks` over [0, size), on multiples of `align`.
@@ -100,6 +101,15 @@ template <typename T>
 absl::Status Gemm(ThreadPool* pool, bool transpose_a, bool transpose_b,
                   int64_t m, int64_t n, int64_t k, const T* a, int64_t lda,
                   const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
+  return ScaledGemm<T>(pool, transpose_a, transpose_b, m, n, k, T(1), a, lda,
+                       b, ldb, beta, c, ldc);
+}
+
+template <typename T>
+absl::Status ScaledGemm(ThreadPool* pool, bool transpose_a, bool transpose_b,
+                        int64_t m, int64_t n, int64_t k, T alpha, const T* a,
+                        int64_t lda, const T* b, int64_t ldb, T beta, T* c,
+                        int64_t ldc) {
   // Stored widths of A's and B's rows.
   const int64_t a_cols = transpose_a ? m : k;
   const int64_t b_cols = transpose_b ? k : n;
@@ -131,7 +141,7 @@ absl::Status Gemm(ThreadPool* pool, bool transpose_a, bool transpose_b,
       ChooseGemmSplit(pool == nullptr ? 1 : pool->num_threads(), m, n, k);
   if (split.blocks <= 1) {
     Call(transpose_a, transpose_b, static_cast<int>(m), static_cast<int>(n),
-         static_cast<int>(k), a, ilda, b, ildb, beta, c, ildc);
+         static_cast<int>(k), alpha, a, ilda, b, ildb, beta, c, ildc);
     return absl::OkStatus();
   }
   const int64_t blocks = split.blocks;
@@ -144,8 +154,8 @@ absl::Status Gemm(ThreadPool* pool, bool transpose_a, bool transpose_b,
         // Rows r0.. of op(A): rows of A, or columns when A is transposed.
         const T* a_block = transpose_a ? a + r0 : a + r0 * lda;
         Call(transpose_a, transpose_b, static_cast<int>(r1 - r0),
-             static_cast<int>(n), static_cast<int>(k), a_block, ilda, b, ildb,
-             beta, c + r0 * ldc, ildc);
+             static_cast<int>(n), static_cast<int>(k), alpha, a_block, ilda, b,
+             ildb, beta, c + r0 * ldc, ildc);
       } else {
         const int64_t c0 = BlockStart(i, blocks, n, kColAlign);
         const int64_t c1 = BlockStart(i + 1, blocks, n, kColAlign);
@@ -153,8 +163,8 @@ absl::Status Gemm(ThreadPool* pool, bool transpose_a, bool transpose_b,
         // Columns c0.. of op(B): columns of B, or rows when B is transposed.
         const T* b_block = transpose_b ? b + c0 * ldb : b + c0;
         Call(transpose_a, transpose_b, static_cast<int>(m),
-             static_cast<int>(c1 - c0), static_cast<int>(k), a, ilda, b_block,
-             ildb, beta, c + c0, ildc);
+             static_cast<int>(c1 - c0), static_cast<int>(k), alpha, a, ilda,
+             b_block, ildb, beta, c + c0, ildc);
       }
     }
   };
@@ -167,7 +177,10 @@ absl::Status Gemm(ThreadPool* pool, bool transpose_a, bool transpose_b,
 #define DFLOW_INSTANTIATE_GEMM(T)                                              \
   template absl::Status Gemm<T>(ThreadPool*, bool, bool, int64_t, int64_t,     \
                                 int64_t, const T*, int64_t, const T*, int64_t, \
-                                T, T*, int64_t)
+                                T, T*, int64_t);                               \
+  template absl::Status ScaledGemm<T>(ThreadPool*, bool, bool, int64_t,        \
+                                      int64_t, int64_t, T, const T*, int64_t,  \
+                                      const T*, int64_t, T, T*, int64_t)
 DFLOW_INSTANTIATE_GEMM(float);
 DFLOW_INSTANTIATE_GEMM(double);
 DFLOW_INSTANTIATE_GEMM(complex64);

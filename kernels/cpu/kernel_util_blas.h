@@ -42,6 +42,15 @@ absl::Status Gemm(ThreadPool* pool, bool transpose_a, bool transpose_b,
                   int64_t m, int64_t n, int64_t k, const T* a, int64_t lda,
                   const T* b, int64_t ldb, T beta, T* c, int64_t ldc);
 
+// C = alpha * op(A) * op(B) + beta * C, otherwise as Gemm (which is
+// ScaledGemm with alpha 1). Fused updates use it: W -= lr * X^T G is
+// alpha = -lr, beta = 1 on W itself.
+template <typename T>
+absl::Status ScaledGemm(ThreadPool* pool, bool transpose_a, bool transpose_b,
+                        int64_t m, int64_t n, int64_t k, T alpha, const T* a,
+                        int64_t lda, const T* b, int64_t ldb, T beta, T* c,
+                        int64_t ldc);
+
 // How Gemm splits a product of this size over `num_threads` threads:
 // `blocks` pieces (1: one BLAS call on the caller) along the rows of C
 // (split_rows) or its columns. Exposed for tests and benchmarks.

@@ -18,6 +18,10 @@ const bool kRegistered = [] {
   Define(Gpu("ApplyGradientDescent").TypeConstraint("T", types));
   Define(Gpu("ApplyMomentum").TypeConstraint("T", types));
   Define(Gpu("ApplyAdam").TypeConstraint("T", types));
+  // Made by compiler/fuse_matmul_update.h from the first one and a MatMul
+  // (cuBLAS: one GEMM with beta = 1 into the variable).
+  Define(Gpu("_FusedMatMulApplyGradientDescent")
+             .TypeConstraint("T", {DT_FLOAT, DT_DOUBLE}));
 
   Define(Gpu("ResourceApplyGradientDescent")
              .TypeConstraint("T", types)

@@ -319,6 +319,26 @@ TEST(GemmTest, BetaAccumulatesAndLeadingDimensions) {
   EXPECT_THAT(c3, ElementsAre(10, 12));
 }
 
+// The fused SGD update: W += alpha * A^T B with alpha = -learning rate,
+// split over the pool (large enough) and on one thread.
+TEST(GemmTest, ScaledGemmIsAnUpdateInPlace) {
+  ThreadPool pool(2);
+  const int64_t m = 200, n = 150, k = 40;
+  const std::vector<double> a = RandomValues(k * m, 3, -1, 1);
+  const std::vector<double> b = RandomValues(k * n, 4, -1, 1);
+  const std::vector<double> w = RandomValues(m * n, 5, -1, 1);
+  const std::vector<double> product = Reference(a, b, m, n, k, true, false);
+  for (ThreadPool* p : {&pool, static_cast<ThreadPool*>(nullptr)}) {
+    std::vector<double> c = w;
+    ASSERT_TRUE(ScaledGemm<double>(p, true, false, m, n, k, -0.5, a.data(), m,
+                                   b.data(), n, 1.0, c.data(), n)
+                    .ok());
+    std::vector<double> expected(m * n);
+    for (int64_t i = 0; i < m * n; ++i) expected[i] = w[i] - 0.5 * product[i];
+    ExpectAllNear(c, expected, 1e-12, 1e-12);
+  }
+}
+
 TEST(GemmTest, RejectsWhatBlasCannotIndex) {
   float x = 0;
   absl::Status s = Gemm<float>(nullptr, false, false, 1, 1, kMaxBlasDim + 1, &x,

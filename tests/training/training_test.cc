@@ -285,5 +285,57 @@ TEST(TrainingTest, ClearErrors) {
               HasSubstr("'plain' was not made with train::NewVariable"));
 }
 
+// Sessions fuse a weight gradient's MatMul into its SGD update
+// (SessionOptions::optimize_graph); the result must not change, and a value
+// fetched before the update keeps its numbers.
+TEST(TrainingTest, FusedUpdateMatchesTheUnfusedGraph) {
+  Scope root = Scope::NewRootScope();
+  Output x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT);
+  Output w = train::NewVariable(root, "w", {3, 2}, DT_FLOAT,
+                                train::TruncatedNormalInitializer(1.0, 5));
+  Output y = ops::MatMul(root, x, w);
+  Output loss = ops::Sum(root.WithOpName("loss"), ops::Square(root, y), {0, 1});
+  train::GradientDescentOptimizer opt(0.05f);
+  auto train_op = opt.Minimize(root, loss);
+  ASSERT_TRUE(train_op.ok()) << train_op.status();
+  train::GlobalVariablesInitializer(root);
+  GraphDef def;
+  ASSERT_TRUE(root.ToGraphDef(&def).ok());
+  const Tensor xv =
+      Tensor::FromVector<float>({1, -2, 0.5f, 3, 1, -1, 0, 2, 1, -1, 1, 1},
+                                TensorShape({4, 3}));
+  std::vector<std::vector<float>> results;
+  for (bool optimize : {false, true}) {
+    SessionOptions options;
+    options.optimize_graph = optimize;
+    auto session = Session::Create(def, options);
+    ASSERT_TRUE(session.ok()) << session.status();
+    ASSERT_TRUE((*session)->Run({}, {}, {"init"}, nullptr).ok());
+    std::vector<Tensor> before;
+    ASSERT_TRUE((*session)->Run({}, {"w"}, {}, &before).ok());
+    const std::vector<float> before_values = Floats(before[0]);
+    bool ran_fused = false;
+    for (int step = 0; step < 3; ++step) {
+      RunOptions run_options;
+      run_options.collect_step_stats = true;
+      RunMetadata metadata;
+      std::vector<Tensor> none;
+      absl::Status s = (*session)->Run(run_options, {{"x", xv}}, {},
+                                       {train_op->name()}, &none, &metadata);
+      ASSERT_TRUE(s.ok()) << s;
+      for (const NodeExecStats& n : metadata.step_stats) {
+        ran_fused |= n.op == "_FusedMatMulApplyGradientDescent";
+      }
+    }
+    EXPECT_EQ(ran_fused, optimize);
+    EXPECT_EQ(Floats(before[0]), before_values) << "optimize=" << optimize;
+    std::vector<Tensor> after;
+    ASSERT_TRUE((*session)->Run({}, {"w"}, {}, &after).ok());
+    EXPECT_NE(Floats(after[0]), before_values);
+    results.push_back(Floats(after[0]));
+  }
+  EXPECT_THAT(results[1], Pointwise(FloatNear(1e-5), results[0]));
+}
+
 }  // namespace
 }  // namespace dflow
