@@ -225,6 +225,12 @@ absl::Status Main() {
         std::printf("saved %s\n", path->c_str());
       }
     }
+    // The batcher prepares batches on its own thread; a step that found
+    // none ready waited on decoding (the first usually does).
+    const dflow::BatcherStats stats = (*batcher)->stats();
+    std::printf("input pipeline: %lld of %lld steps waited for a batch\n",
+                static_cast<long long>(stats.waits),
+                static_cast<long long>(stats.batches_returned));
   }
   absl::StatusOr<float> accuracy = TestAccuracy(session->get(), data->test);
   if (!accuracy.ok()) return accuracy.status();
