@@ -44,6 +44,11 @@ const std::string& Operation::name() const {
 
 Output Operation::output(int i) const { return Output(node_, i); }
 
+Output Operation::input(int i) const {
+  const Edge* e = node_ != nullptr ? node_->input_edge(i) : nullptr;
+  return e != nullptr ? Output(e->src, e->src_output) : Output();
+}
+
 DataType Output::dtype() const {
   return valid() ? node_->output_type(index_) : DT_INVALID;
 }

@@ -50,6 +50,10 @@ class Operation {
   const std::string& name() const;
   int num_outputs() const { return node_ ? node_->num_outputs() : 0; }
   Output output(int i) const;
+  int num_inputs() const { return node_ ? node_->num_inputs() : 0; }
+  // The output feeding data input i (what gradient functions differentiate
+  // against); invalid when the input is not connected.
+  Output input(int i) const;
 
  private:
   Node* node_ = nullptr;

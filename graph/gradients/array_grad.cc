@@ -19,11 +19,6 @@
 namespace dflow {
 namespace {
 
-Output In(const Operation& op, int i) {
-  const Edge* e = op.node()->input_edge(i);
-  return Output(e->src, e->src_output);
-}
-
 // The values of `o` when it is an integer Const (perm, axis, begin, ...).
 bool ConstInts(const Output& o, std::vector<int64_t>* out) {
   out->clear();
@@ -155,7 +150,7 @@ DFLOW_REGISTER_NO_GRADIENT("ConcatOffset");
 absl::Status ReshapeGrad(const Scope& scope, const Operation& op,
                          absl::Span<const Output> grad_outputs,
                          std::vector<Output>* grad_inputs) {
-  const Output x = In(op, 0);
+  const Output x = op.input(0);
   grad_inputs->assign(op.node()->num_inputs(), NoGradient());
   (*grad_inputs)[0] = ops::Reshape(scope, grad_outputs[0], ShapeOf(scope, x));
   return absl::OkStatus();
@@ -169,7 +164,7 @@ DFLOW_REGISTER_GRADIENT("Squeeze", ReshapeGrad);
 absl::Status TransposeGrad(const Scope& scope, const Operation& op,
                            absl::Span<const Output> grad_outputs,
                            std::vector<Output>* grad_inputs) {
-  const Output perm = In(op, 1);
+  const Output perm = op.input(1);
   std::vector<int64_t> p;
   Output inverse;
   if (ConstInts(perm, &p)) {
@@ -199,12 +194,12 @@ absl::Status ConcatV2Grad(const Scope& scope, const Operation& op,
                           absl::Span<const Output> grad_outputs,
                           std::vector<Output>* grad_inputs) {
   const int n = op.node()->num_inputs() - 1;
-  const Output axis = In(op, n), g = grad_outputs[0];
+  const Output axis = op.input(n), g = grad_outputs[0];
   grad_inputs->assign(n + 1, NoGradient());
   std::vector<Output> xs;
   int rank = -1;
   for (int i = 0; i < n; ++i) {
-    xs.push_back(In(op, i));
+    xs.push_back(op.input(i));
     if (xs.back().shape().rank() >= 0) rank = xs.back().shape().rank();
   }
   std::vector<int64_t> axis_value;
@@ -242,7 +237,7 @@ DFLOW_REGISTER_GRADIENT("ConcatV2", ConcatV2Grad);
 absl::Status SplitGrad(const Scope& scope, const Operation& op,
                        absl::Span<const Output> grad_outputs,
                        std::vector<Output>* grad_inputs) {
-  const Output axis = In(op, 0);
+  const Output axis = op.input(0);
   const std::vector<Output> grads(grad_outputs.begin(), grad_outputs.end());
   *grad_inputs = {NoGradient(), AllValid(grad_outputs)
                                     ? ops::Concat(scope, grads, axis)
@@ -254,7 +249,7 @@ DFLOW_REGISTER_GRADIENT("Split", SplitGrad);
 absl::Status SplitVGrad(const Scope& scope, const Operation& op,
                         absl::Span<const Output> grad_outputs,
                         std::vector<Output>* grad_inputs) {
-  const Output axis = In(op, 2);
+  const Output axis = op.input(2);
   const std::vector<Output> grads(grad_outputs.begin(), grad_outputs.end());
   *grad_inputs = {
       AllValid(grad_outputs) ? ops::Concat(scope, grads, axis) : NoGradient(),
@@ -300,7 +295,7 @@ DFLOW_REGISTER_GRADIENT("Unpack", UnpackGrad);
 absl::Status TileGrad(const Scope& scope, const Operation& op,
                       absl::Span<const Output> grad_outputs,
                       std::vector<Output>* grad_inputs) {
-  const Output x = In(op, 0), multiples = In(op, 1), g = grad_outputs[0];
+  const Output x = op.input(0), multiples = op.input(1), g = grad_outputs[0];
   const TensorShape xs = x.shape();
   const int rank = xs.rank();
   std::vector<int64_t> m;
@@ -363,7 +358,7 @@ DFLOW_REGISTER_GRADIENT("Tile", TileGrad);
 absl::Status SliceGrad(const Scope& scope, const Operation& op,
                        absl::Span<const Output> grad_outputs,
                        std::vector<Output>* grad_inputs) {
-  const Output x = In(op, 0), begin = In(op, 1), size = In(op, 2);
+  const Output x = op.input(0), begin = op.input(1), size = op.input(2);
   const Output g = grad_outputs[0];
   const TensorShape xs = x.shape();
   std::vector<int64_t> b, sz;
@@ -422,7 +417,7 @@ absl::Status StridedSliceGradient(const Scope& scope, const Operation& op,
   absl::Status status;
   const ops::StridedSliceAttrs attrs = MasksOf(op, &status);
   if (!status.ok()) return status;
-  Output begin = In(op, 1), end = In(op, 2), strides = In(op, 3);
+  Output begin = op.input(1), end = op.input(2), strides = op.input(3);
   if (begin.dtype() != DT_INT32 && begin.dtype() != DT_INT64) {
     // int16 indices: StridedSliceGrad takes int32 or int64.
     begin = ops::Cast(scope, begin, DT_INT32);
@@ -430,7 +425,7 @@ absl::Status StridedSliceGradient(const Scope& scope, const Operation& op,
     strides = ops::Cast(scope, strides, DT_INT32);
   }
   const Output dx =
-      ops::StridedSliceGrad(scope, ShapeOf(scope, In(op, 0), begin.dtype()),
+      ops::StridedSliceGrad(scope, ShapeOf(scope, op.input(0), begin.dtype()),
                             begin, end, strides, grad_outputs[0], attrs);
   *grad_inputs = {dx, NoGradient(), NoGradient(), NoGradient()};
   return absl::OkStatus();
@@ -445,8 +440,8 @@ absl::Status StridedSliceGradGradient(const Scope& scope, const Operation& op,
   const ops::StridedSliceAttrs attrs = MasksOf(op, &status);
   if (!status.ok()) return status;
   *grad_inputs = {NoGradient(), NoGradient(), NoGradient(), NoGradient(),
-                  ops::StridedSlice(scope, grad_outputs[0], In(op, 1),
-                                    In(op, 2), In(op, 3), attrs)};
+                  ops::StridedSlice(scope, grad_outputs[0], op.input(1),
+                                    op.input(2), op.input(3), attrs)};
   return absl::OkStatus();
 }
 DFLOW_REGISTER_GRADIENT("StridedSliceGrad", StridedSliceGradGradient);
@@ -455,7 +450,7 @@ DFLOW_REGISTER_GRADIENT("StridedSliceGrad", StridedSliceGradGradient);
 absl::Status PadGrad(const Scope& scope, const Operation& op,
                      absl::Span<const Output> grad_outputs,
                      std::vector<Output>* grad_inputs) {
-  const Output x = In(op, 0), paddings = In(op, 1);
+  const Output x = op.input(0), paddings = op.input(1);
   std::vector<int64_t> p;
   Output begin, size;
   if (ConstInts(paddings, &p) && FitsInt32(p)) {

@@ -22,11 +22,6 @@
 namespace dflow {
 namespace {
 
-Output In(const Operation& op, int i) {
-  const Edge* e = op.node()->input_edge(i);
-  return Output(e->src, e->src_output);
-}
-
 // The dtype gradients of `op`'s output 0 have (inputs may be refs).
 DataType GradType(const Operation& op) {
   return BaseType(op.output(0).dtype());
@@ -38,7 +33,7 @@ absl::Status AddGrad(const Scope& scope, const Operation& op,
                      absl::Span<const Output> grad_outputs,
                      std::vector<Output>* grad_inputs) {
   grad_inputs->resize(2);
-  ReduceBroadcastGradients(scope, In(op, 0), In(op, 1), grad_outputs[0],
+  ReduceBroadcastGradients(scope, op.input(0), op.input(1), grad_outputs[0],
                            grad_outputs[0], &(*grad_inputs)[0],
                            &(*grad_inputs)[1]);
   return absl::OkStatus();
@@ -52,7 +47,7 @@ absl::Status SubGrad(const Scope& scope, const Operation& op,
                      absl::Span<const Output> grad_outputs,
                      std::vector<Output>* grad_inputs) {
   grad_inputs->resize(2);
-  ReduceBroadcastGradients(scope, In(op, 0), In(op, 1), grad_outputs[0],
+  ReduceBroadcastGradients(scope, op.input(0), op.input(1), grad_outputs[0],
                            grad_outputs[0], &(*grad_inputs)[0],
                            &(*grad_inputs)[1]);
   (*grad_inputs)[1] = ops::Neg(scope, (*grad_inputs)[1]);
@@ -63,7 +58,7 @@ DFLOW_REGISTER_GRADIENT("Sub", SubGrad);
 absl::Status MulGrad(const Scope& scope, const Operation& op,
                      absl::Span<const Output> grad_outputs,
                      std::vector<Output>* grad_inputs) {
-  const Output x = In(op, 0), y = In(op, 1), g = grad_outputs[0];
+  const Output x = op.input(0), y = op.input(1), g = grad_outputs[0];
   grad_inputs->resize(2);
   ReduceBroadcastGradients(scope, x, y, ops::Mul(scope, g, y),
                            ops::Mul(scope, x, g), &(*grad_inputs)[0],
@@ -76,7 +71,7 @@ DFLOW_REGISTER_GRADIENT("Mul", MulGrad);
 absl::Status RealDivGrad(const Scope& scope, const Operation& op,
                          absl::Span<const Output> grad_outputs,
                          std::vector<Output>* grad_inputs) {
-  const Output x = In(op, 0), y = In(op, 1), g = grad_outputs[0];
+  const Output x = op.input(0), y = op.input(1), g = grad_outputs[0];
   const Output gx = ops::RealDiv(scope, g, y);
   const Output gy = ops::Neg(scope, ops::Mul(scope, gx, op.output(0)));
   grad_inputs->resize(2);
@@ -92,7 +87,7 @@ DFLOW_REGISTER_GRADIENT("RealDiv", RealDivGrad);
 absl::Status MinMaxGrad(const Scope& scope, const Operation& op,
                         absl::Span<const Output> grad_outputs,
                         std::vector<Output>* grad_inputs, bool is_max) {
-  const Output x = In(op, 0), y = In(op, 1), g = grad_outputs[0];
+  const Output x = op.input(0), y = op.input(1), g = grad_outputs[0];
   const Output y_selected =
       is_max ? ops::Less(scope, x, y) : ops::Greater(scope, x, y);
   const Output gy =
@@ -122,7 +117,7 @@ DFLOW_REGISTER_GRADIENT("Minimum", MinimumGrad);
 absl::Status PowGrad(const Scope& scope, const Operation& op,
                      absl::Span<const Output> grad_outputs,
                      std::vector<Output>* grad_inputs) {
-  const Output x = In(op, 0), y = In(op, 1), g = grad_outputs[0];
+  const Output x = op.input(0), y = op.input(1), g = grad_outputs[0];
   const Output gx = ops::Mul(scope, ops::Mul(scope, g, y),
                              ops::Pow(scope, x, ops::Sub(scope, y, 1)));
   // safe_x = x where x > 0, else 1: max(x, 1 - [x > 0]).
@@ -142,7 +137,7 @@ DFLOW_REGISTER_GRADIENT("Pow", PowGrad);
 absl::Status SquaredDifferenceGrad(const Scope& scope, const Operation& op,
                                    absl::Span<const Output> grad_outputs,
                                    std::vector<Output>* grad_inputs) {
-  const Output x = In(op, 0), y = In(op, 1), g = grad_outputs[0];
+  const Output x = op.input(0), y = op.input(1), g = grad_outputs[0];
   const Output gx =
       ops::Mul(scope, ops::Mul(scope, g, 2), ops::Sub(scope, x, y));
   grad_inputs->resize(2);
@@ -181,7 +176,7 @@ absl::Status SquareGrad(const Scope& scope, const Operation& op,
                         absl::Span<const Output> grad_outputs,
                         std::vector<Output>* grad_inputs) {
   *grad_inputs = {
-      ops::Mul(scope, grad_outputs[0], ops::Mul(scope, In(op, 0), 2))};
+      ops::Mul(scope, grad_outputs[0], ops::Mul(scope, op.input(0), 2))};
   return absl::OkStatus();
 }
 DFLOW_REGISTER_GRADIENT("Square", SquareGrad);
@@ -218,7 +213,7 @@ DFLOW_REGISTER_GRADIENT("Exp", ExpGrad);
 absl::Status LogGrad(const Scope& scope, const Operation& op,
                      absl::Span<const Output> grad_outputs,
                      std::vector<Output>* grad_inputs) {
-  *grad_inputs = {ops::RealDiv(scope, grad_outputs[0], In(op, 0))};
+  *grad_inputs = {ops::RealDiv(scope, grad_outputs[0], op.input(0))};
   return absl::OkStatus();
 }
 DFLOW_REGISTER_GRADIENT("Log", LogGrad);
@@ -243,7 +238,7 @@ DFLOW_REGISTER_GRADIENT("Tanh", TanhGradFn);
 absl::Status SigmoidGradGrad(const Scope& scope, const Operation& op,
                              absl::Span<const Output> grad_outputs,
                              std::vector<Output>* grad_inputs) {
-  const Output y = In(op, 0), dy = In(op, 1), g = grad_outputs[0];
+  const Output y = op.input(0), dy = op.input(1), g = grad_outputs[0];
   const Output g_dy = ops::Mul(scope, g, dy);
   *grad_inputs = {
       ops::Sub(scope, g_dy, ops::Mul(scope, ops::Mul(scope, g_dy, 2), y)),
@@ -256,7 +251,7 @@ DFLOW_REGISTER_GRADIENT("SigmoidGrad", SigmoidGradGrad);
 absl::Status TanhGradGrad(const Scope& scope, const Operation& op,
                           absl::Span<const Output> grad_outputs,
                           std::vector<Output>* grad_inputs) {
-  const Output y = In(op, 0), dy = In(op, 1), g = grad_outputs[0];
+  const Output y = op.input(0), dy = op.input(1), g = grad_outputs[0];
   *grad_inputs = {
       ops::Mul(scope, ops::Mul(scope, g, -2), ops::Mul(scope, dy, y)),
       ops::TanhGrad(scope, y, g)};
@@ -278,7 +273,7 @@ absl::Status MatMulGrad(const Scope& scope, const Operation& op,
   if (absl::Status s = op.node()->GetAttr("transpose_b", &tb); !s.ok()) {
     return s;
   }
-  const Output a = In(op, 0), b = In(op, 1), g = grad_outputs[0];
+  const Output a = op.input(0), b = op.input(1), g = grad_outputs[0];
   auto matmul = [&](const Output& x, const Output& y, bool tx, bool ty) {
     return ops::MatMul(scope, x, y,
                        ops::MatMulAttrs().TransposeA(tx).TransposeB(ty));
@@ -313,7 +308,7 @@ DFLOW_REGISTER_GRADIENT("MatMul", MatMulGrad);
 class Reduction {
  public:
   Reduction(const Scope& scope, const Operation& op)
-      : scope_(scope), op_(op), x_(In(op, 0)), axes_(In(op, 1)) {}
+      : scope_(scope), op_(op), x_(op.input(0)), axes_(op.input(1)) {}
 
   absl::Status Init() {
     if (absl::Status s = op_.node()->GetAttr("keep_dims", &keep_dims_);
@@ -663,7 +658,7 @@ absl::Status CumsumGrad(const Scope& scope, const Operation& op,
     return s;
   }
   *grad_inputs = {
-      ops::Cumsum(scope, grad_outputs[0], In(op, 1),
+      ops::Cumsum(scope, grad_outputs[0], op.input(1),
                   ops::ScanAttrs().Exclusive(exclusive).Reverse(!reverse)),
       NoGradient()};
   return absl::OkStatus();
@@ -683,9 +678,9 @@ absl::Status CumprodGrad(const Scope& scope, const Operation& op,
   if (absl::Status s = op.node()->GetAttr("reverse", &reverse); !s.ok()) {
     return s;
   }
-  const Output x = In(op, 0);
+  const Output x = op.input(0);
   const Output sums = ops::Cumsum(
-      scope, ops::Mul(scope, op.output(0), grad_outputs[0]), In(op, 1),
+      scope, ops::Mul(scope, op.output(0), grad_outputs[0]), op.input(1),
       ops::ScanAttrs().Exclusive(exclusive).Reverse(!reverse));
   const Output zero = ops::Cast(scope, ops::Equal(scope, x, 0), GradType(op));
   *grad_inputs = {

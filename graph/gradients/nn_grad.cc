@@ -19,11 +19,6 @@
 namespace dflow {
 namespace {
 
-Output In(const Operation& op, int i) {
-  const Edge* e = op.node()->input_edge(i);
-  return Output(e->src, e->src_output);
-}
-
 // Whether `g` is the ZerosLike AddSymbolicGradients built for output `k` of
 // `op` because no gradient reached it (TensorFlow's `_is_zeros_tensor`):
 // terms multiplied by it need not be built.
@@ -79,7 +74,7 @@ DFLOW_REGISTER_GRADIENT("Relu", ReluGradFn);
 absl::Status ReluGradGradFn(const Scope& scope, const Operation& op,
                             absl::Span<const Output> grad_outputs,
                             std::vector<Output>* grad_inputs) {
-  *grad_inputs = {ops::ReluGrad(scope, grad_outputs[0], In(op, 1)),
+  *grad_inputs = {ops::ReluGrad(scope, grad_outputs[0], op.input(1)),
                   NoGradient()};
   return absl::OkStatus();
 }
@@ -109,7 +104,7 @@ absl::Status BiasAddGradGradFn(const Scope& scope, const Operation& op,
                                std::vector<Output>* grad_inputs) {
   std::string format;
   RETURN_IF_ERROR(Attr(op, "data_format", &format));
-  *grad_inputs = {ops::BiasAdd(scope, ops::ZerosLike(scope, In(op, 0)),
+  *grad_inputs = {ops::BiasAdd(scope, ops::ZerosLike(scope, op.input(0)),
                                grad_outputs[0],
                                ops::BiasAddAttrs().DataFormat(format))};
   return absl::OkStatus();
@@ -152,7 +147,7 @@ Output CrossEntropyLogitsGrad(const Scope& scope, const Operation& op,
   const Output g_backprop = grad_outputs[1];
   const Output from_loss = ops::Mul(scope, g_loss_column, op.output(1));
   if (!g_backprop.valid() || IsZerosFor(g_backprop, op, 1)) return from_loss;
-  const Output softmax = ops::Softmax(scope, In(op, 0));
+  const Output softmax = ops::Softmax(scope, op.input(0));
   const Output dot = SumLastKeep(scope, ops::Mul(scope, g_backprop, softmax));
   const Output from_backprop =
       ops::Mul(scope, ops::Sub(scope, g_backprop, dot), softmax);
@@ -180,7 +175,7 @@ bool MayBroadcast(const TensorShape& a, const TensorShape& b) {
 absl::Status SoftmaxCrossEntropyGradFn(const Scope& scope, const Operation& op,
                                        absl::Span<const Output> grad_outputs,
                                        std::vector<Output>* grad_inputs) {
-  const Output features = In(op, 0), labels = In(op, 1);
+  const Output features = op.input(0), labels = op.input(1);
   const Output g_loss_column = ops::ExpandDims(scope, grad_outputs[0], -1);
   const Output d_features =
       CrossEntropyLogitsGrad(scope, op, grad_outputs, g_loss_column);
@@ -215,7 +210,7 @@ DFLOW_REGISTER_GRADIENT("SparseSoftmaxCrossEntropyWithLogits",
 absl::Status L2LossGradFn(const Scope& scope, const Operation& op,
                           absl::Span<const Output> grad_outputs,
                           std::vector<Output>* grad_inputs) {
-  *grad_inputs = {ops::Mul(scope, In(op, 0), grad_outputs[0])};
+  *grad_inputs = {ops::Mul(scope, op.input(0), grad_outputs[0])};
   return absl::OkStatus();
 }
 DFLOW_REGISTER_GRADIENT("L2Loss", L2LossGradFn);
@@ -241,7 +236,7 @@ absl::Status Conv2DGradFn(const Scope& scope, const Operation& op,
   std::string padding;
   ops::Conv2DAttrs a;
   RETURN_IF_ERROR(GetConvAttrs(op, &strides, &padding, &a));
-  const Output x = In(op, 0), w = In(op, 1), g = grad_outputs[0];
+  const Output x = op.input(0), w = op.input(1), g = grad_outputs[0];
   *grad_inputs = {ops::Conv2DBackpropInput(scope, ShapeOf(scope, x), w, g,
                                            strides, padding, a),
                   ops::Conv2DBackpropFilter(scope, x, ShapeOf(scope, w), g,
@@ -261,7 +256,7 @@ absl::Status Conv2DBackpropInputGradFn(const Scope& scope, const Operation& op,
   std::string padding;
   ops::Conv2DAttrs a;
   RETURN_IF_ERROR(GetConvAttrs(op, &strides, &padding, &a));
-  const Output w = In(op, 1), dy = In(op, 2), g = grad_outputs[0];
+  const Output w = op.input(1), dy = op.input(2), g = grad_outputs[0];
   *grad_inputs = {NoGradient(),
                   ops::Conv2DBackpropFilter(scope, g, ShapeOf(scope, w), dy,
                                             strides, padding, a),
@@ -279,7 +274,7 @@ absl::Status Conv2DBackpropFilterGradFn(const Scope& scope, const Operation& op,
   std::string padding;
   ops::Conv2DAttrs a;
   RETURN_IF_ERROR(GetConvAttrs(op, &strides, &padding, &a));
-  const Output x = In(op, 0), dy = In(op, 2), g = grad_outputs[0];
+  const Output x = op.input(0), dy = op.input(2), g = grad_outputs[0];
   *grad_inputs = {ops::Conv2DBackpropInput(scope, ShapeOf(scope, x), g, dy,
                                            strides, padding, a),
                   NoGradient(), ops::Conv2D(scope, x, g, strides, padding, a)};
@@ -306,7 +301,7 @@ absl::Status MaxPoolGradFn(const Scope& scope, const Operation& op,
   ops::MaxPoolGradAttrs a;
   RETURN_IF_ERROR(GetPoolAttrs(op, &ksize, &strides, &padding, &a.data_format));
   RETURN_IF_ERROR(Attr(op, "explicit_paddings", &a.explicit_paddings));
-  *grad_inputs = {ops::MaxPoolGrad(scope, In(op, 0), op.output(0),
+  *grad_inputs = {ops::MaxPoolGrad(scope, op.input(0), op.output(0),
                                    grad_outputs[0], ksize, strides, padding,
                                    a)};
   return absl::OkStatus();
@@ -320,7 +315,7 @@ absl::Status AvgPoolGradFn(const Scope& scope, const Operation& op,
   std::string padding;
   ops::AvgPoolGradAttrs a;
   RETURN_IF_ERROR(GetPoolAttrs(op, &ksize, &strides, &padding, &a.data_format));
-  const Output x = In(op, 0);
+  const Output x = op.input(0);
   *grad_inputs = {ops::AvgPoolGrad(scope, ShapeOf(scope, x), grad_outputs[0],
                                    ksize, strides, padding, a)};
   return absl::OkStatus();
@@ -352,7 +347,7 @@ absl::Status LRNGradFn(const Scope& scope, const Operation& op,
   RETURN_IF_ERROR(Attr(op, "alpha", &a.alpha));
   RETURN_IF_ERROR(Attr(op, "beta", &a.beta));
   *grad_inputs = {
-      ops::LRNGrad(scope, grad_outputs[0], In(op, 0), op.output(0), a)};
+      ops::LRNGrad(scope, grad_outputs[0], op.input(0), op.output(0), a)};
   return absl::OkStatus();
 }
 DFLOW_REGISTER_GRADIENT("LRN", LRNGradFn);

@@ -570,6 +570,51 @@ TEST(ScopeGraphTest, ToGraphDefAndToGraph) {
 // ---- ActiveScope
 // ----------------------------------------------------------------
 
+// Gradient scopes re-enter a full path as given ("gradients/tower_0/
+// MatMul_grad"), never suffixed, and later sub-scopes avoid those names.
+TEST(ScopeNamesTest, NameScopePathsAreTakenAsGiven) {
+  Scope root = Scope::NewRootScope();
+  Output a = FloatConst(root, {2, 2});
+  Scope grads = root.NewSubScope("gradients");
+  Output m0 = MatMul(grads.WithNameScopePath("tower_0/MatMul_grad"), a, a);
+  Output m1 = MatMul(grads.WithNameScopePath("tower_0/MatMul_grad"), a, a);
+  // Inside a path a component may start with '_', as node names may.
+  Output m2 = MatMul(grads.WithNameScopePath("x/_y"), a, a);
+  ASSERT_TRUE(root.ok()) << root.status();
+  EXPECT_EQ(m0.name(), "gradients/tower_0/MatMul_grad/MatMul");
+  EXPECT_EQ(m1.name(), "gradients/tower_0/MatMul_grad/MatMul_1");
+  EXPECT_EQ(m2.name(), "gradients/x/_y/MatMul");
+  EXPECT_EQ(grads.NewSubScope("tower_0").name_scope(), "gradients/tower_0_1");
+  // WithRootNameScope leaves every name scope.
+  EXPECT_EQ(grads.WithNameScopePath("a").WithRootNameScope().name_scope(), "");
+  grads.WithNameScopePath("bad//path");
+  EXPECT_THAT(root.status().message(), HasSubstr("is not a scope name"));
+}
+
+TEST(ScopeTest, CollectionsAreSharedByEveryScopeOfARoot) {
+  Scope root = Scope::NewRootScope();
+  Output a = FloatConst(root, {2});
+  Output b = FloatConst(root.NewSubScope("s"), {2});
+  root.AddToCollection("k", a.op());
+  root.NewSubScope("t").AddToCollection("k", b.op());
+  std::vector<Operation> k = root.GetCollection("k");
+  ASSERT_EQ(k.size(), 2u);
+  EXPECT_EQ(k[0].node(), a.node());
+  EXPECT_EQ(k[1].node(), b.node());
+  EXPECT_THAT(root.GetCollection("none"), IsEmpty());
+  EXPECT_THAT(Scope::NewRootScope().GetCollection("k"), IsEmpty());
+}
+
+TEST(ScopeTest, OperationInputIsTheFeedingOutput) {
+  Scope root = Scope::NewRootScope();
+  Output a = FloatConst(root, {2, 2});
+  Output m = MatMul(root, a, a);
+  ASSERT_EQ(m.op().num_inputs(), 2);
+  EXPECT_EQ(m.op().input(1).node(), a.node());
+  EXPECT_EQ(m.op().input(1).index(), 0);
+  EXPECT_FALSE(Operation().input(0).valid());
+}
+
 TEST(ActiveScopeTest, NestsAndRestores) {
   EXPECT_EQ(ActiveScope::Current(), nullptr);
   Scope root = Scope::NewRootScope();
