@@ -1,0 +1,103 @@
+#include "runtime/rendezvous.h"
+
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+
+namespace dflow {
+
+Rendezvous::~Rendezvous() {
+  StartAbort(absl::CancelledError(
+      "the step's rendezvous was destroyed before the value was sent"));
+}
+
+absl::Status Rendezvous::Send(const std::string& key, const Tensor& value) {
+  DoneCallback done;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!status_.ok()) return status_;
+    auto [it, inserted] = items_.try_emplace(key);
+    Item& item = it->second;
+    if (inserted) {
+      item.state = State::kSent;
+      item.value = value;  // shares the buffer
+      return absl::OkStatus();
+    }
+    if (item.state != State::kWaiting) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "rendezvous key '", key,
+          "' was sent twice in one step; each transfer has a key of its own "
+          "(a partitioning bug)"));
+    }
+    done = std::move(item.done);
+    item.done = nullptr;
+    item.state = State::kReceived;
+  }
+  // Outside the lock: the receiver goes on computing on this thread.
+  done(absl::OkStatus(), value);
+  return absl::OkStatus();
+}
+
+void Rendezvous::RecvAsync(const std::string& key, DoneCallback done) {
+  Tensor value;
+  absl::Status status;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!status_.ok()) {
+      status = status_;
+    } else {
+      auto [it, inserted] = items_.try_emplace(key);
+      Item& item = it->second;
+      if (inserted) {
+        item.state = State::kWaiting;
+        item.done = std::move(done);
+        return;
+      }
+      if (item.state == State::kSent) {
+        value = std::move(item.value);
+        item.value = Tensor();
+        item.state = State::kReceived;
+      } else {
+        status = absl::FailedPreconditionError(absl::StrCat(
+            "rendezvous key '", key,
+            "' was received twice in one step; each transfer has one "
+            "receiver (a partitioning bug)"));
+      }
+    }
+  }
+  done(status, value);
+}
+
+void Rendezvous::StartAbort(const absl::Status& status) {
+  std::vector<DoneCallback> waiters;
+  absl::Status first;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (status_.ok()) {
+      status_ = status.ok() ? absl::InternalError(
+                                  "the step's rendezvous was aborted with "
+                                  "an OK status")
+                            : status;
+      aborted_.store(true, std::memory_order_release);
+    }
+    first = status_;
+    // Values nobody will receive are freed now, not with the step.
+    for (auto& [key, item] : items_) {
+      if (item.state == State::kWaiting) {
+        waiters.push_back(std::move(item.done));
+        item.done = nullptr;
+      }
+      item.value = Tensor();
+      item.state = State::kReceived;
+    }
+  }
+  for (DoneCallback& done : waiters) done(first, Tensor());
+}
+
+absl::Status Rendezvous::status() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return status_;
+}
+
+}  // namespace dflow
