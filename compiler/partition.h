@@ -1,0 +1,102 @@
+// Partitioning: splits a placed graph into one GraphDef per device.
+//
+// After placement every node has an assigned device. The runtime runs one
+// executor per device, so the graph is cut along device boundaries and every
+// edge that crosses one becomes a transfer made of graph nodes (so the
+// executor, the step stats and the timeline see transfers like any op):
+//
+//   data edge  src:k (device A) -> dst (device B)
+//     A: _Send(src:k)               tensor_name "src:k", A -> B
+//     B: _Recv() -> dst             the same key; dst reads the _Recv
+//   One pair per (source tensor, destination device): every consumer of
+//   src:k on B reads the one _Recv.
+//
+//   control edge  src (A) -> ^dst (B)
+//     A: Const "ctrl_dummy/src" (^src), then _Send of it to B
+//     B: _Recv, then ^_Recv -> dst
+//   One dummy per source node, one pair per (source node, destination
+//   device). A control edge is dropped when dst already reads a data output
+//   of src (the data transfer orders them already).
+//
+// Reference outputs (variables) read as values on another device are sent
+// as values of the base type (TensorFlow does the same). A reference
+// consumed *as a reference* on another device (Assign on B of a variable on
+// A) cannot cross: the placer colocates such pairs, so it is an error that
+// names both nodes.
+//
+// Names of the added nodes are derived from the source's name and the
+// destination device ("_send_<src>_<k>_to_CPU_1", "_recv_..._to_CPU_1"),
+// made unique against every node of the graph, so the output is the same
+// for the same graph, byte for byte, and partitions can be merged again
+// (timelines, debugging) without clashes.
+//
+// TODO(gpu issue): an edge between host memory and device memory on the
+// same device (an op that keeps an input or output in host memory, e.g. a
+// shape argument on a GPU, and the _Send/_Recv of a GPU tensor to the CPU)
+// needs a host<->device copy. That needs the kernels' memory types, which
+// the compiler learns through an injected interface (like KernelQuery); the
+// copies are inserted here, as _HostSend/_HostRecv pairs or copy nodes, once
+// GPU kernels exist. The control-edge dummy then belongs in host memory.
+#ifndef DFLOW_COMPILER_PARTITION_H_
+#define DFLOW_COMPILER_PARTITION_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "graph/graph.h"
+#include "proto/graph.pb.h"
+
+namespace dflow {
+
+inline constexpr char kSendOp[] = "_Send";
+inline constexpr char kRecvOp[] = "_Recv";
+
+struct PartitionOptions {
+  // Added in front of every rendezvous key (e.g. a session-unique prefix so
+  // two sessions sharing a rendezvous never meet); the runtime appends the
+  // step. Stored in the `key_prefix` attr of every _Send and _Recv.
+  std::string key_prefix;
+};
+
+struct GraphPartition {
+  // Full device name, as in Node::assigned_device().
+  std::string device;
+  // The device's nodes plus its _Send/_Recv nodes (and control dummies);
+  // every node's `device` field is `device`. Carries the graph's versions
+  // and function library.
+  GraphDef graph;
+};
+
+struct PartitionStats {
+  // _Send and _Recv nodes added (data and control transfers together).
+  int sends = 0;
+  int recvs = 0;
+  // The transfers among those that carry a control edge.
+  int control_transfers = 0;
+};
+
+// The key a _Send and its _Recv meet under in the rendezvous, before the
+// runtime adds the step:
+//   key_prefix + send_device + ";" + recv_device + ";" + tensor_name
+// The kernels build it from their node's attrs (`key_prefix`, `send_device`,
+// `recv_device`, `tensor_name`), so the pass and the runtime always agree.
+std::string RendezvousKey(absl::string_view send_device,
+                          absl::string_view recv_device,
+                          absl::string_view tensor_name,
+                          absl::string_view key_prefix = "");
+
+// Splits placed `graph` (every node has an assigned device) into one
+// partition per device that holds nodes, ordered by device (job, replica,
+// task, type, id). A single-device graph gives one partition without
+// transfers. Errors name the node: unplaced node, unconnected input, a
+// reference input fed from another device. `stats`, when given, is
+// overwritten with the counts.
+absl::StatusOr<std::vector<GraphPartition>> PartitionGraph(
+    const Graph& graph, const PartitionOptions& options,
+    PartitionStats* stats = nullptr);
+
+}  // namespace dflow
+
+#endif  // DFLOW_COMPILER_PARTITION_H_
