@@ -36,9 +36,10 @@ DFLOW_REGISTER_OP("_Send")
     .Attr("key_prefix: string = ''")
     .SetIsStateful()
     .SetShapeFn([](InferenceContext*) { return absl::OkStatus(); })
-    .Doc("Sends `tensor` from send_device to recv_device under the "
-         "rendezvous key RendezvousKey(send_device, recv_device, "
-         "tensor_name, key_prefix) plus the step (made by partitioning).");
+    .Doc(
+        "Sends `tensor` from send_device to recv_device under the "
+        "rendezvous key RendezvousKey(send_device, recv_device, "
+        "tensor_name, key_prefix) plus the step (made by partitioning).");
 
 DFLOW_REGISTER_OP("_Recv")
     .Output("tensor: tensor_type")
@@ -51,8 +52,9 @@ DFLOW_REGISTER_OP("_Recv")
     .Attr("key_prefix: string = ''")
     .SetIsStateful()
     .SetShapeFn(shape_fns::Unknown)
-    .Doc("Receives the tensor its _Send sent under the same key (made by "
-         "partitioning).");
+    .Doc(
+        "Receives the tensor its _Send sent under the same key (made by "
+        "partitioning).");
 
 std::string RendezvousKey(absl::string_view send_device,
                           absl::string_view recv_device,
@@ -85,8 +87,7 @@ DeviceOrderKey OrderKey(const std::string& device) {
 std::string Sanitize(absl::string_view s) {
   std::string out;
   for (char c : s) {
-    out.push_back(absl::ascii_isalnum(static_cast<unsigned char>(c)) ? c
-                                                                     : '_');
+    out.push_back(absl::ascii_isalnum(static_cast<unsigned char>(c)) ? c : '_');
   }
   out.erase(0, std::min(out.find_first_not_of('_'), out.size()));
   return out.empty() ? "device" : out;
@@ -138,9 +139,7 @@ class Partitioner {
                           const std::string& id, int src, int dst);
   // `base`, or base_1, base_2, ... : a name no node has.
   std::string UniqueName(const std::string& base);
-  NodeDef* AddNode(int device) {
-    return partitions_[device].graph.add_node();
-  }
+  NodeDef* AddNode(int device) { return partitions_[device].graph.add_node(); }
 
   const Graph& graph_;
   const PartitionOptions& options_;
@@ -201,11 +200,11 @@ std::string Partitioner::DataRecv(const Node* src, int output, int dst) {
   if (!inserted) return it->second;
   // A reference read as a value travels as the value (the _Send's input
   // reads the variable like any value consumer would).
-  it->second = AddTransfer(
-      InputName(src->name(), output), TensorName(src, output),
-      BaseType(src->output_type(output)),
-      absl::StrCat(src->name(), "_", output, "_to_", tags_[dst]),
-      device_of_[src->id()], dst);
+  it->second =
+      AddTransfer(InputName(src->name(), output), TensorName(src, output),
+                  BaseType(src->output_type(output)),
+                  absl::StrCat(src->name(), "_", output, "_to_", tags_[dst]),
+                  device_of_[src->id()], dst);
   return it->second;
 }
 
@@ -299,10 +298,9 @@ absl::StatusOr<std::vector<GraphPartition>> Partitioner::Run(
       }
       if (IsRefType(n->input_type(i))) {
         return absl::InvalidArgumentError(absl::StrCat(
-            NodeLabel(n->def()), " on ", n->assigned_device(),
-            " uses output ", e->src_output, " of ", NodeLabel(e->src->def()),
-            " on ", e->src->assigned_device(),
-            " as a reference (input ", i,
+            NodeLabel(n->def()), " on ", n->assigned_device(), " uses output ",
+            e->src_output, " of ", NodeLabel(e->src->def()), " on ",
+            e->src->assigned_device(), " as a reference (input ", i,
             "); a reference cannot cross devices: colocate the two nodes "
             "(the placer does this for reference edges)"));
       }

@@ -27,7 +27,8 @@
 // Names of the added nodes are derived from the source's name and the
 // destination device ("_send_<src>_<k>_to_CPU_1", "_recv_..._to_CPU_1"),
 // made unique against every node of the graph, so the output is the same
-// for the same graph, byte for byte, and partitions can be merged again
+// for the same graph, byte for byte (under protobuf's deterministic
+// serialization, which orders attrs), and partitions can be merged again
 // (timelines, debugging) without clashes.
 //
 // TODO(gpu issue): an edge between host memory and device memory on the
