@@ -173,7 +173,7 @@ class Executor::Step : public std::enable_shared_from_this<Step> {
       pending_[i].store(exec->nodes_[i].pending_init,
                         std::memory_order_relaxed);
     }
-    if (args.stats != nullptr) stats_.resize(exec->nodes_.size());
+    if (args.stats != nullptr) InitStats();
   }
 
   ~Step() {
@@ -418,6 +418,34 @@ class Executor::Step : public std::enable_shared_from_this<Step> {
 
   int64_t ElapsedMicros() const {
     return absl::ToInt64Microseconds(absl::Now() - start_);
+  }
+
+  // One stats entry per node, with the node's inputs named from the edges:
+  // the executor keeps no input names, and a step without stats pays nothing
+  // for them.
+  void InitStats() {
+    const std::vector<NodeItem>& nodes = exec_->nodes_;
+    stats_.resize(nodes.size());
+    for (size_t i = 0; i < nodes.size(); ++i) {
+      stats_[i].inputs.resize(nodes[i].num_inputs);
+    }
+    for (const bool control : {false, true}) {  // data inputs first
+      for (const NodeItem& src : nodes) {
+        for (int e = src.out_begin; e < src.out_end; ++e) {
+          const OutEdge& edge = exec_->out_edges_[e];
+          if ((edge.slot < 0) != control) continue;
+          std::vector<std::string>& inputs = stats_[edge.dst].inputs;
+          if (control) {
+            inputs.push_back(absl::StrCat("^", src.kernel->name()));
+            continue;
+          }
+          inputs[edge.slot - nodes[edge.dst].input_start] =
+              edge.src_output == 0
+                  ? src.kernel->name()
+                  : absl::StrCat(src.kernel->name(), ":", edge.src_output);
+        }
+      }
+    }
   }
 
   void RecordStats(int id, const OpKernelContext::OutputValues& outputs,

@@ -85,11 +85,17 @@ struct RunOptions {
   int64_t timeout_ms = 0;
   // Record per-node statistics into RunMetadata.
   bool collect_step_stats = false;
+  // Record what a timeline of the step needs (tools/timeline.h): the step
+  // stats, with each node's inputs. Implies collect_step_stats.
+  bool trace = false;
   // Checked between nodes; when set the step ends with Cancelled.
   const CancellationFlag* cancellation = nullptr;
+
+  // Whether the step records NodeExecStats (either flag above).
+  bool records_step_stats() const { return collect_step_stats || trace; }
 };
 
-// What one node did in one step (RunOptions::collect_step_stats).
+// What one node did in one step (RunOptions::collect_step_stats or trace).
 struct NodeExecStats {
   std::string node;
   std::string op;
@@ -99,6 +105,23 @@ struct NodeExecStats {
   int thread_id = 0;
   std::vector<TensorShape> output_shapes;
   int64_t output_bytes = 0;
+  // The node's data inputs in order ("node" or "node:k" for output k > 0),
+  // then its control inputs ("^node"), as the executed graph has them (in a
+  // partitioned graph, a value from another device comes from a _Recv).
+  std::vector<std::string> inputs;
+  // Details a kernel reports for the timeline, shown with the node: for
+  // _Send/_Recv the rendezvous key's parts "tensor_name", "send_device" and
+  // "recv_device" (which pair a Send with its Recv), for a collective its
+  // group and instance keys.
+  std::vector<std::pair<std::string, std::string>> details;
+  // Parts of the node's work a kernel timed separately (a collective's pack,
+  // reduce, unpack), each within [start_us, end_us], on the same clock.
+  struct Phase {
+    std::string name;
+    int64_t start_us = 0;
+    int64_t end_us = 0;
+  };
+  std::vector<Phase> phases;
 };
 
 struct RunMetadata {

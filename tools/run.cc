@@ -20,6 +20,7 @@
 #include "runtime/session.h"
 #include "tools/cli_args.h"
 #include "tools/tensor_summary.h"
+#include "tools/timeline.h"
 
 namespace dflow {
 namespace {
@@ -30,7 +31,8 @@ constexpr char kUsage[] =
     "                 [--target NAME ...] [--init NAME ...] [--out DIR] "
     "[--threads N] [--stats]\n"
     "                 [--devices CPU:N,GPU:M] [--soft_placement] "
-    "[--log_device_placement]\n\n"
+    "[--log_device_placement]\n"
+    "                 [--timeline FILE]\n\n"
     "Runs the graph once and prints every fetched tensor: dtype,\n"
     "shape, the first values and, for floats, min/max/mean. Feeds are NumPy\n"
     ".npy files (np.save(path, a.astype(np.float32)) for a float "
@@ -38,6 +40,9 @@ constexpr char kUsage[] =
     "With --out DIR each fetch is also written as DIR/<fetch>.npy, '/' and "
     "':'\nin its name replaced by '_' (layer1/Relu:0 -> "
     "layer1_Relu_0.npy).\n"
+    "With --timeline FILE the step's trace is written to FILE as Chrome "
+    "trace\nJSON: open it in chrome://tracing or https://ui.perfetto.dev "
+    "(one process\nper device, ops named by type, transfers as arrows).\n"
     "Exit code 0 on success, 1 if the graph, a feed or the run fails, 2 for "
     "a\nusage error.\n\n";
 
@@ -161,8 +166,10 @@ int RunRun(const std::vector<std::string>& args, std::ostream& out,
         "print the device mapping, each node's device and a placement "
         "summary (to stderr)",
         true},
-       {"stats", "per-node step stats (top 10 by time) and peak memory",
-        true}});
+       {"stats", "per-node step stats (top 10 by time) and peak memory", true},
+       {"timeline",
+        "FILE: write the step's timeline as Chrome trace JSON (for "
+        "chrome://tracing or ui.perfetto.dev)"}});
   if (std::optional<int> done = cli.ParseVerb(args, kUsage, out, err)) {
     return *done;
   }
@@ -247,8 +254,10 @@ int RunRun(const std::vector<std::string>& args, std::ostream& out,
     }
     out << "init " << init << ": ran\n";
   }
+  const bool timeline = cli.Has("timeline");
   RunOptions run_options;
-  run_options.collect_step_stats = cli.GetBool("stats");
+  run_options.collect_step_stats = cli.GetBool("stats") || timeline;
+  run_options.trace = timeline;
   RunMetadata metadata;
   std::vector<Tensor> outputs;
   const auto start = std::chrono::steady_clock::now();
@@ -300,6 +309,15 @@ int RunRun(const std::vector<std::string>& args, std::ostream& out,
     out << "  wrote " << path << "\n";
   }
   if (cli.GetBool("stats")) PrintStepStats(metadata, wall_ms, out);
+  if (timeline) {
+    const std::string path = cli.Get("timeline");
+    if (absl::Status s = WriteChromeTrace(metadata, path); !s.ok()) {
+      err << "error: --timeline: " << s.message() << "\n";
+      return 1;
+    }
+    out << "timeline: wrote " << path << " (" << metadata.step_stats.size()
+        << " nodes; open it in chrome://tracing or ui.perfetto.dev)\n";
+  }
   return failed_writes > 0 ? 1 : 0;
 }
 

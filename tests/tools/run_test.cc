@@ -1,7 +1,7 @@
 // `dflow run` end to end: TensorFlow's MLP fed from a .npy file, its outputs
 // written as .npy and compared with the values TensorFlow computed; a small
-// hand-written graph for --out naming, --target and --stats; and every kind
-// of bad input, each with its exit code.
+// hand-written graph for --out naming, --target, --stats and --timeline; and
+// every kind of bad input, each with its exit code.
 #include "tools/run.h"
 
 #include <sys/stat.h>
@@ -18,6 +18,8 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "gmock/gmock.h"
+#include "google/protobuf/struct.pb.h"
+#include "google/protobuf/util/json_util.h"
 #include "graph/npy.h"
 #include "graph/tensor.h"
 #include "gtest/gtest.h"
@@ -299,6 +301,44 @@ TEST(RunTest, SmallGraphOutputsTargetsAndNames) {
   EXPECT_THAT(r.out, HasSubstr("target noop: ran"));
 }
 
+TEST(RunTest, TimelineIsChromeTraceJson) {
+  const std::string path = TempPath("run_timeline.json");
+  Result r =
+      RunVerb({"--graph", SmallGraph(), "--feed=x=" + SmallInput(), "--fetch",
+               "y/out", "--devices", "CPU:2", "--timeline", path});
+  ASSERT_EQ(r.rc, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("timeline: wrote " + path));
+  EXPECT_THAT(r.out, Not(HasSubstr("step stats:")));  // --stats not asked
+  google::protobuf::Struct trace;
+  const auto parsed =
+      google::protobuf::util::JsonStringToMessage(ReadFile(path), &trace);
+  ASSERT_TRUE(parsed.ok()) << parsed.ToString();
+  // Both devices have a process; the MatMul is a slice with its inputs.
+  int processes = 0;
+  bool matmul = false;
+  for (const auto& v : trace.fields().at("traceEvents").list_value().values()) {
+    const auto& e = v.struct_value().fields();
+    if (e.at("name").string_value() == "process_name") ++processes;
+    if (e.at("ph").string_value() != "X" ||
+        e.at("name").string_value() != "MatMul") {
+      continue;
+    }
+    const auto& args = e.at("args").struct_value().fields();
+    EXPECT_EQ(args.at("name").string_value(), "y/MatMul");
+    EXPECT_EQ(args.at("input1").string_value(), "w");
+    matmul = true;
+  }
+  EXPECT_EQ(processes, 2);
+  EXPECT_TRUE(matmul);
+
+  // An unwritable file fails the verb, naming the file.
+  const std::string bad = TempPath("no_such_dir/t.json");
+  r = RunVerb({"--graph", SmallGraph(), "--fetch", "count", "--timeline", bad});
+  EXPECT_EQ(r.rc, 1);
+  EXPECT_THAT(r.err, HasSubstr("error: --timeline: "));
+  EXPECT_THAT(r.err, HasSubstr(bad));
+}
+
 TEST(RunTest, FileNamesForFetches) {
   EXPECT_EQ(NpyFileNameForFetch("layer1/Relu:0"), "layer1_Relu_0.npy");
   EXPECT_EQ(NpyFileNameForFetch("output/probs"), "output_probs.npy");
@@ -346,6 +386,8 @@ TEST(RunErrorsTest, HelpDescribesTheVerb) {
   EXPECT_THAT(r.out, HasSubstr("--feed VALUE"));
   EXPECT_THAT(r.out, HasSubstr("layer1/Relu:0 -> layer1_Relu_0.npy"));
   EXPECT_THAT(r.out, HasSubstr("--stats"));
+  EXPECT_THAT(r.out, HasSubstr("--timeline FILE"));
+  EXPECT_THAT(r.out, HasSubstr("chrome://tracing"));
 }
 
 TEST(RunErrorsTest, RunProblemsExitWithOne) {
