@@ -2,6 +2,8 @@
 
 #include <vector>
 
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "graph/ops/ops.h"
 #include "graph/training/variables.h"
 
@@ -20,9 +22,15 @@ Output L2Regularizer(const Scope& scope, float scale, const Output& weights) {
   return loss;
 }
 
-Output TotalRegularizationLoss(const Scope& scope) {
+Output TotalRegularizationLoss(const Scope& scope,
+                               absl::string_view name_scope) {
   std::vector<Output> losses;
   for (const Operation& op : scope.GetCollection(kLosses)) {
+    // "tower_1" matches "tower_1/..." but not "tower_10/...".
+    if (!name_scope.empty() && op.name() != name_scope &&
+        !absl::StartsWith(op.name(), absl::StrCat(name_scope, "/"))) {
+      continue;
+    }
     losses.push_back(op.output(0));
   }
   if (losses.empty()) {

@@ -1,5 +1,5 @@
 // Everything for training in one include: variables and initializers,
-// learning-rate decay, regularizers, optimizers, moving averages.
+// learning-rate decay, regularizers, optimizers, moving averages, towers.
 #ifndef DFLOW_GRAPH_TRAINING_TRAINING_H_
 #define DFLOW_GRAPH_TRAINING_TRAINING_H_
 
@@ -10,6 +10,7 @@
 #include "graph/training/moving_averages.h"
 #include "graph/training/optimizer.h"
 #include "graph/training/regularizers.h"
+#include "graph/training/towers.h"
 #include "graph/training/variables.h"
 
 #endif  // DFLOW_GRAPH_TRAINING_TRAINING_H_
