@@ -4,6 +4,7 @@
 #define DFLOW_GRAPH_OPS_OPS_H_
 
 #include "graph/ops/array_ops.h"
+#include "graph/ops/collective_ops.h"
 #include "graph/ops/conv_ops.h"
 #include "graph/ops/math_ops.h"
 #include "graph/ops/nn_ops.h"

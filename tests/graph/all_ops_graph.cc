@@ -150,6 +150,13 @@ void BuildGraphWithEveryOp(const Scope& root) {
   ops::InvertPermutation(a_s, {1, 0});
   ops::Range(a_s, 0, 10, 1);
   ops::BroadcastGradientArgs(a_s, shape, {1, 10});
+
+  // Collectives (groups of one or two members: the graph is never run).
+  Scope coll = s.NewSubScope("collective");
+  ops::CollectiveAllReduce(coll, probs, 1, 1, 1, "mean");
+  ops::CollectiveAllGather(coll, probs, 1, 1, 2);
+  ops::CollectiveBroadcastSend(coll, probs, 2, 1, 3);
+  ops::CollectiveBroadcastRecv(coll, DT_FLOAT, {8, 10}, 2, 1, 3);
   (void)id;
 }
 
