@@ -19,6 +19,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "runtime/collective_context.h"
 #include "runtime/collective_registry.h"
 #include "runtime/collective_ring.h"
 #include "runtime/collective_roster.h"
@@ -765,6 +766,35 @@ TEST(CollectiveFailureTest, AbortStepReleasesWaitersAndLateArrivals) {
   bystander_latch.Wait();
   EXPECT_EQ(bystander.status.code(), absl::StatusCode::kCancelled);
   EXPECT_EQ(exec->num_pending_instances(), 0);
+}
+
+// The step's handle: Abort fails its waiters (once, first status kept);
+// destroying it lets the executor forget the step.
+TEST(CollectiveFailureTest, StepContextAbortsAndEndsItsStep) {
+  auto exec = CollectiveExecutor::Create(Pool());
+  Instance inst;
+  inst.step_id = 500;
+  Member m{Cpu(0), Tensor(DT_FLOAT, TensorShape({2})),
+           Tensor(DT_FLOAT, TensorShape({2})), absl::OkStatus()};
+  {
+    CollectiveContext step(exec, 500);
+    EXPECT_EQ(step.executor(), exec.get());
+    EXPECT_EQ(step.step_id(), 500);
+    Latch latch(1);
+    exec->Submit(MakeRequest(inst, CollectiveKind::kAllReduce, 2, &m, &latch));
+    step.Abort(absl::InternalError("node 'x' (Foo) failed"));
+    step.Abort(absl::CancelledError("second"));
+    latch.Wait();
+    EXPECT_EQ(m.status.code(), absl::StatusCode::kInternal);
+    EXPECT_THAT(m.status.message(), HasSubstr("node 'x' (Foo) failed"));
+  }
+  // The context is gone: step 500's ids work again.
+  std::vector<Member> again(1);
+  again[0] = {Cpu(0), Tensor::FromVector<float>({4}),
+              Tensor(DT_FLOAT, TensorShape({1})), absl::OkStatus()};
+  inst.instance_key = 2;
+  RunInstance(exec.get(), inst, &again, {0});
+  EXPECT_TRUE(again[0].status.ok()) << again[0].status;
 }
 
 TEST(CollectiveFailureTest, DestroyingTheExecutorReleasesWaiters) {
