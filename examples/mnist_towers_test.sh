@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# The issue's check of examples/mnist_towers, end to end: 2 towers on 2
+# logical CPU devices train 3 epochs of Fashion-MNIST to >= 84% test
+# accuracy; the progress lines have the seed's format with examples/sec
+# counting both towers; the placement log puts tower_0's ops on CPU:0 and
+# tower_1's on CPU:1; the last checkpoint restored by a second process gives
+# the same test accuracy; --strategy allreduce is refused with a clear
+# message until the collectives exist. Skipped (exit 0 with a note) when the
+# dataset is not installed (tools/setup.sh installs dataset-fashion-mnist).
+set -euo pipefail
+binary="$1"
+data=/usr/share/datasets/fashion-mnist
+if [ ! -d "$data" ]; then
+  echo "SKIPPED: $data is missing (apt-get install dataset-fashion-mnist)"
+  exit 0
+fi
+dir="${TEST_TMPDIR:-$(mktemp -d)}/ckpt"
+"$binary" --towers 2 --epochs 3 --checkpoint_dir "$dir" --checkpoint_every 300 \
+  --log_device_placement 2>placement.log | tee train.log
+grep -q '^2 towers on /cpu:0../cpu:1, 200 examples per step (100 per tower), strategy ps$' train.log \
+  || { echo "FAIL: no summary of the towers"; exit 1; }
+grep -Eq '^step 100, loss = [0-9]+\.[0-9]{2} \([0-9]+\.[0-9] examples/sec; [0-9]+\.[0-9]{3} sec/batch\)$' train.log \
+  || { echo "FAIL: no seed-style progress line"; exit 1; }
+[ "$(grep -c '^step ' train.log)" -eq 9 ] \
+  || { echo "FAIL: expected 9 progress lines (900 steps of 200 examples)"; exit 1; }
+[ "$(grep -c '^saved ' train.log)" -eq 3 ] \
+  || { echo "FAIL: expected 3 checkpoints (steps 300, 600, 900)"; exit 1; }
+for i in 0 1; do
+  grep -Eq "^tower_$i/MatMul: \(MatMul\): .*/device:CPU:$i\$" placement.log \
+    || { echo "FAIL: tower_$i/MatMul is not on CPU:$i"; cat placement.log; exit 1; }
+  grep -Eq "^tower_$i/gradients/tower_$i/MatMul_grad/MatMul_1: \(MatMul\): .*/device:CPU:$i\$" placement.log \
+    || { echo "FAIL: tower_$i's gradient MatMul is not on CPU:$i"; exit 1; }
+done
+grep -Eq '^layer1/weights: \(VariableV2\): .*/device:CPU:0$' placement.log \
+  || { echo "FAIL: the shared variables are not on CPU:0"; exit 1; }
+trained="$(tail -n 1 train.log)"
+accuracy="${trained#test accuracy = }"
+awk -v a="$accuracy" 'BEGIN { exit !(a >= 0.84) }' \
+  || { echo "FAIL: '$trained' is below 0.84"; exit 1; }
+"$binary" --towers 2 --eval_only --checkpoint_dir "$dir" | tee eval.log
+restored="$(tail -n 1 eval.log)"
+[ "$trained" = "$restored" ] \
+  || { echo "FAIL: restored '$restored' differs from trained '$trained'"; exit 1; }
+if "$binary" --strategy allreduce --epochs 0 2>allreduce.log; then
+  echo "FAIL: --strategy allreduce ran"; exit 1
+fi
+grep -q 'strategy allreduce needs collectives' allreduce.log \
+  || { echo "FAIL: unclear allreduce error: $(cat allreduce.log)"; exit 1; }
+echo "PASS: $trained on 2 towers, the same after restoring in a new process"
