@@ -43,14 +43,14 @@ void Divide(T* dst, int64_t n, int divisor) {
   for (int64_t i = 0; i < n; ++i) dst[i] = dst[i] / d;
 }
 
-// All-reduce of elements [begin, end) of chunk `chunk`: combined in ring
-// order into the output of the chunk's last rank, then copied to the rest.
+// All-reduce of elements [begin, end) of chunk `chunk`: combined in rank
+// order into the output of the chunk's owner (rank `chunk`), then copied to
+// the other ranks.
 template <typename T>
 void AllReduceBlock(Reduction r, const RingBuffers& b, int chunk,
                     int64_t begin, int64_t end) {
   const int n = b.size();
-  const int owner = (chunk + n - 1) % n;
-  T* out = static_cast<T*>(b.outputs[owner]);
+  T* out = static_cast<T*>(b.outputs[chunk]);
   auto in = [&](int rank) { return static_cast<const T*>(b.inputs[rank]); };
   constexpr int64_t kStep = std::max<int64_t>(1, kCacheBytes / sizeof(T));
   for (int64_t lo = begin; lo < end; lo += kStep) {
@@ -59,14 +59,12 @@ void AllReduceBlock(Reduction r, const RingBuffers& b, int chunk,
     if (n == 1) {
       std::memcpy(dst, in(0) + lo, len * sizeof(T));
     } else {
-      Combine<T>(r, dst, in(chunk) + lo, in((chunk + 1) % n) + lo, len);
-      for (int k = 2; k < n; ++k) {
-        Combine<T>(r, dst, dst, in((chunk + k) % n) + lo, len);
-      }
+      Combine<T>(r, dst, in(0) + lo, in(1) + lo, len);
+      for (int k = 2; k < n; ++k) Combine<T>(r, dst, dst, in(k) + lo, len);
     }
     if (r == Reduction::kMean && n > 1) Divide<T>(dst, len, n);
     for (int k = 0; k < n; ++k) {
-      if (k == owner) continue;
+      if (k == chunk) continue;
       std::memcpy(static_cast<T*>(b.outputs[k]) + lo, dst, len * sizeof(T));
     }
   }

@@ -1,19 +1,21 @@
-// The arithmetic of the CPU collectives: ring all-reduce, all-gather and
+// The arithmetic of the CPU collectives: all-reduce, all-gather and
 // broadcast over buffers in host memory, one per member (rank).
 //
-// A ring all-reduce of N members splits the tensor into N chunks. In the
-// reduce-scatter phase chunk c starts at rank c and travels once around the
-// ring, each rank combining what it received with its own chunk, so chunk c
-// is complete at rank c-1: ((x_c op x_c+1) op ...) op x_c+N-1 (ranks mod N).
-// The all-gather phase then copies every complete chunk to every other rank.
-// With all buffers in one address space, a hop of the ring is a read of the
-// neighbour's buffer, and a chunk's passage around the ring is a chain of
-// dependent steps independent of every other chunk's; RingWork therefore
-// computes each chunk (in blocks) straight into its final rank's output in
-// exactly the ring's order and then copies it to the others. The results are
-// bit for bit those of a ring exchanging messages, fixed by the ranks and the
-// element count alone: never by timing, arrival order or how many threads
-// run the blocks.
+// An all-reduce runs the ring algorithm's two phases over N chunks of the
+// tensor: reduce-scatter (rank c reduces chunk c), then all-gather (every
+// reduced chunk is copied to every other rank). On a network a ring moves
+// each chunk hop by hop, so chunk c is combined in the rotated order
+// x_c, x_c+1, ..., x_c-1. All buffers here share one address space, so the
+// owner of a chunk reads it from every rank directly and combines in rank
+// order, the same for every element:
+//
+//   out[i] = (((x_0[i] op x_1[i]) op x_2[i]) ... op x_N-1[i])   (/ N for mean)
+//
+// That order is fixed by the ranks alone: never by timing, arrival order,
+// how the tensor is chunked or how many threads run the blocks. Results are
+// bitwise reproducible run to run, and an element's result does not depend
+// on where it sits in the tensor, so packing several tensors into one
+// buffer (tensor fusion) does not change a bit.
 #ifndef DFLOW_RUNTIME_COLLECTIVE_RING_H_
 #define DFLOW_RUNTIME_COLLECTIVE_RING_H_
 

@@ -59,8 +59,10 @@ struct CollectiveAttrs {
 
 // The element-wise `reduction` ("sum", "mean" or "max") of `input` over the
 // group, on every member; the inputs must have one dtype (float, double,
-// int32, int64) and one shape. "mean" divides the sum once, at the end
-// (integers: truncated towards zero).
+// int32, int64) and one shape. Every element is combined in rank order,
+// ((x_0 + x_1) + x_2) + ..., so results are bitwise reproducible and do not
+// change when tensors are fused into one buffer. "mean" divides the sum
+// once, at the end (integers: truncated towards zero).
 Output CollectiveAllReduce(const Scope& scope, Input input, int64_t group_size,
                            int64_t group_key, int64_t instance_key,
                            absl::string_view reduction = "sum",

@@ -128,23 +128,20 @@ bool SameBits(const Tensor& a, const Tensor& b) {
           std::memcmp(a.raw_data(), b.raw_data(), a.TotalBytes()) == 0);
 }
 
-// Ring order: chunk c combined from rank c onwards (runtime/collective_ring.h).
+// Every element combined in rank order (runtime/collective_ring.h).
 Tensor Reference(Reduction r, const std::vector<Tensor>& in) {
   const int n = static_cast<int>(in.size());
   const int64_t len = in[0].NumElements();
   Tensor out(DT_FLOAT, TensorShape({len}));
-  for (int c = 0; c < n; ++c) {
-    for (int64_t i = RingChunkBegin(len, n, c);
-         i < RingChunkBegin(len, n, c + 1); ++i) {
-      float acc = in[c].flat<float>()[i];
-      for (int k = 1; k < n; ++k) {
-        const float x = in[(c + k) % n].flat<float>()[i];
-        acc = r == Reduction::kMax ? ((acc > x || acc != acc) ? acc : x)
-                                   : acc + x;
-      }
-      if (r == Reduction::kMean) acc /= static_cast<float>(n);
-      out.flat<float>()[i] = acc;
+  for (int64_t i = 0; i < len; ++i) {
+    float acc = in[0].flat<float>()[i];
+    for (int k = 1; k < n; ++k) {
+      const float x = in[k].flat<float>()[i];
+      acc = r == Reduction::kMax ? ((acc > x || acc != acc) ? acc : x)
+                                 : acc + x;
     }
+    if (r == Reduction::kMean) acc /= static_cast<float>(n);
+    out.flat<float>()[i] = acc;
   }
   return out;
 }

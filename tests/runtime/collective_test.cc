@@ -157,28 +157,25 @@ Tensor Random(int64_t n, std::mt19937* rng) {
   return t;
 }
 
-// The ring's result for element i, computed the plain way: chunk c's
-// elements combined in ring order starting at rank c.
+// The all-reduce's result computed the plain way: every element combined
+// in rank order.
 template <typename T>
 std::vector<T> RingReference(Reduction r, const std::vector<Member>& m) {
   const int n = static_cast<int>(m.size());
   const int64_t len = m[0].input.NumElements();
   std::vector<T> out(len);
-  for (int c = 0; c < n; ++c) {
-    for (int64_t i = RingChunkBegin(len, n, c);
-         i < RingChunkBegin(len, n, c + 1); ++i) {
-      T acc = m[c].input.data<T>()[i];
-      for (int k = 1; k < n; ++k) {
-        const T x = m[(c + k) % n].input.data<T>()[i];
-        if (r == Reduction::kMax) {
-          acc = (acc > x || acc != acc) ? acc : x;
-        } else {
-          acc = acc + x;
-        }
+  for (int64_t i = 0; i < len; ++i) {
+    T acc = m[0].input.data<T>()[i];
+    for (int k = 1; k < n; ++k) {
+      const T x = m[k].input.data<T>()[i];
+      if (r == Reduction::kMax) {
+        acc = (acc > x || acc != acc) ? acc : x;
+      } else {
+        acc = acc + x;
       }
-      if (r == Reduction::kMean) acc = acc / static_cast<T>(n);
-      out[i] = acc;
     }
+    if (r == Reduction::kMean) acc = acc / static_cast<T>(n);
+    out[i] = acc;
   }
   return out;
 }
@@ -389,15 +386,51 @@ TEST(RingAllReduceTest, BitwiseReproducibleWhateverTheArrivalOrder) {
     }
     EXPECT_TRUE(BitwiseEqual(members[0].output,
                              RingReference<float>(Reduction::kSum, members)));
-    // The data is chosen so that order matters: a plain rank-order sum
-    // differs somewhere, and the test above could have failed.
+    // The data is chosen so that order matters: summing in reverse rank
+    // order differs somewhere, so the test above could have failed.
     bool differs = false;
     for (int64_t i = 0; i < 100003 && !differs; ++i) {
       float s = 0;
-      for (const Member& m : members) s += m.input.data<float>()[i];
+      for (int k = n - 1; k >= 0; --k) s += members[k].input.data<float>()[i];
       differs = s != first[i];
     }
     EXPECT_TRUE(differs);
+  }
+}
+
+// Packing tensors into one buffer (tensor fusion) changes no bit: an
+// element's result does not depend on its position or the chunking.
+TEST(RingAllReduceTest, ResultsDoNotDependOnPositionInTheBuffer) {
+  const int n = 5;
+  std::mt19937 rng(12);
+  std::vector<Member> a = MakeMembers<float>(n, 1001, &rng);
+  std::vector<Member> b = MakeMembers<float>(n, 3, &rng);
+  std::vector<Member> packed(n);
+  for (int i = 0; i < n; ++i) {
+    packed[i].device = Cpu(i);
+    std::vector<float> v(a[i].input.flat<float>().begin(),
+                         a[i].input.flat<float>().end());
+    v.insert(v.end(), b[i].input.flat<float>().begin(),
+             b[i].input.flat<float>().end());
+    packed[i].input = Tensor::FromVector<float>(v);
+    packed[i].output = Tensor(DT_FLOAT, TensorShape({1004}));
+  }
+  auto exec = CollectiveExecutor::Create(Pool());
+  Instance inst;
+  inst.instance_key = 1;
+  RunInstance(exec.get(), inst, &a, Iota(n));
+  inst.instance_key = 2;
+  RunInstance(exec.get(), inst, &b, Iota(n));
+  inst.instance_key = 3;
+  RunInstance(exec.get(), inst, &packed, Iota(n));
+  for (int i = 0; i < n; ++i) {
+    ASSERT_TRUE(packed[i].status.ok());
+    EXPECT_EQ(std::memcmp(packed[i].output.raw_data(), a[i].output.raw_data(),
+                          1001 * sizeof(float)),
+              0);
+    EXPECT_EQ(std::memcmp(packed[i].output.flat<float>().data() + 1001,
+                          b[i].output.raw_data(), 3 * sizeof(float)),
+              0);
   }
 }
 
