@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -436,9 +437,12 @@ struct Training {
   std::string train_op;
 };
 
-// kSteps of SGD on the two-layer network: `towers` parameter-server towers
-// on as many logical CPUs, or (towers == 0) one device with Minimize.
-Training BuildTraining(int towers) {
+enum class Strategy { kParameterServer, kAllReduce };
+
+// kSteps of SGD on the two-layer network: `towers` towers on as many
+// logical CPUs with `strategy`, or (towers == 0) one device with Minimize.
+Training BuildTraining(int towers,
+                       Strategy strategy = Strategy::kParameterServer) {
   Training t;
   Scope cpu = t.root.WithDevice("/cpu:0");
   InitialValues init(cpu);
@@ -462,16 +466,24 @@ Training BuildTraining(int towers) {
     train_op = opt.Minimize(cpu, Loss(cpu, x, labels, v), step);
     t.vars = {v.w1, v.b1, v.w2, v.b2};
   } else {
+    const bool all_reduce = strategy == Strategy::kAllReduce;
     absl::StatusOr<train::ParallelModel> model = train::MakeParallel(
         t.root, CpuDevices(towers), {x, labels},
         [&](train::TowerContext& tower, const std::vector<Output>& in) {
           return std::vector<Output>{
               Loss(tower.scope(), in[0], in[1], TowerVars(tower, init))};
-        });
+        },
+        train::ParallelOptions().MirroredVariables(all_reduce));
     EXPECT_TRUE(model.ok()) << model.status();
     if (!model.ok()) return t;
-    train_op = train::ParameterServerMinimize(cpu, opt, *model, 0, step);
-    t.vars = model->variables;
+    train_op = all_reduce
+                   ? train::AllReduceMinimize(cpu, opt, *model, 0, step)
+                   : train::ParameterServerMinimize(cpu, opt, *model, 0, step);
+    // Every replica (all-reduce), or the shared variables once.
+    for (const auto& vars : model->tower_variables) {
+      t.vars.insert(t.vars.end(), vars.begin(), vars.end());
+      if (!all_reduce) break;
+    }
   }
   EXPECT_TRUE(train_op.ok()) << train_op.status();
   if (train_op.ok()) t.train_op = train_op->name();
@@ -479,9 +491,11 @@ Training BuildTraining(int towers) {
   return t;
 }
 
-// The four weights after kSteps steps of BuildTraining(towers).
-std::vector<std::vector<float>> Train(int towers) {
-  Training t = BuildTraining(towers);
+// The weights after kSteps steps of BuildTraining(towers, strategy): the
+// four variables, then (all-reduce) the other towers' replicas of them.
+std::vector<std::vector<float>> Train(
+    int towers, Strategy strategy = Strategy::kParameterServer) {
+  Training t = BuildTraining(towers, strategy);
   if (t.train_op.empty()) return {};
   auto session = NewSession(t.root, std::max(towers, 1));
   EXPECT_TRUE(session.ok()) << session.status();
@@ -541,7 +555,20 @@ TEST(ParameterServerTest, GradientsOnTheirTowersOneUpdateOnTheVariables) {
   EXPECT_EQ(updates, 4);  // one per variable, not per tower
 }
 
-TEST(TowerEquivalenceTest, ParameterServerTowersMatchOneDevice) {
+// The largest |a - b| over the first single.size() tensors of `parallel`.
+float LargestDifference(const std::vector<std::vector<float>>& parallel,
+                        const std::vector<std::vector<float>>& single) {
+  float worst = 0;
+  for (size_t k = 0; k < single.size(); ++k) {
+    EXPECT_EQ(parallel[k].size(), single[k].size());
+    for (size_t j = 0; j < single[k].size() && j < parallel[k].size(); ++j) {
+      worst = std::max(worst, std::abs(parallel[k][j] - single[k][j]));
+    }
+  }
+  return worst;
+}
+
+TEST(TowerEquivalenceTest, NTowersMatchOneDeviceWithEitherStrategy) {
   const std::vector<std::vector<float>> single = Train(0);
   ASSERT_EQ(single.size(), 4u);
   // The weights moved: the comparison below is not of initial values.
@@ -550,28 +577,101 @@ TEST(TowerEquivalenceTest, ParameterServerTowersMatchOneDevice) {
   for (const auto& w : single) {
     for (float v : w) largest = std::max(largest, std::abs(v));
   }
-  for (int towers : {1, 2, 4}) {
-    const std::vector<std::vector<float>> parallel = Train(towers);
-    ASSERT_EQ(parallel.size(), 4u) << towers;
-    if (towers == 1) {
-      // One tower computes what one device does, and the seeds' average of
-      // one gradient (a Mean over one row) is exact: bitwise equal.
-      EXPECT_EQ(parallel, single);
-      continue;
-    }
-    // Mean of per-tower means vs one mean over the batch, and per-tower
-    // partial sums in the weight gradients: a few ulps apart.
-    float worst = 0;
-    for (size_t k = 0; k < single.size(); ++k) {
-      ASSERT_EQ(parallel[k].size(), single[k].size());
-      for (size_t j = 0; j < single[k].size(); ++j) {
-        worst = std::max(worst, std::abs(parallel[k][j] - single[k][j]));
+  for (Strategy strategy : {Strategy::kParameterServer, Strategy::kAllReduce}) {
+    const char* name =
+        strategy == Strategy::kAllReduce ? "all-reduce" : "parameter server";
+    for (int towers : {1, 2, 4}) {
+      const std::vector<std::vector<float>> parallel = Train(towers, strategy);
+      const size_t replicas = strategy == Strategy::kAllReduce ? towers : 1;
+      ASSERT_EQ(parallel.size(), 4u * replicas) << name << " " << towers;
+      // Every tower applied the same all-reduced update: its replicas equal
+      // tower 0's bit for bit.
+      for (size_t i = 1; i < replicas; ++i) {
+        for (size_t k = 0; k < 4; ++k) {
+          EXPECT_EQ(parallel[4 * i + k], parallel[k])
+              << name << ": tower " << i << " variable " << k;
+        }
       }
+      const float worst = LargestDifference(parallel, single);
+      if (towers == 1) {
+        // One tower computes what one device does, and the average of one
+        // gradient (the seeds' Mean over one row, or an all-reduce of one
+        // member) is exact: bitwise equal.
+        EXPECT_EQ(worst, 0.0f) << name;
+        continue;
+      }
+      // Mean of per-tower means vs one mean over the batch, and per-tower
+      // partial sums in the weight gradients: a few ulps apart.
+      EXPECT_LE(worst, 1e-6f * largest) << name << ", " << towers << " towers";
+      std::cout << name << ", " << towers << " towers: largest difference "
+                << worst << " (relative to the largest weight "
+                << worst / largest << ")\n";
     }
-    EXPECT_LE(worst, 1e-6f * largest) << towers << " towers";
-    std::cout << towers << " towers: largest difference " << worst
-              << " (relative to the largest weight " << worst / largest
-              << ")\n";
+  }
+}
+
+TEST(AllReduceTest, ReplicasOnTheirTowersCollectivesAndUpdatesThere) {
+  Training t = BuildTraining(2, Strategy::kAllReduce);
+  ASSERT_FALSE(t.train_op.empty());
+  EXPECT_EQ(t.train_op, "allreduce_update");
+  GraphDef def;
+  ASSERT_TRUE(t.root.ToGraphDef(&def).ok()) << t.root.status();
+  std::map<std::string, std::string> device;
+  for (const NodeDef& n : def.node()) device[n.name()] = n.device();
+  EXPECT_THAT(device["layer1/weights"], HasSubstr("CPU:0"));
+  EXPECT_THAT(device["layer1/weights/replica_1"], HasSubstr("CPU:1"));
+  EXPECT_EQ(CountOps(def, "VariableV2"), 2 * 4 + 1);  // + global_step
+  EXPECT_EQ(CountOps(def, "CollectiveAllReduce"), 2 * 4);
+  EXPECT_EQ(CountOps(def, "ApplyGradientDescent"), 2 * 4);
+  for (int i = 0; i < 2; ++i) {
+    const std::string ar = absl::StrCat(
+        "tower_", i, "/allreduce/layer2/biases/CollectiveAllReduce");
+    ASSERT_TRUE(device.count(ar)) << ar;
+    EXPECT_THAT(device[ar], HasSubstr(absl::StrCat("CPU:", i)));
+    const std::string update =
+        absl::StrCat("tower_", i, "/GradientDescent/update_layer2/biases",
+                     i == 0 ? "" : "/replica_1", "/ApplyGradientDescent");
+    ASSERT_TRUE(device.count(update)) << update;
+    EXPECT_THAT(device[update], HasSubstr(absl::StrCat("CPU:", i)));
+  }
+  // Only the first replica is trainable: the collection lists each once.
+  EXPECT_EQ(train::TrainableVariables(t.root).size(), 4u);
+}
+
+TEST(AllReduceTest, StrategyAndVariablesMustAgree) {
+  for (bool mirrored : {false, true}) {
+    Scope root = Scope::NewRootScope();
+    Output x = ops::Const(root, Values({4, 2}, 7));
+    auto model = train::MakeParallel(
+        root, CpuDevices(2), {x},
+        [](train::TowerContext& tower, const std::vector<Output>& in) {
+          Output w = tower.GetVariable("w", {2, 1}, DT_FLOAT,
+                                       train::ZerosInitializer());
+          return std::vector<Output>{ops::Sum(
+              tower.scope(), ops::MatMul(tower.scope(), in[0], w), {0, 1})};
+        },
+        train::ParallelOptions().MirroredVariables(mirrored));
+    ASSERT_TRUE(model.ok()) << model.status();
+    train::GradientDescentOptimizer opt(0.1f);
+    if (mirrored) {
+      EXPECT_THAT(
+          train::ParameterServerMinimize(root, opt, *model, 0)
+              .status()
+              .message(),
+          HasSubstr("mirrored (one replica per tower); use AllReduceMinimize"));
+      EXPECT_THAT(train::AllReduceMinimize(root, opt, *model, 0, Output(),
+                                           {ops::Const(root, 1.0f)})
+                      .status()
+                      .message(),
+                  HasSubstr("is not one of the model's variables"));
+      EXPECT_THAT(
+          train::AllReduceMinimize(root, opt, *model, 3).status().message(),
+          HasSubstr("loss_index 3 but the towers have 1 outputs"));
+    } else {
+      EXPECT_THAT(
+          train::AllReduceMinimize(root, opt, *model, 0).status().message(),
+          HasSubstr("shared, not mirrored"));
+    }
   }
 }
 
