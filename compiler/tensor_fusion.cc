@@ -1,0 +1,506 @@
+#include "compiler/tensor_fusion.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "graph/attr_value_util.h"
+#include "graph/node_def_util.h"
+#include "graph/tensor.h"
+
+namespace dflow {
+namespace {
+
+constexpr char kAllReduce[] = "CollectiveAllReduce";
+
+// One all-reduce instance all of whose members can be fused.
+struct Candidate {
+  int64_t group_key = 0;
+  int64_t instance_key = 0;
+  std::vector<Node*> members;  // sorted by requested device
+  TensorShape shape;
+  int64_t bytes = 0;
+  // What instances must share to be packed together.
+  std::string bucket_key;
+};
+
+const Edge* InputOf(const Node* n) { return n->input_edge(0); }
+
+const TensorShape& InputShape(const Node* n) {
+  const Edge* e = InputOf(n);
+  return e->src->output_shape(e->src_output);
+}
+
+int64_t ElementBytes(DataType t) {
+  switch (t) {
+    case DT_FLOAT:
+    case DT_INT32:
+      return 4;
+    case DT_DOUBLE:
+    case DT_INT64:
+      return 8;
+    default:
+      return 0;
+  }
+}
+
+// The attrs members of one bucket must share, as text (every attr but the
+// instance key).
+std::string SharedAttrs(const Node* n) {
+  std::vector<std::string> parts;
+  for (const auto& attr : n->op_def().attr()) {
+    if (attr.name() == "instance_key") continue;
+    const AttrValue* v = n->FindAttr(attr.name());
+    parts.push_back(absl::StrCat(attr.name(), "=",
+                                 v == nullptr ? "" : SummarizeAttrValue(*v)));
+  }
+  return absl::StrJoin(parts, ";");
+}
+
+// Checks one (group, instance)'s members; fills `c` when they can be fused.
+bool Eligible(const std::vector<Node*>& nodes, int64_t threshold,
+              Candidate* c) {
+  std::vector<Node*> members = nodes;
+  int64_t group_size = 0;
+  if (!members[0]->GetAttr("group_size", &group_size).ok() ||
+      group_size != static_cast<int64_t>(members.size()) || group_size < 2) {
+    return false;
+  }
+  std::sort(members.begin(), members.end(), [](const Node* a, const Node* b) {
+    return a->requested_device() < b->requested_device();
+  });
+  const std::string attrs = SharedAttrs(members[0]);
+  for (size_t i = 0; i < members.size(); ++i) {
+    const Node* m = members[i];
+    if (InputOf(m) == nullptr || m->requested_device().empty() ||
+        (i > 0 && m->requested_device() == members[i - 1]->requested_device())) {
+      return false;
+    }
+    if (!InputShape(m).IsFullyDefined() ||
+        InputShape(m) != InputShape(members[0]) || SharedAttrs(m) != attrs) {
+      return false;
+    }
+  }
+  DataType dtype = DT_INVALID;
+  if (!members[0]->GetAttr("T", &dtype).ok()) return false;
+  c->shape = InputShape(members[0]);
+  c->bytes = c->shape.num_elements() * ElementBytes(dtype);
+  if (c->bytes > threshold || ElementBytes(dtype) == 0) return false;
+  c->members = std::move(members);
+  std::vector<std::string> devices;
+  for (const Node* m : c->members) devices.push_back(m->requested_device());
+  c->bucket_key = absl::StrCat(attrs, "|", absl::StrJoin(devices, ","));
+  return true;
+}
+
+// For each node, the candidates it depends on (transitively), as bits.
+class Ancestry {
+ public:
+  Ancestry(const Graph& graph, const std::vector<Node*>& order,
+           const absl::flat_hash_map<const Node*, int>& candidate_of,
+           int num_candidates)
+      : words_((num_candidates + 63) / 64),
+        bits_(static_cast<size_t>(graph.num_node_ids()) * words_, 0) {
+    for (const Node* n : order) {
+      uint64_t* mine = Row(n);
+      for (const Edge* e : n->in_edges()) {
+        const uint64_t* theirs = Row(e->src);
+        for (int w = 0; w < words_; ++w) mine[w] |= theirs[w];
+        auto it = candidate_of.find(e->src);
+        if (it != candidate_of.end()) {
+          mine[it->second / 64] |= uint64_t{1} << (it->second % 64);
+        }
+      }
+    }
+  }
+  bool DependsOn(const Node* n, int candidate) const {
+    return (Row(n)[candidate / 64] >> (candidate % 64)) & 1;
+  }
+
+ private:
+  uint64_t* Row(const Node* n) {
+    return bits_.data() + static_cast<size_t>(n->id()) * words_;
+  }
+  const uint64_t* Row(const Node* n) const {
+    return bits_.data() + static_cast<size_t>(n->id()) * words_;
+  }
+  const int words_;
+  std::vector<uint64_t> bits_;
+};
+
+// A set of candidates (indices), as bits.
+class CandidateSet {
+ public:
+  explicit CandidateSet(int size) : words_((size + 63) / 64, 0) {}
+  void Set(int i) { words_[i / 64] |= uint64_t{1} << (i % 64); }
+  bool Get(int i) const { return (words_[i / 64] >> (i % 64)) & 1; }
+  void Or(const CandidateSet& o) {
+    for (size_t w = 0; w < words_.size(); ++w) words_[w] |= o.words_[w];
+  }
+  void Subtract(const CandidateSet& o) {
+    for (size_t w = 0; w < words_.size(); ++w) words_[w] &= ~o.words_[w];
+  }
+  bool Intersects(const CandidateSet& o) const {
+    for (size_t w = 0; w < words_.size(); ++w) {
+      if (words_[w] & o.words_[w]) return true;
+    }
+    return false;
+  }
+  bool Empty() const {
+    for (uint64_t w : words_) {
+      if (w != 0) return false;
+    }
+    return true;
+  }
+  template <typename F>
+  void ForEach(F f) const {
+    for (size_t w = 0; w < words_.size(); ++w) {
+      for (uint64_t bits = words_[w]; bits != 0; bits &= bits - 1) {
+        f(static_cast<int>(w * 64 + __builtin_ctzll(bits)));
+      }
+    }
+  }
+
+ private:
+  std::vector<uint64_t> words_;
+};
+
+// Builds the rewrite of one bucket.
+class BucketRewriter {
+ public:
+  BucketRewriter(Graph* graph, const std::vector<const Candidate*>& bucket,
+                 int64_t new_instance_key)
+      : graph_(graph), bucket_(bucket), new_key_(new_instance_key) {
+    std::string identity;
+    for (const Candidate* c : bucket) {
+      absl::StrAppend(&identity, c->instance_key, ":");
+      for (const Node* m : c->members) absl::StrAppend(&identity, m->name(), ",");
+    }
+    // The name says what the node fuses: a session shares a stateful
+    // kernel by node name across run signatures, so two different fusions
+    // must never get one name.
+    prefix_ = absl::StrCat("tensor_fusion/group_", bucket[0]->group_key,
+                           "_instance_", new_key_, "_",
+                           absl::Hex(std::hash<std::string>()(identity)));
+  }
+
+  absl::Status Rewrite() {
+    const int num_devices = static_cast<int>(bucket_[0]->members.size());
+    for (int d = 0; d < num_devices; ++d) {
+      if (absl::Status s = RewriteDevice(d); !s.ok()) return s;
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  struct Link {
+    Node* node;
+    int slot;
+  };
+
+  absl::StatusOr<Node*> Add(NodeDef def, const std::vector<Link>& inputs) {
+    def.set_device(device_);
+    if (!colocation_.attr().empty()) {
+      (*def.mutable_attr())["_class"] = colocation_.attr().at("_class");
+    }
+    absl::StatusOr<Node*> node = graph_->AddNode(std::move(def));
+    if (!node.ok()) return node.status();
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      absl::StatusOr<const Edge*> e = graph_->AddEdge(
+          inputs[i].node, inputs[i].slot, *node, static_cast<int>(i));
+      if (!e.ok()) return e.status();
+    }
+    if (absl::Status s = graph_->InferShapesForNode(*node); !s.ok()) return s;
+    return *node;
+  }
+
+  std::string Unique(const std::string& name) const {
+    std::string out = name;
+    for (int k = 1; graph_->FindNode(out) != nullptr; ++k) {
+      out = absl::StrCat(name, "_", k);
+    }
+    return out;
+  }
+
+  absl::StatusOr<Node*> Const(const std::string& name, const Tensor& value) {
+    NodeDef def;
+    def.set_name(Unique(name));
+    def.set_op("Const");
+    (*def.mutable_attr())["dtype"] = MakeAttr(value.dtype());
+    (*def.mutable_attr())["value"] = MakeAttr(value);
+    return Add(std::move(def), {});
+  }
+
+  absl::Status RewriteDevice(int d) {
+    const Node* first = bucket_[0]->members[d];
+    device_ = first->requested_device();
+    colocation_.Clear();
+    if (const AttrValue* cls = first->FindAttr("_class")) {
+      (*colocation_.mutable_attr())["_class"] = *cls;
+    }
+    DataType dtype = DT_INVALID;
+    if (absl::Status s = first->GetAttr("T", &dtype); !s.ok()) return s;
+    const std::string base = absl::StrCat(prefix_, "/", d, "/");
+    const int k = static_cast<int>(bucket_.size());
+
+    absl::StatusOr<Node*> flat_shape =
+        Const(base + "flat_shape", Tensor::FromVector<int32_t>({-1}));
+    if (!flat_shape.ok()) return flat_shape.status();
+    absl::StatusOr<Node*> axis =
+        Const(base + "axis", Tensor::Scalar<int32_t>(0));
+    if (!axis.ok()) return axis.status();
+
+    // Pack: each member's input flattened, then concatenated in bucket order.
+    std::vector<Link> flats;
+    std::vector<int64_t> sizes;
+    std::vector<Node*> control_in;
+    for (int j = 0; j < k; ++j) {
+      const Node* m = bucket_[j]->members[d];
+      const Edge* in = InputOf(m);
+      NodeDef def;
+      def.set_name(Unique(absl::StrCat(base, "flatten_", j)));
+      def.set_op("Reshape");
+      (*def.mutable_attr())["T"] = MakeAttr(dtype);
+      absl::StatusOr<Node*> flat =
+          Add(std::move(def), {{in->src, in->src_output}, {*flat_shape, 0}});
+      if (!flat.ok()) return flat.status();
+      flats.push_back({*flat, 0});
+      sizes.push_back(bucket_[j]->shape.num_elements());
+      for (const Edge* e : m->in_edges()) {
+        if (e->IsControl()) control_in.push_back(e->src);
+      }
+    }
+    NodeDef concat_def;
+    concat_def.set_name(Unique(base + "concat"));
+    concat_def.set_op("ConcatV2");
+    (*concat_def.mutable_attr())["N"] = MakeAttr(static_cast<int64_t>(k));
+    (*concat_def.mutable_attr())["T"] = MakeAttr(dtype);
+    std::vector<Link> concat_in = flats;
+    concat_in.push_back({*axis, 0});
+    absl::StatusOr<Node*> concat = Add(std::move(concat_def), concat_in);
+    if (!concat.ok()) return concat.status();
+
+    // One all-reduce with the first member's attrs and the new key.
+    NodeDef reduce_def;
+    reduce_def.set_name(Unique(base + "all_reduce"));
+    reduce_def.set_op(kAllReduce);
+    for (const auto& [name, value] : first->def().attr()) {
+      if (name != "_class") (*reduce_def.mutable_attr())[name] = value;
+    }
+    (*reduce_def.mutable_attr())["instance_key"] = MakeAttr(new_key_);
+    absl::StatusOr<Node*> reduce = Add(std::move(reduce_def), {{*concat, 0}});
+    if (!reduce.ok()) return reduce.status();
+    for (Node* src : control_in) graph_->AddControlEdge(src, *reduce);
+
+    // Unpack: split in bucket order, each part reshaped back and put in
+    // place of its member, under the member's name.
+    absl::StatusOr<Node*> size_splits =
+        Const(base + "sizes", Tensor::FromVector<int64_t>(sizes));
+    if (!size_splits.ok()) return size_splits.status();
+    NodeDef split_def;
+    split_def.set_name(Unique(base + "split"));
+    split_def.set_op("SplitV");
+    (*split_def.mutable_attr())["num_split"] = MakeAttr(static_cast<int64_t>(k));
+    (*split_def.mutable_attr())["T"] = MakeAttr(dtype);
+    (*split_def.mutable_attr())["Tlen"] = MakeAttr(DT_INT64);
+    absl::StatusOr<Node*> split = Add(
+        std::move(split_def), {{*reduce, 0}, {*size_splits, 0}, {*axis, 0}});
+    if (!split.ok()) return split.status();
+
+    for (int j = 0; j < k; ++j) {
+      Node* m = bucket_[j]->members[d];
+      const std::string name = m->name();
+      std::vector<Link> data_out;
+      std::vector<Node*> control_out;
+      for (const Edge* e : m->out_edges()) {
+        if (e->IsControl()) {
+          control_out.push_back(e->dst);
+        } else {
+          data_out.push_back({e->dst, e->dst_input});
+        }
+      }
+      graph_->RemoveNode(m);
+      const TensorShape& shape = bucket_[j]->shape;
+      absl::StatusOr<Node*> shape_const =
+          Const(absl::StrCat(base, "shape_", j),
+                Tensor::FromVector<int64_t>(std::vector<int64_t>(
+                    shape.dims().begin(), shape.dims().end())));
+      if (!shape_const.ok()) return shape_const.status();
+      NodeDef def;
+      def.set_name(name);
+      def.set_op("Reshape");
+      (*def.mutable_attr())["T"] = MakeAttr(dtype);
+      (*def.mutable_attr())["Tshape"] = MakeAttr(DT_INT64);
+      absl::StatusOr<Node*> out =
+          Add(std::move(def), {{*split, j}, {*shape_const, 0}});
+      if (!out.ok()) return out.status();
+      for (const Link& l : data_out) {
+        absl::StatusOr<const Edge*> e = graph_->AddEdge(*out, 0, l.node, l.slot);
+        if (!e.ok()) return e.status();
+      }
+      for (Node* dst : control_out) graph_->AddControlEdge(*out, dst);
+    }
+    return absl::OkStatus();
+  }
+
+  Graph* const graph_;
+  const std::vector<const Candidate*>& bucket_;
+  const int64_t new_key_;
+  std::string prefix_;
+  std::string device_;
+  NodeDef colocation_;  // holds the members' `_class`, if any
+};
+
+}  // namespace
+
+absl::StatusOr<TensorFusionResult> FuseAllReduces(
+    Graph* graph, const TensorFusionOptions& options) {
+  TensorFusionResult result;
+  if (options.threshold_bytes <= 0) return result;
+
+  // Every collective's keys: new instance keys must be unused in their group.
+  std::map<std::pair<int64_t, int64_t>, std::vector<Node*>> all_reduces;
+  absl::flat_hash_set<std::pair<int64_t, int64_t>> other_collectives;
+  absl::flat_hash_map<int64_t, int64_t> max_instance;
+  bool shapes_missing = false;
+  for (Node* n : graph->nodes()) {
+    if (n->op().rfind("Collective", 0) != 0) continue;
+    int64_t group = 0, instance = 0;
+    if (!n->GetAttr("group_key", &group).ok() ||
+        !n->GetAttr("instance_key", &instance).ok()) {
+      continue;
+    }
+    auto [it, inserted] = max_instance.try_emplace(group, instance);
+    if (!inserted) it->second = std::max(it->second, instance);
+    if (n->op() == kAllReduce) {
+      all_reduces[{group, instance}].push_back(n);
+      if (InputOf(n) != nullptr && !InputShape(n).IsFullyDefined()) {
+        shapes_missing = true;
+      }
+    } else {
+      other_collectives.insert({group, instance});
+    }
+  }
+  if (all_reduces.size() < 2) return result;
+  // Best effort: a graph whose shapes cannot all be inferred just has fewer
+  // candidates.
+  if (shapes_missing) graph->InferShapes().IgnoreError();
+
+  std::vector<Candidate> candidates;
+  for (const auto& [key, nodes] : all_reduces) {
+    if (other_collectives.contains(key)) continue;
+    Candidate c;
+    c.group_key = key.first;
+    c.instance_key = key.second;
+    if (Eligible(nodes, options.threshold_bytes, &c)) {
+      candidates.push_back(std::move(c));
+    }
+  }
+  if (candidates.size() < 2) return result;
+
+  absl::StatusOr<std::vector<Node*>> order = graph->TopologicalOrder();
+  if (!order.ok()) return order.status();
+  absl::flat_hash_map<const Node*, int> candidate_of;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    for (const Node* m : candidates[i].members) {
+      candidate_of[m] = static_cast<int>(i);
+    }
+  }
+  const int num = static_cast<int>(candidates.size());
+  const Ancestry ancestry(*graph, *order, candidate_of, num);
+  // dependents[b]: the candidates that depend on b, directly or not.
+  std::vector<CandidateSet> dependents(num, CandidateSet(num));
+  for (int a = 0; a < num; ++a) {
+    for (const Node* m : candidates[a].members) {
+      for (int b = 0; b < num; ++b) {
+        if (ancestry.DependsOn(m, b)) dependents[b].Set(a);
+      }
+    }
+  }
+
+  // Buckets, in instance-key order within each kind (candidates are sorted
+  // by (group, instance) already: all_reduces is an ordered map). Fusing a
+  // bucket makes its members one node, which must not close a cycle: a
+  // candidate joins the open bucket only if neither reaches the other,
+  // also through buckets formed before (whose members are one node too).
+  std::vector<int> bucket_of(num, -1);
+  std::vector<CandidateSet> bucket_sets;
+  // Everything that depends on `from`, with buckets as single nodes.
+  auto reach = [&](const CandidateSet& from) {
+    CandidateSet reached(num);
+    CandidateSet frontier = from;
+    while (!frontier.Empty()) {
+      CandidateSet next(num);
+      frontier.ForEach([&](int x) { next.Or(dependents[x]); });
+      CandidateSet expanded = next;
+      next.ForEach([&](int x) {
+        if (bucket_of[x] >= 0) expanded.Or(bucket_sets[bucket_of[x]]);
+      });
+      next = std::move(expanded);
+      next.Subtract(reached);
+      reached.Or(next);
+      frontier = std::move(next);
+    }
+    return reached;
+  };
+  std::map<std::string, std::vector<int>> by_kind;
+  for (int i = 0; i < num; ++i) by_kind[candidates[i].bucket_key].push_back(i);
+  std::vector<std::vector<int>> buckets;
+  for (const auto& [kind, members] : by_kind) {
+    std::vector<int> current;
+    CandidateSet current_set(num);
+    int64_t bytes = 0;
+    auto close = [&] {
+      if (current.empty()) return;
+      for (int c : current) bucket_of[c] = static_cast<int>(bucket_sets.size());
+      bucket_sets.push_back(current_set);
+      buckets.push_back(std::move(current));
+      current.clear();
+      current_set = CandidateSet(num);
+      bytes = 0;
+    };
+    for (int c : members) {
+      bool fits = bytes + candidates[c].bytes <= options.threshold_bytes;
+      if (fits && !current.empty()) {
+        CandidateSet single(num);
+        single.Set(c);
+        fits = !reach(single).Intersects(current_set) &&
+               !reach(current_set).Get(c);
+      }
+      if (!fits) close();
+      current.push_back(c);
+      current_set.Set(c);
+      bytes += candidates[c].bytes;
+    }
+    close();
+  }
+
+  for (const std::vector<int>& bucket : buckets) {
+    if (bucket.size() < 2) continue;
+    std::vector<const Candidate*> members;
+    for (int c : bucket) members.push_back(&candidates[c]);
+    const int64_t group = members[0]->group_key;
+    const int64_t new_key = ++max_instance[group];
+    BucketRewriter rewriter(graph, members, new_key);
+    if (absl::Status s = rewriter.Rewrite(); !s.ok()) {
+      return absl::Status(
+          s.code(), absl::StrCat("fusing all-reduces of group ", group,
+                                 " into instance ", new_key, ": ",
+                                 s.message()));
+    }
+    ++result.buckets;
+    result.instances += static_cast<int>(bucket.size());
+  }
+  return result;
+}
+
+}  // namespace dflow
