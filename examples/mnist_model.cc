@@ -10,6 +10,7 @@
 #include "absl/time/clock.h"
 #include "graph/ops/ops.h"
 #include "graph/training/regularizers.h"
+#include "tools/timeline.h"
 
 namespace dflow {
 namespace mnist {
@@ -86,15 +87,32 @@ absl::Status TrainLoop(Session* session, Saver* saver, const MnistSplit& train,
   const int log_every = std::max(1, options.log_every);
   const int checkpoint_every = std::max(1, options.checkpoint_every);
   const int towers = std::max(1, options.towers);
+  const int traced_step = options.timeline.empty()
+                              ? -1
+                              : std::min(options.steps, options.timeline_step);
   std::vector<Tensor> out;
   absl::Time interval_start = absl::Now();
   for (int step = 1; step <= options.steps; ++step) {
     absl::StatusOr<Batch> batch = (*batcher)->Next();
     if (!batch.ok()) return batch.status();
-    absl::Status s =
-        session->Run({{"x", batch->images}, {"labels", batch->labels}},
-                     {options.loss}, {options.train_op}, &out);
-    if (!s.ok()) return s;
+    const FeedList feeds = {{"x", batch->images}, {"labels", batch->labels}};
+    if (step == traced_step) {
+      RunOptions run_options;
+      run_options.collect_step_stats = true;
+      run_options.trace = true;
+      RunMetadata metadata;
+      absl::Status s = session->Run(run_options, feeds, {options.loss},
+                                    {options.train_op}, &out, &metadata);
+      if (!s.ok()) return s;
+      s = WriteChromeTrace(metadata, options.timeline);
+      if (!s.ok()) return s;
+      std::printf("wrote timeline %s (step %d)\n", options.timeline.c_str(),
+                  step);
+    } else {
+      absl::Status s =
+          session->Run(feeds, {options.loss}, {options.train_op}, &out);
+      if (!s.ok()) return s;
+    }
     if (step % log_every == 0) {
       const double seconds =
           absl::ToDoubleSeconds(absl::Now() - interval_start);

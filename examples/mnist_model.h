@@ -82,13 +82,19 @@ struct TrainLoopOptions {
   std::string train_op;       // run every step
   std::string loss = "loss";  // fetched every step, printed
   uint64_t seed = 1;          // of the shuffle
+  // If set, step timeline_step (or the last, if fewer) runs with
+  // RunOptions::trace and its Chrome trace is written here
+  // (tools/timeline.h).
+  std::string timeline;
+  int timeline_step = 10;
 };
 
 // Feeds shuffled batches of `train` to "x" and "labels" for options.steps
 // steps, printing every log_every steps
 //   step 100, loss = 0.52 (48000.0 examples/sec; 0.002 sec/batch)
 // and "saved <path>" after each checkpoint (every checkpoint_every steps
-// and after the last), then how many steps waited for a batch.
+// and after the last), "wrote timeline <path> (step N)" after the traced
+// step, then how many steps waited for a batch.
 absl::Status TrainLoop(Session* session, Saver* saver, const MnistSplit& train,
                        const TrainLoopOptions& options);
 

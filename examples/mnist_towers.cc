@@ -14,9 +14,12 @@
 //    tf.get_collection('losses', scope)) and its gradients on /cpu:i
 //    (graph/training/towers.h: MakeParallel, ParameterServerMinimize);
 //  - --strategy ps averages the towers' gradients on /cpu:0 and applies
-//    them once there (the seed's average_gradients + apply_gradients).
-//    --strategy allreduce (mirrored variables, all-reduced gradients) needs
-//    the collectives of issue 6 and is refused until they exist.
+//    them once there (the seed's average_gradients + apply_gradients);
+//    --strategy allreduce keeps a replica of the variables on every tower's
+//    device instead, averages the gradients across the towers with
+//    CollectiveAllReduce and applies the same update on every tower (the
+//    moving averages and the evaluation then use tower 0's replica, which
+//    the checkpoint saves with the others).
 //
 // Every --log_every steps it prints the seed's line, counting the examples
 // of all towers, with sec/batch the step time per tower batch (the seed's
@@ -27,8 +30,10 @@
 // the moving-average weights last:
 //   test accuracy = 0.8512
 // --log_device_placement prints where every node runs (to stderr): the
-// tower_i/ nodes on CPU:i. --eval_only restores the latest checkpoint of
-// --checkpoint_dir into a fresh session and prints the same last line.
+// tower_i/ nodes on CPU:i. --timeline FILE writes the Chrome trace of one
+// training step (the 10th) to FILE, for chrome://tracing or Perfetto.
+// --eval_only restores the latest checkpoint of --checkpoint_dir into a
+// fresh session and prints the same last line.
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
@@ -54,6 +59,8 @@ ABSL_FLAG(std::string, strategy, "ps",
           "allreduce");
 ABSL_FLAG(bool, log_device_placement, false,
           "print each node's device (stderr) when a step is first compiled");
+ABSL_FLAG(std::string, timeline, "",
+          "write the Chrome trace JSON of the 10th training step here");
 ABSL_FLAG(int, epochs, 3, "passes over the 60000 training images");
 ABSL_FLAG(int, batch_size, 100, "examples per tower per step");
 ABSL_FLAG(double, learning_rate, 0.5,
@@ -83,7 +90,8 @@ struct Model {
   std::string train_op;
 };
 
-absl::Status BuildModel(int towers, int steps_per_epoch, Model* model) {
+absl::Status BuildModel(int towers, bool all_reduce, int steps_per_epoch,
+                        Model* model) {
   Scope root = Scope::NewRootScope();
   Scope cpu = root.WithDevice("/cpu:0");
   const int seed = absl::GetFlag(FLAGS_seed);
@@ -97,26 +105,29 @@ absl::Status BuildModel(int towers, int steps_per_epoch, Model* model) {
   std::vector<std::string> devices;
   for (int i = 0; i < towers; ++i) devices.push_back(absl::StrCat("/cpu:", i));
   // Tower i: the loss of its part of the batch. The variables are made by
-  // tower 0 on /cpu:0 and shared by the others.
-  mnist::MlpWeights weights;
+  // tower 0 on /cpu:0 and shared by the others (ps), or replicated on every
+  // tower's device (allreduce).
+  mnist::MlpWeights weights;  // tower 0's
   absl::StatusOr<train::ParallelModel> parallel = train::MakeParallel(
       root, devices, {x, labels},
       [&](train::TowerContext& tower, const std::vector<Output>& in) {
-        weights = mnist::MakeWeights(
+        const mnist::MlpWeights w = mnist::MakeWeights(
             [&](const std::string& path, const dflow::TensorShape& shape,
                 const train::Initializer& initializer) {
               return tower.GetVariable(path, shape, dflow::DT_FLOAT,
                                        initializer);
             },
             seed);
+        if (tower.index() == 0) weights = w;
         const Scope& s = tower.scope();
-        mnist::AddL2Losses(s, weights);
+        mnist::AddL2Losses(s, w);
         Output cross_entropy =
-            mnist::CrossEntropy(s, mnist::Inference(s, in[0], weights), in[1]);
+            mnist::CrossEntropy(s, mnist::Inference(s, in[0], w), in[1]);
         return std::vector<Output>{
             ops::Add(s.WithOpName("loss"), cross_entropy,
                      train::TotalRegularizationLoss(s, s.name_scope()))};
-      });
+      },
+      train::ParallelOptions().MirroredVariables(all_reduce));
   if (!parallel.ok()) return parallel.status();
   // The towers' losses, stacked by MakeParallel, averaged for the log.
   ops::Mean(cpu.WithOpName("loss"), parallel->outputs[0], 0);
@@ -126,10 +137,16 @@ absl::Status BuildModel(int towers, int steps_per_epoch, Model* model) {
       steps_per_epoch,
       static_cast<float>(absl::GetFlag(FLAGS_learning_rate_decay)));
   train::GradientDescentOptimizer optimizer(learning_rate);
-  absl::StatusOr<dflow::Operation> apply = train::ParameterServerMinimize(
-      cpu, optimizer, *parallel, /*loss_index=*/0, global_step);
+  absl::StatusOr<dflow::Operation> apply =
+      all_reduce
+          ? train::AllReduceMinimize(cpu, optimizer, *parallel,
+                                     /*loss_index=*/0, global_step)
+          : train::ParameterServerMinimize(cpu, optimizer, *parallel,
+                                           /*loss_index=*/0, global_step);
   if (!apply.ok()) return apply.status();
 
+  // (Only tower 0's replicas are trainable: all-reduce keeps the others
+  // equal to them.)
   train::ExponentialMovingAverage averages(mnist::kMovingAverageDecay,
                                            global_step);
   absl::StatusOr<dflow::Operation> average =
@@ -153,12 +170,7 @@ absl::Status Main() {
   const int towers = absl::GetFlag(FLAGS_towers);
   if (towers < 1) return absl::InvalidArgumentError("--towers < 1");
   const std::string strategy = absl::GetFlag(FLAGS_strategy);
-  if (strategy == "allreduce") {
-    return absl::UnimplementedError(
-        "strategy allreduce needs collectives (issue 6, in progress); use "
-        "--strategy ps");
-  }
-  if (strategy != "ps") {
+  if (strategy != "ps" && strategy != "allreduce") {
     return absl::InvalidArgumentError(
         absl::StrCat("--strategy '", strategy, "': expected ps or allreduce"));
   }
@@ -172,7 +184,9 @@ absl::Status Main() {
       static_cast<int>(data->train.num_examples / batch_size);
 
   Model model;
-  if (absl::Status s = BuildModel(towers, steps_per_epoch, &model); !s.ok()) {
+  if (absl::Status s =
+          BuildModel(towers, strategy == "allreduce", steps_per_epoch, &model);
+      !s.ok()) {
     return s;
   }
   dflow::SessionOptions options;
@@ -208,6 +222,7 @@ absl::Status Main() {
     loop.checkpoint_dir = dir;
     loop.train_op = model.train_op;
     loop.seed = absl::GetFlag(FLAGS_seed);
+    loop.timeline = absl::GetFlag(FLAGS_timeline);
     if (absl::Status s =
             mnist::TrainLoop(session->get(), &*saver, data->train, loop);
         !s.ok()) {
@@ -228,7 +243,7 @@ int main(int argc, char** argv) {
       "Trains seed 001's MLP on (Fashion-)MNIST with N data-parallel towers "
       "on N logical CPU devices and prints the test accuracy.\nUsage: "
       "mnist_towers [--towers N] [--strategy ps|allreduce] [--epochs N] "
-      "[--batch_size B per tower] [--log_device_placement] "
+      "[--batch_size B per tower] [--log_device_placement] [--timeline F] "
       "[--checkpoint_dir D] [--data_dir D] [--eval_only]");
   absl::ParseCommandLine(argc, argv);
   absl::Status s = Main();

@@ -17,7 +17,9 @@
 # forward and backward pass on its own CPU device, the gradients averaged
 # and applied once on CPU:0), with the placement log filtered to its
 # summaries and a few telling nodes (the whole log is kept in the demo
-# directory), ending with the test accuracy (>= 0.84 after 3 epochs).
+# directory) and the 10th step's timeline written as Chrome trace JSON
+# (open it in chrome://tracing or ui.perfetto.dev), ending with the test
+# accuracy (>= 0.84 after 3 epochs).
 #
 #   tools/demo.sh               # 3 epochs of each training (seconds each)
 #   tools/demo.sh --epochs 1    # quicker (the towers reach about 0.84)
@@ -29,7 +31,7 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --epochs) epochs="$2"; shift 2 ;;
     --epochs=*) epochs="${1#--epochs=}"; shift ;;
-    -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -77,8 +79,8 @@ ckpt="$out/mnist_towers_ckpt"
 rm -rf "$ckpt"
 placement="$out/mnist_towers_placement.log"
 bazel-bin/examples/mnist_towers --towers 2 --epochs "$epochs" \
-  --checkpoint_dir "$ckpt" --log_device_placement 2>"$placement" \
-  | tee "$out/mnist_towers.log"
+  --checkpoint_dir "$ckpt" --timeline "$out/mnist_towers_timeline.json" \
+  --log_device_placement 2>"$placement" | tee "$out/mnist_towers.log"
 echo
 echo "== where it ran: the placement log's summaries (one per compiled step:"
 echo "== init, training, evaluation) and a few of its $(wc -l <"$placement")"
