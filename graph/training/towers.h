@@ -5,10 +5,14 @@
 //   train::ParallelModel model = *train::MakeParallel(
 //       root, {"/cpu:0", "/cpu:1"}, {x, labels},
 //       [](train::TowerContext& tower, const std::vector<Output>& in) {
+//         const Scope& s = tower.scope();  // "tower_<i>" on its device
 //         Output w = tower.GetVariable("layer/weights", {784, 10}, DT_FLOAT,
 //                                      train::ZerosInitializer());
-//         Output logits = ops::MatMul(tower.scope(), in[0], w);
-//         return std::vector<Output>{tower_loss, logits};
+//         Output logits = ops::MatMul(s, in[0], w);
+//         Output loss = ops::Mean(
+//             s, ops::SparseSoftmaxCrossEntropyWithLogits(s, logits, in[1])
+//                    .loss, 0);
+//         return std::vector<Output>{loss, logits};
 //       });
 //   // model.outputs: the tower losses stacked ([2]) and the logits
 //   // concatenated ([batch, 10]); model.tower_outputs[i]: tower i's own.
