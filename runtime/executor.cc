@@ -8,6 +8,7 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "graph/node_def_util.h"
+#include "runtime/collective_context.h"
 
 namespace dflow {
 
@@ -145,6 +146,13 @@ constexpr std::chrono::nanoseconds kInlineCost{2000};
 // without paying a hand-off per node.
 constexpr size_t kSplitQueue = 64;
 
+// How deeply asynchronous completions nest on one thread: a _Recv
+// completes inside the _Send of another partition, whose successors may
+// send again, and so on. Past kMaxInlineDepth the successors go to the pool
+// instead, so a long chain of transfers cannot overflow the stack.
+constexpr int kMaxInlineDepth = 16;
+thread_local int async_depth = 0;
+
 // A small stable id per thread, for step stats.
 int CurrentThreadId() {
   static std::atomic<int> next{0};
@@ -158,17 +166,20 @@ int CurrentThreadId() {
 // it outlives a Run that returned early on a timeout.
 class Executor::Step : public std::enable_shared_from_this<Step> {
  public:
-  Step(const Executor* exec, const Args& args)
+  // `done` null: Run() waits for the step; else RunAsync's callback.
+  Step(const Executor* exec, const Args& args, DoneCallback done = nullptr)
       : keep_alive_(exec->weak_from_this().lock()),
         exec_(exec),
         args_(args),
+        done_callback_(std::move(done)),
         pool_(exec->state_pool_),
         state_(pool_->Acquire()),
         inputs_(state_->inputs.get()),
         pending_(state_->pending.get()),
         sample_costs_(exec->steps_started_.fetch_add(
                           1, std::memory_order_relaxed) < kSampledSteps),
-        start_(absl::Now()) {
+        start_(args.start_time == absl::InfinitePast() ? absl::Now()
+                                                       : args.start_time) {
     for (size_t i = 0; i < exec->nodes_.size(); ++i) {
       pending_[i].store(exec->nodes_[i].pending_init,
                         std::memory_order_relaxed);
@@ -198,50 +209,93 @@ class Executor::Step : public std::enable_shared_from_this<Step> {
     return Wait();
   }
 
+  // Starts the roots here or in one task on the pool (one hand-off per
+  // partition, not per root) and returns; NodeDone calls the done callback
+  // when the last node finished.
+  void Start(bool start_here) {
+    if (exec_->roots_.empty()) {
+      DoneCallback done = std::move(done_callback_);
+      done(absl::OkStatus());
+      return;
+    }
+    if (start_here) {
+      StartRoots();
+    } else {
+      exec_->pool_->Schedule([self = shared_from_this()] { self->StartRoots(); });
+    }
+  }
+
+  // Runs the cheap roots on this thread; the expensive ones go to the
+  // pool but one, as for any ready nodes (Dispatch).
+  void StartRoots() {
+    const std::vector<int>& roots = exec_->roots_;
+    ReadyList queue;
+    Dispatch(ReadyList(roots.begin(), roots.end()), &queue);
+    RunQueue(std::move(queue));
+  }
+
  private:
   using ReadyList = absl::InlinedVector<int, 16>;
 
   absl::Status Wait() {
-    std::unique_lock<std::mutex> lock(mu_);
     const bool polls = args_.cancellation != nullptr;
     const bool timed = args_.deadline != absl::InfiniteFuture();
-    while (!done_) {
-      if (!polls && !timed) {
-        done_cv_.wait(lock, [this] { return done_; });
-        break;
+    absl::Status stop;  // why the caller stops waiting early, if it does
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      while (!done_) {
+        if (!polls && !timed) {
+          done_cv_.wait(lock, [this] { return done_; });
+          break;
+        }
+        absl::Time until = args_.deadline;
+        if (polls) {
+          until = std::min(until, absl::Now() + absl::Milliseconds(10));
+        }
+        done_cv_.wait_until(lock, absl::ToChronoTime(until),
+                            [this] { return done_; });
+        if (done_) break;
+        if (polls && args_.cancellation->cancelled()) {
+          stop = absl::CancelledError("the step was cancelled by the caller");
+          break;
+        }
+        if (absl::Now() >= args_.deadline) {
+          stop = absl::DeadlineExceededError(
+              absl::StrCat("the step did not finish within its timeout of ",
+                           absl::FormatDuration(args_.deadline - start_)));
+          break;
+        }
       }
-      absl::Time until = args_.deadline;
-      if (polls) until = std::min(until, absl::Now() + absl::Milliseconds(10));
-      done_cv_.wait_until(lock, absl::ToChronoTime(until),
-                          [this] { return done_; });
-      if (done_) break;
-      if (polls && args_.cancellation->cancelled()) {
-        AbortLocked(
-            absl::CancelledError("the step was cancelled by the caller"));
-        break;
-      }
-      if (absl::Now() >= args_.deadline) {
-        AbortLocked(absl::DeadlineExceededError(
-            absl::StrCat("the step did not finish within its timeout of ",
-                         absl::FormatDuration(args_.deadline - start_))));
-        break;
+      if (stop.ok()) {
+        CollectStats();
+        return status_;
       }
     }
-    if (done_ && args_.stats != nullptr) {
-      for (NodeExecStats& s : stats_) {
-        if (!s.node.empty()) args_.stats->push_back(std::move(s));
-      }
-    }
+    Abort(stop);  // outside mu_: aborting the rendezvous runs its receivers
+    std::lock_guard<std::mutex> lock(mu_);
     return status_;
   }
 
-  void Abort(const absl::Status& s) {
-    std::lock_guard<std::mutex> lock(mu_);
-    AbortLocked(s);
+  // Moves the step's stats to the caller's vector once every node ran.
+  void CollectStats() {
+    if (args_.stats == nullptr) return;
+    for (NodeExecStats& s : stats_) {
+      if (!s.node.empty()) args_.stats->push_back(std::move(s));
+    }
   }
-  void AbortLocked(const absl::Status& s) {  // with mu_ held
-    if (status_.ok()) status_ = s;
-    aborted_.store(true, std::memory_order_release);
+
+  // Records the step's first error and stops it; with a rendezvous, the
+  // other partitions of the step stop too.
+  void Abort(const absl::Status& s) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (status_.ok()) status_ = s;
+      aborted_.store(true, std::memory_order_release);
+    }
+    if (args_.rendezvous != nullptr) args_.rendezvous->StartAbort(s);
+    if (args_.collective_context != nullptr) {
+      args_.collective_context->Abort(s);
+    }
   }
 
   // Runs `first`, then whatever it makes ready, on this thread as long as
@@ -270,8 +324,11 @@ class Executor::Step : public std::enable_shared_from_this<Step> {
   }
 
   // Queues inline ready nodes on `queue` and schedules the others; keeps
-  // one expensive node for this thread when it has nothing else to do.
-  void Dispatch(const ReadyList& ready, ReadyList* queue) {
+  // one expensive node for this thread when it has nothing else to do and
+  // `may_keep` (a thread that finished an async kernel is often another
+  // partition's, in the middle of its own work: it takes cheap nodes only).
+  void Dispatch(const ReadyList& ready, ReadyList* queue,
+                bool may_keep = true) {
     if (ready.empty()) return;
     outstanding_.fetch_add(static_cast<int>(ready.size()),
                            std::memory_order_relaxed);
@@ -289,7 +346,7 @@ class Executor::Step : public std::enable_shared_from_this<Step> {
       keep = r;
     }
     if (keep >= 0) {
-      if (queue->empty()) {
+      if (queue->empty() && may_keep) {
         queue->push_back(keep);
       } else {
         pool->Schedule(
@@ -299,11 +356,22 @@ class Executor::Step : public std::enable_shared_from_this<Step> {
   }
 
   void NodeDone() {
-    if (outstanding_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-      std::lock_guard<std::mutex> lock(mu_);
-      done_ = true;
-      done_cv_.notify_all();
+    if (outstanding_.fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+    if (done_callback_) {  // RunAsync: nobody waits, report
+      absl::Status status;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        done_ = true;
+        status = status_;
+      }
+      CollectStats();
+      DoneCallback done = std::move(done_callback_);
+      done(status);
+      return;
     }
+    std::lock_guard<std::mutex> lock(mu_);
+    done_ = true;
+    done_cv_.notify_all();
   }
 
   // Runs node `id`. Returns true when it finished synchronously (its ready
@@ -311,6 +379,10 @@ class Executor::Step : public std::enable_shared_from_this<Step> {
   bool Execute(int id, ReadyList* ready) {
     const NodeItem& item = exec_->nodes_[id];
     if (aborted_.load(std::memory_order_acquire)) return true;
+    if (args_.rendezvous != nullptr && args_.rendezvous->aborted()) {
+      Abort(args_.rendezvous->status());  // another partition failed
+      return true;
+    }
     if (args_.cancellation != nullptr && args_.cancellation->cancelled()) {
       Abort(absl::CancelledError("the step was cancelled by the caller"));
       return true;
@@ -340,6 +412,8 @@ class Executor::Step : public std::enable_shared_from_this<Step> {
     params.step_id = args_.step_id;
     params.inputs = &inputs_[item.input_start];
     params.call_frame = args_.call_frame;
+    params.rendezvous = args_.rendezvous;
+    params.collective_context = args_.collective_context;
     const int64_t start_us = stats_.empty() ? 0 : ElapsedMicros();
     if (AsyncOpKernel* async = item.kernel->AsAsync()) {
       // The callback owns the context, so a kernel that drops `done`
@@ -352,10 +426,20 @@ class Executor::Step : public std::enable_shared_from_this<Step> {
         self->Finish(id, ctx.get(), start_us, &ready);
         ctx.reset();  // free the kernel's outputs before the successors run
         ReadyList queue;
-        self->Dispatch(ready, &queue);
+        self->Dispatch(ready, &queue, /*may_keep=*/false);
         self->NodeDone();
-        // Continue with the cheap successors on this thread.
-        for (int r : queue) self->RunLoop(r);
+        if (queue.empty()) return;
+        if (async_depth < kMaxInlineDepth) {
+          // Continue with the cheap successors on this thread.
+          ++async_depth;
+          self->RunQueue(std::move(queue));
+          --async_depth;
+        } else {
+          self->exec_->pool_->Schedule(
+              [self, queue = std::move(queue)]() mutable {
+                self->RunQueue(std::move(queue));
+              });
+        }
       });
       return false;
     }
@@ -458,6 +542,7 @@ class Executor::Step : public std::enable_shared_from_this<Step> {
     s.start_us = start_us;
     s.end_us = ElapsedMicros();
     s.thread_id = CurrentThreadId();
+    s.details = k.stats_details();
     for (const TensorValue& v : outputs) {
       s.output_shapes.push_back(v.tensor.shape());
       s.output_bytes += static_cast<int64_t>(v.tensor.TotalBytes());
@@ -467,6 +552,7 @@ class Executor::Step : public std::enable_shared_from_this<Step> {
   const std::shared_ptr<const Executor> keep_alive_;  // null if not shared
   const Executor* exec_;
   const Args args_;
+  DoneCallback done_callback_;  // RunAsync's; called once by NodeDone
   const std::shared_ptr<StatePool> pool_;
   std::unique_ptr<StepState> state_;
   TensorValue* const inputs_;          // state_->inputs
@@ -486,6 +572,12 @@ class Executor::Step : public std::enable_shared_from_this<Step> {
 absl::Status Executor::Run(const Args& args) const {
   auto step = std::make_shared<Step>(this, args);
   return step->Run();
+}
+
+void Executor::RunAsync(const Args& args, DoneCallback done,
+                        bool start_here) const {
+  auto step = std::make_shared<Step>(this, args, std::move(done));
+  step->Start(start_here);
 }
 
 }  // namespace dflow

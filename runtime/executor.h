@@ -9,6 +9,11 @@
 // their last consumer ran. The first error cancels the rest of the step and
 // is returned naming the node and op. Run may be called concurrently: all
 // per-step state lives in the step.
+//
+// The partitions of one step (one executor per device) run concurrently
+// through RunAsync, meeting at the step's Rendezvous: a partition's first
+// error aborts the rendezvous, which fails the other partitions' pending
+// receives and stops them before their next node.
 #ifndef DFLOW_RUNTIME_EXECUTOR_H_
 #define DFLOW_RUNTIME_EXECUTOR_H_
 
@@ -27,6 +32,7 @@
 #include "runtime/device.h"
 #include "runtime/kernel_registry.h"
 #include "runtime/op_kernel.h"
+#include "runtime/rendezvous.h"
 #include "runtime/session.h"
 #include "runtime/variables.h"
 
@@ -77,10 +83,36 @@ class Executor : public std::enable_shared_from_this<Executor> {
     absl::Time deadline = absl::InfiniteFuture();
     // When non-null, one entry per node is appended.
     std::vector<NodeExecStats>* stats = nullptr;
+    // The step's rendezvous, for the _Send/_Recv of a partitioned step
+    // (null otherwise). The step aborts it with its first error, and stops
+    // before its next node once it is aborted (by another partition, or by
+    // the session on cancellation or timeout).
+    Rendezvous* rendezvous = nullptr;
+    // Handed to collective kernels (see OpKernelContext::Params).
+    CollectiveContext* collective_context = nullptr;
+    // What the stats' times count from: the partitions of one step share
+    // it, so their stats sit on one clock. InfinitePast: when Run starts.
+    absl::Time start_time = absl::InfinitePast();
   };
 
-  // Runs one step to completion (or to the first error).
+  // Runs one step to completion (or to the first error). Starts on the
+  // calling thread; returns early, with the step's kernels still running,
+  // when it is cancelled or runs past its deadline.
   absl::Status Run(const Args& args) const;
+
+  // Starts one step on the thread pool and returns; `done` runs exactly
+  // once, on whichever thread finishes the step, with its status (OK, or
+  // the first error naming its node), after every started kernel returned
+  // (possibly before RunAsync returns). `stats` is written before `done`
+  // runs. With `start_here`, the calling thread runs the step's first root
+  // and what it makes ready, as Run does, before returning: the session
+  // starts every other partition on the pool, then one on its own thread.
+  // Cancellation and the deadline are checked between nodes only: a
+  // caller that must return while a kernel is stuck waits for `done` with
+  // its own timeout, and aborts the step's rendezvous.
+  using DoneCallback = std::function<void(const absl::Status&)>;
+  void RunAsync(const Args& args, DoneCallback done,
+                bool start_here = false) const;
 
   int num_nodes() const { return static_cast<int>(nodes_.size()); }
 

@@ -20,6 +20,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/container/inlined_vector.h"
@@ -32,6 +33,11 @@
 namespace dflow {
 
 class AsyncOpKernel;
+class Rendezvous;
+// The per-step state collective kernels meet through (group membership,
+// instance order, abort): defined by the collectives runtime
+// (runtime/collective_*.h); the executor only passes the pointer along.
+class CollectiveContext;
 
 class OpKernelConstruction {
  public:
@@ -76,7 +82,20 @@ class OpKernel {
   DataType input_type(int i) const { return input_types_[i]; }
   DataType output_type(int i) const { return output_types_[i]; }
 
+  // What step stats (and so timelines) show with this node beyond its name
+  // and op, as key/value pairs fixed when the kernel is built: a transfer's
+  // rendezvous key parts ("tensor_name", "send_device", "recv_device"),
+  // which pair a _Send with its _Recv; a collective's keys.
+  using StatsDetails = std::vector<std::pair<std::string, std::string>>;
+  const StatsDetails& stats_details() const { return stats_details_; }
+
+ protected:
+  void set_stats_details(StatsDetails details) {
+    stats_details_ = std::move(details);
+  }
+
  private:
+  StatsDetails stats_details_;
   const std::string name_;
   const std::string op_;
   const std::vector<DataType> input_types_;
@@ -115,6 +134,11 @@ class OpKernelContext {
     const TensorValue* inputs = nullptr;
     // Feeds and fetches of the step (read by _Arg, written by _Retval).
     class CallFrame* call_frame = nullptr;
+    // Where _Send leaves and _Recv picks up values crossing partitions;
+    // null when the step runs unpartitioned.
+    Rendezvous* rendezvous = nullptr;
+    // For collective kernels; null when the step has no collectives.
+    CollectiveContext* collective_context = nullptr;
   };
 
   explicit OpKernelContext(const Params& params);
@@ -152,6 +176,10 @@ class OpKernelContext {
   int64_t step_id() const { return params_.step_id; }
   class CallFrame* call_frame() const {
     return params_.call_frame;
+  }
+  Rendezvous* rendezvous() const { return params_.rendezvous; }
+  CollectiveContext* collective_context() const {
+    return params_.collective_context;
   }
   const OpKernel& kernel() const { return *params_.kernel; }
 

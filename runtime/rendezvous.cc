@@ -8,6 +8,7 @@
 namespace dflow {
 
 Rendezvous::~Rendezvous() {
+  on_abort_ = nullptr;
   StartAbort(absl::CancelledError(
       "the step's rendezvous was destroyed before the value was sent"));
 }
@@ -72,9 +73,11 @@ void Rendezvous::RecvAsync(const std::string& key, DoneCallback done) {
 void Rendezvous::StartAbort(const absl::Status& status) {
   std::vector<DoneCallback> waiters;
   absl::Status first;
+  bool aborts = false;  // this call is the one that aborts
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (status_.ok()) {
+      aborts = true;
       status_ = status.ok() ? absl::InternalError(
                                   "the step's rendezvous was aborted with "
                                   "an OK status")
@@ -93,6 +96,7 @@ void Rendezvous::StartAbort(const absl::Status& status) {
     }
   }
   for (DoneCallback& done : waiters) done(first, Tensor());
+  if (aborts && on_abort_) on_abort_(first);
 }
 
 absl::Status Rendezvous::status() const {

@@ -41,10 +41,17 @@ class Rendezvous {
   using DoneCallback =
       std::function<void(const absl::Status& status, const Tensor& value)>;
 
-  Rendezvous() = default;
+  // Called once, with the first abort status, when the rendezvous is
+  // aborted (after its pending receivers ran): lets the session stop
+  // waiting for a step as soon as any partition fails.
+  using AbortCallback = std::function<void(const absl::Status& status)>;
+
+  explicit Rendezvous(AbortCallback on_abort = nullptr)
+      : on_abort_(std::move(on_abort)) {}
   Rendezvous(const Rendezvous&) = delete;
   Rendezvous& operator=(const Rendezvous&) = delete;
-  // Pending receivers are called with a Cancelled error.
+  // Pending receivers are called with a Cancelled error (on_abort is not:
+  // its owner is going away).
   ~Rendezvous();
 
   // Leaves `value` under `key` and wakes its receiver if one waits (on
@@ -79,6 +86,7 @@ class Rendezvous {
     DoneCallback done;  // kWaiting
   };
 
+  AbortCallback on_abort_;  // run by the StartAbort that aborts
   // std::mutex, not absl::Mutex: see runtime/variables.h.
   mutable std::mutex mu_;
   absl::flat_hash_map<std::string, Item> items_;  // mu_

@@ -1,6 +1,8 @@
 // The in-process rendezvous: values meet their receivers whichever side
 // comes first, share their buffers, keys are used once, and an abort fails
-// every pending and later receiver with the first abort status.
+// every pending and later receiver with the first abort status. Then the
+// _Send/_Recv kernels (kernels/cpu/transfer_ops.cc) between two executors
+// run with Executor::RunAsync, as a session runs the partitions of a step.
 #include "runtime/rendezvous.h"
 
 #include <atomic>
@@ -11,8 +13,14 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
+#include "compiler/partition.h"
+#include "gmock/gmock.h"
+#include "graph/attr_value_util.h"
+#include "graph/graph_def_import.h"
 #include "gtest/gtest.h"
+#include "runtime/call_frame.h"
 #include "runtime/device.h"
+#include "runtime/executor.h"
 
 namespace dflow {
 namespace {
@@ -154,6 +162,34 @@ TEST(RendezvousTest, AbortFreesWaitingValues) {
   EXPECT_EQ(allocator->Stats().live_bytes, baseline);
 }
 
+TEST(RendezvousTest, OnAbortRunsOnceAfterThePendingReceivers) {
+  std::vector<std::string> events;
+  {
+    Rendezvous rendezvous([&](const absl::Status& s) {
+      events.push_back(absl::StrCat("abort: ", s.message()));
+    });
+    rendezvous.RecvAsync("k", [&](const absl::Status& s, const Tensor&) {
+      events.push_back(absl::StrCat("recv: ", s.message()));
+    });
+    rendezvous.StartAbort(absl::InternalError("first"));
+    rendezvous.StartAbort(absl::InternalError("second"));
+    rendezvous.RecvAsync("late", [&](const absl::Status& s, const Tensor&) {
+      events.push_back(absl::StrCat("late: ", s.message()));
+    });
+  }
+  EXPECT_EQ(events, (std::vector<std::string>{"recv: first", "abort: first",
+                                              "late: first"}));
+  // Destruction aborts pending receivers but does not call on_abort.
+  int aborts = 0;
+  Received r;
+  {
+    Rendezvous rendezvous([&](const absl::Status&) { ++aborts; });
+    rendezvous.RecvAsync("k", Into(&r));
+  }
+  EXPECT_EQ(r.calls, 1);
+  EXPECT_EQ(aborts, 0);
+}
+
 TEST(RendezvousTest, DestructionCancelsPendingReceivers) {
   Received r;
   {
@@ -251,6 +287,212 @@ TEST(RendezvousTest, AbortRacingWithSendsCallsEveryReceiverOnce) {
     aborter.join();
     for (int i = 0; i < kKeys; ++i) EXPECT_EQ(calls[i].load(), 1) << i;
   }
+}
+
+// Two partitions by hand: CPU:0 computes `x` (or fails first) and sends
+// it; CPU:1 receives it, negates it and returns it.
+constexpr char kCpu0[] = "/job:localhost/replica:0/task:0/device:CPU:0";
+constexpr char kCpu1[] = "/job:localhost/replica:0/task:0/device:CPU:1";
+
+void SetTransferAttrs(NodeDef* n, const char* type_attr) {
+  (*n->mutable_attr())[type_attr] = MakeAttr(DT_FLOAT);
+  (*n->mutable_attr())["tensor_name"] = MakeAttr("x:0");
+  (*n->mutable_attr())["send_device"] = MakeAttr(kCpu0);
+  (*n->mutable_attr())["recv_device"] = MakeAttr(kCpu1);
+  (*n->mutable_attr())["send_device_incarnation"] = MakeAttr(int64_t{1});
+}
+
+std::unique_ptr<Graph> SenderGraph(bool fail) {
+  GraphDef def;
+  NodeDef* x = def.add_node();
+  x->set_name("x");
+  x->set_op("Const");
+  (*x->mutable_attr())["dtype"] = MakeAttr(DT_FLOAT);
+  TensorProto* value = (*x->mutable_attr())["value"].mutable_tensor();
+  Tensor::FromVector<float>({1.5f, -2.0f}).ToProto(value);
+  std::string sent = "x";
+  if (fail) {
+    NodeDef* f = def.add_node();
+    f->set_name("f");
+    f->set_op("TestFail");
+    f->add_input("x");
+    sent = "f";
+  }
+  NodeDef* send = def.add_node();
+  send->set_name("send");
+  send->set_op(kSendOp);
+  send->add_input(sent);
+  SetTransferAttrs(send, "T");
+  auto g = std::make_unique<Graph>();
+  absl::Status s = ImportGraphDef(def, ImportOptions(), g.get());
+  EXPECT_TRUE(s.ok()) << s;
+  return g;
+}
+
+std::unique_ptr<Graph> ReceiverGraph() {
+  GraphDef def;
+  NodeDef* recv = def.add_node();
+  recv->set_name("recv");
+  recv->set_op(kRecvOp);
+  SetTransferAttrs(recv, "tensor_type");
+  NodeDef* neg = def.add_node();
+  neg->set_name("neg");
+  neg->set_op("Neg");
+  neg->add_input("recv");
+  (*neg->mutable_attr())["T"] = MakeAttr(DT_FLOAT);
+  NodeDef* ret = def.add_node();
+  ret->set_name("ret");
+  ret->set_op(kRetvalOp);
+  ret->add_input("neg");
+  (*ret->mutable_attr())["T"] = MakeAttr(DT_FLOAT);
+  (*ret->mutable_attr())["index"] = MakeAttr(int64_t{0});
+  auto g = std::make_unique<Graph>();
+  absl::Status s = ImportGraphDef(def, ImportOptions(), g.get());
+  EXPECT_TRUE(s.ok()) << s;
+  return g;
+}
+
+struct TwoPartitions {
+  std::unique_ptr<Device> cpu0 = NewCpuDevice(0);
+  std::unique_ptr<Device> cpu1 = NewCpuDevice(1);
+  std::shared_ptr<Executor> sender;
+  std::shared_ptr<Executor> receiver;
+
+  explicit TwoPartitions(bool fail) {
+    absl::StatusOr<std::unique_ptr<Executor>> a =
+        Executor::Create(*SenderGraph(fail), cpu0.get());
+    absl::StatusOr<std::unique_ptr<Executor>> b =
+        Executor::Create(*ReceiverGraph(), cpu1.get());
+    EXPECT_TRUE(a.ok()) << a.status();
+    EXPECT_TRUE(b.ok()) << b.status();
+    if (a.ok()) sender = *std::move(a);
+    if (b.ok()) receiver = *std::move(b);
+  }
+
+  // Runs one step of both, the receiver first or second; returns their
+  // statuses.
+  std::vector<absl::Status> Run(Rendezvous* rendezvous, CallFrame* frame,
+                                bool receiver_first,
+                                std::vector<NodeExecStats>* stats = nullptr) {
+    std::vector<absl::Status> status(2);
+    absl::Notification done[2];
+    Executor::Args args;
+    args.variables = nullptr;
+    args.rendezvous = rendezvous;
+    args.stats = stats;
+    auto run = [&](int i) {
+      Executor::Args a = args;
+      a.call_frame = i == 1 ? frame : nullptr;
+      (i == 0 ? sender : receiver)
+          ->RunAsync(a,
+                     [&status, &done, i](const absl::Status& s) {
+                       status[i] = s;
+                       done[i].Notify();
+                     },
+                     /*start_here=*/i == 0);
+    };
+    if (receiver_first) {
+      run(1);
+      run(0);
+    } else {
+      run(0);
+      run(1);
+    }
+    done[0].WaitForNotification();
+    done[1].WaitForNotification();
+    return status;
+  }
+};
+
+TEST(TransferKernelsTest, ValueCrossesBetweenExecutors) {
+  TwoPartitions parts(/*fail=*/false);
+  ASSERT_NE(parts.sender, nullptr);
+  ASSERT_NE(parts.receiver, nullptr);
+  for (int i = 0; i < 200; ++i) {
+    Rendezvous rendezvous;
+    CallFrame frame({}, 1);
+    std::vector<absl::Status> s =
+        parts.Run(&rendezvous, &frame, /*receiver_first=*/i % 2 == 0);
+    ASSERT_TRUE(s[0].ok()) << s[0];
+    ASSERT_TRUE(s[1].ok()) << s[1];
+    std::vector<Tensor> out;
+    ASSERT_TRUE(frame.TakeRetvals(&out).ok());
+    ASSERT_EQ(out[0].NumElements(), 2);
+    EXPECT_EQ(out[0].flat<float>()[0], -1.5f);
+    EXPECT_EQ(out[0].flat<float>()[1], 2.0f);
+  }
+}
+
+TEST(TransferKernelsTest, StatsNameTheRendezvousKeyParts) {
+  TwoPartitions parts(/*fail=*/false);
+  ASSERT_NE(parts.receiver, nullptr);
+  Rendezvous rendezvous;
+  CallFrame frame({}, 1);
+  std::vector<NodeExecStats> stats;
+  std::vector<absl::Status> s =
+      parts.Run(&rendezvous, &frame, /*receiver_first=*/true, &stats);
+  ASSERT_TRUE(s[0].ok() && s[1].ok());
+  int transfers = 0;
+  for (const NodeExecStats& st : stats) {
+    if (st.op != kSendOp && st.op != kRecvOp) continue;
+    ++transfers;
+    EXPECT_THAT(st.details,
+                ::testing::ElementsAre(
+                    std::pair<std::string, std::string>("tensor_name", "x:0"),
+                    std::pair<std::string, std::string>("send_device", kCpu0),
+                    std::pair<std::string, std::string>("recv_device", kCpu1)))
+        << st.node;
+  }
+  EXPECT_EQ(transfers, 2);
+}
+
+TEST(TransferKernelsTest, SenderErrorFailsThePendingReceiver) {
+  TwoPartitions parts(/*fail=*/true);
+  ASSERT_NE(parts.sender, nullptr);
+  ASSERT_NE(parts.receiver, nullptr);
+  for (int i = 0; i < 200; ++i) {
+    Rendezvous rendezvous;
+    CallFrame frame({}, 1);
+    std::vector<absl::Status> s =
+        parts.Run(&rendezvous, &frame, /*receiver_first=*/i % 2 == 0);
+    EXPECT_EQ(s[0].message(), "node 'f' (TestFail): boom");
+    // The receiver fails with the sender's error: through its waiting
+    // _Recv, or before its first node when the abort came first.
+    EXPECT_EQ(s[1].code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_THAT(s[1].message(), ::testing::HasSubstr("boom"));
+    // The step's root cause is the rendezvous's abort status.
+    EXPECT_EQ(rendezvous.status().message(), "node 'f' (TestFail): boom");
+  }
+}
+
+TEST(TransferKernelsTest, AbortFromOutsideEndsAWaitingReceiver) {
+  TwoPartitions parts(/*fail=*/false);
+  ASSERT_NE(parts.receiver, nullptr);
+  Rendezvous rendezvous;
+  CallFrame frame({}, 1);
+  absl::Notification done;
+  absl::Status status;
+  Executor::Args args;
+  args.rendezvous = &rendezvous;
+  args.call_frame = &frame;
+  parts.receiver->RunAsync(args, [&](const absl::Status& s) {
+    status = s;
+    done.Notify();
+  });
+  rendezvous.StartAbort(absl::CancelledError("the caller gave up"));
+  done.WaitForNotification();
+  EXPECT_EQ(status.code(), absl::StatusCode::kCancelled);
+  EXPECT_THAT(status.message(), ::testing::HasSubstr("the caller gave up"));
+}
+
+TEST(TransferKernelsTest, WithoutARendezvousTheKernelsFailClearly) {
+  TwoPartitions parts(/*fail=*/false);
+  ASSERT_NE(parts.sender, nullptr);
+  Executor::Args args;
+  absl::Status s = parts.sender->Run(args);
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(s.message(), ::testing::HasSubstr("node 'send' (_Send)"));
+  EXPECT_THAT(s.message(), ::testing::HasSubstr("without a rendezvous"));
 }
 
 }  // namespace

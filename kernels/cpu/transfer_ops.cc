@@ -1,0 +1,120 @@
+// The kernels of the transfers partitioning adds (compiler/partition.h):
+// _Send leaves its input in the step's rendezvous under its key, _Recv
+// picks it up in the destination partition. Every device of this process
+// computes on host memory, so the value crosses as the same Tensor, sharing
+// its buffer (runtime/rendezvous.h). _Recv is asynchronous: while its value
+// has not arrived it holds no thread, so partitions waiting on each other
+// can never starve the pool.
+//
+// Both kernels build their key once, from their node's attrs, with the
+// partition pass's RendezvousKey, so the two sides always agree. A step's
+// rendezvous is fresh, so the key carries no step id.
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "compiler/partition.h"
+#include "graph/tensor.h"
+#include "graph/types.h"
+#include "runtime/kernel_registry.h"
+#include "runtime/op_kernel.h"
+#include "runtime/rendezvous.h"
+
+namespace dflow {
+namespace {
+
+// The rendezvous key of a _Send or _Recv node, from its attrs, and the
+// parts step stats show (tools/timeline.h pairs transfers by them).
+absl::Status KeyOf(OpKernelConstruction* ctx, std::string* key,
+                   OpKernel::StatsDetails* details) {
+  std::string send_device, recv_device, tensor_name, key_prefix;
+  for (auto [attr, value] : {std::pair{"send_device", &send_device},
+                             std::pair{"recv_device", &recv_device},
+                             std::pair{"tensor_name", &tensor_name}}) {
+    if (absl::Status s = ctx->GetAttr(attr, value); !s.ok()) return s;
+  }
+  // Optional: graphs written before the attr existed have none.
+  if (!ctx->GetAttr("key_prefix", &key_prefix).ok()) key_prefix.clear();
+  *key = RendezvousKey(send_device, recv_device, tensor_name, key_prefix);
+  *details = {{"tensor_name", tensor_name},
+              {"send_device", send_device},
+              {"recv_device", recv_device}};
+  return absl::OkStatus();
+}
+
+absl::Status NoRendezvous(const OpKernel& kernel) {
+  return absl::FailedPreconditionError(absl::StrCat(
+      "this ", kernel.type_string(),
+      " ran in a step without a rendezvous; transfers are added by "
+      "partitioning and run through a Session, which gives every "
+      "partitioned step one"));
+}
+
+class SendOp : public OpKernel {
+ public:
+  explicit SendOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    StatsDetails details;
+    ctx->SetStatus(KeyOf(ctx, &key_, &details));
+    set_stats_details(std::move(details));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    Rendezvous* rendezvous = ctx->rendezvous();
+    OP_REQUIRES(ctx, rendezvous != nullptr, NoRendezvous(*this));
+    OP_REQUIRES(
+        ctx, input_type(0) != DT_RESOURCE,
+        absl::InvalidArgumentError(
+            "a resource handle cannot cross devices; colocate its users "
+            "with the variable (the placer does this for resource edges)"));
+    // The receiver usually runs its next nodes on this thread, inside Send.
+    OP_REQUIRES_OK(ctx, rendezvous->Send(key_, ctx->input(0)));
+  }
+  bool IsExpensive() const override { return false; }
+
+ private:
+  std::string key_;
+};
+
+class RecvOp : public AsyncOpKernel {
+ public:
+  explicit RecvOp(OpKernelConstruction* ctx) : AsyncOpKernel(ctx) {
+    StatsDetails details;
+    ctx->SetStatus(KeyOf(ctx, &key_, &details));
+    set_stats_details(std::move(details));
+  }
+
+  void ComputeAsync(OpKernelContext* ctx, DoneCallback done) override {
+    Rendezvous* rendezvous = ctx->rendezvous();
+    if (rendezvous == nullptr) {
+      ctx->SetStatus(NoRendezvous(*this));
+      done();
+      return;
+    }
+    rendezvous->RecvAsync(
+        key_, [this, ctx, done = std::move(done)](const absl::Status& status,
+                                                  const Tensor& value) {
+          if (!status.ok()) {
+            ctx->SetStatus(status);
+          } else if (value.dtype() != output_type(0)) {
+            ctx->SetStatus(absl::InternalError(absl::StrCat(
+                "rendezvous key '", key_, "' delivered a ",
+                DataTypeName(value.dtype()), " tensor but this ",
+                type_string(), " expects ", DataTypeName(output_type(0)))));
+          } else {
+            ctx->set_output(0, value);
+          }
+          done();
+        });
+  }
+  // Waiting costs no thread, so never worth a hand-off to the pool.
+  bool IsExpensive() const override { return false; }
+
+ private:
+  std::string key_;
+};
+
+// No type constraints: a transfer moves a tensor of any type.
+DFLOW_REGISTER_KERNEL(KernelDefBuilder(kSendOp).Device(kDeviceCpu), SendOp);
+DFLOW_REGISTER_KERNEL(KernelDefBuilder(kRecvOp).Device(kDeviceCpu), RecvOp);
+
+}  // namespace
+}  // namespace dflow
