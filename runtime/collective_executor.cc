@@ -198,11 +198,18 @@ void CollectiveExecutor::Deliver(ThreadPool* pool, Callbacks callbacks,
                                  bool all_on_pool) {
   for (size_t i = 0; i < callbacks.size(); ++i) {
     const bool last = i + 1 == callbacks.size();
+    // Each member gets a status of its own. Copies of one absl::Status share
+    // a reference-counted message whose count lives in the system Abseil,
+    // which ThreadSanitizer cannot see into: members released on several
+    // threads would look like a race on the message (and freeing it is the
+    // one thing the count orders).
+    absl::Status own(status.code(), std::string(status.message()));
     if (pool != nullptr && (!last || all_on_pool)) {
-      pool->Schedule(
-          [cb = std::move(callbacks[i]), status] { cb(status); });
+      pool->Schedule([cb = std::move(callbacks[i]), own = std::move(own)] {
+        cb(own);
+      });
     } else {
-      callbacks[i](status);
+      callbacks[i](own);
     }
   }
 }
