@@ -4,8 +4,9 @@
 // is complete (runtime/collective_executor.h). Asynchronous, so a member
 // waiting for its peers holds no thread.
 //
-// The kernels find the executor through the session's VariableStore
-// (runtime/collective_registry.h) until OpKernelContext carries it.
+// The kernels find the executor through the step's CollectiveContext
+// (OpKernelContext::collective_context), or, when a caller runs them without
+// one, through the session's VariableStore (runtime/collective_registry.h).
 #include <memory>
 #include <string>
 #include <utility>
@@ -15,6 +16,7 @@
 #include "absl/time/time.h"
 #include "graph/tensor.h"
 #include "graph/types.h"
+#include "runtime/collective_context.h"
 #include "runtime/collective_executor.h"
 #include "runtime/collective_registry.h"
 #include "runtime/collective_roster.h"
@@ -70,6 +72,13 @@ class CollectiveOp : public AsyncOpKernel {
       }
     }
     node_ = ctx->name();
+    StatsDetails details = {{"group_key", absl::StrCat(group_key_)},
+                            {"instance_key", absl::StrCat(instance_key_)},
+                            {"group_size", absl::StrCat(group_size_)}};
+    if (kind == CollectiveKind::kAllReduce) {
+      details.emplace_back("reduction", ReductionName(reduction_));
+    }
+    set_stats_details(std::move(details));
     CollectiveRoster::Global()->Declare(group_key_, instance_key_, device_,
                                         node_);
     declared_ = true;
@@ -87,8 +96,13 @@ class CollectiveOp : public AsyncOpKernel {
   bool IsExpensive() const override { return false; }
 
   void ComputeAsync(OpKernelContext* ctx, DoneCallback done) override {
+    // The step's context when the session gives one; otherwise the
+    // session's executor through its variables (the same executor: the
+    // session builds the context from the registry too).
     std::shared_ptr<CollectiveExecutor> executor =
-        CollectiveExecutorForStore(ctx->variables(), ctx->thread_pool());
+        ctx->collective_context() != nullptr
+            ? ctx->collective_context()->shared_executor()
+            : CollectiveExecutorForStore(ctx->variables(), ctx->thread_pool());
     if (executor == nullptr) {
       ctx->SetStatus(absl::FailedPreconditionError(
           "collectives run only inside a session: this kernel was given no "

@@ -301,9 +301,21 @@ TEST(CollectiveOpsSessionTest, MembersOnFakeGpus) {
   for (const Tensor& t : out) {
     EXPECT_THAT(t.flat<float>(), ::testing::ElementsAre(1.5f, 1.0f));
   }
+  bool found = false;
   for (const NodeExecStats& st : metadata.step_stats) {
-    if (st.node == "y_1") EXPECT_THAT(st.device, HasSubstr("GPU:1"));
+    if (st.node != "y_1") continue;
+    found = true;
+    EXPECT_THAT(st.device, HasSubstr("GPU:1"));
+    // The keys travel to the timeline with the node.
+    EXPECT_THAT(st.details,
+                ::testing::IsSupersetOf(
+                    {std::make_pair(std::string("group_key"), std::string("1")),
+                     std::make_pair(std::string("instance_key"),
+                                    std::string("1")),
+                     std::make_pair(std::string("reduction"),
+                                    std::string("mean"))}));
   }
+  EXPECT_TRUE(found);
 }
 
 // The result feeds later ops on each device: the tower pattern, where each
