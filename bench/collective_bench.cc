@@ -126,10 +126,10 @@ void BM_AllReduce(benchmark::State& state) {
       elapsed.count() / static_cast<double>(std::max<int64_t>(
                             1, static_cast<int64_t>(state.iterations())));
   const double memcpy_seconds = MemcpySeconds(bytes);
-  state.counters["bus_GBps"] =
-      static_cast<double>(bytes) * 2 * (kMembers - 1) / kMembers / per_op *
-      1e-9;
-  state.counters["memcpy_GBps"] = static_cast<double>(bytes) / memcpy_seconds * 1e-9;
+  state.counters["bus_GBps"] = static_cast<double>(bytes) * 2 * (kMembers - 1) /
+                               kMembers / per_op * 1e-9;
+  state.counters["memcpy_GBps"] =
+      static_cast<double>(bytes) / memcpy_seconds * 1e-9;
   state.counters["vs_memcpy"] = per_op / (kMembers * memcpy_seconds);
 }
 
@@ -150,8 +150,10 @@ void Sizes(benchmark::internal::Benchmark* b) {
   b->Arg(64 << 20);
 }
 
-BENCHMARK(BM_AllReduce)->Apply(Sizes)->UseRealTime()->Unit(
-    benchmark::kMicrosecond);
+BENCHMARK(BM_AllReduce)
+    ->Apply(Sizes)
+    ->UseRealTime()
+    ->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Memcpy)->Apply(Sizes)->Unit(benchmark::kMicrosecond);
 
 }  // namespace

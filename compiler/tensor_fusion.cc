@@ -82,7 +82,8 @@ bool Eligible(const std::vector<Node*>& nodes, int64_t threshold,
   for (size_t i = 0; i < members.size(); ++i) {
     const Node* m = members[i];
     if (InputOf(m) == nullptr || m->requested_device().empty() ||
-        (i > 0 && m->requested_device() == members[i - 1]->requested_device())) {
+        (i > 0 &&
+         m->requested_device() == members[i - 1]->requested_device())) {
       return false;
     }
     if (!InputShape(m).IsFullyDefined() ||
@@ -183,7 +184,8 @@ class BucketRewriter {
     std::string identity;
     for (const Candidate* c : bucket) {
       absl::StrAppend(&identity, c->instance_key, ":");
-      for (const Node* m : c->members) absl::StrAppend(&identity, m->name(), ",");
+      for (const Node* m : c->members)
+        absl::StrAppend(&identity, m->name(), ",");
     }
     // The name says what the node fuses: a session shares a stateful
     // kernel by node name across run signatures, so two different fusions
@@ -309,7 +311,8 @@ class BucketRewriter {
     NodeDef split_def;
     split_def.set_name(Unique(base + "split"));
     split_def.set_op("SplitV");
-    (*split_def.mutable_attr())["num_split"] = MakeAttr(static_cast<int64_t>(k));
+    (*split_def.mutable_attr())["num_split"] =
+        MakeAttr(static_cast<int64_t>(k));
     (*split_def.mutable_attr())["T"] = MakeAttr(dtype);
     (*split_def.mutable_attr())["Tlen"] = MakeAttr(DT_INT64);
     absl::StatusOr<Node*> split = Add(
@@ -344,7 +347,8 @@ class BucketRewriter {
           Add(std::move(def), {{*split, j}, {*shape_const, 0}});
       if (!out.ok()) return out.status();
       for (const Link& l : data_out) {
-        absl::StatusOr<const Edge*> e = graph_->AddEdge(*out, 0, l.node, l.slot);
+        absl::StatusOr<const Edge*> e =
+            graph_->AddEdge(*out, 0, l.node, l.slot);
         if (!e.ok()) return e.status();
       }
       for (Node* dst : control_out) graph_->AddControlEdge(*out, dst);
@@ -492,10 +496,9 @@ absl::StatusOr<TensorFusionResult> FuseAllReduces(
     const int64_t new_key = ++max_instance[group];
     BucketRewriter rewriter(graph, members, new_key);
     if (absl::Status s = rewriter.Rewrite(); !s.ok()) {
-      return absl::Status(
-          s.code(), absl::StrCat("fusing all-reduces of group ", group,
-                                 " into instance ", new_key, ": ",
-                                 s.message()));
+      return absl::Status(s.code(), absl::StrCat("fusing all-reduces of group ",
+                                                 group, " into instance ",
+                                                 new_key, ": ", s.message()));
     }
     ++result.buckets;
     result.instances += static_cast<int>(bucket.size());

@@ -89,10 +89,10 @@ RankKey RankKeyOf(const std::string& device) {
   absl::StatusOr<DeviceSpec> spec = DeviceSpec::Parse(device);
   if (!spec.ok()) return k;
   k.parsed = true;
-  k.fields = std::make_tuple(spec->job().value_or(""),
-                             spec->replica().value_or(-1),
-                             spec->task().value_or(-1),
-                             spec->type().value_or(""), spec->id().value_or(-1));
+  k.fields =
+      std::make_tuple(spec->job().value_or(""), spec->replica().value_or(-1),
+                      spec->task().value_or(-1), spec->type().value_or(""),
+                      spec->id().value_or(-1));
   return k;
 }
 
@@ -160,8 +160,9 @@ absl::Status CollectiveExecutor::CheckAgainst(const CollectiveRequest& first,
     if (m.device == r.device) {
       return absl::InvalidArgumentError(absl::StrCat(
           label, ": two members on ", r.device, " (nodes '", m.node, "' and '",
-          r.node, "'); each member of a group runs on its own device: give "
-                  "the second another device or another instance_key"));
+          r.node,
+          "'); each member of a group runs on its own device: give "
+          "the second another device or another instance_key"));
     }
     if (m.kind == CollectiveKind::kBroadcastSend &&
         r.kind == CollectiveKind::kBroadcastSend) {
@@ -194,8 +195,7 @@ CollectiveExecutor::Callbacks CollectiveExecutor::TakeCallbacks(
 }
 
 void CollectiveExecutor::Deliver(ThreadPool* pool, Callbacks callbacks,
-                                 const absl::Status& status,
-                                 bool all_on_pool) {
+                                 const absl::Status& status, bool all_on_pool) {
   for (size_t i = 0; i < callbacks.size(); ++i) {
     const bool last = i + 1 == callbacks.size();
     // Each member gets a status of its own. Copies of one absl::Status share
@@ -205,9 +205,8 @@ void CollectiveExecutor::Deliver(ThreadPool* pool, Callbacks callbacks,
     // one thing the count orders).
     absl::Status own(status.code(), std::string(status.message()));
     if (pool != nullptr && (!last || all_on_pool)) {
-      pool->Schedule([cb = std::move(callbacks[i]), own = std::move(own)] {
-        cb(own);
-      });
+      pool->Schedule(
+          [cb = std::move(callbacks[i]), own = std::move(own)] { cb(own); });
     } else {
       callbacks[i](own);
     }
@@ -315,7 +314,8 @@ void CollectiveExecutor::Run(std::vector<CollectiveRequest> members) {
           RingWork::AllReduce(first.reduction, std::move(buffers)));
       break;
     case CollectiveKind::kAllGather:
-      work = std::make_shared<RingWork>(RingWork::AllGather(std::move(buffers)));
+      work =
+          std::make_shared<RingWork>(RingWork::AllGather(std::move(buffers)));
       break;
     case CollectiveKind::kBroadcastSend:
     case CollectiveKind::kBroadcastRecv:
@@ -328,13 +328,13 @@ void CollectiveExecutor::Run(std::vector<CollectiveRequest> members) {
         for (CollectiveRequest& m : members) {
           callbacks.push_back(std::move(m.done));
         }
-        Deliver(pool_, std::move(callbacks),
-                absl::InvalidArgumentError(absl::StrCat(
-                    InstanceLabel(first), ": all ", n,
-                    " members receive and none sends (",
-                    absl::StrJoin(who, ", "),
-                    "); one member must be a CollectiveBroadcastSend")),
-                false);
+        Deliver(
+            pool_, std::move(callbacks),
+            absl::InvalidArgumentError(absl::StrCat(
+                InstanceLabel(first), ": all ", n,
+                " members receive and none sends (", absl::StrJoin(who, ", "),
+                "); one member must be a CollectiveBroadcastSend")),
+            false);
         return;
       }
       work = std::make_shared<RingWork>(
@@ -342,8 +342,8 @@ void CollectiveExecutor::Run(std::vector<CollectiveRequest> members) {
       break;
   }
   // The members (their tensors) live until every block has run.
-  auto held = std::make_shared<std::vector<CollectiveRequest>>(
-      std::move(members));
+  auto held =
+      std::make_shared<std::vector<CollectiveRequest>>(std::move(members));
   // No `this`: the executor may be gone when the last block finishes.
   ThreadPool* pool = pool_;
   RunRingWork(std::move(work), pool, [pool, held] {
@@ -380,7 +380,8 @@ void CollectiveExecutor::Expire(const InstanceKey& key, uint64_t id) {
     const bool came = std::any_of(
         arrived.begin(), arrived.end(),
         [&](const CollectiveRequest* m) { return m->device == d.device; });
-    if (!came) missing.push_back(absl::StrCat(d.device, " (node '", d.node, "')"));
+    if (!came)
+      missing.push_back(absl::StrCat(d.device, " (node '", d.node, "')"));
   }
   const int64_t num_missing =
       first.group_size - static_cast<int64_t>(inst.members.size());
@@ -389,8 +390,8 @@ void CollectiveExecutor::Expire(const InstanceKey& key, uint64_t id) {
           ? absl::StrCat(num_missing,
                          " missing, on devices no collective kernel with "
                          "these keys was built for")
-          : absl::StrCat(num_missing, " missing: ",
-                         absl::StrJoin(missing, ", "));
+          : absl::StrCat(num_missing,
+                         " missing: ", absl::StrJoin(missing, ", "));
   const absl::Status status = absl::DeadlineExceededError(absl::StrCat(
       InstanceLabel(first), " timed out after ",
       absl::FormatDuration(inst.deadline - inst.start), ": ",

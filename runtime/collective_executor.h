@@ -124,7 +124,7 @@ class CollectiveExecutor
   struct Instance {
     uint64_t id = 0;  // tells a timer which incarnation of the key it is for
     std::vector<CollectiveRequest> members;  // waiting ones, arrival order
-    int64_t group_size = 0;  // the first member's
+    int64_t group_size = 0;                  // the first member's
     int arrived = 0;
     // Set once the instance failed; members arriving later get it.
     absl::Status failed;
@@ -157,9 +157,9 @@ class CollectiveExecutor
   ThreadPool* const pool_;
   // std::mutex, not absl::Mutex: see runtime/variables.h.
   mutable std::mutex mu_;
-  absl::flat_hash_map<InstanceKey, Instance> instances_;        // mu_
-  absl::flat_hash_map<int64_t, absl::Status> aborted_steps_;    // mu_
-  uint64_t next_instance_id_ = 1;                               // mu_
+  absl::flat_hash_map<InstanceKey, Instance> instances_;      // mu_
+  absl::flat_hash_map<int64_t, absl::Status> aborted_steps_;  // mu_
+  uint64_t next_instance_id_ = 1;                             // mu_
 };
 
 }  // namespace dflow

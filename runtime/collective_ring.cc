@@ -47,8 +47,8 @@ void Divide(T* dst, int64_t n, int divisor) {
 // order into the output of the chunk's owner (rank `chunk`), then copied to
 // the other ranks.
 template <typename T>
-void AllReduceBlock(Reduction r, const RingBuffers& b, int chunk,
-                    int64_t begin, int64_t end) {
+void AllReduceBlock(Reduction r, const RingBuffers& b, int chunk, int64_t begin,
+                    int64_t end) {
   const int n = b.size();
   T* out = static_cast<T*>(b.outputs[chunk]);
   auto in = [&](int rank) { return static_cast<const T*>(b.inputs[rank]); };
@@ -114,8 +114,8 @@ int64_t RingChunkBegin(int64_t n, int parts, int c) {
 }
 
 void RingWork::AddTasks(int chunk, int64_t begin, int64_t end) {
-  const int64_t step =
-      std::max<int64_t>(1, kTaskBytes / static_cast<int64_t>(ElementSize(b_.dtype)));
+  const int64_t step = std::max<int64_t>(
+      1, kTaskBytes / static_cast<int64_t>(ElementSize(b_.dtype)));
   for (int64_t lo = begin; lo < end; lo += step) {
     tasks_.push_back(Task{chunk, lo, std::min(end, lo + step)});
   }
@@ -129,8 +129,8 @@ RingWork RingWork::AllReduce(Reduction reduction, RingBuffers buffers) {
     w.AddTasks(c, RingChunkBegin(w.b_.num_elements, n, c),
                RingChunkBegin(w.b_.num_elements, n, c + 1));
   }
-  w.bytes_written_ = w.b_.num_elements * n *
-                     static_cast<int64_t>(ElementSize(w.b_.dtype));
+  w.bytes_written_ =
+      w.b_.num_elements * n * static_cast<int64_t>(ElementSize(w.b_.dtype));
   return w;
 }
 
@@ -138,8 +138,8 @@ RingWork RingWork::AllGather(RingBuffers buffers) {
   RingWork w(Kind::kAllGather, std::move(buffers));
   const int n = w.b_.size();
   for (int r = 0; r < n; ++r) w.AddTasks(r, 0, w.b_.num_elements);
-  w.bytes_written_ = w.b_.num_elements * n * n *
-                     static_cast<int64_t>(ElementSize(w.b_.dtype));
+  w.bytes_written_ =
+      w.b_.num_elements * n * n * static_cast<int64_t>(ElementSize(w.b_.dtype));
   return w;
 }
 

@@ -89,7 +89,8 @@ class RingWork {
     int64_t begin;
     int64_t end;
   };
-  RingWork(Kind kind, RingBuffers buffers) : kind_(kind), b_(std::move(buffers)) {}
+  RingWork(Kind kind, RingBuffers buffers)
+      : kind_(kind), b_(std::move(buffers)) {}
   // Splits [begin, end) of `chunk` into tasks of about kTaskBytes.
   void AddTasks(int chunk, int64_t begin, int64_t end);
 

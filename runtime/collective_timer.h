@@ -45,8 +45,8 @@ class CollectiveTimer {
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::map<std::pair<absl::Time, Id>, std::function<void()>> queue_;  // mu_
-  absl::flat_hash_map<Id, absl::Time> when_;                         // mu_
-  Id next_id_ = 1;                                                   // mu_
+  absl::flat_hash_map<Id, absl::Time> when_;                          // mu_
+  Id next_id_ = 1;                                                    // mu_
   std::thread thread_;
 };
 

@@ -78,16 +78,18 @@ const OpRegistrar kAllReduce =
         .Output("data: T")
         .Attr("reduction: {'sum', 'mean', 'max'} = 'sum'")
         .SetShapeFn([](InferenceContext* c) { return c->PassThrough(); })
-        .Doc("Reduces input element-wise over a group of devices; every "
-             "member gets the result.");
+        .Doc(
+            "Reduces input element-wise over a group of devices; every "
+            "member gets the result.");
 
 const OpRegistrar kAllGather =
     CollectiveOp("CollectiveAllGather")
         .Input("input: T")
         .Output("data: T")
         .SetShapeFn(AllGatherShape)
-        .Doc("Concatenates the members' inputs along dimension 0 in rank "
-             "order; every member gets the result.");
+        .Doc(
+            "Concatenates the members' inputs along dimension 0 in rank "
+            "order; every member gets the result.");
 
 const OpRegistrar kBroadcastSend =
     CollectiveOp("CollectiveBroadcastSend")
@@ -125,9 +127,8 @@ Output CollectiveAllReduce(const Scope& scope, Input input, int64_t group_size,
                            int64_t group_key, int64_t instance_key,
                            absl::string_view reduction,
                            const CollectiveAttrs& attrs) {
-  return FirstOutput(CollectiveBuilder(scope, "CollectiveAllReduce",
-                                       group_size, group_key, instance_key,
-                                       attrs)
+  return FirstOutput(CollectiveBuilder(scope, "CollectiveAllReduce", group_size,
+                                       group_key, instance_key, attrs)
                          .Input(input)
                          .Attr("reduction", reduction)
                          .Finalize());
@@ -136,9 +137,8 @@ Output CollectiveAllReduce(const Scope& scope, Input input, int64_t group_size,
 Output CollectiveAllGather(const Scope& scope, Input input, int64_t group_size,
                            int64_t group_key, int64_t instance_key,
                            const CollectiveAttrs& attrs) {
-  return FirstOutput(CollectiveBuilder(scope, "CollectiveAllGather",
-                                       group_size, group_key, instance_key,
-                                       attrs)
+  return FirstOutput(CollectiveBuilder(scope, "CollectiveAllGather", group_size,
+                                       group_key, instance_key, attrs)
                          .Input(input)
                          .Finalize());
 }

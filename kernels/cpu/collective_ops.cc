@@ -32,12 +32,11 @@ class CollectiveOp : public AsyncOpKernel {
       : AsyncOpKernel(ctx), kind_(kind), device_(ctx->device()->name()) {
     float timeout_seconds = 0;
     std::string hint;
-    for (absl::Status s :
-         {ctx->GetAttr("group_size", &group_size_),
-          ctx->GetAttr("group_key", &group_key_),
-          ctx->GetAttr("instance_key", &instance_key_),
-          ctx->GetAttr("timeout_seconds", &timeout_seconds),
-          ctx->GetAttr("communication_hint", &hint)}) {
+    for (absl::Status s : {ctx->GetAttr("group_size", &group_size_),
+                           ctx->GetAttr("group_key", &group_key_),
+                           ctx->GetAttr("instance_key", &instance_key_),
+                           ctx->GetAttr("timeout_seconds", &timeout_seconds),
+                           ctx->GetAttr("communication_hint", &hint)}) {
       if (!s.ok()) {
         ctx->SetStatus(s);
         return;

@@ -12,8 +12,9 @@ namespace {
 
 const bool kRegistered = [] {
   const Types types = {DT_FLOAT, DT_DOUBLE, DT_INT32, DT_INT64};
-  for (const char* op : {"CollectiveAllReduce", "CollectiveAllGather",
-                         "CollectiveBroadcastSend", "CollectiveBroadcastRecv"}) {
+  for (const char* op :
+       {"CollectiveAllReduce", "CollectiveAllGather", "CollectiveBroadcastSend",
+        "CollectiveBroadcastRecv"}) {
     Define(Gpu(op).TypeConstraint("T", types));
   }
   return true;

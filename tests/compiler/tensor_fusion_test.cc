@@ -67,9 +67,8 @@ std::vector<std::string> Fetches(int devices, int tensors,
   return out;
 }
 
-absl::StatusOr<std::vector<Tensor>> RunGraph(const Graph& g, int devices,
-                                             const std::vector<std::string>&
-                                                 fetches) {
+absl::StatusOr<std::vector<Tensor>> RunGraph(
+    const Graph& g, int devices, const std::vector<std::string>& fetches) {
   GraphDef def;
   g.ToGraphDef(&def);
   SessionOptions options;
@@ -107,8 +106,7 @@ void ExpectSameResults(const Scope& root, int devices, int tensors,
     absl::StatusOr<std::vector<Tensor>> want =
         RunGraph(*root.graph(), devices, fetches);
     ASSERT_TRUE(want.ok()) << want.status();
-    absl::StatusOr<std::vector<Tensor>> got =
-        RunGraph(fused, devices, fetches);
+    absl::StatusOr<std::vector<Tensor>> got = RunGraph(fused, devices, fetches);
     ASSERT_TRUE(got.ok()) << got.status();
     for (size_t i = 0; i < fetches.size(); ++i) {
       EXPECT_TRUE(SameBits((*want)[i], (*got)[i])) << fetches[i];
@@ -117,8 +115,8 @@ void ExpectSameResults(const Scope& root, int devices, int tensors,
 }
 
 const std::vector<TensorShape>& MixedShapes() {
-  static const auto* shapes = new std::vector<TensorShape>{
-      {3, 2}, {7}, {}, {0}, {2, 2, 2}, {1, 1}};
+  static const auto* shapes =
+      new std::vector<TensorShape>{{3, 2}, {7}, {}, {0}, {2, 2, 2}, {1, 1}};
   return *shapes;
 }
 
@@ -226,8 +224,8 @@ TEST(TensorFusionTest, IncompleteOrUnknownInstancesAreLeftAlone) {
   for (int d = 0; d < 2; ++d) {
     Scope dev = root.WithDevice(Cpu(d));
     Output known = ops::Const(dev, {1.0f, 2.0f});
-    Output unknown = ops::Placeholder(dev.WithOpName(absl::StrCat("p", d)),
-                                      DT_FLOAT);
+    Output unknown =
+        ops::Placeholder(dev.WithOpName(absl::StrCat("p", d)), DT_FLOAT);
     ops::CollectiveAllReduce(dev, known, 2, 1, 1);
     ops::CollectiveAllReduce(dev, unknown, 2, 1, 2);  // shape unknown
     ops::CollectiveAllReduce(dev, known, 3, 1, 3);    // third member absent
@@ -252,12 +250,12 @@ TEST(TensorFusionTest, NeverFusesAnInstanceWithOneItDependsOn) {
   Scope root = Scope::NewRootScope();
   for (int d = 0; d < 3; ++d) {
     Scope dev = root.WithDevice(Cpu(d));
-    Output x = ops::Const(dev.WithOpName(absl::StrCat("x", d)),
-                          {1.0f + d, 2.0f});
-    Output a = ops::CollectiveAllReduce(
-        dev.WithOpName(absl::StrCat("r0_", d)), x, 3, 1, 1);
-    Output b = ops::CollectiveAllReduce(
-        dev.WithOpName(absl::StrCat("r1_", d)), ops::Mul(dev, a, a), 3, 1, 2);
+    Output x =
+        ops::Const(dev.WithOpName(absl::StrCat("x", d)), {1.0f + d, 2.0f});
+    Output a = ops::CollectiveAllReduce(dev.WithOpName(absl::StrCat("r0_", d)),
+                                        x, 3, 1, 1);
+    Output b = ops::CollectiveAllReduce(dev.WithOpName(absl::StrCat("r1_", d)),
+                                        ops::Mul(dev, a, a), 3, 1, 2);
     ops::CollectiveAllReduce(dev.WithOpName(absl::StrCat("r2_", d)), x, 3, 1,
                              3);
     ops::Identity(dev.WithOpName(absl::StrCat("use0_", d)), a);
@@ -278,12 +276,12 @@ TEST(TensorFusionTest, NoCycleThroughAnEarlierBucket) {
     Scope dev = root.WithDevice(Cpu(d));
     Output x = ops::Const(dev, {1.0f + d});
     Output y = ops::CollectiveAllReduce(dev, x, 2, 1, 10);
-    Output z = ops::CollectiveAllReduce(dev, ops::Cast(dev, x, DT_INT64), 2,
-                                        1, 12);
-    Output w = ops::CollectiveAllReduce(dev, ops::Cast(dev, z, DT_FLOAT), 2,
-                                        1, 11);
-    Output v = ops::CollectiveAllReduce(dev, ops::Cast(dev, y, DT_INT64), 2,
-                                        1, 13);
+    Output z =
+        ops::CollectiveAllReduce(dev, ops::Cast(dev, x, DT_INT64), 2, 1, 12);
+    Output w =
+        ops::CollectiveAllReduce(dev, ops::Cast(dev, z, DT_FLOAT), 2, 1, 11);
+    Output v =
+        ops::CollectiveAllReduce(dev, ops::Cast(dev, y, DT_INT64), 2, 1, 13);
     ops::Identity(dev.WithOpName(absl::StrCat("r0_", d)), w);
     ops::Identity(dev.WithOpName(absl::StrCat("use0_", d)), v);
   }
@@ -311,11 +309,10 @@ TEST(TensorFusionTest, ControlEdgesAreKept) {
     Operation before = ops::NoOp(dev.WithOpName(absl::StrCat("before", d)));
     Output x = ops::Const(dev, {1.0f});
     ops::CollectiveAllReduce(
-        dev.WithOpName(absl::StrCat("a", d)).WithControlDependencies(before),
-        x, 2, 1, 1);
-    Output b =
-        ops::CollectiveAllReduce(dev.WithOpName(absl::StrCat("b", d)), x, 2,
-                                 1, 2);
+        dev.WithOpName(absl::StrCat("a", d)).WithControlDependencies(before), x,
+        2, 1, 1);
+    Output b = ops::CollectiveAllReduce(dev.WithOpName(absl::StrCat("b", d)), x,
+                                        2, 1, 2);
     ops::NoOp(dev.WithOpName(absl::StrCat("after", d))
                   .WithControlDependencies(b.op()));
   }
@@ -333,8 +330,8 @@ TEST(TensorFusionTest, ControlEdgesAreKept) {
     EXPECT_TRUE(before_found);
     bool after_found = false;
     for (const Edge* e : g->FindNode(absl::StrCat("b", d))->out_edges()) {
-      after_found |= e->IsControl() &&
-                     e->dst->name() == absl::StrCat("after", d);
+      after_found |=
+          e->IsControl() && e->dst->name() == absl::StrCat("after", d);
     }
     EXPECT_TRUE(after_found);
   }

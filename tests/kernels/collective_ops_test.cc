@@ -31,10 +31,10 @@ using ::testing::HasSubstr;
 
 TEST(CollectiveOpsSchemaTest, ShapesAndStatefulness) {
   Scope root = Scope::NewRootScope();
-  Output x = ops::Placeholder(root, DT_FLOAT,
-                              ops::PlaceholderAttrs().Shape({3, 2}));
-  Output y = ops::Placeholder(root, DT_INT64,
-                              ops::PlaceholderAttrs().Shape({-1, 5}));
+  Output x =
+      ops::Placeholder(root, DT_FLOAT, ops::PlaceholderAttrs().Shape({3, 2}));
+  Output y =
+      ops::Placeholder(root, DT_INT64, ops::PlaceholderAttrs().Shape({-1, 5}));
   Output sum = ops::CollectiveAllReduce(root, x, 4, 1, 1);
   Output gathered = ops::CollectiveAllGather(root, x, 4, 1, 2);
   Output gathered_unknown = ops::CollectiveAllGather(root, y, 4, 1, 3);
@@ -137,8 +137,8 @@ Tensor Reference(Reduction r, const std::vector<Tensor>& in) {
     float acc = in[0].flat<float>()[i];
     for (int k = 1; k < n; ++k) {
       const float x = in[k].flat<float>()[i];
-      acc = r == Reduction::kMax ? ((acc > x || acc != acc) ? acc : x)
-                                 : acc + x;
+      acc =
+          r == Reduction::kMax ? ((acc > x || acc != acc) ? acc : x) : acc + x;
     }
     if (r == Reduction::kMean) acc /= static_cast<float>(n);
     out.flat<float>()[i] = acc;
@@ -152,8 +152,8 @@ Scope AllReduceGraph(int n, const std::string& reduction,
   Scope root = Scope::NewRootScope();
   for (int i = 0; i < n; ++i) {
     Scope dev = root.WithDevice(CpuName(i));
-    Output x = ops::Placeholder(dev.WithOpName(absl::StrCat("x_", i)),
-                                DT_FLOAT);
+    Output x =
+        ops::Placeholder(dev.WithOpName(absl::StrCat("x_", i)), DT_FLOAT);
     ops::CollectiveAllReduce(
         dev.WithOpName(absl::StrCat("y_", i)), x, n, /*group_key=*/1,
         /*instance_key=*/1, reduction,
@@ -257,11 +257,10 @@ TEST(CollectiveOpsSessionTest, AllGatherAndBroadcast) {
   const int n = 3;
   for (int i = 0; i < n; ++i) {
     Scope dev = root.WithDevice(CpuName(i));
-    Output x = ops::Const(dev, {static_cast<int64_t>(10 * i),
-                                static_cast<int64_t>(10 * i + 1)},
-                          {1, 2});
-    ops::CollectiveAllGather(dev.WithOpName(absl::StrCat("g_", i)), x, n, 2,
-                             1);
+    Output x = ops::Const(
+        dev, {static_cast<int64_t>(10 * i), static_cast<int64_t>(10 * i + 1)},
+        {1, 2});
+    ops::CollectiveAllGather(dev.WithOpName(absl::StrCat("g_", i)), x, n, 2, 1);
     if (i == 1) {
       ops::CollectiveBroadcastSend(dev.WithOpName("b_1"), x, n, 2, 2);
     } else {
@@ -271,8 +270,8 @@ TEST(CollectiveOpsSessionTest, AllGatherAndBroadcast) {
   }
   std::unique_ptr<Session> session = MakeSession(root, n);
   std::vector<Tensor> out;
-  absl::Status s = session->Run(
-      {}, {"g_0", "g_1", "g_2", "b_0", "b_1", "b_2"}, {}, &out);
+  absl::Status s =
+      session->Run({}, {"g_0", "g_1", "g_2", "b_0", "b_1", "b_2"}, {}, &out);
   ASSERT_TRUE(s.ok()) << s;
   for (int i = 0; i < n; ++i) {
     EXPECT_EQ(out[i].shape(), TensorShape({3, 2}));
@@ -287,8 +286,8 @@ TEST(CollectiveOpsSessionTest, MembersOnFakeGpus) {
   for (int i = 0; i < 2; ++i) {
     Scope gpu = root.WithDevice(absl::StrCat("/gpu:", i));
     Output x = ops::Const(gpu, {1.0f + i, 2.0f * i});
-    ops::CollectiveAllReduce(gpu.WithOpName(absl::StrCat("y_", i)), x, 2, 1,
-                             1, "mean");
+    ops::CollectiveAllReduce(gpu.WithOpName(absl::StrCat("y_", i)), x, 2, 1, 1,
+                             "mean");
   }
   std::unique_ptr<Session> session = MakeSession(root, 1, /*fake_gpus=*/2);
   std::vector<Tensor> out;
@@ -307,13 +306,12 @@ TEST(CollectiveOpsSessionTest, MembersOnFakeGpus) {
     found = true;
     EXPECT_THAT(st.device, HasSubstr("GPU:1"));
     // The keys travel to the timeline with the node.
-    EXPECT_THAT(st.details,
-                ::testing::IsSupersetOf(
-                    {std::make_pair(std::string("group_key"), std::string("1")),
-                     std::make_pair(std::string("instance_key"),
-                                    std::string("1")),
-                     std::make_pair(std::string("reduction"),
-                                    std::string("mean"))}));
+    EXPECT_THAT(
+        st.details,
+        ::testing::IsSupersetOf(
+            {std::make_pair(std::string("group_key"), std::string("1")),
+             std::make_pair(std::string("instance_key"), std::string("1")),
+             std::make_pair(std::string("reduction"), std::string("mean"))}));
   }
   EXPECT_TRUE(found);
 }
@@ -376,10 +374,9 @@ TEST(CollectiveOpsSessionTest, ShapeMismatchNamesBothMembers) {
   Scope root = AllReduceGraph(2, "sum");
   std::unique_ptr<Session> session = MakeSession(root, 2);
   std::vector<Tensor> out;
-  absl::Status s = session->Run(
-      {{"x_0", Tensor::FromVector<float>({1, 2})},
-       {"x_1", Tensor::FromVector<float>({1, 2, 3})}},
-      {"y_0", "y_1"}, {}, &out);
+  absl::Status s = session->Run({{"x_0", Tensor::FromVector<float>({1, 2})},
+                                 {"x_1", Tensor::FromVector<float>({1, 2, 3})}},
+                                {"y_0", "y_1"}, {}, &out);
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
   EXPECT_THAT(s.message(), HasSubstr("(CollectiveAllReduce)"));
   EXPECT_THAT(s.message(), HasSubstr("disagree on the shape"));
@@ -396,11 +393,11 @@ TEST(CollectiveOpsSessionTest, FailingNodeInTheStepEndsItWithItsError) {
   Scope root = Scope::NewRootScope();
   for (int i = 0; i < 2; ++i) {
     Scope dev = root.WithDevice(CpuName(i));
-    Output x = ops::Placeholder(dev.WithOpName(absl::StrCat("x_", i)),
-                                DT_FLOAT);
+    Output x =
+        ops::Placeholder(dev.WithOpName(absl::StrCat("x_", i)), DT_FLOAT);
     if (i == 1) x = ops::Reshape(dev.WithOpName("bad_reshape"), x, {-1, 3});
-    ops::CollectiveAllReduce(dev.WithOpName(absl::StrCat("y_", i)), x, 2, 1,
-                             1, "sum",
+    ops::CollectiveAllReduce(dev.WithOpName(absl::StrCat("y_", i)), x, 2, 1, 1,
+                             "sum",
                              ops::CollectiveAttrs().TimeoutSeconds(0.3f));
   }
   std::unique_ptr<Session> session = MakeSession(root, 2);

@@ -3,8 +3,6 @@
 // 1-8 and tensor sizes 0, 1, odd and large against references computed here;
 // bitwise determinism whatever the arrival order and thread; and every way
 // an instance can fail (timeout, disagreeing members, abort, destruction).
-#include "runtime/collective_executor.h"
-
 #include <algorithm>
 #include <cmath>
 #include <condition_variable>
@@ -20,6 +18,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "runtime/collective_context.h"
+#include "runtime/collective_executor.h"
 #include "runtime/collective_registry.h"
 #include "runtime/collective_ring.h"
 #include "runtime/collective_roster.h"
@@ -198,8 +197,8 @@ std::vector<Member> MakeMembers(int n, int64_t len, std::mt19937* rng,
 template <typename T>
 bool BitwiseEqual(const Tensor& t, const std::vector<T>& v) {
   return t.NumElements() == static_cast<int64_t>(v.size()) &&
-         (v.empty() || std::memcmp(t.raw_data(), v.data(),
-                                   v.size() * sizeof(T)) == 0);
+         (v.empty() ||
+          std::memcmp(t.raw_data(), v.data(), v.size() * sizeof(T)) == 0);
 }
 
 TEST(RingChunkTest, ChunksCoverTheTensorInOrderAndDifferByAtMostOne) {
@@ -229,8 +228,9 @@ TEST(ReductionTest, ParsesTheAttrValues) {
 TEST(DeviceRankTest, IdsCompareAsNumbers) {
   EXPECT_TRUE(DeviceRankLess(Cpu(2), Cpu(10)));
   EXPECT_FALSE(DeviceRankLess(Cpu(10), Cpu(2)));
-  EXPECT_TRUE(DeviceRankLess(Cpu(7), "/job:localhost/replica:0/task:0/"
-                                     "device:GPU:0"));
+  EXPECT_TRUE(DeviceRankLess(Cpu(7),
+                             "/job:localhost/replica:0/task:0/"
+                             "device:GPU:0"));
   EXPECT_TRUE(DeviceRankLess("/job:localhost/replica:0/task:0/device:CPU:3",
                              "/job:localhost/replica:0/task:1/device:CPU:0"));
   EXPECT_FALSE(DeviceRankLess(Cpu(1), Cpu(1)));
@@ -312,8 +312,8 @@ TEST(RingAllReduceTest, MeanDividesTheSumOnce) {
         members[i].input =
             Tensor::FromVector<float>(std::vector<float>(4, i == 0 ? 1 : 2));
       } else {
-        members[i].input =
-            Tensor::FromVector<int32_t>(std::vector<int32_t>(4, i == 0 ? 1 : 2));
+        members[i].input = Tensor::FromVector<int32_t>(
+            std::vector<int32_t>(4, i == 0 ? 1 : 2));
       }
     }
     Instance inst;
@@ -455,7 +455,8 @@ TEST(RingAllGatherTest, ConcatenatesInRankOrder) {
       }
       for (const Member& m : members) {
         ASSERT_TRUE(m.status.ok()) << m.status;
-        EXPECT_TRUE(BitwiseEqual(m.output, want)) << "n=" << n << " len=" << len;
+        EXPECT_TRUE(BitwiseEqual(m.output, want))
+            << "n=" << n << " len=" << len;
       }
     }
   }
@@ -501,12 +502,12 @@ TEST(CollectiveExecutorTest, StepsWithTheSameKeysDoNotMix) {
     }
   }
   // Interleaved: step 0 rank 0, step 1 rank 0, step 1 rank 1, step 0 rank 1.
-  for (auto [s, i] : std::vector<std::pair<int, int>>{
-           {0, 0}, {1, 0}, {1, 1}, {0, 1}}) {
+  for (auto [s, i] :
+       std::vector<std::pair<int, int>>{{0, 0}, {1, 0}, {1, 1}, {0, 1}}) {
     Instance inst;
     inst.step_id = 100 + s;
-    exec->Submit(MakeRequest(inst, CollectiveKind::kAllReduce, 2,
-                             &steps[s][i], &latch));
+    exec->Submit(
+        MakeRequest(inst, CollectiveKind::kAllReduce, 2, &steps[s][i], &latch));
   }
   latch.Wait();
   for (int i = 0; i < 2; ++i) {
@@ -571,8 +572,7 @@ TEST(CollectiveFailureTest, MissingMemberTimesOutNamingWhoCameAndWhoDidNot) {
   inst.timeout = absl::Milliseconds(50);
   Latch latch(2);
   for (Member& m : members) {
-    exec->Submit(
-        MakeRequest(inst, CollectiveKind::kAllReduce, 3, &m, &latch));
+    exec->Submit(MakeRequest(inst, CollectiveKind::kAllReduce, 3, &m, &latch));
   }
   latch.Wait();
   CollectiveRoster::Global()->Withdraw(41, 5, Cpu(2), "tower_2/allreduce");
@@ -584,9 +584,8 @@ TEST(CollectiveFailureTest, MissingMemberTimesOutNamingWhoCameAndWhoDidNot) {
     EXPECT_THAT(m.status.message(), HasSubstr("2 of 3 members arrived"));
     EXPECT_THAT(m.status.message(), HasSubstr(Cpu(0)));
     EXPECT_THAT(m.status.message(), HasSubstr(Cpu(1)));
-    EXPECT_THAT(m.status.message(),
-                HasSubstr("1 missing: " + Cpu(2) +
-                          " (node 'tower_2/allreduce')"));
+    EXPECT_THAT(m.status.message(), HasSubstr("1 missing: " + Cpu(2) +
+                                              " (node 'tower_2/allreduce')"));
   }
   EXPECT_EQ(exec->num_pending_instances(), 0);
 }
@@ -661,8 +660,8 @@ TEST(CollectiveFailureTest, DtypeGroupSizeReductionAndOpMismatches) {
       members[i].device = Cpu(i);
       members[i].input = Tensor(DT_FLOAT, TensorShape({2}));
       members[i].output = Tensor(DT_FLOAT, TensorShape({2}));
-      CollectiveRequest r = MakeRequest(inst, CollectiveKind::kAllReduce, 2,
-                                        &members[i], &latch);
+      CollectiveRequest r =
+          MakeRequest(inst, CollectiveKind::kAllReduce, 2, &members[i], &latch);
       if (i == 1) c.change(&r);
       exec->Submit(std::move(r));
     }
@@ -783,8 +782,8 @@ TEST(CollectiveFailureTest, AbortStepReleasesWaitersAndLateArrivals) {
   }
   // The third member arrives after the abort: it fails at once.
   Latch third(1);
-  exec->Submit(MakeRequest(inst, CollectiveKind::kAllReduce, 3, &members[2],
-                           &third));
+  exec->Submit(
+      MakeRequest(inst, CollectiveKind::kAllReduce, 3, &members[2], &third));
   third.Wait();
   EXPECT_EQ(members[2].status.code(), absl::StatusCode::kCancelled);
   EXPECT_EQ(exec->num_pending_instances(), 1);  // the bystander's
