@@ -39,28 +39,29 @@ absl::Status Prefixed(const absl::Status& s, const std::string& prefix) {
 
 // What a member must hold by itself, whatever the others submit.
 absl::Status ValidateRequest(const CollectiveRequest& r) {
-  const std::string label = InstanceLabel(r);
+  // Built only for an error: this runs for every member of every step.
+  auto label = [&r] { return InstanceLabel(r); };
   if (r.group_size < 1) {
     return absl::InvalidArgumentError(
-        absl::StrCat(label, ": group_size is ", r.group_size,
+        absl::StrCat(label(), ": group_size is ", r.group_size,
                      "; a group has at least one member"));
   }
   const Tensor& payload = Payload(r);
   if (payload.dtype() == DT_INVALID) {
     return absl::InternalError(absl::StrCat(
-        label, ": ", MemberLabel(r), " submitted no ",
+        label(), ": ", MemberLabel(r), " submitted no ",
         r.kind == CollectiveKind::kBroadcastRecv ? "output" : "input",
         " tensor"));
   }
   if (!IsRingDataType(payload.dtype())) {
     return absl::InvalidArgumentError(absl::StrCat(
-        label, ": ", MemberLabel(r), " submitted a ",
+        label(), ": ", MemberLabel(r), " submitted a ",
         DataTypeName(payload.dtype()),
         " tensor; the CPU collectives take float, double, int32 and int64"));
   }
   if (r.kind == CollectiveKind::kAllGather && payload.shape().rank() < 1) {
     return absl::InvalidArgumentError(absl::StrCat(
-        label, ": ", MemberLabel(r),
+        label(), ": ", MemberLabel(r),
         " submitted a scalar; all-gather concatenates along dimension 0, "
         "so inputs need rank >= 1"));
   }
@@ -70,7 +71,7 @@ absl::Status ValidateRequest(const CollectiveRequest& r) {
   if (r.output.dtype() != payload.dtype() ||
       r.output.NumElements() != expected) {
     return absl::InternalError(absl::StrCat(
-        label, ": ", MemberLabel(r), " allocated a ",
+        label(), ": ", MemberLabel(r), " allocated a ",
         DataTypeName(r.output.dtype()), " output of shape ",
         r.output.shape().ToString(), " for a ", DataTypeName(payload.dtype()),
         " result of ", expected, " elements"));
@@ -111,12 +112,34 @@ const char* CollectiveKindName(CollectiveKind kind) {
   return "?";
 }
 
-bool DeviceRankLess(const std::string& a, const std::string& b) {
-  const RankKey ka = RankKeyOf(a);
-  const RankKey kb = RankKeyOf(b);
+namespace {
+
+bool RankKeyLess(const RankKey& ka, const std::string& a, const RankKey& kb,
+                 const std::string& b) {
   if (ka.parsed != kb.parsed) return ka.parsed;  // parsable names first
   if (ka.parsed && ka.fields != kb.fields) return ka.fields < kb.fields;
   return a < b;
+}
+
+// Sorts `members` into rank order, parsing each device name once.
+void SortByRank(std::vector<CollectiveRequest>* members) {
+  std::vector<std::pair<RankKey, CollectiveRequest>> keyed;
+  keyed.reserve(members->size());
+  for (CollectiveRequest& m : *members) {
+    RankKey k = RankKeyOf(m.device);
+    keyed.emplace_back(std::move(k), std::move(m));
+  }
+  std::sort(keyed.begin(), keyed.end(), [](const auto& a, const auto& b) {
+    return RankKeyLess(a.first, a.second.device, b.first, b.second.device);
+  });
+  members->clear();
+  for (auto& [key, m] : keyed) members->push_back(std::move(m));
+}
+
+}  // namespace
+
+bool DeviceRankLess(const std::string& a, const std::string& b) {
+  return RankKeyLess(RankKeyOf(a), a, RankKeyOf(b), b);
 }
 
 std::shared_ptr<CollectiveExecutor> CollectiveExecutor::Create(
@@ -133,11 +156,11 @@ CollectiveExecutor::~CollectiveExecutor() {
 absl::Status CollectiveExecutor::CheckAgainst(const CollectiveRequest& first,
                                               const Instance& instance,
                                               const CollectiveRequest& r) {
-  const std::string label = InstanceLabel(first);
+  auto label = [&first] { return InstanceLabel(first); };
   auto disagree = [&](absl::string_view what, const std::string& a,
                       const std::string& b, absl::string_view hint) {
     return absl::InvalidArgumentError(absl::StrCat(
-        label, ": members disagree on the ", what, ": ", MemberLabel(first),
+        label(), ": members disagree on the ", what, ": ", MemberLabel(first),
         " has ", a, " but ", MemberLabel(r), " has ", b, "; ", hint));
   };
   if (IsBroadcast(first.kind) != IsBroadcast(r.kind) ||
@@ -159,15 +182,15 @@ absl::Status CollectiveExecutor::CheckAgainst(const CollectiveRequest& first,
   for (const CollectiveRequest& m : instance.members) {
     if (m.device == r.device) {
       return absl::InvalidArgumentError(absl::StrCat(
-          label, ": two members on ", r.device, " (nodes '", m.node, "' and '",
-          r.node,
+          label(), ": two members on ", r.device, " (nodes '", m.node,
+          "' and '", r.node,
           "'); each member of a group runs on its own device: give "
           "the second another device or another instance_key"));
     }
     if (m.kind == CollectiveKind::kBroadcastSend &&
         r.kind == CollectiveKind::kBroadcastSend) {
       return absl::InvalidArgumentError(absl::StrCat(
-          label, ": two senders, ", MemberLabel(m), " and ", MemberLabel(r),
+          label(), ": two senders, ", MemberLabel(m), " and ", MemberLabel(r),
           "; a broadcast has exactly one CollectiveBroadcastSend"));
     }
   }
@@ -287,10 +310,7 @@ void CollectiveExecutor::Submit(CollectiveRequest r) {
 }
 
 void CollectiveExecutor::Run(std::vector<CollectiveRequest> members) {
-  std::sort(members.begin(), members.end(),
-            [](const CollectiveRequest& a, const CollectiveRequest& b) {
-              return DeviceRankLess(a.device, b.device);
-            });
+  SortByRank(&members);
   const int n = static_cast<int>(members.size());
   const CollectiveRequest& first = members[0];
   RingBuffers buffers;
