@@ -362,11 +362,16 @@ class Executor::Step : public std::enable_shared_from_this<Step> {
       {
         std::lock_guard<std::mutex> lock(mu_);
         done_ = true;
-        status = status_;
+        // A copy sharing nothing with status_, which this step releases on
+        // whatever thread drops it last: the system Abseil's uninstrumented
+        // reference count would make that a race to ThreadSanitizer.
+        if (!status_.ok()) {
+          status = absl::Status(status_.code(), status_.message());
+        }
       }
       CollectStats();
       DoneCallback done = std::move(done_callback_);
-      done(status);
+      done(std::move(status));
       return;
     }
     std::lock_guard<std::mutex> lock(mu_);

@@ -110,7 +110,9 @@ class Executor : public std::enable_shared_from_this<Executor> {
   // Cancellation and the deadline are checked between nodes only: a
   // caller that must return while a kernel is stuck waits for `done` with
   // its own timeout, and aborts the step's rendezvous.
-  using DoneCallback = std::function<void(const absl::Status&)>;
+  // By value: the status is the callee's alone (moved in, sharing nothing
+  // with the step, which may be released on another thread).
+  using DoneCallback = std::function<void(absl::Status)>;
   void RunAsync(const Args& args, DoneCallback done,
                 bool start_here = false) const;
 

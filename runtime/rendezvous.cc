@@ -6,6 +6,19 @@
 #include "absl/strings/str_cat.h"
 
 namespace dflow {
+namespace {
+
+// A copy of `s` that shares nothing with it. The abort status is handed to
+// threads of partitions that may still run after the caller returned; a
+// plain copy would share its reference-counted message with them, and the
+// system Abseil's uninstrumented release of it then reads as a data race
+// to ThreadSanitizer (see runtime/variables.h on why the runtime uses
+// std::mutex).
+absl::Status Unshared(const absl::Status& s) {
+  return absl::Status(s.code(), s.message());
+}
+
+}  // namespace
 
 Rendezvous::~Rendezvous() {
   on_abort_ = nullptr;
@@ -17,7 +30,7 @@ absl::Status Rendezvous::Send(const std::string& key, const Tensor& value) {
   DoneCallback done;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (!status_.ok()) return status_;
+    if (!status_.ok()) return Unshared(status_);
     auto [it, inserted] = items_.try_emplace(key);
     Item& item = it->second;
     if (inserted) {
@@ -46,7 +59,7 @@ void Rendezvous::RecvAsync(const std::string& key, DoneCallback done) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (!status_.ok()) {
-      status = status_;
+      status = Unshared(status_);
     } else {
       auto [it, inserted] = items_.try_emplace(key);
       Item& item = it->second;
@@ -81,10 +94,9 @@ void Rendezvous::StartAbort(const absl::Status& status) {
       status_ = status.ok() ? absl::InternalError(
                                   "the step's rendezvous was aborted with "
                                   "an OK status")
-                            : status;
+                            : Unshared(status);
       aborted_.store(true, std::memory_order_release);
     }
-    first = status_;
     // Values nobody will receive are freed now, not with the step.
     for (auto& [key, item] : items_) {
       if (item.state == State::kWaiting) {
@@ -94,14 +106,17 @@ void Rendezvous::StartAbort(const absl::Status& status) {
       item.value = Tensor();
       item.state = State::kReceived;
     }
+    if (waiters.empty() && !aborts) return;
+    first = Unshared(status_);
   }
-  for (DoneCallback& done : waiters) done(first, Tensor());
+  // Each receiver gets a status of its own (see Unshared).
+  for (DoneCallback& done : waiters) done(Unshared(first), Tensor());
   if (aborts && on_abort_) on_abort_(first);
 }
 
 absl::Status Rendezvous::status() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return status_;
+  return Unshared(status_);
 }
 
 }  // namespace dflow

@@ -71,7 +71,8 @@ class Rendezvous {
 
   // True once StartAbort ran: cheap, for executors checking between nodes.
   bool aborted() const { return aborted_.load(std::memory_order_acquire); }
-  // The first abort status, OK if none.
+  // The first abort status, OK if none. (Statuses handed out are fresh
+  // copies of it: code and message, no payloads.)
   absl::Status status() const;
 
  private:

@@ -6,13 +6,14 @@
 #include "runtime/rendezvous.h"
 
 #include <atomic>
+#include <condition_variable>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/synchronization/notification.h"
 #include "compiler/partition.h"
 #include "gmock/gmock.h"
 #include "graph/attr_value_util.h"
@@ -374,20 +375,27 @@ struct TwoPartitions {
   std::vector<absl::Status> Run(Rendezvous* rendezvous, CallFrame* frame,
                                 bool receiver_first,
                                 std::vector<NodeExecStats>* stats = nullptr) {
+    // std::mutex, not absl::Notification: the system Abseil is not built
+    // for ThreadSanitizer, which would not see the hand-over.
+    std::mutex mu;
+    std::condition_variable cv;
     std::vector<absl::Status> status(2);
-    absl::Notification done[2];
+    int finished = 0;
+    std::vector<NodeExecStats> part_stats[2];  // each executor its own
     Executor::Args args;
     args.variables = nullptr;
     args.rendezvous = rendezvous;
-    args.stats = stats;
     auto run = [&](int i) {
       Executor::Args a = args;
       a.call_frame = i == 1 ? frame : nullptr;
+      if (stats != nullptr) a.stats = &part_stats[i];
       (i == 0 ? sender : receiver)
           ->RunAsync(a,
-                     [&status, &done, i](const absl::Status& s) {
-                       status[i] = s;
-                       done[i].Notify();
+                     [&, i](absl::Status s) {
+                       std::lock_guard<std::mutex> lock(mu);
+                       status[i] = std::move(s);
+                       ++finished;
+                       cv.notify_all();
                      },
                      /*start_here=*/i == 0);
     };
@@ -398,8 +406,13 @@ struct TwoPartitions {
       run(0);
       run(1);
     }
-    done[0].WaitForNotification();
-    done[1].WaitForNotification();
+    std::unique_lock<std::mutex> lock(mu);
+    cv.wait(lock, [&] { return finished == 2; });
+    if (stats != nullptr) {
+      for (auto& part : part_stats) {
+        stats->insert(stats->end(), part.begin(), part.end());
+      }
+    }
     return status;
   }
 };
@@ -470,17 +483,22 @@ TEST(TransferKernelsTest, AbortFromOutsideEndsAWaitingReceiver) {
   ASSERT_NE(parts.receiver, nullptr);
   Rendezvous rendezvous;
   CallFrame frame({}, 1);
-  absl::Notification done;
+  std::mutex mu;
+  std::condition_variable cv;
+  bool done = false;
   absl::Status status;
   Executor::Args args;
   args.rendezvous = &rendezvous;
   args.call_frame = &frame;
-  parts.receiver->RunAsync(args, [&](const absl::Status& s) {
-    status = s;
-    done.Notify();
+  parts.receiver->RunAsync(args, [&](absl::Status s) {
+    std::lock_guard<std::mutex> lock(mu);
+    status = std::move(s);
+    done = true;
+    cv.notify_all();
   });
   rendezvous.StartAbort(absl::CancelledError("the caller gave up"));
-  done.WaitForNotification();
+  std::unique_lock<std::mutex> lock(mu);
+  cv.wait(lock, [&] { return done; });
   EXPECT_EQ(status.code(), absl::StatusCode::kCancelled);
   EXPECT_THAT(status.message(), ::testing::HasSubstr("the caller gave up"));
 }
