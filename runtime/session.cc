@@ -1,25 +1,32 @@
 #include "runtime/session.h"
 
+#include <condition_variable>
 #include <iostream>
 #include <mutex>
+#include <set>
 #include <shared_mutex>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "compiler/fuse_matmul_update.h"
+#include "compiler/partition.h"
 #include "compiler/placement_log.h"
 #include "compiler/placer.h"
 #include "graph/attr_value_util.h"
 #include "graph/graph_def_import.h"
 #include "graph/node_def_util.h"
 #include "runtime/call_frame.h"
+#include "runtime/collective_context.h"
+#include "runtime/collective_registry.h"
 #include "runtime/executor.h"
 #include "runtime/placement_bridge.h"
+#include "runtime/rendezvous.h"
 
 namespace dflow {
 
@@ -27,7 +34,15 @@ namespace {
 
 // A compiled run signature.
 struct Plan {
+  // A signature whose graph sits on one device: one executor, no transfers
+  // (the fast path: nothing per step beyond the executor's own work).
   std::shared_ptr<Executor> executor;  // shared: see Executor
+  // Otherwise one executor per device, run concurrently in each step and
+  // meeting at the step's Rendezvous (executor is then null).
+  std::vector<std::shared_ptr<Executor>> partitions;
+  // Whether the graph has collective ops: their steps get a
+  // CollectiveContext, aborted with the step's first error.
+  bool has_collectives = false;
   std::vector<std::string> feed_names;
   std::vector<DataType> feed_types;
   std::vector<TensorShape> feed_shapes;  // what the graph declares
@@ -77,11 +92,47 @@ std::string OutputName(const std::string& node, int index) {
   return index == 0 ? node : absl::StrCat(node, ":", index);
 }
 
+// What the partitions of one step share. Held by every partition's
+// callback and keep_alive, so partitions still finishing their kernels
+// after the caller returned (an error, cancellation or timeout ended the
+// step) find it alive.
+struct PartitionedStep {
+  std::mutex mu;
+  std::condition_variable cv;
+  int running = 0;       // mu: partitions not yet done
+  bool aborted = false;  // mu: the rendezvous was aborted
+  // Aborted with the first error of any partition (the executor does it),
+  // or by the caller's cancellation or timeout: its status is the step's.
+  // Declared after mu and cv, which its abort callback uses.
+  Rendezvous rendezvous{[this](const absl::Status& status) {
+    // Collective members waiting for peers of a failed step fail now.
+    if (collectives != nullptr) collectives->Abort(status);
+    std::lock_guard<std::mutex> lock(mu);
+    aborted = true;
+    cv.notify_all();
+  }};
+  CollectiveContext* collectives = nullptr;  // set before the step starts
+  // One per partition (merged into the caller's when all succeeded).
+  std::vector<std::vector<NodeExecStats>> stats;
+};
+
+// What a step holds on to until its last kernel returned, which may be
+// after Session::Run returned (a timeout, an error in another partition),
+// or even after the session is gone.
+struct StepResources {
+  std::shared_ptr<CallFrame> frame;
+  std::shared_ptr<VariableStore> variables;
+  std::shared_ptr<const DeviceSet> devices;  // kernels' Device pointers
+  // Ends the step in the collective executor once no kernel can run.
+  std::shared_ptr<CollectiveContext> collectives;
+};
+
 }  // namespace
 
 struct Session::Impl {
   SessionOptions options;
-  std::unique_ptr<DeviceSet> devices;
+  // Shared with running steps, like the variables.
+  std::shared_ptr<const DeviceSet> devices;
   // Shared with running steps (see Executor::Args::keep_alive).
   std::shared_ptr<VariableStore> variables = std::make_shared<VariableStore>();
   // std mutexes, not absl's: see runtime/variables.h.
@@ -105,6 +156,12 @@ struct Session::Impl {
   absl::StatusOr<std::shared_ptr<const Plan>> Compile(
       const FeedList& feeds, const std::vector<std::string>& fetches,
       const std::vector<std::string>& targets);
+  // Builds the plan's executors for the placed `graph`: one, or one per
+  // device with transfers between them.
+  absl::Status BuildExecutors(const Graph& graph, Plan* plan);
+  // Runs every partition of `plan` concurrently; returns the first error.
+  absl::Status RunPartitioned(const Plan& plan, const Executor::Args& args,
+                              std::vector<NodeExecStats>* stats);
 };
 
 absl::StatusOr<std::shared_ptr<const Plan>> Session::Impl::GetPlan(
@@ -250,18 +307,147 @@ absl::StatusOr<std::shared_ptr<const Plan>> Session::Impl::Compile(
       !placement.ok()) {
     return placement.status();
   }
-  // Every device of a session shares host memory today (CPUs and the GPU
-  // stand-ins), so one executor runs all of them; real GPUs come with
-  // partitioning: one executor per device, transfers between them.
-  absl::StatusOr<std::unique_ptr<Executor>> executor = Executor::Create(
-      pruned,
-      [this](const Node& node) { return devices->Find(node.assigned_device()); },
-      [this](const Node& node, Device* device) {
-        return KernelFor(node, device);
-      });
-  if (!executor.ok()) return executor.status();
-  plan->executor = *std::move(executor);
+  if (absl::Status s = BuildExecutors(pruned, plan.get()); !s.ok()) return s;
   return std::shared_ptr<const Plan>(std::move(plan));
+}
+
+absl::Status Session::Impl::BuildExecutors(const Graph& graph, Plan* plan) {
+  auto kernel_for = [this](const Node& node, Device* device) {
+    return KernelFor(node, device);
+  };
+  std::set<std::string> used;
+  for (const Node* n : graph.nodes()) {
+    used.insert(n->assigned_device());
+    if (absl::StartsWith(n->op(), "Collective")) plan->has_collectives = true;
+  }
+  if (used.size() <= 1) {
+    Device* device = used.empty() ? devices->cpu() : devices->Find(*used.begin());
+    if (device == nullptr) {
+      return absl::InternalError(absl::StrCat(
+          "placement chose device '", *used.begin(),
+          "', which this session does not have"));
+    }
+    absl::StatusOr<std::unique_ptr<Executor>> executor =
+        Executor::Create(graph, device, kernel_for);
+    if (!executor.ok()) return executor.status();
+    plan->executor = *std::move(executor);
+    return absl::OkStatus();
+  }
+  // One partition per device; each cross-device edge becomes a _Send/_Recv
+  // pair meeting in the step's rendezvous. A step has a rendezvous of its
+  // own, so keys need no prefix or step id.
+  PartitionStats stats;
+  absl::StatusOr<std::vector<GraphPartition>> partitions =
+      PartitionGraph(graph, PartitionOptions(), &stats);
+  if (!partitions.ok()) return partitions.status();
+  std::vector<std::string> summary;
+  for (const GraphPartition& partition : *partitions) {
+    Device* device = devices->Find(partition.device);
+    if (device == nullptr) {
+      return absl::InternalError(
+          absl::StrCat("partitioning made a partition for device '",
+                       partition.device, "', which this session does not have"));
+    }
+    Graph part;
+    ImportOptions import;
+    import.infer_shapes = false;  // checked when the graph was built
+    if (absl::Status s = ImportGraphDef(partition.graph, import, &part);
+        !s.ok()) {
+      return absl::Status(s.code(),
+                          absl::StrCat("the partition for ", partition.device,
+                                       ": ", s.message()));
+    }
+    absl::StatusOr<std::unique_ptr<Executor>> executor =
+        Executor::Create(part, device, kernel_for);
+    if (!executor.ok()) return executor.status();
+    summary.push_back(absl::StrCat("    ", device->name(), ": ",
+                                   (*executor)->num_nodes(), " nodes"));
+    plan->partitions.push_back(*std::move(executor));
+  }
+  if (options.log_device_placement) {
+    std::cerr << "Partitions: " << partitions->size() << "\n"
+              << absl::StrJoin(summary, "\n") << "\n"
+              << "Transfers: " << stats.sends << " _Send, " << stats.recvs
+              << " _Recv (" << stats.control_transfers
+              << " for control edges)\n"
+              << std::flush;
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Session::Impl::RunPartitioned(const Plan& plan,
+                                           const Executor::Args& args,
+                                           std::vector<NodeExecStats>* stats) {
+  auto step = std::make_shared<PartitionedStep>();
+  const int n = static_cast<int>(plan.partitions.size());
+  step->running = n;
+  if (stats != nullptr) step->stats.resize(n);
+  step->collectives = args.collective_context;
+  Executor::Args part_args = args;
+  part_args.rendezvous = &step->rendezvous;
+  // Partitions may outlive this call (see PartitionedStep).
+  part_args.keep_alive =
+      std::make_shared<std::pair<std::shared_ptr<const void>,
+                                 std::shared_ptr<PartitionedStep>>>(
+          args.keep_alive, step);
+  // One clock for every partition's stats.
+  part_args.start_time = absl::Now();
+  // Every partition but the first starts on the pool; this thread starts
+  // the first (CPU:0's, where the feeds are) rather than only wait: a step
+  // of cheap nodes then costs few hand-offs between threads.
+  for (int i = n - 1; i >= 0; --i) {
+    part_args.stats = stats != nullptr ? &step->stats[i] : nullptr;
+    plan.partitions[i]->RunAsync(
+        part_args,
+        [step](absl::Status s) {
+          // The executor aborted the rendezvous with its first error
+          // already; this covers any other way a partition could fail.
+          if (!s.ok()) step->rendezvous.StartAbort(s);
+          std::lock_guard<std::mutex> lock(step->mu);
+          if (--step->running == 0) step->cv.notify_all();
+        },
+        /*start_here=*/i == 0);
+  }
+  // Wait until every partition is done or the step is aborted. An abort
+  // returns at once: the partitions stop before their next node, but a
+  // kernel that is running (or stuck) must not hold the caller; it
+  // finishes on its own, its step kept alive by keep_alive.
+  const bool polls = args.cancellation != nullptr;
+  const bool timed = args.deadline != absl::InfiniteFuture();
+  absl::Status stop;
+  {
+    std::unique_lock<std::mutex> lock(step->mu);
+    auto ended = [&step] { return step->running == 0 || step->aborted; };
+    while (!ended()) {
+      if (!polls && !timed) {
+        step->cv.wait(lock, ended);
+        break;
+      }
+      absl::Time until = args.deadline;
+      if (polls) until = std::min(until, absl::Now() + absl::Milliseconds(10));
+      if (step->cv.wait_until(lock, absl::ToChronoTime(until), ended)) break;
+      if (polls && args.cancellation->cancelled()) {
+        stop = absl::CancelledError("the step was cancelled by the caller");
+        break;
+      }
+      if (absl::Now() >= args.deadline) {
+        stop = absl::DeadlineExceededError(absl::StrCat(
+            "the step did not finish within its timeout of ",
+            absl::FormatDuration(args.deadline - part_args.start_time)));
+        break;
+      }
+    }
+  }
+  if (!stop.ok()) step->rendezvous.StartAbort(stop);
+  // The first abort status: an error in a partition (with its node),
+  // else the cancellation or timeout.
+  if (step->rendezvous.aborted()) return step->rendezvous.status();
+  if (stats != nullptr) {
+    for (std::vector<NodeExecStats>& part : step->stats) {
+      for (NodeExecStats& s : part) stats->push_back(std::move(s));
+    }
+  }
+  return absl::OkStatus();
 }
 
 absl::StatusOr<PlacementRecord> Session::Impl::Place(Graph* graph) {
@@ -423,20 +609,35 @@ absl::Status Session::Run(const RunOptions& options, const FeedList& feeds,
   exec_args.step_id = impl_->next_step.fetch_add(1);
   exec_args.variables = impl_->variables.get();
   exec_args.call_frame = frame.get();
-  exec_args.keep_alive = std::make_shared<
-      std::pair<std::shared_ptr<CallFrame>, std::shared_ptr<VariableStore>>>(
-      frame, impl_->variables);
+  auto resources = std::make_shared<StepResources>(
+      StepResources{frame, impl_->variables, impl_->devices, nullptr});
+  if ((*plan)->has_collectives) {
+    // Collective kernels still find the executor through the variables
+    // (runtime/collective_registry.h); the context lets the step abort its
+    // waiting members and forget the step when it is over.
+    resources->collectives = std::make_shared<CollectiveContext>(
+        CollectiveExecutorForStore(impl_->variables.get(),
+                                   impl_->devices->cpu()->thread_pool()),
+        exec_args.step_id);
+    exec_args.collective_context = resources->collectives.get();
+  }
+  exec_args.keep_alive = std::move(resources);
   exec_args.cancellation = options.cancellation;
   if (options.timeout_ms > 0) {
     exec_args.deadline = absl::Now() + absl::Milliseconds(options.timeout_ms);
   }
   std::vector<NodeExecStats> stats;
-  if (metadata != nullptr && options.collect_step_stats)
+  if (metadata != nullptr && options.records_step_stats()) {
     exec_args.stats = &stats;
+  }
   if (metadata != nullptr) {
     for (const auto& d : impl_->devices->devices()) d->allocator()->ResetPeak();
   }
-  if (absl::Status s = (*plan)->executor->Run(exec_args); !s.ok()) return s;
+  const absl::Status status =
+      (*plan)->executor != nullptr
+          ? (*plan)->executor->Run(exec_args)
+          : impl_->RunPartitioned(**plan, exec_args, exec_args.stats);
+  if (!status.ok()) return status;
   if (metadata != nullptr) {
     metadata->step_stats = std::move(stats);
     metadata->peak_bytes.clear();
