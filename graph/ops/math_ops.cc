@@ -6,7 +6,6 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
-#include <set>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -14,7 +13,6 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
 #include "graph/graph.h"
 #include "graph/op_registry.h"
 #include "graph/shape_inference.h"
@@ -102,105 +100,6 @@ absl::Status MatMulShape(InferenceContext* c) {
             : ""));
   }
   c->set_output(0, TensorShape({rows, cols}));
-  return absl::OkStatus();
-}
-
-// Sum, Mean, Max, Min, Prod: input 0 reduced over the axes in input 1.
-absl::Status ReductionShape(InferenceContext* c) {
-  const TensorShape& input = c->input(0);
-  const TensorShape& axes_shape = c->input(1);
-  if (axes_shape.rank() > 1) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "reduction_indices must be a scalar or a vector but has shape ",
-        axes_shape.ToString(), " (input shape ", input.ToString(), ")"));
-  }
-  bool keep_dims = false;
-  if (absl::Status s = c->GetAttr("keep_dims", &keep_dims); !s.ok()) return s;
-  std::vector<int64_t> axes;
-  const bool axes_known = c->ConstantInputAsInts(1, &axes);
-  if (!axes_known || input.unknown_rank()) {
-    c->set_output(0, keep_dims && !input.unknown_rank()
-                         ? TensorShape::UnknownWithRank(input.rank())
-                         : TensorShape::Unknown());
-    return absl::OkStatus();
-  }
-  const int rank = input.rank();
-  std::set<int> reduced;
-  for (int64_t axis : axes) {
-    if (axis < -rank || axis >= rank) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "invalid reduction axis ", axis, " for input of shape ",
-          input.ToString(), " (rank ", rank, "; axes must be in [", -rank, ", ",
-          rank, "); reduction_indices [", absl::StrJoin(axes, ","), "])"));
-    }
-    reduced.insert(static_cast<int>(axis < 0 ? axis + rank : axis));
-  }
-  TensorShape out;
-  for (int i = 0; i < rank; ++i) {
-    if (reduced.count(i) == 0) {
-      out.AddDim(input.dim(i));
-    } else if (keep_dims) {
-      out.AddDim(1);
-    }
-  }
-  c->set_output(0, out);
-  return absl::OkStatus();
-}
-
-absl::Status ArgMaxShape(InferenceContext* c) {
-  const TensorShape& input = c->input(0);
-  const TensorShape& dimension = c->input(1);
-  if (dimension.rank() > 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "dimension must be a scalar but has shape ", dimension.ToString(),
-        " (input shape ", input.ToString(), ")"));
-  }
-  if (input.unknown_rank()) {
-    c->set_output(0, TensorShape::Unknown());
-    return absl::OkStatus();
-  }
-  const int rank = input.rank();
-  if (rank <= 1) {
-    c->set_output(0, TensorShape());
-    return absl::OkStatus();
-  }
-  std::vector<int64_t> value;
-  if (!c->ConstantInputAsInts(1, &value) || value.size() != 1) {
-    c->set_output(0, TensorShape::UnknownWithRank(rank - 1));
-    return absl::OkStatus();
-  }
-  const int64_t axis = value[0];
-  if (axis < -rank || axis >= rank) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "dimension ", axis, " is out of range for input of shape ",
-        input.ToString(), " (must be in [", -rank, ", ", rank, "))"));
-  }
-  TensorShape out = input;
-  out.RemoveDim(static_cast<int>(axis < 0 ? axis + rank : axis));
-  c->set_output(0, out);
-  return absl::OkStatus();
-}
-
-// Cumsum, Cumprod: the input's shape; the axis must be a scalar.
-absl::Status ScanShape(InferenceContext* c) {
-  const TensorShape& axis = c->input(1);
-  if (axis.rank() > 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("axis must be a scalar but has shape ", axis.ToString(),
-                     " (input shape ", c->input(0).ToString(), ")"));
-  }
-  std::vector<int64_t> value;
-  const TensorShape& input = c->input(0);
-  if (!input.unknown_rank() && c->ConstantInputAsInts(1, &value) &&
-      value.size() == 1) {
-    const int64_t rank = input.rank();
-    if (value[0] < -rank || value[0] >= rank) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "axis ", value[0], " is out of range for input of shape ",
-          input.ToString(), " (must be in [", -rank, ", ", rank, "))"));
-    }
-  }
-  c->set_output(0, input);
   return absl::OkStatus();
 }
 
@@ -375,52 +274,6 @@ DFLOW_REGISTER_OP("MatMul")
     .SetShapeFn(MatMulShape)
     .Doc("Multiplies matrix a by matrix b.");
 
-#define DFLOW_REDUCTION_OP(name, doc)          \
-  DFLOW_REGISTER_OP(name)                      \
-      .Input("input: T")                       \
-      .Input("reduction_indices: Tidx")        \
-      .Output("output: T")                     \
-      .Attr("keep_dims: bool = false")         \
-      .Attr("T: numbertype")                   \
-      .Attr("Tidx: {int32, int64} = DT_INT32") \
-      .SetShapeFn(ReductionShape)              \
-      .Doc(doc)
-
-DFLOW_REDUCTION_OP("Sum", "Sum of elements across the given axes.");
-DFLOW_REDUCTION_OP("Mean", "Mean of elements across the given axes.");
-DFLOW_REDUCTION_OP("Max", "Maximum of elements across the given axes.");
-DFLOW_REDUCTION_OP("Min", "Minimum of elements across the given axes.");
-DFLOW_REDUCTION_OP("Prod", "Product of elements across the given axes.");
-
-#undef DFLOW_REDUCTION_OP
-
-#define DFLOW_SCAN_OP(name, doc)               \
-  DFLOW_REGISTER_OP(name)                      \
-      .Input("x: T")                           \
-      .Input("axis: Tidx")                     \
-      .Attr("exclusive: bool = false")         \
-      .Attr("reverse: bool = false")           \
-      .Output("out: T")                        \
-      .Attr("T: numbertype")                   \
-      .Attr("Tidx: {int32, int64} = DT_INT32") \
-      .SetShapeFn(ScanShape)                   \
-      .Doc(doc)
-
-DFLOW_SCAN_OP("Cumsum", "Cumulative sum of x along axis.");
-DFLOW_SCAN_OP("Cumprod", "Cumulative product of x along axis.");
-
-#undef DFLOW_SCAN_OP
-
-DFLOW_REGISTER_OP("ArgMax")
-    .Input("input: T")
-    .Input("dimension: Tidx")
-    .Output("output: output_type")
-    .Attr("T: {numbertype, bool}")
-    .Attr("Tidx: {int16, int32, int64} = DT_INT32")
-    .Attr("output_type: {int16, uint16, int32, int64} = DT_INT64")
-    .SetShapeFn(ArgMaxShape)
-    .Doc("Index of the largest value across an axis.");
-
 DFLOW_REGISTER_OP("Cast")
     .Input("x: SrcT")
     .Output("y: DstT")
@@ -572,15 +425,6 @@ Output Unary(const Scope& scope, const char* op, const Input& x) {
   return FirstOutput(OpBuilder(scope, op).Input(x).Finalize());
 }
 
-Output Reduction(const Scope& scope, const char* op, const Input& input,
-                 const Input& axis, const ops::ReductionAttrs& attrs) {
-  return FirstOutput(OpBuilder(scope, op)
-                         .Input(input)
-                         .Input(axis)
-                         .Attr("keep_dims", attrs.keep_dims)
-                         .Finalize());
-}
-
 }  // namespace
 
 namespace ops {
@@ -660,54 +504,6 @@ Output MatMul(const Scope& scope, Input a, Input b, const MatMulAttrs& attrs) {
                          .Attr("transpose_b", attrs.transpose_b)
                          .Attr("grad_a", attrs.grad_a)
                          .Attr("grad_b", attrs.grad_b)
-                         .Finalize());
-}
-
-Output Sum(const Scope& scope, Input input, Input axis,
-           const ReductionAttrs& attrs) {
-  return Reduction(scope, "Sum", input, axis, attrs);
-}
-Output Mean(const Scope& scope, Input input, Input axis,
-            const ReductionAttrs& attrs) {
-  return Reduction(scope, "Mean", input, axis, attrs);
-}
-Output Max(const Scope& scope, Input input, Input axis,
-           const ReductionAttrs& attrs) {
-  return Reduction(scope, "Max", input, axis, attrs);
-}
-Output Min(const Scope& scope, Input input, Input axis,
-           const ReductionAttrs& attrs) {
-  return Reduction(scope, "Min", input, axis, attrs);
-}
-Output Prod(const Scope& scope, Input input, Input axis,
-            const ReductionAttrs& attrs) {
-  return Reduction(scope, "Prod", input, axis, attrs);
-}
-
-Output Cumsum(const Scope& scope, Input x, Input axis, const ScanAttrs& attrs) {
-  return FirstOutput(OpBuilder(scope, "Cumsum")
-                         .Input(x)
-                         .Input(axis)
-                         .Attr("exclusive", attrs.exclusive)
-                         .Attr("reverse", attrs.reverse)
-                         .Finalize());
-}
-Output Cumprod(const Scope& scope, Input x, Input axis,
-               const ScanAttrs& attrs) {
-  return FirstOutput(OpBuilder(scope, "Cumprod")
-                         .Input(x)
-                         .Input(axis)
-                         .Attr("exclusive", attrs.exclusive)
-                         .Attr("reverse", attrs.reverse)
-                         .Finalize());
-}
-
-Output ArgMax(const Scope& scope, Input input, Input dimension,
-              const ArgMaxAttrs& attrs) {
-  return FirstOutput(OpBuilder(scope, "ArgMax")
-                         .Input(input)
-                         .Input(dimension)
-                         .Attr("output_type", attrs.output_type)
                          .Finalize());
 }
 
