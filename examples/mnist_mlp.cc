@@ -125,41 +125,16 @@ absl::Status Main() {
   if (absl::Status s = BuildModel(steps_per_epoch, &model); !s.ok()) return s;
   dflow::SessionOptions options;
   options.num_threads = absl::GetFlag(FLAGS_threads);
-  absl::StatusOr<std::unique_ptr<dflow::Session>> session =
-      dflow::Session::Create(model.graph, options);
-  if (!session.ok()) return session.status();
-  absl::StatusOr<dflow::Saver> saver = dflow::Saver::Create(model.graph);
-  if (!saver.ok()) return saver.status();
-  const std::string dir = absl::GetFlag(FLAGS_checkpoint_dir);
-
-  if (absl::GetFlag(FLAGS_eval_only)) {
-    if (absl::Status s = mnist::RestoreLatest(session->get(), *saver, dir);
-        !s.ok()) {
-      return s;
-    }
-  } else {
-    if (absl::Status s = (*session)->Run({}, {}, {"init"}, nullptr); !s.ok()) {
-      return s;
-    }
-    mnist::TrainLoopOptions loop;
-    loop.steps = absl::GetFlag(FLAGS_epochs) * steps_per_epoch;
-    loop.batch_size = batch_size;
-    loop.log_every = absl::GetFlag(FLAGS_log_every);
-    loop.checkpoint_every = absl::GetFlag(FLAGS_checkpoint_every);
-    loop.checkpoint_dir = dir;
-    loop.train_op = model.train_op;
-    loop.seed = absl::GetFlag(FLAGS_seed);
-    if (absl::Status s =
-            mnist::TrainLoop(session->get(), &*saver, data->train, loop);
-        !s.ok()) {
-      return s;
-    }
-  }
-  absl::StatusOr<float> accuracy =
-      mnist::TestAccuracy(session->get(), data->test, "eval/accuracy");
-  if (!accuracy.ok()) return accuracy.status();
-  std::printf("test accuracy = %.4f\n", *accuracy);
-  return absl::OkStatus();
+  mnist::TrainLoopOptions loop;
+  loop.steps = absl::GetFlag(FLAGS_epochs) * steps_per_epoch;
+  loop.batch_size = batch_size;
+  loop.log_every = absl::GetFlag(FLAGS_log_every);
+  loop.checkpoint_every = absl::GetFlag(FLAGS_checkpoint_every);
+  loop.checkpoint_dir = absl::GetFlag(FLAGS_checkpoint_dir);
+  loop.train_op = model.train_op;
+  loop.seed = absl::GetFlag(FLAGS_seed);
+  return mnist::TrainOrRestoreThenEvaluate(model.graph, options, *data,
+                                          absl::GetFlag(FLAGS_eval_only), loop);
 }
 
 }  // namespace

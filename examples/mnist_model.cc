@@ -139,5 +139,39 @@ absl::Status TrainLoop(Session* session, Saver* saver, const MnistSplit& train,
   return absl::OkStatus();
 }
 
+absl::Status TrainOrRestoreThenEvaluate(const GraphDef& graph,
+                                        const SessionOptions& options,
+                                        const MnistDataset& data,
+                                        bool eval_only,
+                                        const TrainLoopOptions& loop,
+                                        const std::string& intro) {
+  absl::StatusOr<std::unique_ptr<Session>> session =
+      Session::Create(graph, options);
+  if (!session.ok()) return session.status();
+  absl::StatusOr<Saver> saver = Saver::Create(graph);
+  if (!saver.ok()) return saver.status();
+  if (eval_only) {
+    if (absl::Status s =
+            RestoreLatest(session->get(), *saver, loop.checkpoint_dir);
+        !s.ok()) {
+      return s;
+    }
+  } else {
+    if (absl::Status s = (*session)->Run({}, {}, {"init"}, nullptr); !s.ok()) {
+      return s;
+    }
+    if (!intro.empty()) std::printf("%s\n", intro.c_str());
+    if (absl::Status s = TrainLoop(session->get(), &*saver, data.train, loop);
+        !s.ok()) {
+      return s;
+    }
+  }
+  absl::StatusOr<float> accuracy =
+      TestAccuracy(session->get(), data.test, "eval/accuracy");
+  if (!accuracy.ok()) return accuracy.status();
+  std::printf("test accuracy = %.4f\n", *accuracy);
+  return absl::OkStatus();
+}
+
 }  // namespace mnist
 }  // namespace dflow

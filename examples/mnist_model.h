@@ -98,6 +98,18 @@ struct TrainLoopOptions {
 absl::Status TrainLoop(Session* session, Saver* saver, const MnistSplit& train,
                        const TrainLoopOptions& options);
 
+// What both examples do once their graph is built: a session and a saver
+// over `graph`; with `eval_only` the latest checkpoint of
+// loop.checkpoint_dir is restored, otherwise "init" runs, `intro` (if any)
+// is printed and TrainLoop trains; then "test accuracy = 0.xxxx" (from
+// "eval/accuracy") is the last line.
+absl::Status TrainOrRestoreThenEvaluate(const GraphDef& graph,
+                                        const SessionOptions& options,
+                                        const MnistDataset& data,
+                                        bool eval_only,
+                                        const TrainLoopOptions& loop,
+                                        const std::string& intro = "");
+
 }  // namespace mnist
 }  // namespace dflow
 

@@ -46,6 +46,7 @@
 #include "absl/flags/usage.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "data/mnist.h"
 #include "examples/mnist_model.h"
 #include "graph/ops/ops.h"
@@ -193,47 +194,22 @@ absl::Status Main() {
   options.num_threads = absl::GetFlag(FLAGS_threads);
   options.device_count = {{"CPU", towers}};
   options.log_device_placement = absl::GetFlag(FLAGS_log_device_placement);
-  absl::StatusOr<std::unique_ptr<dflow::Session>> session =
-      dflow::Session::Create(model.graph, options);
-  if (!session.ok()) return session.status();
-  absl::StatusOr<dflow::Saver> saver = dflow::Saver::Create(model.graph);
-  if (!saver.ok()) return saver.status();
-  const std::string dir = absl::GetFlag(FLAGS_checkpoint_dir);
-
-  if (absl::GetFlag(FLAGS_eval_only)) {
-    if (absl::Status s = mnist::RestoreLatest(session->get(), *saver, dir);
-        !s.ok()) {
-      return s;
-    }
-  } else {
-    if (absl::Status s = (*session)->Run({}, {}, {"init"}, nullptr); !s.ok()) {
-      return s;
-    }
-    std::printf(
-        "%d towers on /cpu:0../cpu:%d, %d examples per step (%d per "
-        "tower), strategy %s\n",
-        towers, towers - 1, batch_size, per_tower, strategy.c_str());
-    mnist::TrainLoopOptions loop;
-    loop.steps = absl::GetFlag(FLAGS_epochs) * steps_per_epoch;
-    loop.batch_size = batch_size;
-    loop.towers = towers;
-    loop.log_every = absl::GetFlag(FLAGS_log_every);
-    loop.checkpoint_every = absl::GetFlag(FLAGS_checkpoint_every);
-    loop.checkpoint_dir = dir;
-    loop.train_op = model.train_op;
-    loop.seed = absl::GetFlag(FLAGS_seed);
-    loop.timeline = absl::GetFlag(FLAGS_timeline);
-    if (absl::Status s =
-            mnist::TrainLoop(session->get(), &*saver, data->train, loop);
-        !s.ok()) {
-      return s;
-    }
-  }
-  absl::StatusOr<float> accuracy =
-      mnist::TestAccuracy(session->get(), data->test, "eval/accuracy");
-  if (!accuracy.ok()) return accuracy.status();
-  std::printf("test accuracy = %.4f\n", *accuracy);
-  return absl::OkStatus();
+  mnist::TrainLoopOptions loop;
+  loop.steps = absl::GetFlag(FLAGS_epochs) * steps_per_epoch;
+  loop.batch_size = batch_size;
+  loop.log_every = absl::GetFlag(FLAGS_log_every);
+  loop.checkpoint_every = absl::GetFlag(FLAGS_checkpoint_every);
+  loop.checkpoint_dir = absl::GetFlag(FLAGS_checkpoint_dir);
+  loop.train_op = model.train_op;
+  loop.seed = absl::GetFlag(FLAGS_seed);
+  loop.towers = towers;
+  loop.timeline = absl::GetFlag(FLAGS_timeline);
+  return mnist::TrainOrRestoreThenEvaluate(model.graph, options, *data,
+                                          absl::GetFlag(FLAGS_eval_only), loop,
+      absl::StrFormat(
+          "%d towers on /cpu:0../cpu:%d, %d examples per step (%d per tower), "
+          "strategy %s",
+          towers, towers - 1, batch_size, per_tower, strategy));
 }
 
 }  // namespace
