@@ -12,6 +12,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "compiler/partition_memory.h"
 #include "graph/attr_value_util.h"
 #include "graph/device_spec.h"
 #include "graph/node_def_util.h"
@@ -55,6 +56,26 @@ DFLOW_REGISTER_OP("_Recv")
     .Doc(
         "Receives the tensor its _Send sent under the same key (made by "
         "partitioning).");
+
+// The copies between host and device memory on one device. Shape is the
+// input's: a copy moves the value, nothing else.
+DFLOW_REGISTER_OP("_HostToDevice")
+    .Input("input: T")
+    .Output("output: T")
+    .Attr("T: type")
+    .SetShapeFn(shape_fns::UnchangedShape)
+    .Doc(
+        "Copies `input` from host memory to the memory of the device it runs "
+        "on (made by partitioning, see compiler/partition.h).");
+
+DFLOW_REGISTER_OP("_DeviceToHost")
+    .Input("input: T")
+    .Output("output: T")
+    .Attr("T: type")
+    .SetShapeFn(shape_fns::UnchangedShape)
+    .Doc(
+        "Copies `input` from the memory of the device it runs on to host "
+        "memory (made by partitioning, see compiler/partition.h).");
 
 std::string RendezvousKey(absl::string_view send_device,
                           absl::string_view recv_device,
@@ -122,7 +143,9 @@ std::string InputName(const std::string& node, int output) {
 class Partitioner {
  public:
   Partitioner(const Graph& graph, const PartitionOptions& options)
-      : graph_(graph), options_(options) {}
+      : graph_(graph), options_(options) {
+    if (options.kernels != nullptr) memory_.emplace(*options.kernels);
+  }
 
   absl::StatusOr<std::vector<GraphPartition>> Run(PartitionStats* stats);
 
@@ -137,6 +160,9 @@ class Partitioner {
   std::string AddTransfer(const std::string& input,
                           const std::string& tensor_name, DataType type,
                           const std::string& id, int src, int dst);
+  // The input string for data edge `e` inside device `device`: its source,
+  // or the host<->device copy of it the edge needs.
+  absl::StatusOr<std::string> LocalInput(const Edge& e, int device);
   // `base`, or base_1, base_2, ... : a name no node has.
   std::string UniqueName(const std::string& base);
   NodeDef* AddNode(int device) { return partitions_[device].graph.add_node(); }
@@ -151,6 +177,12 @@ class Partitioner {
   // (src id, output, dst device) -> _Recv name; output -1: control.
   absl::flat_hash_map<std::tuple<int, int, int>, std::string> recvs_;
   absl::flat_hash_map<int, std::string> dummies_;  // src id -> Const name
+  // Set when options_.kernels is; device types by device index.
+  std::optional<MemoryCopyAnalysis> memory_;
+  std::vector<std::string> device_types_;
+  // (src id, output, direction) -> the copy node (pointers into the
+  // partitions' repeated fields stay valid as nodes are added).
+  absl::flat_hash_map<std::tuple<int, int, MemoryCopy>, NodeDef*> copies_;
   PartitionStats stats_;
 };
 
@@ -193,6 +225,37 @@ std::string Partitioner::AddTransfer(const std::string& input,
   ++stats_.sends;
   ++stats_.recvs;
   return recv->name();
+}
+
+absl::StatusOr<std::string> Partitioner::LocalInput(const Edge& e,
+                                                    int device) {
+  std::string source = InputName(e.src->name(), e.src_output);
+  if (!memory_.has_value()) return source;
+  absl::StatusOr<MemoryCopy> copy = memory_->CopyFor(e, device_types_[device]);
+  if (!copy.ok()) return copy.status();
+  if (*copy == MemoryCopy::kNone) return source;
+  const bool to_device = *copy == MemoryCopy::kHostToDevice;
+  auto [it, inserted] =
+      copies_.try_emplace({e.src->id(), e.src_output, *copy}, nullptr);
+  if (inserted) {
+    NodeDef* def = AddNode(device);
+    def->set_name(UniqueName(absl::StrCat(
+        to_device ? "_host_to_device_" : "_device_to_host_", e.src->name(),
+        "_", e.src_output)));
+    def->set_op(to_device ? kHostToDeviceOp : kDeviceToHostOp);
+    def->set_device(partitions_[device].device);
+    def->add_input(source);
+    auto& attr = *def->mutable_attr();
+    // A reference read as a value is copied as the value.
+    attr["T"] = MakeAttr(BaseType(e.src->output_type(e.src_output)));
+    attr["_src"] = MakeAttr(TensorName(e.src, e.src_output));
+    attr["_dst"].mutable_list();  // filled below, one per reading input
+    ++(to_device ? stats_.host_to_device : stats_.device_to_host);
+    it->second = def;
+  }
+  it->second->mutable_attr()->at("_dst").mutable_list()->add_s(
+      absl::StrCat(e.dst->name(), ":", e.dst_input));
+  return it->second->name();
 }
 
 std::string Partitioner::DataRecv(const Node* src, int output, int dst) {
@@ -262,6 +325,8 @@ absl::StatusOr<std::vector<GraphPartition>> Partitioner::Run(
   for (size_t i = 0; i < devices.size(); ++i) {
     device_index_[devices[i]] = static_cast<int>(i);
     partitions_.push_back({devices[i], empty});
+    absl::StatusOr<DeviceSpec> spec = DeviceSpec::Parse(devices[i]);
+    device_types_.push_back(spec.ok() ? spec->type().value_or("") : "");
   }
   device_of_.assign(graph_.num_node_ids(), -1);
   for (const Node* n : nodes) {
@@ -293,7 +358,9 @@ absl::StatusOr<std::vector<GraphPartition>> Partitioner::Run(
       }
       const int src = device_of_[e->src->id()];
       if (src == dst) {
-        def->add_input(InputName(e->src->name(), e->src_output));
+        absl::StatusOr<std::string> input = LocalInput(*e, dst);
+        if (!input.ok()) return input.status();
+        def->add_input(*std::move(input));
         continue;
       }
       if (IsRefType(n->input_type(i))) {

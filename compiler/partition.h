@@ -31,13 +31,28 @@
 // serialization, which orders attrs), and partitions can be merged again
 // (timelines, debugging) without clashes.
 //
-// TODO(gpu issue): an edge between host memory and device memory on the
-// same device (an op that keeps an input or output in host memory, e.g. a
-// shape argument on a GPU, and the _Send/_Recv of a GPU tensor to the CPU)
-// needs a host<->device copy. That needs the kernels' memory types, which
-// the compiler learns through an injected interface (like KernelQuery); the
-// copies are inserted here, as _HostSend/_HostRecv pairs or copy nodes, once
-// GPU kernels exist. The control-edge dummy then belongs in host memory.
+// Host and device memory (PartitionOptions::kernels given): on a device
+// with memory of its own (every type but "CPU", see partition_memory.h), a
+// data edge between two of its nodes whose producer keeps the value in host
+// memory and whose consumer wants it in device memory (or the other way
+// round) gets a copy node on that device:
+//
+//   Shape (output on host) -> Cast (x on device), both on GPU:0
+//     GPU:0: Shape -> _HostToDevice -> Cast
+//
+// One copy per (tensor, direction), shared by every consumer that needs it
+// (as one _Recv is). Copies are named "_host_to_device_<src>_<k>" and
+// "_device_to_host_<src>_<k>" (made unique like the transfers) and carry
+// `_src` (the tensor copied, "Shape:0") and `_dst` (the inputs that read
+// the copy, "Cast:0") for messages and timelines.
+//
+// _Send and _Recv move values in the memory their kernel definitions
+// declare: device memory on a GPU. A cross-device edge gets no copy here
+// even when an end keeps its value in host memory: the GPU transfer
+// implementation stages such values itself (a GPU-to-CPU _Send copies to
+// host memory before it hands the value over), which avoids a copy to the
+// device and straight back. The control-edge dummy is a Const, which the
+// GPU kernels keep in device memory; nothing reads its value.
 #ifndef DFLOW_COMPILER_PARTITION_H_
 #define DFLOW_COMPILER_PARTITION_H_
 
@@ -46,6 +61,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "compiler/kernel_query.h"
 #include "graph/graph.h"
 #include "proto/graph.pb.h"
 
@@ -53,20 +69,27 @@ namespace dflow {
 
 inline constexpr char kSendOp[] = "_Send";
 inline constexpr char kRecvOp[] = "_Recv";
+// Copies between host and device memory on one device (see the top).
+inline constexpr char kHostToDeviceOp[] = "_HostToDevice";
+inline constexpr char kDeviceToHostOp[] = "_DeviceToHost";
 
 struct PartitionOptions {
   // Added in front of every rendezvous key (e.g. a session-unique prefix so
   // two sessions sharing a rendezvous never meet); the runtime appends the
   // step. Stored in the `key_prefix` attr of every _Send and _Recv.
   std::string key_prefix;
+  // The kernels' memory types. Null: no host<->device copies are inserted
+  // (every edge inside a device is left as it is). Not owned; must outlive
+  // the PartitionGraph call.
+  const KernelQuery* kernels = nullptr;
 };
 
 struct GraphPartition {
   // Full device name, as in Node::assigned_device().
   std::string device;
-  // The device's nodes plus its _Send/_Recv nodes (and control dummies);
-  // every node's `device` field is `device`. Carries the graph's versions
-  // and function library.
+  // The device's nodes plus its _Send/_Recv nodes, control dummies and
+  // host<->device copies; every node's `device` field is `device`. Carries
+  // the graph's versions and function library.
   GraphDef graph;
 };
 
@@ -76,6 +99,9 @@ struct PartitionStats {
   int recvs = 0;
   // The transfers among those that carry a control edge.
   int control_transfers = 0;
+  // Copy nodes added between host and device memory on one device.
+  int host_to_device = 0;
+  int device_to_host = 0;
 };
 
 // The key a _Send and its _Recv meet under in the rendezvous, before the
@@ -91,7 +117,8 @@ std::string RendezvousKey(absl::string_view send_device,
 // Splits placed `graph` (every node has an assigned device) into one
 // partition per device that holds nodes, ordered by device (job, replica,
 // task, type, id). A single-device graph gives one partition without
-// transfers. Errors name the node: unplaced node, unconnected input, a
+// transfers (but with its host<->device copies, given `options.kernels`).
+// Errors name the node: unplaced node, unconnected input, a
 // reference input fed from another device. `stats`, when given, is
 // overwritten with the counts.
 absl::StatusOr<std::vector<GraphPartition>> PartitionGraph(
