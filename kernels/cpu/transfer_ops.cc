@@ -9,6 +9,13 @@
 // Both kernels build their key once, from their node's attrs, with the
 // partition pass's RendezvousKey, so the two sides always agree. A step's
 // rendezvous is fresh, so the key carries no step id.
+//
+// Also the copies partitioning inserts between host and device memory on
+// one device (_HostToDevice, _DeviceToHost). Devices running CPU kernels
+// compute on host memory, fake GPUs included, so there the copy is the
+// same buffer: the kernel forwards its input. On a real GPU the copies are
+// the CUDA implementations registered under the definitions in
+// kernels/gpu/kernel_defs_transfer.cc (the GPU backend's work).
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -112,9 +119,31 @@ class RecvOp : public AsyncOpKernel {
   std::string key_;
 };
 
+// Host and device memory are one here: the output is the input's buffer.
+// (A reference read as a value arrives as the variable's value.)
+class MemoryCopyOp : public OpKernel {
+ public:
+  explicit MemoryCopyOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    // What was copied, for step stats and timelines (the partition pass
+    // names the tensor in `_src`).
+    std::string src;
+    if (ctx->GetAttr("_src", &src).ok()) {
+      set_stats_details({{"tensor_name", src}});
+    }
+  }
+  void Compute(OpKernelContext* ctx) override {
+    ctx->set_output(0, ctx->input(0));
+  }
+  bool IsExpensive() const override { return false; }
+};
+
 // No type constraints: a transfer moves a tensor of any type.
 DFLOW_REGISTER_KERNEL(KernelDefBuilder(kSendOp).Device(kDeviceCpu), SendOp);
 DFLOW_REGISTER_KERNEL(KernelDefBuilder(kRecvOp).Device(kDeviceCpu), RecvOp);
+DFLOW_REGISTER_KERNEL(KernelDefBuilder(kHostToDeviceOp).Device(kDeviceCpu),
+                      MemoryCopyOp);
+DFLOW_REGISTER_KERNEL(KernelDefBuilder(kDeviceToHostOp).Device(kDeviceCpu),
+                      MemoryCopyOp);
 
 }  // namespace
 }  // namespace dflow
