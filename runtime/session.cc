@@ -14,7 +14,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "compiler/fuse_matmul_update.h"
+#include "compiler/optimization_stages.h"
 #include "compiler/partition.h"
 #include "compiler/placement_log.h"
 #include "compiler/placer.h"
@@ -157,8 +157,11 @@ struct Session::Impl {
       const FeedList& feeds, const std::vector<std::string>& fetches,
       const std::vector<std::string>& targets);
   // Builds the plan's executors for the placed `graph`: one, or one per
-  // device with transfers between them.
-  absl::Status BuildExecutors(const Graph& graph, Plan* plan);
+  // device with transfers between them; runs the device-specific passes on
+  // each device's graph first.
+  absl::Status BuildExecutors(const OptimizationOptions& optimization,
+                              Graph* graph, Plan* plan,
+                              std::vector<PassSummary>* passes);
   // Runs every partition of `plan` concurrently; returns the first error.
   absl::Status RunPartitioned(const Plan& plan, const Executor::Args& args,
                               std::vector<NodeExecStats>* stats);
@@ -297,38 +300,65 @@ absl::StatusOr<std::shared_ptr<const Plan>> Session::Impl::Compile(
   ImportOptions options;
   options.infer_shapes = false;  // shapes were checked when the graph was built
   if (absl::Status s = ImportGraphDef(def, options, &pruned); !s.ok()) return s;
-  if (this->options.optimize_graph) {
-    if (absl::StatusOr<int> fused = FuseMatMulIntoGradientDescent(&pruned);
-        !fused.ok()) {
-      return fused.status();
-    }
+  OptimizationOptions optimization;
+  optimization.enabled = this->options.optimize_graph;
+  optimization.tensor_fusion.threshold_bytes =
+      this->options.tensor_fusion_threshold_bytes;
+  std::vector<PassSummary> passes;
+  if (absl::Status s =
+          RunDeviceIndependentPasses(optimization, &pruned, &passes);
+      !s.ok()) {
+    return s;
   }
   if (absl::StatusOr<PlacementRecord> placement = Place(&pruned);
       !placement.ok()) {
     return placement.status();
   }
-  if (absl::Status s = BuildExecutors(pruned, plan.get()); !s.ok()) return s;
+  if (absl::Status s =
+          BuildExecutors(optimization, &pruned, plan.get(), &passes);
+      !s.ok()) {
+    return s;
+  }
+  if (this->options.log_device_placement) {
+    std::string lines;
+    for (const PassSummary& pass : passes) {
+      if (pass.changes > 0)
+        absl::StrAppend(&lines, "    ", PassSummaryLine(pass), "\n");
+    }
+    if (!lines.empty()) std::cerr << "Optimizations:\n" << lines << std::flush;
+  }
   return std::shared_ptr<const Plan>(std::move(plan));
 }
 
-absl::Status Session::Impl::BuildExecutors(const Graph& graph, Plan* plan) {
+absl::Status Session::Impl::BuildExecutors(
+    const OptimizationOptions& optimization, Graph* graph, Plan* plan,
+    std::vector<PassSummary>* passes) {
   auto kernel_for = [this](const Node& node, Device* device) {
     return KernelFor(node, device);
   };
   std::set<std::string> used;
-  for (const Node* n : graph.nodes()) {
+  for (const Node* n : graph->nodes()) {
     used.insert(n->assigned_device());
-    if (absl::StartsWith(n->op(), "Collective")) plan->has_collectives = true;
+    if (absl::StartsWith(n->op(), "Collective") ||
+        absl::StartsWith(n->op(), "_FusedCollective")) {
+      plan->has_collectives = true;
+    }
   }
   if (used.size() <= 1) {
-    Device* device = used.empty() ? devices->cpu() : devices->Find(*used.begin());
+    Device* device =
+        used.empty() ? devices->cpu() : devices->Find(*used.begin());
     if (device == nullptr) {
-      return absl::InternalError(absl::StrCat(
-          "placement chose device '", *used.begin(),
-          "', which this session does not have"));
+      return absl::InternalError(
+          absl::StrCat("placement chose device '", *used.begin(),
+                       "', which this session does not have"));
+    }
+    if (absl::Status s = RunDeviceSpecificPasses(optimization, device->name(),
+                                                 device->type(), graph, passes);
+        !s.ok()) {
+      return s;
     }
     absl::StatusOr<std::unique_ptr<Executor>> executor =
-        Executor::Create(graph, device, kernel_for);
+        Executor::Create(*graph, device, kernel_for);
     if (!executor.ok()) return executor.status();
     plan->executor = *std::move(executor);
     return absl::OkStatus();
@@ -338,24 +368,29 @@ absl::Status Session::Impl::BuildExecutors(const Graph& graph, Plan* plan) {
   // own, so keys need no prefix or step id.
   PartitionStats stats;
   absl::StatusOr<std::vector<GraphPartition>> partitions =
-      PartitionGraph(graph, PartitionOptions(), &stats);
+      PartitionGraph(*graph, PartitionOptions(), &stats);
   if (!partitions.ok()) return partitions.status();
   std::vector<std::string> summary;
   for (const GraphPartition& partition : *partitions) {
     Device* device = devices->Find(partition.device);
     if (device == nullptr) {
-      return absl::InternalError(
-          absl::StrCat("partitioning made a partition for device '",
-                       partition.device, "', which this session does not have"));
+      return absl::InternalError(absl::StrCat(
+          "partitioning made a partition for device '", partition.device,
+          "', which this session does not have"));
     }
     Graph part;
     ImportOptions import;
     import.infer_shapes = false;  // checked when the graph was built
     if (absl::Status s = ImportGraphDef(partition.graph, import, &part);
         !s.ok()) {
-      return absl::Status(s.code(),
-                          absl::StrCat("the partition for ", partition.device,
-                                       ": ", s.message()));
+      return absl::Status(
+          s.code(), absl::StrCat("the partition for ", partition.device, ": ",
+                                 s.message()));
+    }
+    if (absl::Status s = RunDeviceSpecificPasses(optimization, device->name(),
+                                                 device->type(), &part, passes);
+        !s.ok()) {
+      return s;
     }
     absl::StatusOr<std::unique_ptr<Executor>> executor =
         Executor::Create(part, device, kernel_for);
@@ -386,10 +421,9 @@ absl::Status Session::Impl::RunPartitioned(const Plan& plan,
   Executor::Args part_args = args;
   part_args.rendezvous = &step->rendezvous;
   // Partitions may outlive this call (see PartitionedStep).
-  part_args.keep_alive =
-      std::make_shared<std::pair<std::shared_ptr<const void>,
-                                 std::shared_ptr<PartitionedStep>>>(
-          args.keep_alive, step);
+  part_args.keep_alive = std::make_shared<
+      std::pair<std::shared_ptr<const void>, std::shared_ptr<PartitionedStep>>>(
+      args.keep_alive, step);
   // One clock for every partition's stats.
   part_args.start_time = absl::Now();
   // Every partition but the first starts on the pool; this thread starts
@@ -603,8 +637,8 @@ absl::Status Session::Run(const RunOptions& options, const FeedList& feeds,
   }
   // The frame and the variables outlive this call if the step times out
   // while kernels still run.
-  auto frame =
-      std::make_shared<CallFrame>(std::move(args), static_cast<int>(fetches.size()));
+  auto frame = std::make_shared<CallFrame>(std::move(args),
+                                           static_cast<int>(fetches.size()));
   Executor::Args exec_args;
   exec_args.step_id = impl_->next_step.fetch_add(1);
   exec_args.variables = impl_->variables.get();

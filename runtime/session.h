@@ -59,10 +59,18 @@ struct SessionOptions {
   // with every soft-placement fallback (to stderr).
   bool log_device_placement = false;
   // Compiler passes that make each run signature's graph faster without
-  // changing its results (today: a weight gradient's MatMul fused into its
-  // ApplyGradientDescent, compiler/fuse_matmul_update.h). false runs the
-  // graph exactly as built.
+  // changing its results (compiler/optimization_stages.h): before
+  // placement, tensor fusion of small all-reduces; on each device's
+  // partition, a weight gradient's MatMul fused into its
+  // ApplyGradientDescent. false runs the graph exactly as built. With
+  // log_device_placement, each compiled signature prints what every pass
+  // did.
   bool optimize_graph = true;
+  // Tensor fusion's bucket size: all-reduces of one group and dtype with
+  // fewer bytes than this (per device) are packed into one buffer and
+  // all-reduced together (compiler/tensor_fusion.h). 0 turns fusion off.
+  // Results are bitwise the same either way.
+  int64_t tensor_fusion_threshold_bytes = 64 << 20;
 };
 
 // The devices a session with `options` computes on: the CPUs of
