@@ -292,6 +292,54 @@ TEST(PartitionedSessionTest, PlacementLogCountsTransfers) {
   EXPECT_THAT(log, HasSubstr("Transfers: 2 _Send, 2 _Recv (0 for control"));
 }
 
+// Inside a (fake) GPU's partition, an edge between an argument its kernel
+// keeps in host memory and one in device memory gets a copy node
+// (compiler/partition.h): Shape's int32 output (host) read by Cast (device),
+// and Cast's int32 output (device) read as Reshape's `shape` (host).
+// DISABLED until runtime/session.cc passes RegistryKernelQuery into
+// PartitionOptions::kernels and prints the copy counts.
+TEST(PartitionedSessionTest, DISABLED_HostDeviceCopiesInsideAFakeGpu) {
+  Scope root = Scope::NewRootScope();
+  Scope gpu = root.WithDevice("/gpu:0");
+  Output x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT);
+  Output y = ops::Neg(gpu.WithOpName("y"), x);
+  Output shape = ops::Shape(gpu.WithOpName("shape"), y);
+  Output shape_f = ops::Cast(gpu.WithOpName("shape_f"), shape, DT_FLOAT);
+  Output dims = ops::Cast(gpu.WithOpName("dims"), shape_f, DT_INT32);
+  ops::Reshape(gpu.WithOpName("reshaped"), y, dims);
+  ops::Sum(gpu.WithOpName("total"), shape_f,
+           ops::Const(gpu.WithOpName("axis"), 0));
+  SessionOptions options;
+  options.fake_gpus = 1;
+  options.log_device_placement = true;
+  testing::internal::CaptureStderr();
+  auto session = MakeSession(ToDef(root), options);
+  ASSERT_NE(session, nullptr);
+  RunOptions run_options;
+  run_options.collect_step_stats = true;
+  RunMetadata metadata;
+  std::vector<Tensor> out;
+  absl::Status s = session->Run(
+      run_options,
+      {{"x", Tensor::FromVector<float>({1, 2, 3, 4, 5, 6}, TensorShape({2, 3}))}},
+      {"reshaped", "total"}, {}, &out, &metadata);
+  const std::string log = testing::internal::GetCapturedStderr();
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_THAT(Floats(out[0]), testing::ElementsAre(-1, -2, -3, -4, -5, -6));
+  EXPECT_EQ(out[0].shape(), TensorShape({2, 3}));
+  EXPECT_THAT(Floats(out[1]), testing::ElementsAre(5));
+  // One copy of `shape` to the device (shared by its one consumer), one of
+  // `dims` to the host; each in the step stats on the GPU.
+  EXPECT_EQ(CountOp(metadata, "_HostToDevice"), 1);
+  EXPECT_EQ(CountOp(metadata, "_DeviceToHost"), 1);
+  for (const NodeExecStats& st : metadata.step_stats) {
+    if (st.op == "_HostToDevice" || st.op == "_DeviceToHost") {
+      EXPECT_THAT(st.device, HasSubstr("GPU:0")) << st.node;
+    }
+  }
+  EXPECT_THAT(log, HasSubstr("Copies: 1 host to device, 1 device to host"));
+}
+
 // x (CPU:0) -> a (CPU:1) -> fails on CPU:2, while CPU:1 goes on with more
 // work and CPU:0 waits for both: the step must end with the failing node's
 // error, every time.
