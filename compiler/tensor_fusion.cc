@@ -13,14 +13,45 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/match.h"
+#include "absl/strings/strip.h"
 #include "graph/attr_value_util.h"
 #include "graph/node_def_util.h"
+#include "graph/op_registry.h"
+#include "graph/shape_inference.h"
 #include "graph/tensor.h"
 
 namespace dflow {
+
+// Internal: only this pass creates it, so it is declared here rather than
+// with the public collectives in graph/ops/ (TensorFlow's ops: a graph of
+// those loads in TensorFlow). The attrs are CollectiveAllReduce's plus N.
+DFLOW_REGISTER_OP("_FusedCollectiveAllReduce")
+    .Input("input: N * T")
+    .Output("data: N * T")
+    .Attr("N: int >= 1")
+    .Attr("T: {float, double, int32, int64}")
+    .Attr("group_size: int >= 1")
+    .Attr("group_key: int")
+    .Attr("instance_key: int")
+    .Attr("reduction: {'sum', 'mean', 'max'} = 'sum'")
+    .Attr("communication_hint: {'auto', 'ring', 'nccl'} = 'auto'")
+    .Attr("timeout_seconds: float = 60")
+    .SetIsStateful()
+    .SetShapeFn([](InferenceContext* c) { return c->PassThrough(); })
+    .Doc(
+        "Packs its N inputs into one buffer, all-reduces it over the group "
+        "as one instance, and unpacks the result: output k is the "
+        "reduction of every member's input k (made by tensor fusion).");
+
 namespace {
 
 constexpr char kAllReduce[] = "CollectiveAllReduce";
+
+// The collective ops, fused or not: their keys are taken.
+bool IsCollective(const std::string& op) {
+  return absl::StartsWith(absl::StripPrefix(op, "_Fused"), "Collective");
+}
 
 // One all-reduce instance all of whose members can be fused.
 struct Candidate {
@@ -233,15 +264,6 @@ class BucketRewriter {
     return out;
   }
 
-  absl::StatusOr<Node*> Const(const std::string& name, const Tensor& value) {
-    NodeDef def;
-    def.set_name(Unique(name));
-    def.set_op("Const");
-    (*def.mutable_attr())["dtype"] = MakeAttr(value.dtype());
-    (*def.mutable_attr())["value"] = MakeAttr(value);
-    return Add(std::move(def), {});
-  }
-
   absl::Status RewriteDevice(int d) {
     const Node* first = bucket_[0]->members[d];
     device_ = first->requested_device();
@@ -254,71 +276,32 @@ class BucketRewriter {
     const std::string base = absl::StrCat(prefix_, "/", d, "/");
     const int k = static_cast<int>(bucket_.size());
 
-    absl::StatusOr<Node*> flat_shape =
-        Const(base + "flat_shape", Tensor::FromVector<int32_t>({-1}));
-    if (!flat_shape.ok()) return flat_shape.status();
-    absl::StatusOr<Node*> axis =
-        Const(base + "axis", Tensor::Scalar<int32_t>(0));
-    if (!axis.ok()) return axis.status();
-
-    // Pack: each member's input flattened, then concatenated in bucket order.
-    std::vector<Link> flats;
-    std::vector<int64_t> sizes;
+    // One fused all-reduce of the members' inputs in bucket order, with the
+    // first member's attrs, the new key and every member's control inputs.
+    std::vector<Link> inputs;
     std::vector<Node*> control_in;
     for (int j = 0; j < k; ++j) {
       const Node* m = bucket_[j]->members[d];
       const Edge* in = InputOf(m);
-      NodeDef def;
-      def.set_name(Unique(absl::StrCat(base, "flatten_", j)));
-      def.set_op("Reshape");
-      (*def.mutable_attr())["T"] = MakeAttr(dtype);
-      absl::StatusOr<Node*> flat =
-          Add(std::move(def), {{in->src, in->src_output}, {*flat_shape, 0}});
-      if (!flat.ok()) return flat.status();
-      flats.push_back({*flat, 0});
-      sizes.push_back(bucket_[j]->shape.num_elements());
+      inputs.push_back({in->src, in->src_output});
       for (const Edge* e : m->in_edges()) {
         if (e->IsControl()) control_in.push_back(e->src);
       }
     }
-    NodeDef concat_def;
-    concat_def.set_name(Unique(base + "concat"));
-    concat_def.set_op("ConcatV2");
-    (*concat_def.mutable_attr())["N"] = MakeAttr(static_cast<int64_t>(k));
-    (*concat_def.mutable_attr())["T"] = MakeAttr(dtype);
-    std::vector<Link> concat_in = flats;
-    concat_in.push_back({*axis, 0});
-    absl::StatusOr<Node*> concat = Add(std::move(concat_def), concat_in);
-    if (!concat.ok()) return concat.status();
-
-    // One all-reduce with the first member's attrs and the new key.
-    NodeDef reduce_def;
-    reduce_def.set_name(Unique(base + "all_reduce"));
-    reduce_def.set_op(kAllReduce);
+    NodeDef fused_def;
+    fused_def.set_name(Unique(base + "all_reduce"));
+    fused_def.set_op(kFusedAllReduceOp);
     for (const auto& [name, value] : first->def().attr()) {
-      if (name != "_class") (*reduce_def.mutable_attr())[name] = value;
+      if (name != "_class") (*fused_def.mutable_attr())[name] = value;
     }
-    (*reduce_def.mutable_attr())["instance_key"] = MakeAttr(new_key_);
-    absl::StatusOr<Node*> reduce = Add(std::move(reduce_def), {{*concat, 0}});
-    if (!reduce.ok()) return reduce.status();
-    for (Node* src : control_in) graph_->AddControlEdge(src, *reduce);
+    (*fused_def.mutable_attr())["instance_key"] = MakeAttr(new_key_);
+    (*fused_def.mutable_attr())["N"] = MakeAttr(static_cast<int64_t>(k));
+    absl::StatusOr<Node*> fused = Add(std::move(fused_def), inputs);
+    if (!fused.ok()) return fused.status();
+    for (Node* src : control_in) graph_->AddControlEdge(src, *fused);
 
-    // Unpack: split in bucket order, each part reshaped back and put in
-    // place of its member, under the member's name.
-    absl::StatusOr<Node*> size_splits =
-        Const(base + "sizes", Tensor::FromVector<int64_t>(sizes));
-    if (!size_splits.ok()) return size_splits.status();
-    NodeDef split_def;
-    split_def.set_name(Unique(base + "split"));
-    split_def.set_op("SplitV");
-    (*split_def.mutable_attr())["num_split"] =
-        MakeAttr(static_cast<int64_t>(k));
-    (*split_def.mutable_attr())["T"] = MakeAttr(dtype);
-    (*split_def.mutable_attr())["Tlen"] = MakeAttr(DT_INT64);
-    absl::StatusOr<Node*> split = Add(
-        std::move(split_def), {{*reduce, 0}, {*size_splits, 0}, {*axis, 0}});
-    if (!split.ok()) return split.status();
-
+    // Each member's name now an Identity of its output of the fused node,
+    // with the member's consumers.
     for (int j = 0; j < k; ++j) {
       Node* m = bucket_[j]->members[d];
       const std::string name = m->name();
@@ -332,19 +315,11 @@ class BucketRewriter {
         }
       }
       graph_->RemoveNode(m);
-      const TensorShape& shape = bucket_[j]->shape;
-      absl::StatusOr<Node*> shape_const =
-          Const(absl::StrCat(base, "shape_", j),
-                Tensor::FromVector<int64_t>(std::vector<int64_t>(
-                    shape.dims().begin(), shape.dims().end())));
-      if (!shape_const.ok()) return shape_const.status();
       NodeDef def;
       def.set_name(name);
-      def.set_op("Reshape");
+      def.set_op("Identity");
       (*def.mutable_attr())["T"] = MakeAttr(dtype);
-      (*def.mutable_attr())["Tshape"] = MakeAttr(DT_INT64);
-      absl::StatusOr<Node*> out =
-          Add(std::move(def), {{*split, j}, {*shape_const, 0}});
+      absl::StatusOr<Node*> out = Add(std::move(def), {{*fused, j}});
       if (!out.ok()) return out.status();
       for (const Link& l : data_out) {
         absl::StatusOr<const Edge*> e =
@@ -377,7 +352,7 @@ absl::StatusOr<TensorFusionResult> FuseAllReduces(
   absl::flat_hash_map<int64_t, int64_t> max_instance;
   bool shapes_missing = false;
   for (Node* n : graph->nodes()) {
-    if (n->op().rfind("Collective", 0) != 0) continue;
+    if (!IsCollective(n->op())) continue;
     int64_t group = 0, instance = 0;
     if (!n->GetAttr("group_key", &group).ok() ||
         !n->GetAttr("instance_key", &instance).ok()) {

@@ -8,16 +8,22 @@
 // are fixed when the graph is built, so the compiler decides once per run
 // signature, identically on every device.
 //
-// On each device, the members of the fused instances become
+// On each device, the members of the fused instances become one node,
 //
-//   Reshape(x_k, [-1]) ... -> ConcatV2 -> CollectiveAllReduce -> SplitV
-//                                            -> Reshape(part_k, shape_k)
+//   x_1 ... x_N -> _FusedCollectiveAllReduce -> Identity (member 1's name)
+//                                  ...       -> Identity (member N's name)
 //
-// where the last Reshape of each takes the original member's name and
-// edges, so fetches and consumers see no difference. The all-reduce combines
-// every element in rank order wherever it sits in the buffer
-// (runtime/collective_ring.h), so fused and unfused results are bitwise
-// equal.
+// an internal op (registered here, with CollectiveAllReduce's attrs plus N
+// and a fresh instance key) whose kernel packs its N inputs into one buffer,
+// runs one all-reduce of it, and copies the parts out into its N outputs;
+// its step stats show the phases "pack", "wait", "reduce" and "unpack". Each
+// Identity takes a member's name and edges (forwarding the buffer, no
+// copy), so fetches and consumers see no difference; the fused node takes
+// the members' control inputs, their requested device and `_class`. The
+// all-reduce combines every element in rank order wherever it sits in the
+// buffer (runtime/collective_ring.h), so fused and unfused results are
+// bitwise equal. Members that packed different tensors (a bug, or graphs
+// fused differently) fail with an error instead of mixing their parts.
 //
 // An instance is fused when all its `group_size` members are in the graph,
 // on distinct requested devices, with one fully known shape and identical
@@ -35,6 +41,11 @@
 #include "graph/graph.h"
 
 namespace dflow {
+
+// The op fused members become: inputs `input: N * T`, outputs `data: N * T`
+// (output k has input k's shape), attrs N, T, group_size, group_key,
+// instance_key, reduction, communication_hint, timeout_seconds.
+inline constexpr char kFusedAllReduceOp[] = "_FusedCollectiveAllReduce";
 
 struct TensorFusionOptions {
   // The most bytes one fused buffer holds per member (Horovod's

@@ -33,6 +33,18 @@ std::string InstanceLabel(const CollectiveRequest& r) {
                       r.step_id, ")");
 }
 
+// "3 tensors [2,3] [7] []", or "1 unfused tensor" for a plain member.
+std::string PartsText(const CollectiveRequest& r) {
+  if (r.parts.empty()) {
+    return absl::StrCat("1 unfused tensor ", Payload(r).shape().ToString());
+  }
+  std::vector<std::string> shapes;
+  for (const TensorShape& s : r.parts) shapes.push_back(s.ToString());
+  return absl::StrCat(r.parts.size(),
+                      r.parts.size() == 1 ? " tensor " : " tensors ",
+                      absl::StrJoin(shapes, " "));
+}
+
 absl::Status Prefixed(const absl::Status& s, const std::string& prefix) {
   return absl::Status(s.code(), absl::StrCat(prefix, s.message()));
 }
@@ -194,6 +206,11 @@ absl::Status CollectiveExecutor::CheckAgainst(const CollectiveRequest& first,
           "; a broadcast has exactly one CollectiveBroadcastSend"));
     }
   }
+  if (first.parts != r.parts) {
+    return disagree("packed tensors", PartsText(first), PartsText(r),
+                    "every member of a fused all-reduce packs the same "
+                    "number of tensors, of the same shapes, in one order");
+  }
   const Tensor& a = Payload(first);
   const Tensor& b = Payload(r);
   if (a.dtype() != b.dtype()) {
@@ -310,6 +327,11 @@ void CollectiveExecutor::Submit(CollectiveRequest r) {
 }
 
 void CollectiveExecutor::Run(std::vector<CollectiveRequest> members) {
+  // Read the clock only for members that asked (steps recording stats).
+  const bool timed =
+      std::any_of(members.begin(), members.end(),
+                  [](const CollectiveRequest& m) { return m.timing != nullptr; });
+  const absl::Time group_complete = timed ? absl::Now() : absl::Time();
   SortByRank(&members);
   const int n = static_cast<int>(members.size());
   const CollectiveRequest& first = members[0];
@@ -366,9 +388,13 @@ void CollectiveExecutor::Run(std::vector<CollectiveRequest> members) {
       std::make_shared<std::vector<CollectiveRequest>>(std::move(members));
   // No `this`: the executor may be gone when the last block finishes.
   ThreadPool* pool = pool_;
-  RunRingWork(std::move(work), pool, [pool, held] {
+  RunRingWork(std::move(work), pool, [pool, held, timed, group_complete] {
+    const absl::Time work_end = timed ? absl::Now() : absl::Time();
     Callbacks callbacks;
-    for (CollectiveRequest& m : *held) callbacks.push_back(std::move(m.done));
+    for (CollectiveRequest& m : *held) {
+      if (m.timing != nullptr) *m.timing = {group_complete, work_end};
+      callbacks.push_back(std::move(m.done));
+    }
     Deliver(pool, std::move(callbacks), absl::OkStatus(), false);
   });
 }

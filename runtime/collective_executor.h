@@ -5,15 +5,18 @@
 // preallocated output, a callback) and returns at once; the request that
 // completes an instance's group runs the collective (collective_ring.h) and
 // every member's callback is called with the outcome. Nothing ever blocks a
-// thread waiting for peers.
+// thread waiting for peers. A member that asks (CollectiveRequest::timing)
+// learns when its group was complete and when the work ended, for the
+// phases of step stats.
 //
 // An instance is identified by (step_id, group_key, instance_key); its group
 // is the group_size members that arrive with those keys in that step, ranked
 // by device (runtime order: job, replica, task, type, then id as a number,
 // so CPU:2 comes before CPU:10). Every failure reaches every waiting member
 // and names the instance:
-// - members disagreeing on the op, reduction, group size, dtype or shape, a
-//   second member from one device, a second broadcast sender:
+// - members disagreeing on the op, reduction, group size, dtype or shape (or
+//   on the tensors a fused all-reduce packed), a second member from one
+//   device, a second broadcast sender:
 //   InvalidArgument at once, naming both devices (and nodes) and both values;
 //   the instance stays failed, so its later members fail at once too;
 // - a member missing after the earliest deadline of those that arrived:
@@ -51,6 +54,14 @@ enum class CollectiveKind {
 // "all-reduce", "all-gather", "broadcast" (both broadcast kinds).
 const char* CollectiveKindName(CollectiveKind kind);
 
+// When a member's collective ran, for its phases in step stats: the member
+// waited for its peers from its submit until `group_complete`, then the work
+// ran until `work_end`. absl::Now() readings.
+struct CollectiveTiming {
+  absl::Time group_complete;
+  absl::Time work_end;
+};
+
 // What one member submits.
 struct CollectiveRequest {
   CollectiveKind kind = CollectiveKind::kAllReduce;
@@ -71,6 +82,14 @@ struct CollectiveRequest {
   // Where the result goes, allocated by the member with the result's dtype
   // and shape (not for a broadcast sender, whose result is its input).
   Tensor output;
+  // A fused all-reduce's parts: the shapes of the tensors packed, in order,
+  // into `input` (empty for any other collective). Members must agree on
+  // them, not only on the packed size: the same bytes split differently
+  // would reduce one member's tensor with another's.
+  std::vector<TensorShape> parts;
+  // Optional: when set, written before `done` is called with OK. Must stay
+  // valid until then (the member's callback owns it).
+  CollectiveTiming* timing = nullptr;
   // Called exactly once, on any thread, when the output is ready or the
   // instance failed. Must not block.
   std::function<void(const absl::Status&)> done;

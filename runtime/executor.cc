@@ -419,6 +419,7 @@ class Executor::Step : public std::enable_shared_from_this<Step> {
     params.call_frame = args_.call_frame;
     params.rendezvous = args_.rendezvous;
     params.collective_context = args_.collective_context;
+    params.record_phases = !stats_.empty();
     const int64_t start_us = stats_.empty() ? 0 : ElapsedMicros();
     if (AsyncOpKernel* async = item.kernel->AsAsync()) {
       // The callback owns the context, so a kernel that drops `done`
@@ -474,7 +475,7 @@ class Executor::Step : public std::enable_shared_from_this<Step> {
       return;
     }
     OpKernelContext::OutputValues& outputs = *ctx->outputs();
-    if (!stats_.empty()) RecordStats(id, outputs, start_us);
+    if (!stats_.empty()) RecordStats(id, ctx, start_us);
     for (int e = item.out_begin; e < item.out_end; ++e) {
       const OutEdge& edge = exec_->out_edges_[e];
       if (edge.slot >= 0) {
@@ -537,8 +538,9 @@ class Executor::Step : public std::enable_shared_from_this<Step> {
     }
   }
 
-  void RecordStats(int id, const OpKernelContext::OutputValues& outputs,
-                   int64_t start_us) {
+  // Called once the kernel is done (an async kernel's phases were recorded
+  // before it called `done`, which runs this).
+  void RecordStats(int id, OpKernelContext* ctx, int64_t start_us) {
     const OpKernel& k = *exec_->nodes_[id].kernel;
     NodeExecStats& s = stats_[id];
     s.node = k.name();
@@ -548,9 +550,17 @@ class Executor::Step : public std::enable_shared_from_this<Step> {
     s.end_us = ElapsedMicros();
     s.thread_id = CurrentThreadId();
     s.details = k.stats_details();
-    for (const TensorValue& v : outputs) {
+    for (auto& detail : ctx->TakeStatsDetails()) {
+      s.details.push_back(std::move(detail));
+    }
+    for (const TensorValue& v : *ctx->outputs()) {
       s.output_shapes.push_back(v.tensor.shape());
       s.output_bytes += static_cast<int64_t>(v.tensor.TotalBytes());
+    }
+    for (OpKernelContext::Phase& p : ctx->TakePhases()) {
+      s.phases.push_back(NodeExecStats::Phase{
+          std::move(p.name), absl::ToInt64Microseconds(p.start - start_),
+          absl::ToInt64Microseconds(p.end - start_)});
     }
   }
 

@@ -81,7 +81,8 @@ class Executor : public std::enable_shared_from_this<Executor> {
     // Optional: cancellation, deadline, step stats.
     const CancellationFlag* cancellation = nullptr;
     absl::Time deadline = absl::InfiniteFuture();
-    // When non-null, one entry per node is appended.
+    // When non-null, one entry per node is appended, with the phases its
+    // kernel recorded (OpKernelContext::RecordPhase).
     std::vector<NodeExecStats>* stats = nullptr;
     // The step's rendezvous, for the _Send/_Recv of a partitioned step
     // (null otherwise). The step aborts it with its first error, and stops

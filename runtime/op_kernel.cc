@@ -57,6 +57,29 @@ void OpKernelContext::set_output(int i, Tensor t) {
 
 void OpKernelContext::set_output_var(int i, Var* var) { outputs_[i].var = var; }
 
+void OpKernelContext::RecordPhase(std::string name, absl::Time start,
+                                  absl::Time end) {
+  if (!params_.record_phases) return;
+  std::lock_guard<std::mutex> lock(phases_mu_);
+  phases_.push_back(Phase{std::move(name), start, end});
+}
+
+void OpKernelContext::RecordStatsDetail(std::string key, std::string value) {
+  if (!params_.record_phases) return;
+  std::lock_guard<std::mutex> lock(phases_mu_);
+  step_details_.emplace_back(std::move(key), std::move(value));
+}
+
+std::vector<OpKernelContext::Phase> OpKernelContext::TakePhases() {
+  std::lock_guard<std::mutex> lock(phases_mu_);
+  return std::move(phases_);
+}
+
+OpKernel::StatsDetails OpKernelContext::TakeStatsDetails() {
+  std::lock_guard<std::mutex> lock(phases_mu_);
+  return std::move(step_details_);
+}
+
 absl::Status OpKernelContext::allocate_temp(DataType dtype,
                                             const TensorShape& shape,
                                             Tensor* out) {

@@ -19,12 +19,14 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
+#include "absl/time/time.h"
 #include "graph/graph.h"
 #include "graph/tensor.h"
 #include "runtime/device.h"
@@ -139,6 +141,9 @@ class OpKernelContext {
     Rendezvous* rendezvous = nullptr;
     // For collective kernels; null when the step has no collectives.
     CollectiveContext* collective_context = nullptr;
+    // Whether the step records step stats, and so the phases kernels time
+    // (RecordPhase).
+    bool record_phases = false;
   };
 
   explicit OpKernelContext(const Params& params);
@@ -183,6 +188,32 @@ class OpKernelContext {
   }
   const OpKernel& kernel() const { return *params_.kernel; }
 
+  // Phases: parts of its own work a kernel times separately (a collective's
+  // "wait" for its peers, then its "reduce"), shown nested in the node's
+  // slice of a timeline. Only steps that record stats keep them: a kernel
+  // checks records_phases() before reading the clock, so other steps pay
+  // nothing. RecordPhase may be called from any thread (an async kernel
+  // records from the thread that completes it) before the kernel is done
+  // (Compute returns, or an async kernel calls `done`); the executor reads
+  // them after. Times are absl::Now() readings: the executor puts them on
+  // the step's clock.
+  struct Phase {
+    std::string name;
+    absl::Time start;
+    absl::Time end;
+  };
+  bool records_phases() const { return params_.record_phases; }
+  void RecordPhase(std::string name, absl::Time start, absl::Time end);
+  // A detail of this computation for step stats, after the kernel's fixed
+  // ones (OpKernel::stats_details): what only the run knows, such as the
+  // bytes a fused collective packed. Recorded, like phases, only when
+  // records_phases(), under the same rules.
+  void RecordStatsDetail(std::string key, std::string value);
+  // The recorded phases and details, in the order recorded. For the
+  // executor, once the kernel is done.
+  std::vector<Phase> TakePhases();
+  OpKernel::StatsDetails TakeStatsDetails();
+
   // What the kernel produced (the executor reads these after Compute).
   using OutputValues = absl::InlinedVector<TensorValue, 4>;
   OutputValues* outputs() { return &outputs_; }
@@ -194,6 +225,11 @@ class OpKernelContext {
   // Snapshots of reference inputs read as values, one slot per input, made
   // on first use (most kernels have no reference inputs and never allocate).
   mutable std::unique_ptr<Tensor[]> ref_values_;
+  // A kernel's phases may come from threads other than the one that
+  // started it (and, in principle, from several at once).
+  std::mutex phases_mu_;
+  std::vector<Phase> phases_;              // phases_mu_
+  OpKernel::StatsDetails step_details_;    // phases_mu_
 };
 
 // Report an error from a kernel and return from Compute.

@@ -16,6 +16,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/strip.h"
 
 namespace dflow {
 namespace {
@@ -29,8 +30,9 @@ bool IsTransfer(const std::string& op) {
          op == "_HostRecv";
 }
 bool IsSend(const std::string& op) { return absl::EndsWith(op, "Send"); }
+// The collective ops and tensor fusion's _FusedCollectiveAllReduce.
 bool IsCollective(const std::string& op) {
-  return absl::StartsWith(op, "Collective");
+  return absl::StartsWith(absl::StripPrefix(op, "_Fused"), "Collective");
 }
 
 TrackKind KindOf(const NodeExecStats& s) {

@@ -1,4 +1,5 @@
-// CPU kernels of the collective ops (graph/ops/collective_ops.h): each
+// CPU kernels of the collective ops (graph/ops/collective_ops.h) and of
+// tensor fusion's _FusedCollectiveAllReduce (compiler/tensor_fusion.h): each
 // member allocates its output, submits its part to the session's
 // CollectiveExecutor and returns; the executor calls it back when the group
 // is complete (runtime/collective_executor.h). Asynchronous, so a member
@@ -7,9 +8,18 @@
 // The kernels find the executor through the step's CollectiveContext
 // (OpKernelContext::collective_context), or, when a caller runs them without
 // one, through the session's VariableStore (runtime/collective_registry.h).
+//
+// In steps that record stats, each member reports its phases: "wait" (from
+// its submit until the last member of its group arrived), then the work:
+// "reduce", "gather" or "broadcast". The fused all-reduce adds "pack" before
+// (its inputs copied into one buffer) and "unpack" after (the result copied
+// out into its outputs).
+#include <algorithm>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -26,9 +36,25 @@
 namespace dflow {
 namespace {
 
-class CollectiveOp : public AsyncOpKernel {
+// The phase a member's share of the work is reported as.
+const char* WorkPhase(CollectiveKind kind) {
+  switch (kind) {
+    case CollectiveKind::kAllReduce:
+      return "reduce";
+    case CollectiveKind::kAllGather:
+      return "gather";
+    case CollectiveKind::kBroadcastSend:
+    case CollectiveKind::kBroadcastRecv:
+      return "broadcast";
+  }
+  return "collective";
+}
+
+// What every collective kernel shares: the attrs read once when built, the
+// executor found at run time, and submitting with phases.
+class CollectiveKernel : public AsyncOpKernel {
  public:
-  CollectiveOp(OpKernelConstruction* ctx, CollectiveKind kind)
+  CollectiveKernel(OpKernelConstruction* ctx, CollectiveKind kind)
       : AsyncOpKernel(ctx), kind_(kind), device_(ctx->device()->name()) {
     float timeout_seconds = 0;
     std::string hint;
@@ -57,19 +83,6 @@ class CollectiveOp : public AsyncOpKernel {
       }
       reduction_ = *r;
     }
-    if (kind == CollectiveKind::kBroadcastRecv) {
-      if (absl::Status s = ctx->GetAttr("shape", &recv_shape_); !s.ok()) {
-        ctx->SetStatus(s);
-        return;
-      }
-      if (!recv_shape_.IsFullyDefined()) {
-        ctx->SetStatus(absl::InvalidArgumentError(absl::StrCat(
-            "attr 'shape' ", recv_shape_.ToString(),
-            " must be fully defined: a receiver allocates its output "
-            "before the sender's tensor arrives")));
-        return;
-      }
-    }
     node_ = ctx->name();
     StatsDetails details = {{"group_key", absl::StrCat(group_key_)},
                             {"instance_key", absl::StrCat(instance_key_)},
@@ -83,7 +96,7 @@ class CollectiveOp : public AsyncOpKernel {
     declared_ = true;
   }
 
-  ~CollectiveOp() override {
+  ~CollectiveKernel() override {
     if (declared_) {
       CollectiveRoster::Global()->Withdraw(group_key_, instance_key_, device_,
                                            node_);
@@ -94,10 +107,15 @@ class CollectiveOp : public AsyncOpKernel {
   // by the executor.
   bool IsExpensive() const override { return false; }
 
-  void ComputeAsync(OpKernelContext* ctx, DoneCallback done) override {
-    // The step's context when the session gives one; otherwise the
-    // session's executor through its variables (the same executor: the
-    // session builds the context from the registry too).
+ protected:
+  using MemberDone = std::function<void(const absl::Status&)>;
+
+  // The step's context when the session gives one; otherwise the session's
+  // executor through its variables (the same executor: the session builds
+  // the context from the registry too). Null, with the status set, when
+  // there is none.
+  static std::shared_ptr<CollectiveExecutor> ExecutorFor(
+      OpKernelContext* ctx) {
     std::shared_ptr<CollectiveExecutor> executor =
         ctx->collective_context() != nullptr
             ? ctx->collective_context()->shared_executor()
@@ -107,9 +125,12 @@ class CollectiveOp : public AsyncOpKernel {
           "collectives run only inside a session: this kernel was given no "
           "session state (variables) to find the session's collective "
           "executor through"));
-      done();
-      return;
     }
+    return executor;
+  }
+
+  // This member's request, keys and attrs filled in.
+  CollectiveRequest NewRequest(OpKernelContext* ctx) const {
     CollectiveRequest r;
     r.kind = kind_;
     r.reduction = reduction_;
@@ -120,9 +141,80 @@ class CollectiveOp : public AsyncOpKernel {
     r.timeout = timeout_;
     r.device = device_;
     r.node = node_;
-    if (kind_ != CollectiveKind::kBroadcastRecv) r.input = ctx->input(0);
+    return r;
+  }
+
+  // Submits `r`; `then` runs with the outcome once the collective is done.
+  // In steps recording stats, the "wait" and work phases are recorded
+  // first (the executor writes the times before calling back).
+  void Submit(OpKernelContext* ctx, CollectiveExecutor* executor,
+              CollectiveRequest r, MemberDone then) const {
+    if (!ctx->records_phases()) {
+      r.done = std::move(then);
+      executor->Submit(std::move(r));
+      return;
+    }
+    auto timing = std::make_shared<CollectiveTiming>();
+    r.timing = timing.get();
+    const absl::Time submit = absl::Now();
+    r.done = [ctx, timing, submit, work = WorkPhase(kind_),
+              then = std::move(then)](const absl::Status& s) {
+      if (s.ok()) {
+        // Clamped, so the phases stay in order should the clock step back.
+        const absl::Time complete = std::max(submit, timing->group_complete);
+        ctx->RecordPhase("wait", submit, complete);
+        ctx->RecordPhase(work, complete,
+                         std::max(complete, timing->work_end));
+      }
+      then(s);
+    };
+    executor->Submit(std::move(r));
+  }
+
+  CollectiveKind kind() const { return kind_; }
+  int64_t group_size() const { return group_size_; }
+
+ private:
+  const CollectiveKind kind_;
+  const std::string device_;
+  std::string node_;
+  int64_t group_size_ = 1;
+  int64_t group_key_ = 0;
+  int64_t instance_key_ = 0;
+  absl::Duration timeout_ = absl::InfiniteDuration();
+  Reduction reduction_ = Reduction::kSum;
+  bool declared_ = false;
+};
+
+// CollectiveAllReduce, CollectiveAllGather, CollectiveBroadcastSend and
+// CollectiveBroadcastRecv: one tensor per member.
+class CollectiveOp : public CollectiveKernel {
+ public:
+  CollectiveOp(OpKernelConstruction* ctx, CollectiveKind kind)
+      : CollectiveKernel(ctx, kind) {
+    if (!ctx->status().ok() || kind != CollectiveKind::kBroadcastRecv) return;
+    if (absl::Status s = ctx->GetAttr("shape", &recv_shape_); !s.ok()) {
+      ctx->SetStatus(s);
+      return;
+    }
+    if (!recv_shape_.IsFullyDefined()) {
+      ctx->SetStatus(absl::InvalidArgumentError(absl::StrCat(
+          "attr 'shape' ", recv_shape_.ToString(),
+          " must be fully defined: a receiver allocates its output "
+          "before the sender's tensor arrives")));
+    }
+  }
+
+  void ComputeAsync(OpKernelContext* ctx, DoneCallback done) override {
+    std::shared_ptr<CollectiveExecutor> executor = ExecutorFor(ctx);
+    if (executor == nullptr) {
+      done();
+      return;
+    }
+    CollectiveRequest r = NewRequest(ctx);
+    if (kind() != CollectiveKind::kBroadcastRecv) r.input = ctx->input(0);
     TensorShape out_shape;
-    switch (kind_) {
+    switch (kind()) {
       case CollectiveKind::kAllReduce:
         out_shape = r.input.shape();
         break;
@@ -135,7 +227,7 @@ class CollectiveOp : public AsyncOpKernel {
           return;
         }
         out_shape = r.input.shape();
-        out_shape.set_dim(0, out_shape.dim(0) * group_size_);
+        out_shape.set_dim(0, out_shape.dim(0) * group_size());
         break;
       case CollectiveKind::kBroadcastSend:
         // The sender's result is what it sent: no copy.
@@ -145,7 +237,7 @@ class CollectiveOp : public AsyncOpKernel {
         out_shape = recv_shape_;
         break;
     }
-    if (kind_ != CollectiveKind::kBroadcastSend) {
+    if (kind() != CollectiveKind::kBroadcastSend) {
       Tensor* out = nullptr;
       if (!ctx->allocate_output(0, out_shape, &out).ok()) {
         done();
@@ -154,24 +246,99 @@ class CollectiveOp : public AsyncOpKernel {
       r.output = *out;  // shares the buffer the executor writes into
     }
     // The context lives until `done` runs (the executor owns it until then).
-    r.done = [ctx, done = std::move(done)](const absl::Status& s) {
-      ctx->SetStatus(s);
-      done();
-    };
-    executor->Submit(std::move(r));
+    Submit(ctx, executor.get(), std::move(r),
+           [ctx, done = std::move(done)](const absl::Status& s) {
+             ctx->SetStatus(s);
+             done();
+           });
   }
 
  private:
-  const CollectiveKind kind_;
-  const std::string device_;
-  std::string node_;
-  int64_t group_size_ = 1;
-  int64_t group_key_ = 0;
-  int64_t instance_key_ = 0;
-  absl::Duration timeout_ = absl::InfiniteDuration();
-  Reduction reduction_ = Reduction::kSum;
   TensorShape recv_shape_;
-  bool declared_ = false;
+};
+
+// _FusedCollectiveAllReduce (compiler/tensor_fusion.h): N tensors packed
+// into one buffer, one all-reduce of it, the result copied back out. Only
+// the packed buffer's parts (their shapes) tell members apart from an
+// all-reduce of one tensor of that size, so the request carries them and
+// members that packed differently fail instead of mixing their tensors.
+class FusedAllReduceOp : public CollectiveKernel {
+ public:
+  explicit FusedAllReduceOp(OpKernelConstruction* ctx)
+      : CollectiveKernel(ctx, CollectiveKind::kAllReduce) {
+    if (!ctx->status().ok()) return;
+    StatsDetails details = stats_details();
+    details.emplace_back("tensors", absl::StrCat(num_inputs()));
+    set_stats_details(std::move(details));
+  }
+
+  void ComputeAsync(OpKernelContext* ctx, DoneCallback done) override {
+    std::shared_ptr<CollectiveExecutor> executor = ExecutorFor(ctx);
+    if (executor == nullptr) {
+      done();
+      return;
+    }
+    const bool timed = ctx->records_phases();
+    const absl::Time pack_start = timed ? absl::Now() : absl::Time();
+    const int n = num_inputs();
+    const DataType dtype = input_type(0);
+    const size_t element_bytes = DataTypeSize(dtype);
+    CollectiveRequest r = NewRequest(ctx);
+    r.parts.reserve(n);
+    int64_t total = 0;
+    for (int i = 0; i < n; ++i) {
+      r.parts.push_back(ctx->input(i).shape());
+      total += ctx->input(i).NumElements();
+    }
+    Tensor packed;
+    Tensor result;
+    if (!ctx->allocate_temp(dtype, TensorShape({total}), &packed).ok() ||
+        !ctx->allocate_temp(dtype, TensorShape({total}), &result).ok()) {
+      done();
+      return;
+    }
+    char* dst = static_cast<char*>(packed.raw_data());
+    for (int i = 0; i < n; ++i) {
+      const Tensor& in = ctx->input(i);
+      if (in.NumElements() == 0) continue;
+      std::memcpy(dst, in.raw_data(), in.TotalBytes());
+      dst += in.NumElements() * element_bytes;
+    }
+    if (timed) {
+      ctx->RecordPhase("pack", pack_start, absl::Now());
+      ctx->RecordStatsDetail("bytes", absl::StrCat(packed.TotalBytes()));
+    }
+    r.input = std::move(packed);
+    r.output = result;  // shares the buffer the executor writes into
+    Submit(ctx, executor.get(), std::move(r),
+           [ctx, timed, element_bytes, result, done = std::move(done)](
+               const absl::Status& s) {
+             if (!s.ok()) {
+               ctx->SetStatus(s);
+               done();
+               return;
+             }
+             Unpack(ctx, result, element_bytes, timed);
+             done();
+           });
+  }
+
+ private:
+  // Copies the parts of `result` into the outputs, shaped as the inputs.
+  static void Unpack(OpKernelContext* ctx, const Tensor& result,
+                     size_t element_bytes, bool timed) {
+    const absl::Time start = timed ? absl::Now() : absl::Time();
+    const char* src = static_cast<const char*>(result.raw_data());
+    for (int k = 0; k < ctx->num_outputs(); ++k) {
+      Tensor* out = nullptr;
+      if (!ctx->allocate_output(k, ctx->input(k).shape(), &out).ok()) return;
+      const size_t bytes = out->NumElements() * element_bytes;
+      if (bytes == 0) continue;
+      std::memcpy(out->raw_data(), src, bytes);
+      src += bytes;
+    }
+    if (timed) ctx->RecordPhase("unpack", start, absl::Now());
+  }
 };
 
 template <CollectiveKind kKind>
@@ -203,6 +370,10 @@ DFLOW_REGISTER_KERNEL(KernelDefBuilder("CollectiveBroadcastRecv")
                           .Device(kDeviceCpu)
                           .TypeConstraint("T", Types()),
                       CollectiveOpOf<CollectiveKind::kBroadcastRecv>);
+DFLOW_REGISTER_KERNEL(KernelDefBuilder("_FusedCollectiveAllReduce")
+                          .Device(kDeviceCpu)
+                          .TypeConstraint("T", Types()),
+                      FusedAllReduceOp);
 
 }  // namespace
 }  // namespace dflow

@@ -1,14 +1,18 @@
 // Tensor fusion: which all-reduces it packs together and which it leaves
-// alone, and that fused graphs compute bitwise what unfused ones do (run
-// through sessions on N logical CPU devices).
+// alone, what it makes of them (one _FusedCollectiveAllReduce per device,
+// an Identity under each member's name), and that fused graphs compute
+// bitwise what unfused ones do (run through sessions on N logical CPU
+// devices).
 #include "compiler/tensor_fusion.h"
 
 #include <cstring>
 #include <memory>
 #include <random>
+#include <set>
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "graph/graph_def_import.h"
@@ -73,6 +77,9 @@ absl::StatusOr<std::vector<Tensor>> RunGraph(
   g.ToGraphDef(&def);
   SessionOptions options;
   options.device_count = {{"CPU", devices}};
+  // As built: the session's own passes (tensor fusion among them) would
+  // change the unfused graph this test compares with.
+  options.optimize_graph = false;
   absl::StatusOr<std::unique_ptr<Session>> session =
       Session::Create(def, options);
   if (!session.ok()) return session.status();
@@ -129,26 +136,48 @@ TEST(TensorFusionTest, PacksEveryInstanceUnderTheThresholdIntoOne) {
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->buckets, 1);
   EXPECT_EQ(r->instances, 6);
-  // One all-reduce per device instead of six, with a fresh instance key.
-  EXPECT_EQ(CountOp(*g, "CollectiveAllReduce"), 4);
-  EXPECT_EQ(CountOp(*g, "ConcatV2"), 4);
-  EXPECT_EQ(CountOp(*g, "SplitV"), 4);
+  // One fused all-reduce per device instead of six, with a fresh instance
+  // key; nothing else is added but an Identity per member.
+  EXPECT_EQ(CountOp(*g, "CollectiveAllReduce"), 0);
+  EXPECT_EQ(CountOp(*g, kFusedAllReduceOp), 4);
+  EXPECT_EQ(CountOp(*g, "Identity"), 2 * 6 * 4);  // the uses and members
+  EXPECT_EQ(g->num_nodes(), 3 * 6 * 4 + 4);  // constants, uses, members
+  std::set<std::string> devices;
   for (const Node* n : g->nodes()) {
-    if (n->op() != "CollectiveAllReduce") continue;
-    int64_t instance = 0;
+    if (n->op() != kFusedAllReduceOp) continue;
+    devices.insert(n->requested_device());
+    int64_t instance = 0, num = 0, group_size = 0;
     ASSERT_TRUE(n->GetAttr("instance_key", &instance).ok());
     EXPECT_EQ(instance, 16);  // the largest key was 15
+    ASSERT_TRUE(n->GetAttr("N", &num).ok());
+    EXPECT_EQ(num, 6);
+    ASSERT_TRUE(n->GetAttr("group_size", &group_size).ok());
+    EXPECT_EQ(group_size, 4);
     std::string reduction;
     ASSERT_TRUE(n->GetAttr("reduction", &reduction).ok());
     EXPECT_EQ(reduction, "mean");
+    // Input k is instance 10 + k's tensor on the node's device; output k
+    // has its shape.
+    for (int k = 0; k < 6; ++k) {
+      EXPECT_EQ(n->input_edge(k)->src->requested_device(),
+                n->requested_device());
+      EXPECT_TRUE(absl::StartsWith(n->input_edge(k)->src->name(),
+                                   absl::StrCat("g", k, "_")))
+          << n->input_edge(k)->src->name();
+      EXPECT_EQ(n->output_shape(k), MixedShapes()[k]);
+    }
   }
-  // Each member's name now holds its unpacked part, on the member's device,
-  // with the member's shape and consumers.
+  EXPECT_EQ(devices.size(), 4u);
+  // Each member's name now holds its part of the fused result, on the
+  // member's device, with the member's shape and consumers.
   const Node* r1 = g->FindNode("r1_2");
   ASSERT_NE(r1, nullptr);
-  EXPECT_EQ(r1->op(), "Reshape");
+  EXPECT_EQ(r1->op(), "Identity");
   EXPECT_EQ(r1->requested_device(), "/device:CPU:2");
   EXPECT_EQ(r1->output_shape(0), TensorShape({7}));
+  EXPECT_EQ(r1->input_edge(0)->src->op(), kFusedAllReduceOp);
+  EXPECT_EQ(r1->input_edge(0)->src->requested_device(), "/device:CPU:2");
+  EXPECT_EQ(r1->input_edge(0)->src_output, 1);
   EXPECT_EQ(g->FindNode("use1_2")->input_edge(0)->src, r1);
   EXPECT_TRUE(g->TopologicalOrder().ok());
 }
@@ -187,7 +216,8 @@ TEST(TensorFusionTest, ThresholdSplitsBucketsAndSkipsLargeTensors) {
   EXPECT_EQ(r->buckets, 1);
   EXPECT_EQ(r->instances, 2);
   EXPECT_EQ(g.FindNode("r0_0")->op(), "CollectiveAllReduce");
-  EXPECT_EQ(g.FindNode("r2_0")->op(), "Reshape");
+  EXPECT_EQ(g.FindNode("r2_0")->op(), "Identity");
+  EXPECT_EQ(CountOp(g, kFusedAllReduceOp), 2);
 
   options.threshold_bytes = 0;  // off
   Graph off;
@@ -216,7 +246,8 @@ TEST(TensorFusionTest, DifferentGroupsDtypesAndReductionsStayApart) {
   // {1, 2} (float sum) and {4, 6} (int64 sum).
   EXPECT_EQ(r->buckets, 2);
   EXPECT_EQ(r->instances, 4);
-  EXPECT_EQ(CountOp(*root.graph(), "CollectiveAllReduce"), 2 * 4);
+  EXPECT_EQ(CountOp(*root.graph(), "CollectiveAllReduce"), 2 * 2);
+  EXPECT_EQ(CountOp(*root.graph(), kFusedAllReduceOp), 2 * 2);
 }
 
 TEST(TensorFusionTest, IncompleteOrUnknownInstancesAreLeftAlone) {
@@ -325,7 +356,7 @@ TEST(TensorFusionTest, ControlEdgesAreKept) {
     // `before` still runs before the collective; `after` after b's part.
     bool before_found = false;
     for (const Edge* e : g->FindNode(absl::StrCat("before", d))->out_edges()) {
-      before_found |= e->IsControl() && e->dst->op() == "CollectiveAllReduce";
+      before_found |= e->IsControl() && e->dst->op() == kFusedAllReduceOp;
     }
     EXPECT_TRUE(before_found);
     bool after_found = false;
@@ -335,6 +366,58 @@ TEST(TensorFusionTest, ControlEdgesAreKept) {
     }
     EXPECT_TRUE(after_found);
   }
+}
+
+// The fused node and the members' Identities keep the members' colocation.
+TEST(TensorFusionTest, ColocationIsKept) {
+  Scope root = Scope::NewRootScope();
+  BuildGradients(root, 2, {{2}, {3}});
+  ASSERT_TRUE(root.ok()) << root.status();
+  Graph* g = root.graph();
+  for (int d = 0; d < 2; ++d) {
+    for (int k = 0; k < 2; ++k) {
+      AttrValue cls;
+      cls.mutable_list()->add_s(absl::StrCat("loc:@g0_", d));
+      g->FindNode(absl::StrCat("r", k, "_", d))->SetAttr("_class", cls);
+    }
+  }
+  absl::StatusOr<TensorFusionResult> r = FuseAllReduces(g);
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->buckets, 1);
+  for (int d = 0; d < 2; ++d) {
+    const Node* member = g->FindNode(absl::StrCat("r1_", d));
+    const Node* fused = member->input_edge(0)->src;
+    for (const Node* n : {member, fused}) {
+      const AttrValue* cls = n->FindAttr("_class");
+      ASSERT_NE(cls, nullptr) << n->name();
+      ASSERT_EQ(cls->list().s_size(), 1);
+      EXPECT_EQ(cls->list().s(0), absl::StrCat("loc:@g0_", d));
+    }
+  }
+}
+
+// Fused nodes' instance keys are taken: fusing again (all-reduces added
+// since, with keys below the fused one) picks a key above it.
+TEST(TensorFusionTest, FusedInstanceKeysAreNotReused) {
+  Scope root = Scope::NewRootScope();
+  BuildGradients(root, 2, {{2}, {3}});  // instances 10, 11 -> 12
+  ASSERT_TRUE(root.ok()) << root.status();
+  ASSERT_EQ(FuseAllReduces(root.graph())->buckets, 1);
+  for (int d = 0; d < 2; ++d) {
+    Scope dev = root.WithDevice(Cpu(d));
+    ops::CollectiveAllReduce(dev, ops::Const(dev, {1.0f}), 2, 3, 9);
+    ops::CollectiveAllReduce(dev, ops::Const(dev, {2.0f}), 2, 3, 11);
+  }
+  ASSERT_TRUE(root.ok()) << root.status();
+  ASSERT_EQ(FuseAllReduces(root.graph())->buckets, 1);
+  std::set<int64_t> keys;
+  for (const Node* n : root.graph()->nodes()) {
+    if (n->op() != kFusedAllReduceOp) continue;
+    int64_t key = 0;
+    ASSERT_TRUE(n->GetAttr("instance_key", &key).ok());
+    keys.insert(key);
+  }
+  EXPECT_EQ(keys, (std::set<int64_t>{12, 13}));
 }
 
 }  // namespace

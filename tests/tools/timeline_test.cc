@@ -2,10 +2,12 @@
 // Chrome trace JSON, read back with protobuf's JSON parser (into a
 // google.protobuf.Struct) and checked: one process per device, slices named
 // by op type with the node and its inputs in args, Send -> Recv arrows,
-// collectives on their own track with their phases, overlapping slices on
+// collectives on their own track with their phases (hand-made, and from a
+// step's all-reduce and fused all-reduce), overlapping slices on
 // separate tracks, and names that need escaping.
 #include "tools/timeline.h"
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
@@ -14,6 +16,7 @@
 #include "gmock/gmock.h"
 #include "google/protobuf/struct.pb.h"
 #include "google/protobuf/util/json_util.h"
+#include "graph/attr_value_util.h"
 #include "graph/ops/ops.h"
 #include "graph/scope.h"
 #include "gtest/gtest.h"
@@ -339,6 +342,96 @@ TEST(TimelineTest, CollectivesHaveTheirOwnTrackWithPhases) {
   }
   EXPECT_EQ(phases, (std::map<std::string, int>{
                         {"pack", 2}, {"reduce", 2}, {"unpack", 2}}));
+}
+
+// A real step: each device's all-reduce and fused all-reduce (tensor
+// fusion's op, added as the pass makes it) report their phases, which the
+// trace draws nested in their slices on the device's collectives track.
+TEST(TimelineTest, SessionStepShowsCollectivePhases) {
+  Scope root = Scope::NewRootScope();
+  for (int d = 0; d < 2; ++d) {
+    Scope dev = root.WithDevice(absl::StrCat("/cpu:", d));
+    Output x = ops::Const(dev.WithOpName(absl::StrCat("x", d)),
+                          {1.0f + d, 2.0f, 3.0f});
+    ops::CollectiveAllReduce(dev.WithOpName(absl::StrCat("sum", d)), x, 2, 1,
+                             1);
+  }
+  GraphDef def;
+  ASSERT_TRUE(root.ToGraphDef(&def).ok()) << root.status();
+  for (int d = 0; d < 2; ++d) {
+    NodeDef* n = def.add_node();
+    n->set_name(absl::StrCat("fused", d));
+    n->set_op("_FusedCollectiveAllReduce");
+    n->set_device(absl::StrCat("/cpu:", d));
+    n->add_input(absl::StrCat("x", d));
+    n->add_input(absl::StrCat("x", d));
+    auto& attr = *n->mutable_attr();
+    attr["N"] = MakeAttr(int64_t{2});
+    attr["T"] = MakeAttr(DT_FLOAT);
+    attr["group_size"] = MakeAttr(int64_t{2});
+    attr["group_key"] = MakeAttr(int64_t{1});
+    attr["instance_key"] = MakeAttr(int64_t{2});
+  }
+  SessionOptions options;
+  options.device_count = {{"CPU", 2}};
+  options.optimize_graph = false;  // the graph as built, no fusion of its own
+  absl::StatusOr<std::unique_ptr<Session>> session =
+      Session::Create(def, options);
+  ASSERT_TRUE(session.ok()) << session.status();
+  RunOptions run_options;
+  run_options.trace = true;
+  RunMetadata metadata;
+  std::vector<Tensor> out;
+  absl::Status s = (*session)->Run(run_options, {},
+                                   {"sum0", "sum1", "fused0:1", "fused1:0"},
+                                   {}, &out, &metadata);
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_THAT(out[2].flat<float>(), ::testing::ElementsAre(3, 4, 6));
+
+  const Trace trace = Parse(ChromeTraceJson(metadata));
+  // Each collective's phases, by start, on its slice's track and within it.
+  std::map<std::string, std::vector<std::string>> phases;
+  std::map<std::string, double> last_end;
+  std::vector<Struct> phase_events;
+  for (const Struct& e : trace.With("X")) {
+    if (Trace::Str(e, "cat") == "phase") phase_events.push_back(e);
+  }
+  std::stable_sort(phase_events.begin(), phase_events.end(),
+                   [](const Struct& a, const Struct& b) {
+                     return Trace::Num(a, "ts") < Trace::Num(b, "ts");
+                   });
+  for (const Struct& e : phase_events) {
+    const std::string node = Trace::Arg(e, "name");
+    const Struct slice = trace.Slice(node);
+    EXPECT_EQ(Trace::Str(slice, "cat"), "collective") << node;
+    EXPECT_EQ(Trace::Num(e, "pid"), Trace::Num(slice, "pid")) << node;
+    EXPECT_EQ(Trace::Num(e, "tid"), Trace::Num(slice, "tid")) << node;
+    // Collectives of one device that overlap get lanes of their own.
+    EXPECT_THAT(trace.ThreadName(Trace::Num(e, "pid"), Trace::Num(e, "tid")),
+                ::testing::StartsWith("collectives"));
+    const double start = Trace::Num(e, "ts");
+    const double end = start + Trace::Num(e, "dur");
+    EXPECT_GE(start, Trace::Num(slice, "ts")) << node;
+    EXPECT_LE(end, Trace::Num(slice, "ts") + Trace::Num(slice, "dur"))
+        << node;
+    auto it = last_end.try_emplace(node, start).first;
+    EXPECT_GE(start, it->second) << node << " phases overlap";
+    it->second = end;
+    phases[node].push_back(Trace::Str(e, "name"));
+  }
+  using ::testing::ElementsAre;
+  for (const char* node : {"sum0", "sum1"}) {
+    EXPECT_THAT(phases[node], ElementsAre("wait", "reduce")) << node;
+  }
+  for (const char* node : {"fused0", "fused1"}) {
+    EXPECT_THAT(phases[node], ElementsAre("pack", "wait", "reduce", "unpack"))
+        << node;
+    EXPECT_EQ(Trace::Str(trace.Slice(node), "name"),
+              "_FusedCollectiveAllReduce");
+    EXPECT_EQ(Trace::Arg(trace.Slice(node), "tensors"), "2");
+    EXPECT_EQ(Trace::Arg(trace.Slice(node), "bytes"), "24");
+  }
+  EXPECT_EQ(phases.size(), 4u);
 }
 
 TEST(TimelineTest, OverlappingSlicesGetTracksOfTheirOwn) {
