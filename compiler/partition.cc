@@ -227,8 +227,7 @@ std::string Partitioner::AddTransfer(const std::string& input,
   return recv->name();
 }
 
-absl::StatusOr<std::string> Partitioner::LocalInput(const Edge& e,
-                                                    int device) {
+absl::StatusOr<std::string> Partitioner::LocalInput(const Edge& e, int device) {
   std::string source = InputName(e.src->name(), e.src_output);
   if (!memory_.has_value()) return source;
   absl::StatusOr<MemoryCopy> copy = memory_->CopyFor(e, device_types_[device]);
@@ -239,9 +238,9 @@ absl::StatusOr<std::string> Partitioner::LocalInput(const Edge& e,
       copies_.try_emplace({e.src->id(), e.src_output, *copy}, nullptr);
   if (inserted) {
     NodeDef* def = AddNode(device);
-    def->set_name(UniqueName(absl::StrCat(
-        to_device ? "_host_to_device_" : "_device_to_host_", e.src->name(),
-        "_", e.src_output)));
+    def->set_name(UniqueName(
+        absl::StrCat(to_device ? "_host_to_device_" : "_device_to_host_",
+                     e.src->name(), "_", e.src_output)));
     def->set_op(to_device ? kHostToDeviceOp : kDeviceToHostOp);
     def->set_device(partitions_[device].device);
     def->add_input(source);

@@ -37,13 +37,12 @@ absl::StatusOr<HostMemoryMap> HostMemoryOf(const Node& node,
       kernels.HostMemoryArgs(node, device_type);
   if (host.empty()) return map;
   std::vector<std::pair<int, int>> in_ranges, out_ranges;
-  if (absl::Status s = ArgRangesForNode(node.def(), node.op_def(), &in_ranges,
-                                        &out_ranges);
+  if (absl::Status s =
+          ArgRangesForNode(node.def(), node.op_def(), &in_ranges, &out_ranges);
       !s.ok()) {
-    return absl::Status(
-        s.code(), absl::StrCat("reading the memory types of ",
-                               NodeLabel(node.def()), " on ", device_type,
-                               ": ", s.message()));
+    return absl::Status(s.code(), absl::StrCat("reading the memory types of ",
+                                               NodeLabel(node.def()), " on ",
+                                               device_type, ": ", s.message()));
   }
   auto mark = [](const std::pair<int, int>& range, std::vector<bool>* flags) {
     const int end = std::min(range.second, static_cast<int>(flags->size()));

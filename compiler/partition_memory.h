@@ -29,9 +29,10 @@
 namespace dflow {
 
 // Whether devices of `device_type` compute on memory of their own, apart
-// from the host's: every type but "CPU" (and but "", an unknown type). (A fake GPU computes on host
-// memory, but is placed and partitioned as a GPU, so its partitions carry
-// the copies a real GPU needs; its copy kernels forward the buffer.)
+// from the host's: every type but "CPU" ("" too, an unknown type, gets no
+// copies). A fake GPU computes on host memory, but is placed and
+// partitioned as a GPU, so its partitions carry the copies a real GPU
+// needs; its copy kernels forward the buffer.
 bool HasOwnMemory(absl::string_view device_type);
 
 // For every data input and output of a node: true where its kernel keeps
@@ -56,8 +57,7 @@ enum class MemoryCopy { kNone, kHostToDevice, kDeviceToHost };
 // edge needs. Each node's map is computed once.
 class MemoryCopyAnalysis {
  public:
-  explicit MemoryCopyAnalysis(const KernelQuery& kernels)
-      : kernels_(kernels) {}
+  explicit MemoryCopyAnalysis(const KernelQuery& kernels) : kernels_(kernels) {}
 
   // The copy data edge `edge` needs when both its ends run on a device of
   // `device_type`. kNone on a device type without memory of its own, and

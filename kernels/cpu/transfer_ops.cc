@@ -104,8 +104,8 @@ class RecvOp : public AsyncOpKernel {
           } else if (value.dtype() != output_type(0)) {
             ctx->SetStatus(absl::InternalError(absl::StrCat(
                 "rendezvous key '", key_, "' delivered a ",
-                DataTypeName(value.dtype()), " tensor but this ",
-                type_string(), " expects ", DataTypeName(output_type(0)))));
+                DataTypeName(value.dtype()), " tensor but this ", type_string(),
+                " expects ", DataTypeName(output_type(0)))));
           } else {
             ctx->set_output(0, value);
           }

@@ -5,13 +5,14 @@
 // without a KernelQuery, nothing for references, strings or cross-device
 // edges, and the counts in PartitionStats.
 
+#include "compiler/partition_memory.h"
+
 #include <map>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "compiler/partition.h"
-#include "compiler/partition_memory.h"
 #include "gmock/gmock.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
@@ -322,10 +323,8 @@ TEST(PartitionMemoryTest, ListArgumentsMapToTheirFlatIndices) {
               ElementsAre("_host_to_device_n_1", "c", "_host_to_device_n_0"));
   EXPECT_EQ(stats.device_to_host, 1);
   EXPECT_EQ(stats.host_to_device, 2);
-  EXPECT_EQ(FindNode(gpu, "_host_to_device_n_1")->attr().at("_src").s(),
-            "n:1");
-  EXPECT_THAT(Dsts(FindNode(gpu, "_host_to_device_n_0")),
-              ElementsAre("sum:2"));
+  EXPECT_EQ(FindNode(gpu, "_host_to_device_n_1")->attr().at("_src").s(), "n:1");
+  EXPECT_THAT(Dsts(FindNode(gpu, "_host_to_device_n_0")), ElementsAre("sum:2"));
   ExpectImports(parts);
 
   // The same through the analysis itself: the host-memory map.
@@ -409,9 +408,9 @@ TEST(PartitionMemoryTest, OutputIsDeterministic) {
   kernels.HostMemory("IdentityN", "GPU", {"output"});
   std::vector<GraphPartition> first = Partition(*root.graph(), &kernels);
   std::vector<GraphPartition> second = Partition(*root.graph(), &kernels);
-  EXPECT_THAT(NodesOf(first, kHostToDeviceOp),
-              UnorderedElementsAre("_host_to_device_n_0",
-                                   "_host_to_device_n_1"));
+  EXPECT_THAT(
+      NodesOf(first, kHostToDeviceOp),
+      UnorderedElementsAre("_host_to_device_n_0", "_host_to_device_n_1"));
   ASSERT_EQ(first.size(), 1u);
   ASSERT_EQ(second.size(), 1u);
   EXPECT_EQ(Deterministic(first[0].graph), Deterministic(second[0].graph));

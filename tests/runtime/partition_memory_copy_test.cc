@@ -48,9 +48,9 @@ using ::testing::UnorderedElementsAre;
 // _Retval is a host kernel: _DeviceToHost) and shape (host to host).
 std::unique_ptr<Graph> BuildGraph() {
   Scope root = Scope::NewRootScope();
-  Output x = ops::Const(root.WithOpName("x"),
-                        {1.0f, -2.0f, 3.0f, 4.0f, 5.0f, -6.0f},
-                        TensorShape({2, 3}));
+  Output x =
+      ops::Const(root.WithOpName("x"), {1.0f, -2.0f, 3.0f, 4.0f, 5.0f, -6.0f},
+                 TensorShape({2, 3}));
   Output shape = ops::Shape(root.WithOpName("shape"), x);
   Output shape_f = ops::Cast(root.WithOpName("shape_f"), shape, DT_FLOAT);
   Output scale = ops::Sum(root.WithOpName("scale"), shape_f,
@@ -65,9 +65,9 @@ std::unique_ptr<Graph> BuildGraph() {
   GraphDef def;
   root.graph()->ToGraphDef(&def);
   int index = 0;
-  for (auto [name, type] : {std::pair{"reshaped", DT_FLOAT},
-                            std::pair{"argmax", DT_INT32},
-                            std::pair{"shape", DT_INT32}}) {
+  for (auto [name, type] :
+       {std::pair{"reshaped", DT_FLOAT}, std::pair{"argmax", DT_INT32},
+        std::pair{"shape", DT_INT32}}) {
     NodeDef* ret = def.add_node();
     ret->set_name(absl::StrCat("_retval_", name));
     ret->set_op(kRetvalOp);
@@ -201,10 +201,10 @@ TEST(PartitionMemoryCopyTest, FakeGpuRunEqualsCpuRunWithTheCopies) {
   ExpectSameTensors(on_gpu->fetched, on_cpu->fetched);
   EXPECT_EQ(on_gpu->partition.host_to_device, 1);
   EXPECT_EQ(on_gpu->partition.device_to_host, 2);
-  EXPECT_THAT(Copies(on_gpu->stats),
-              UnorderedElementsAre("_HostToDevice shape:0",
-                                   "_DeviceToHost dims:0",
-                                   "_DeviceToHost argmax:0"));
+  EXPECT_THAT(
+      Copies(on_gpu->stats),
+      UnorderedElementsAre("_HostToDevice shape:0", "_DeviceToHost dims:0",
+                           "_DeviceToHost argmax:0"));
   // The values themselves: x * 5 reshaped to [2, 3], the row argmax.
   ASSERT_EQ(on_gpu->fetched.size(), 3u);
   EXPECT_THAT(on_gpu->fetched[0].flat<float>(),
@@ -220,19 +220,19 @@ TEST(PartitionMemoryCopyTest, CopiesAndTransfersTogether) {
   std::unique_ptr<Device> gpu = NewFakeGpuDevice(0);
   absl::StatusOr<RunResult> on_cpu = PartitionAndRun(cpu.get());
   ASSERT_TRUE(on_cpu.ok()) << on_cpu.status();
-  absl::StatusOr<RunResult> split = PartitionAndRun(
-      gpu.get(), {{"x", cpu.get()},
-                  {"argmax", cpu.get()},
-                  {"dim", cpu.get()},
-                  {"_retval_argmax", cpu.get()}});
+  absl::StatusOr<RunResult> split =
+      PartitionAndRun(gpu.get(), {{"x", cpu.get()},
+                                  {"argmax", cpu.get()},
+                                  {"dim", cpu.get()},
+                                  {"_retval_argmax", cpu.get()}});
   ASSERT_TRUE(split.ok()) << split.status();
   ExpectSameTensors(split->fetched, on_cpu->fetched);
   EXPECT_GT(split->partition.sends, 0);
   EXPECT_EQ(split->partition.host_to_device, 1);
   EXPECT_EQ(split->partition.device_to_host, 1);
-  EXPECT_THAT(Copies(split->stats),
-              UnorderedElementsAre("_HostToDevice shape:0",
-                                   "_DeviceToHost dims:0"));
+  EXPECT_THAT(
+      Copies(split->stats),
+      UnorderedElementsAre("_HostToDevice shape:0", "_DeviceToHost dims:0"));
 }
 
 }  // namespace

@@ -321,7 +321,8 @@ TEST(PartitionedSessionTest, DISABLED_HostDeviceCopiesInsideAFakeGpu) {
   std::vector<Tensor> out;
   absl::Status s = session->Run(
       run_options,
-      {{"x", Tensor::FromVector<float>({1, 2, 3, 4, 5, 6}, TensorShape({2, 3}))}},
+      {{"x",
+        Tensor::FromVector<float>({1, 2, 3, 4, 5, 6}, TensorShape({2, 3}))}},
       {"reshaped", "total"}, {}, &out, &metadata);
   const std::string log = testing::internal::GetCapturedStderr();
   ASSERT_TRUE(s.ok()) << s;
