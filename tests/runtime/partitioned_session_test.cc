@@ -296,8 +296,8 @@ TEST(PartitionedSessionTest, PlacementLogCountsTransfers) {
 // keeps in host memory and one in device memory gets a copy node
 // (compiler/partition.h): Shape's int32 output (host) read by Cast (device),
 // and Cast's int32 output (device) read as Reshape's `shape` (host).
-// DISABLED until runtime/session.cc passes RegistryKernelQuery into
-// PartitionOptions::kernels and prints the copy counts.
+// DISABLED until runtime/session.cc (passing RegistryKernelQuery into
+// PartitionOptions::kernels, printing the copy counts) is committed.
 TEST(PartitionedSessionTest, DISABLED_HostDeviceCopiesInsideAFakeGpu) {
   Scope root = Scope::NewRootScope();
   Scope gpu = root.WithDevice("/gpu:0");
@@ -338,7 +338,7 @@ TEST(PartitionedSessionTest, DISABLED_HostDeviceCopiesInsideAFakeGpu) {
       EXPECT_THAT(st.device, HasSubstr("GPU:0")) << st.node;
     }
   }
-  EXPECT_THAT(log, HasSubstr("Copies: 1 host to device, 1 device to host"));
+  EXPECT_THAT(log, HasSubstr("1 host-to-device and 1 device-to-host copies"));
 }
 
 // x (CPU:0) -> a (CPU:1) -> fails on CPU:2, while CPU:1 goes on with more
