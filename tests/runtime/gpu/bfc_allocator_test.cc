@@ -122,28 +122,28 @@ TEST(BfcAllocatorTest, ReservesNothingUntilTheFirstAllocation) {
 
 TEST(BfcAllocatorTest, BestFitTakesTheSmallestFreeChunkThatFits) {
   auto a = Make(kMiB);
-  // Holes of 4 KiB, 2 KiB and 3 KiB kept apart by live 256-byte guards,
-  // then the rest of the region free.
-  char* h4 = Alloc(*a, 4 * kKiB);
+  // Holes of 4 KiB, 3.5 KiB and 2.5 KiB in address order, kept apart by live
+  // 256-byte guards, then the rest of the region free. The last two share a
+  // bin, the larger one first: first fit and best fit disagree.
+  char* h4 = Alloc(*a, 4096);
   char* g1 = Alloc(*a, 1);
-  char* h2 = Alloc(*a, 2 * kKiB);
+  char* h35 = Alloc(*a, 3584);
   char* g2 = Alloc(*a, 1);
-  char* h3 = Alloc(*a, 3 * kKiB);
+  char* h25 = Alloc(*a, 2560);
   char* g3 = Alloc(*a, 1);
   ASSERT_NE(g3, nullptr);
-  a->DeallocateRaw(h4, 4 * kKiB);
-  a->DeallocateRaw(h2, 2 * kKiB);
-  a->DeallocateRaw(h3, 3 * kKiB);
-  // 2 KiB and 3 KiB share a bin: the order inside a bin matters too.
-  EXPECT_EQ(Alloc(*a, 2500), h3);
-  EXPECT_EQ(Alloc(*a, 1500), h2);
-  EXPECT_EQ(Alloc(*a, 3500), h4);
-  // 3500 rounds to 3584: the last 512 bytes of the 4 KiB hole are free and
-  // are the best fit for 300 bytes.
-  // Three 512-byte remainders now: equal sizes go lowest address first.
-  EXPECT_EQ(Alloc(*a, 300), h4 + 3584);
-  EXPECT_EQ(Alloc(*a, 300), h2 + 1536);
-  EXPECT_EQ(Alloc(*a, 300), h3 + 2560);
+  a->DeallocateRaw(h4, 4096);
+  a->DeallocateRaw(h35, 3584);
+  a->DeallocateRaw(h25, 2560);
+  EXPECT_EQ(Alloc(*a, 2048), h25);
+  EXPECT_EQ(Alloc(*a, 3000), h35);  // 3072
+  EXPECT_EQ(Alloc(*a, 3840), h4);
+  // Free now: 256 B after h4's chunk, 512 B after each of the others, and
+  // the tail. The smallest that fits wins, then the lowest address.
+  EXPECT_EQ(Alloc(*a, 200), h4 + 3840);
+  EXPECT_EQ(Alloc(*a, 300), h35 + 3072);
+  EXPECT_EQ(Alloc(*a, 300), h25 + 2048);
+  EXPECT_EQ(Alloc(*a, 300), g3 + 256);  // the tail
   (void)g1;
   (void)g2;
 }
@@ -435,7 +435,9 @@ void RandomRun(bool growth, uint32_t seed) {
       char* p = Alloc(*a, n);
       ASSERT_NE(p, nullptr) << "step " << step << "\n" << a->DebugString();
       auto next = live.lower_bound(p);
-      if (next != live.end()) ASSERT_LE(p + rounded, next->first);
+      if (next != live.end()) {
+        ASSERT_LE(p + rounded, next->first);
+      }
       if (next != live.begin()) {
         auto prev = std::prev(next);
         ASSERT_LE(prev->first + BfcAllocator::RoundedBytes(prev->second.first),
