@@ -5,8 +5,9 @@
 # counting both towers; the placement log puts tower_0's ops on CPU:0 and
 # tower_1's on CPU:1; the last checkpoint restored by a second process gives
 # the same test accuracy. Then --strategy allreduce also reaches >= 84% in 3
-# epochs, its replicas and all-reduces on both devices, and writes one
-# step's timeline as Chrome trace JSON with the collectives in it. Skipped
+# epochs, its replicas and fused all-reduces on both devices, and writes one
+# step's timeline as Chrome trace JSON with the collectives and their
+# phases (pack, wait, reduce, unpack) in it. Skipped
 # (exit 0 with a note) when the dataset is not installed (tools/setup.sh
 # installs dataset-fashion-mnist).
 set -euo pipefail
@@ -49,9 +50,12 @@ restored="$(tail -n 1 eval.log)"
   --log_device_placement 2>allreduce_placement.log | tee allreduce.log
 grep -q '^wrote timeline timeline.json (step 10)$' allreduce.log \
   || { echo "FAIL: no timeline written"; exit 1; }
+# Tensor fusion packs the 4 gradients' all-reduces into one per device.
+grep -Eq '^ +tensor_fusion: 4 all-reduce instances into 1 ' allreduce_placement.log \
+  || { echo "FAIL: the 4 all-reduces were not fused into 1"; exit 1; }
 for i in 0 1; do
-  grep -Eq "^tower_$i/allreduce/layer1/weights/CollectiveAllReduce: \(CollectiveAllReduce\): .*/device:CPU:$i\$" allreduce_placement.log \
-    || { echo "FAIL: tower_$i's all-reduce is not on CPU:$i"; exit 1; }
+  grep -Eq "^tensor_fusion/.*/$i/all_reduce: \(_FusedCollectiveAllReduce\): .*/device:CPU:$i\$" allreduce_placement.log \
+    || { echo "FAIL: tower_$i's fused all-reduce is not on CPU:$i"; exit 1; }
 done
 grep -Eq '^layer1/weights/replica_1: \(VariableV2\): .*/device:CPU:1$' allreduce_placement.log \
   || { echo "FAIL: tower 1's replica is not on CPU:1"; exit 1; }
@@ -60,7 +64,9 @@ import json, sys
 events = json.load(open(sys.argv[1]))["traceEvents"]
 devices = {e["args"]["name"] for e in events if e.get("name") == "process_name"}
 assert any(d.endswith("CPU:0") for d in devices) and any(d.endswith("CPU:1") for d in devices), devices
-assert any(e.get("ph") == "X" and e.get("name") == "CollectiveAllReduce" for e in events)
+assert any(e.get("ph") == "X" and e.get("name") == "_FusedCollectiveAllReduce" for e in events)
+phases = {e["name"] for e in events if e.get("cat") == "phase"}
+assert {"pack", "wait", "reduce", "unpack"} <= phases, phases
 assert any(e.get("ph") == "X" and e.get("name") == "MatMul" for e in events)
 PY
 allreduce="$(tail -n 1 allreduce.log)"

@@ -344,14 +344,20 @@ absl::Status Session::Impl::BuildExecutors(
       plan->has_collectives = true;
     }
   }
+  Device* only_device = nullptr;
   if (used.size() <= 1) {
-    Device* device =
-        used.empty() ? devices->cpu() : devices->Find(*used.begin());
-    if (device == nullptr) {
+    only_device = used.empty() ? devices->cpu() : devices->Find(*used.begin());
+    if (only_device == nullptr) {
       return absl::InternalError(
           absl::StrCat("placement chose device '", *used.begin(),
                        "', which this session does not have"));
     }
+  }
+  // A graph on one host-memory device needs no transfers and no copies: one
+  // executor. A graph on one device with memory of its own goes through the
+  // partitioner for its host<->device copies.
+  if (only_device != nullptr && only_device->type() == "CPU") {
+    Device* device = only_device;
     if (absl::Status s = RunDeviceSpecificPasses(optimization, device->name(),
                                                  device->type(), graph, passes);
         !s.ok()) {
@@ -364,11 +370,15 @@ absl::Status Session::Impl::BuildExecutors(
     return absl::OkStatus();
   }
   // One partition per device; each cross-device edge becomes a _Send/_Recv
-  // pair meeting in the step's rendezvous. A step has a rendezvous of its
-  // own, so keys need no prefix or step id.
+  // pair meeting in the step's rendezvous, each edge between host and device
+  // memory inside a device a copy. A step has a rendezvous of its own, so
+  // keys need no prefix or step id.
+  const RegistryKernelQuery kernels;
+  PartitionOptions partition_options;
+  partition_options.kernels = &kernels;
   PartitionStats stats;
   absl::StatusOr<std::vector<GraphPartition>> partitions =
-      PartitionGraph(*graph, PartitionOptions(), &stats);
+      PartitionGraph(*graph, partition_options, &stats);
   if (!partitions.ok()) return partitions.status();
   std::vector<std::string> summary;
   for (const GraphPartition& partition : *partitions) {
@@ -403,9 +413,12 @@ absl::Status Session::Impl::BuildExecutors(
     std::cerr << "Partitions: " << partitions->size() << "\n"
               << absl::StrJoin(summary, "\n") << "\n"
               << "Transfers: " << stats.sends << " _Send, " << stats.recvs
-              << " _Recv (" << stats.control_transfers
-              << " for control edges)\n"
-              << std::flush;
+              << " _Recv (" << stats.control_transfers << " for control edges)";
+    if (stats.host_to_device + stats.device_to_host > 0) {
+      std::cerr << ", " << stats.host_to_device << " host-to-device and "
+                << stats.device_to_host << " device-to-host copies";
+    }
+    std::cerr << "\n" << std::flush;
   }
   return absl::OkStatus();
 }

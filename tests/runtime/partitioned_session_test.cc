@@ -298,7 +298,7 @@ TEST(PartitionedSessionTest, PlacementLogCountsTransfers) {
 // and Cast's int32 output (device) read as Reshape's `shape` (host).
 // DISABLED until runtime/session.cc (passing RegistryKernelQuery into
 // PartitionOptions::kernels, printing the copy counts) is committed.
-TEST(PartitionedSessionTest, DISABLED_HostDeviceCopiesInsideAFakeGpu) {
+TEST(PartitionedSessionTest, HostDeviceCopiesInsideAFakeGpu) {
   Scope root = Scope::NewRootScope();
   Scope gpu = root.WithDevice("/gpu:0");
   Output x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT);
