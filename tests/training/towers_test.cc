@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -58,15 +59,16 @@ Tensor Labels(int rows, int offset) {
   return t;
 }
 
-absl::StatusOr<std::unique_ptr<Session>> NewSession(const Scope& root,
-                                                    int cpus) {
+absl::StatusOr<std::unique_ptr<Session>> NewSession(const Scope& root, int cpus,
+                                                    bool optimize = false) {
   GraphDef def;
   if (absl::Status s = root.ToGraphDef(&def); !s.ok()) return s;
   SessionOptions options;
   options.device_count = {{"CPU", cpus}};
-  // The fusion pass turns a one-device ApplyGradientDescent of a MatMul
-  // into one GEMM, which rounds differently; compare the plain graphs.
-  options.optimize_graph = false;
+  // By default the graphs run as built: the fusion pass turns a one-device
+  // ApplyGradientDescent of a MatMul into one GEMM, which rounds
+  // differently, so the equivalence tests compare the plain graphs.
+  options.optimize_graph = optimize;
   return Session::Create(def, options);
 }
 
@@ -493,19 +495,32 @@ Training BuildTraining(int towers,
 
 // The weights after kSteps steps of BuildTraining(towers, strategy): the
 // four variables, then (all-reduce) the other towers' replicas of them.
+// With `optimize` the session runs its optimization passes (tensor fusion
+// among them) and `ops_run`, when given, receives the op of every node the
+// last step ran.
 std::vector<std::vector<float>> Train(
-    int towers, Strategy strategy = Strategy::kParameterServer) {
+    int towers, Strategy strategy = Strategy::kParameterServer,
+    bool optimize = false, std::vector<std::string>* ops_run = nullptr) {
   Training t = BuildTraining(towers, strategy);
   if (t.train_op.empty()) return {};
-  auto session = NewSession(t.root, std::max(towers, 1));
+  auto session = NewSession(t.root, std::max(towers, 1), optimize);
   EXPECT_TRUE(session.ok()) << session.status();
   if (!session.ok()) return {};
   EXPECT_TRUE((*session)->Run({}, {}, {"init"}, nullptr).ok());
   for (int i = 0; i < kSteps; ++i) {
+    RunOptions options;
+    options.collect_step_stats = ops_run != nullptr && i + 1 == kSteps;
+    RunMetadata metadata;
     absl::Status s = (*session)->Run(
+        options,
         {{"x", Values({kBatch, kIn}, 100 + i)}, {"labels", Labels(kBatch, i)}},
-        {}, {t.train_op}, nullptr);
+        {}, {t.train_op}, nullptr, &metadata);
     EXPECT_TRUE(s.ok()) << s;
+    if (options.collect_step_stats) {
+      for (const NodeExecStats& n : metadata.step_stats) {
+        ops_run->push_back(n.op);
+      }
+    }
   }
   std::vector<std::string> names;
   for (const Output& v : t.vars) names.push_back(v.node()->name());
@@ -636,6 +651,29 @@ TEST(AllReduceTest, ReplicasOnTheirTowersCollectivesAndUpdatesThere) {
   }
   // Only the first replica is trainable: the collection lists each once.
   EXPECT_EQ(train::TrainableVariables(t.root).size(), 4u);
+}
+
+// Sessions fuse the per-variable all-reduces (SessionOptions::
+// tensor_fusion_threshold_bytes); the rank-order reduction makes fused and
+// unfused training bitwise equal.
+TEST(AllReduceTest, TensorFusionOnAndOffTrainTheSameBits) {
+  for (int towers : {2, 4}) {
+    std::vector<std::string> ops;
+    const auto fused = Train(towers, Strategy::kAllReduce, true, &ops);
+    const auto plain = Train(towers, Strategy::kAllReduce);
+    // One fused all-reduce per tower replaced the 4 per-variable ones.
+    EXPECT_EQ(std::count(ops.begin(), ops.end(), "_FusedCollectiveAllReduce"),
+              towers);
+    EXPECT_EQ(std::count(ops.begin(), ops.end(), "CollectiveAllReduce"), 0);
+    ASSERT_EQ(fused.size(), plain.size());
+    ASSERT_FALSE(plain.empty());
+    for (size_t i = 0; i < plain.size(); ++i) {
+      ASSERT_EQ(fused[i].size(), plain[i].size());
+      EXPECT_EQ(0, std::memcmp(fused[i].data(), plain[i].data(),
+                               plain[i].size() * sizeof(float)))
+          << "towers " << towers << ", variable " << i;
+    }
+  }
 }
 
 TEST(AllReduceTest, StrategyAndVariablesMustAgree) {
