@@ -1,0 +1,59 @@
+#include "runtime/gpu/gpu_device.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+
+namespace dflow {
+
+GpuDevice::GpuDevice(DeviceSpec spec, DeviceAttributes attributes,
+                     TrackingAllocator* allocator, ThreadPool* pool,
+                     GpuInfo info, std::unique_ptr<GpuStreams> streams)
+    : Device(std::move(spec), std::move(attributes), allocator, pool),
+      info_(std::move(info)),
+      streams_(std::move(streams)) {}
+
+absl::StatusOr<DeviceAttributes> GpuDeviceAttributes(
+    const GpuDeviceOptions& options) {
+  absl::StatusOr<GpuInfo> info = GetGpuInfo(options.physical_ordinal);
+  if (!info.ok()) return info.status();
+  if (options.memory_limit < 0 || options.memory_limit > info->total_memory) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "GPU:", options.id, ": memory limit ", options.memory_limit,
+        " bytes is not within 0..", info->total_memory, " (the memory of ",
+        info->name, ", GPU ", info->ordinal, "); 0 means all of it"));
+  }
+  DeviceAttributes attrs;
+  attrs.kernel_device_type = "GPU";
+  attrs.memory_limit =
+      options.memory_limit > 0 ? options.memory_limit : info->total_memory;
+  // TensorFlow's convention: bus_id is the NUMA node + 1, 0 if unknown.
+  attrs.locality.numa_node = std::max(info->numa_node, 0);
+  attrs.locality.bus_id = attrs.locality.numa_node + 1;
+  attrs.physical_device_desc = info->Description();
+  if (options.virtual_count > 1) {
+    absl::StrAppend(&attrs.physical_device_desc, ", virtual device ",
+                    options.virtual_index, " of ", options.virtual_count);
+  }
+  return attrs;
+}
+
+absl::StatusOr<std::unique_ptr<GpuDevice>> NewGpuDevice(
+    const GpuDeviceOptions& options, TrackingAllocator* allocator,
+    ThreadPool* pool) {
+  absl::StatusOr<DeviceAttributes> attrs = GpuDeviceAttributes(options);
+  if (!attrs.ok()) return attrs.status();
+  absl::StatusOr<GpuInfo> info = GetGpuInfo(options.physical_ordinal);
+  if (!info.ok()) return info.status();
+  GpuStreams::Options stream_options;
+  stream_options.staging = options.staging;
+  absl::StatusOr<std::unique_ptr<GpuStreams>> streams =
+      GpuStreams::Create(options.physical_ordinal, stream_options);
+  if (!streams.ok()) return streams.status();
+  return std::make_unique<GpuDevice>(
+      DeviceSpec::LocalDevice("GPU", options.id), *std::move(attrs), allocator,
+      pool, *std::move(info), *std::move(streams));
+}
+
+}  // namespace dflow
