@@ -49,9 +49,7 @@
 #include "absl/strings/str_format.h"
 #include "data/mnist.h"
 #include "examples/mnist_model.h"
-#include "graph/ops/ops.h"
-#include "graph/training/training.h"
-#include "runtime/saver.h"
+#include "examples/mnist_towers_model.h"
 #include "runtime/session.h"
 
 ABSL_FLAG(int, towers, 2, "towers, one per logical CPU device /cpu:0..N-1");
@@ -80,92 +78,7 @@ ABSL_FLAG(bool, eval_only, false,
 
 namespace {
 
-using dflow::Output;
-using dflow::Scope;
 namespace mnist = dflow::mnist;
-namespace ops = dflow::ops;
-namespace train = dflow::train;
-
-struct Model {
-  dflow::GraphDef graph;
-  std::string train_op;
-};
-
-absl::Status BuildModel(int towers, bool all_reduce, int steps_per_epoch,
-                        Model* model) {
-  Scope root = Scope::NewRootScope();
-  Scope cpu = root.WithDevice("/cpu:0");
-  const int seed = absl::GetFlag(FLAGS_seed);
-  Output x =
-      ops::Placeholder(cpu.WithOpName("x"), dflow::DT_FLOAT,
-                       ops::PlaceholderAttrs().Shape({-1, mnist::kInput}));
-  Output labels = ops::Placeholder(cpu.WithOpName("labels"), dflow::DT_INT32,
-                                   ops::PlaceholderAttrs().Shape({-1}));
-  Output global_step = train::GetOrCreateGlobalStep(cpu);
-
-  std::vector<std::string> devices;
-  for (int i = 0; i < towers; ++i) devices.push_back(absl::StrCat("/cpu:", i));
-  // Tower i: the loss of its part of the batch. The variables are made by
-  // tower 0 on /cpu:0 and shared by the others (ps), or replicated on every
-  // tower's device (allreduce).
-  mnist::MlpWeights weights;  // tower 0's
-  absl::StatusOr<train::ParallelModel> parallel = train::MakeParallel(
-      root, devices, {x, labels},
-      [&](train::TowerContext& tower, const std::vector<Output>& in) {
-        const mnist::MlpWeights w = mnist::MakeWeights(
-            [&](const std::string& path, const dflow::TensorShape& shape,
-                const train::Initializer& initializer) {
-              return tower.GetVariable(path, shape, dflow::DT_FLOAT,
-                                       initializer);
-            },
-            seed);
-        if (tower.index() == 0) weights = w;
-        const Scope& s = tower.scope();
-        mnist::AddL2Losses(s, w);
-        Output cross_entropy =
-            mnist::CrossEntropy(s, mnist::Inference(s, in[0], w), in[1]);
-        return std::vector<Output>{
-            ops::Add(s.WithOpName("loss"), cross_entropy,
-                     train::TotalRegularizationLoss(s, s.name_scope()))};
-      },
-      train::ParallelOptions().MirroredVariables(all_reduce));
-  if (!parallel.ok()) return parallel.status();
-  // The towers' losses, stacked by MakeParallel, averaged for the log.
-  ops::Mean(cpu.WithOpName("loss"), parallel->outputs[0], 0);
-
-  Output learning_rate = train::ExponentialDecay(
-      cpu, static_cast<float>(absl::GetFlag(FLAGS_learning_rate)), global_step,
-      steps_per_epoch,
-      static_cast<float>(absl::GetFlag(FLAGS_learning_rate_decay)));
-  train::GradientDescentOptimizer optimizer(learning_rate);
-  absl::StatusOr<dflow::Operation> apply =
-      all_reduce
-          ? train::AllReduceMinimize(cpu, optimizer, *parallel,
-                                     /*loss_index=*/0, global_step)
-          : train::ParameterServerMinimize(cpu, optimizer, *parallel,
-                                           /*loss_index=*/0, global_step);
-  if (!apply.ok()) return apply.status();
-
-  // (Only tower 0's replicas are trainable: all-reduce keeps the others
-  // equal to them.)
-  train::ExponentialMovingAverage averages(mnist::kMovingAverageDecay,
-                                           global_step);
-  absl::StatusOr<dflow::Operation> average =
-      averages.Apply(cpu, train::TrainableVariables(root));
-  if (!average.ok()) return average.status();
-  model->train_op = train::Group(cpu, {*apply, *average}, "train").name();
-
-  // Evaluation with the averaged weights, on /cpu:0.
-  Scope eval = cpu.NewSubScope("eval");
-  const mnist::MlpWeights averaged{{averages.Average(weights.layer1.weights),
-                                    averages.Average(weights.layer1.biases)},
-                                   {averages.Average(weights.layer2.weights),
-                                    averages.Average(weights.layer2.biases)}};
-  mnist::Accuracy(eval, mnist::Inference(eval, x, averaged), labels);
-
-  train::GlobalVariablesInitializer(cpu);
-  return root.ToGraphDef(&model->graph);
-}
 
 absl::Status Main() {
   const int towers = absl::GetFlag(FLAGS_towers);
@@ -184,12 +97,18 @@ absl::Status Main() {
   const int steps_per_epoch =
       static_cast<int>(data->train.num_examples / batch_size);
 
-  Model model;
-  if (absl::Status s =
-          BuildModel(towers, strategy == "allreduce", steps_per_epoch, &model);
-      !s.ok()) {
-    return s;
-  }
+  mnist::TowersModelOptions model_options;
+  model_options.towers = towers;
+  model_options.all_reduce = strategy == "allreduce";
+  model_options.seed = absl::GetFlag(FLAGS_seed);
+  model_options.learning_rate =
+      static_cast<float>(absl::GetFlag(FLAGS_learning_rate));
+  model_options.learning_rate_decay =
+      static_cast<float>(absl::GetFlag(FLAGS_learning_rate_decay));
+  model_options.steps_per_epoch = steps_per_epoch;
+  absl::StatusOr<mnist::TowersModel> model =
+      mnist::BuildTowersModel(model_options);
+  if (!model.ok()) return model.status();
   dflow::SessionOptions options;
   options.num_threads = absl::GetFlag(FLAGS_threads);
   options.device_count = {{"CPU", towers}};
@@ -200,12 +119,12 @@ absl::Status Main() {
   loop.log_every = absl::GetFlag(FLAGS_log_every);
   loop.checkpoint_every = absl::GetFlag(FLAGS_checkpoint_every);
   loop.checkpoint_dir = absl::GetFlag(FLAGS_checkpoint_dir);
-  loop.train_op = model.train_op;
+  loop.train_op = model->train_op;
   loop.seed = absl::GetFlag(FLAGS_seed);
   loop.towers = towers;
   loop.timeline = absl::GetFlag(FLAGS_timeline);
-  return mnist::TrainOrRestoreThenEvaluate(model.graph, options, *data,
-                                          absl::GetFlag(FLAGS_eval_only), loop,
+  return mnist::TrainOrRestoreThenEvaluate(
+      model->graph, options, *data, absl::GetFlag(FLAGS_eval_only), loop,
       absl::StrFormat(
           "%d towers on /cpu:0../cpu:%d, %d examples per step (%d per tower), "
           "strategy %s",
