@@ -86,7 +86,9 @@ void* BfcAllocator::FindAndTake(size_t rounded, size_t alignment) {
   // that fits, scanning bins upwards in (size, address) order, is the best
   // fit. With alignment padding a smaller chunk may not fit where a larger
   // one does, hence the inner scan.
-  for (int b = BinIndex(rounded); b < kNumBins; ++b) {
+  const uint32_t from_bin = ~uint32_t{0} << BinIndex(rounded);
+  for (uint32_t bins = nonempty_bins_ & from_bin; bins != 0; bins &= bins - 1) {
+    const int b = __builtin_ctz(bins);
     std::set<FreeKey>& bin = bins_[b];
     for (auto it = bin.lower_bound(FreeKey{rounded, nullptr, kNoChunk});
          it != bin.end(); ++it) {
@@ -95,7 +97,8 @@ void* BfcAllocator::FindAndTake(size_t rounded, size_t alignment) {
       const size_t padding = aligned - start;
       if (it->size < padding + rounded) continue;
       ChunkHandle h = it->handle;
-      bin.erase(it);
+      KeepNode(bin.extract(it));
+      if (bin.empty()) nonempty_bins_ &= ~(uint32_t{1} << b);
       if (padding > 0) {
         const ChunkHandle rest = SplitTail(h, padding);
         InsertFree(h);  // the front stays free
@@ -210,19 +213,36 @@ void BfcAllocator::MergeNext(ChunkHandle h) {
 
 void BfcAllocator::InsertFree(ChunkHandle h) {
   const Chunk& c = chunks_[h];
-  bins_[BinIndex(c.size)].insert(FreeKey{c.size, c.ptr, h});
+  const FreeKey key{c.size, c.ptr, h};
+  const int b = BinIndex(c.size);
+  nonempty_bins_ |= uint32_t{1} << b;
+  std::set<FreeKey>& bin = bins_[b];
+  if (spare_nodes_.empty()) {
+    bin.insert(key);
+    return;
+  }
+  FreeSet::node_type node = std::move(spare_nodes_.back());
+  spare_nodes_.pop_back();
+  node.value() = key;
+  bin.insert(std::move(node));
+}
+
+void BfcAllocator::KeepNode(FreeSet::node_type node) {
+  if (spare_nodes_.size() < kMaxSpareNodes) {
+    spare_nodes_.push_back(std::move(node));
+  }
 }
 
 void BfcAllocator::RemoveFree(ChunkHandle h) {
   const Chunk& c = chunks_[h];
-  bins_[BinIndex(c.size)].erase(FreeKey{c.size, c.ptr, h});
+  const int b = BinIndex(c.size);
+  KeepNode(bins_[b].extract(FreeKey{c.size, c.ptr, h}));
+  if (bins_[b].empty()) nonempty_bins_ &= ~(uint32_t{1} << b);
 }
 
 size_t BfcAllocator::LargestFreeChunk() const {
-  for (int b = kNumBins - 1; b >= 0; --b) {
-    if (!bins_[b].empty()) return bins_[b].rbegin()->size;
-  }
-  return 0;
+  if (nonempty_bins_ == 0) return 0;
+  return bins_[31 - __builtin_clz(nonempty_bins_)].rbegin()->size;
 }
 
 BfcAllocatorStats BfcAllocator::StatsLocked() const {
@@ -236,10 +256,10 @@ BfcAllocatorStats BfcAllocator::StatsLocked() const {
   s.largest_free_chunk = static_cast<int64_t>(LargestFreeChunk());
   s.bytes_limit = static_cast<int64_t>(limit_);
   const int64_t free_bytes = s.bytes_reserved - s.bytes_in_use;
-  s.fragmentation =
-      free_bytes == 0 ? 0.0
-                      : 1.0 - static_cast<double>(s.largest_free_chunk) /
-                                  static_cast<double>(free_bytes);
+  s.fragmentation = free_bytes == 0
+                        ? 0.0
+                        : 1.0 - static_cast<double>(s.largest_free_chunk) /
+                                    static_cast<double>(free_bytes);
   return s;
 }
 
@@ -289,10 +309,9 @@ std::string BfcAllocator::DebugString() const {
             ? absl::StrCat(">= ", HumanBytes(int64_t{256} << b, 0))
             : absl::StrCat(HumanBytes(int64_t{256} << b, 0), "-",
                            HumanBytes(int64_t{256} << (b + 1), 0));
-    absl::StrAppendFormat(&out,
-                          "  bin %2d (%s): %d in use (%s), %d free (%s)\n", b,
-                          range, c.used, HumanBytes(c.used_bytes), c.free,
-                          HumanBytes(c.free_bytes));
+    absl::StrAppendFormat(
+        &out, "  bin %2d (%s): %d in use (%s), %d free (%s)\n", b, range,
+        c.used, HumanBytes(c.used_bytes), c.free, HumanBytes(c.free_bytes));
   }
   return out;
 }
@@ -347,10 +366,11 @@ absl::StatusOr<std::vector<int64_t>> VirtualDeviceLimits(
       limits.push_back(rounded);
     }
     if (sum > total_free) {
-      return absl::ResourceExhaustedError(absl::StrCat(
-          "virtual devices: limits add up to ", HumanBytes(sum), " but only ",
-          HumanBytes(total_free), " of the physical device is free; give "
-          "smaller limits"));
+      return absl::ResourceExhaustedError(
+          absl::StrCat("virtual devices: limits add up to ", HumanBytes(sum),
+                       " but only ", HumanBytes(total_free),
+                       " of the physical device is free; give "
+                       "smaller limits"));
     }
     return limits;
   }

@@ -152,6 +152,7 @@ class BfcAllocator : public Allocator {
       return size != o.size ? size < o.size : ptr < o.ptr;
     }
   };
+  using FreeSet = std::set<FreeKey>;
   struct Region {
     char* base;
     size_t size;
@@ -168,6 +169,10 @@ class BfcAllocator : public Allocator {
   ChunkHandle SplitTail(ChunkHandle h, size_t size);
   void InsertFree(ChunkHandle h);
   void RemoveFree(ChunkHandle h);
+  // Keeps an extracted bin node for the next InsertFree: a split or merge
+  // then moves a node between bins instead of freeing and allocating one
+  // (a third of a fixed-size alloc/free pair's time).
+  void KeepNode(FreeSet::node_type node);
   // Merges `h`'s successor into `h` (both free, neither binned).
   void MergeNext(ChunkHandle h);
   size_t LargestFreeChunk() const;
@@ -180,7 +185,12 @@ class BfcAllocator : public Allocator {
   mutable std::mutex mu_;  // std::mutex: see runtime/variables.h
   std::vector<Chunk> chunks_;
   std::vector<ChunkHandle> free_handles_;
-  std::set<FreeKey> bins_[kNumBins];
+  FreeSet bins_[kNumBins];
+  // Bit b set when bins_[b] is not empty: the search skips empty bins.
+  uint32_t nonempty_bins_ = 0;
+  static_assert(kNumBins <= 32, "nonempty_bins_ has 32 bits");
+  static constexpr size_t kMaxSpareNodes = 8;
+  std::vector<FreeSet::node_type> spare_nodes_;
   absl::flat_hash_map<const void*, ChunkHandle> in_use_;
   std::vector<Region> regions_;
   size_t next_region_bytes_ = 0;  // with allow_growth

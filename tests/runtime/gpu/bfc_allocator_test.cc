@@ -284,8 +284,8 @@ TEST(BfcAllocatorTest, GrowthDoublesRegionsUpToTheLimit) {
   ASSERT_NE(Alloc(*a, 64 * kKiB), nullptr);  // the last region
   EXPECT_EQ(a->Stats().bytes_reserved, kMiB);
   EXPECT_EQ(counters.sizes,
-            (std::vector<size_t>{64 * kKiB, 128 * kKiB, 256 * kKiB,
-                                 512 * kKiB, 64 * kKiB}));
+            (std::vector<size_t>{64 * kKiB, 128 * kKiB, 256 * kKiB, 512 * kKiB,
+                                 64 * kKiB}));
 }
 
 TEST(BfcAllocatorTest, GrowthDoublesPastALargeRequest) {
@@ -293,8 +293,7 @@ TEST(BfcAllocatorTest, GrowthDoublesPastALargeRequest) {
   auto a = Make(4 * kMiB, /*growth=*/true, 64 * kKiB, &counters);
   ASSERT_NE(Alloc(*a, 300 * kKiB), nullptr);  // 64 -> 128 -> 256 -> 512 KiB
   ASSERT_NE(Alloc(*a, 300 * kKiB), nullptr);  // then 1 MiB
-  EXPECT_EQ(counters.sizes,
-            (std::vector<size_t>{512 * kKiB, 1024 * kKiB}));
+  EXPECT_EQ(counters.sizes, (std::vector<size_t>{512 * kKiB, 1024 * kKiB}));
 }
 
 TEST(BfcAllocatorTest, StatisticsAreExactForAScriptedSequence) {
@@ -344,7 +343,8 @@ TEST(BfcAllocatorTest, StatisticsAreExactForAScriptedSequence) {
   EXPECT_THAT(debug, HasSubstr("bin  3 (2 KiB-4 KiB): 1 in use (2.0 KiB), "
                                "0 free (0 B)"));
   EXPECT_THAT(debug, HasSubstr("bin  7 (32 KiB-64 KiB): 0 in use (0 B), "
-                               "1 free (" + HumanBytes(61184) + ")"));
+                               "1 free (" +
+                               HumanBytes(61184) + ")"));
   for (char* p : {p1, p3, p5}) a->DeallocateRaw(p, 0);
   s = a->Stats();
   EXPECT_EQ(s.bytes_in_use, 0);
@@ -406,14 +406,15 @@ TEST(BfcAllocatorTest, HumanBytes) {
 void RandomRun(bool growth, uint32_t seed) {
   auto a = Make(256 * kMiB, growth, 1 * kMiB);
   std::mt19937 rng(seed);
-  std::map<char*, std::pair<size_t, uint32_t>> live;  // ptr -> (bytes, tag)
+  using Live = std::map<char*, std::pair<size_t, uint32_t>>;
+  Live live;  // ptr -> (bytes, tag)
   int64_t model_in_use = 0;
   const auto log_size = [&] {
     // Log-uniform over 1 B .. 1 MiB: mostly small, some large.
     std::uniform_real_distribution<double> e(0, 20);
     return static_cast<size_t>(std::exp2(e(rng)));
   };
-  const auto check_and_free = [&](std::map<char*, std::pair<size_t, uint32_t>>::iterator it) {
+  const auto check_and_free = [&](Live::iterator it) {
     char* p = it->first;
     const size_t n = it->second.first;
     const uint32_t tag = it->second.second;
