@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
+#include "absl/container/node_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "compiler/kernel_query.h"
@@ -74,8 +74,10 @@ class MemoryCopyAnalysis {
                                              absl::string_view device_type);
 
   const KernelQuery& kernels_;
-  // By node id; a node runs on one device, so one map each.
-  absl::flat_hash_map<int, HostMemoryMap> maps_;
+  // By node id; a node runs on one device, so one map each. node_hash_map:
+  // MapOf hands out pointers to entries, which must stay where they are
+  // while the map grows (a flat_hash_map moves them).
+  absl::node_hash_map<int, HostMemoryMap> maps_;
 };
 
 }  // namespace dflow
