@@ -3,7 +3,9 @@
 #ifndef DFLOW_TESTS_RUNTIME_GPU_GPU_TEST_UTIL_H_
 #define DFLOW_TESTS_RUNTIME_GPU_GPU_TEST_UTIL_H_
 
+#include <cstdlib>
 #include <functional>
+#include <string>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -13,15 +15,27 @@
 #include "runtime/gpu/gpu_discovery.h"
 #include "runtime/gpu/gpu_streams.h"
 
-// Ends the test as skipped, saying why, when this process has no GPU.
-#define DFLOW_SKIP_WITHOUT_GPU()                                       \
-  do {                                                                 \
-    if (absl::Status _s = ::dflow::GpusAvailable(); !_s.ok()) {        \
-      GTEST_SKIP() << "no GPU here (" << _s.message() << ")";          \
-    }                                                                  \
+// Ends the test as skipped, saying why, when this process has no GPU; or
+// as failed when the environment sets DFLOW_REQUIRE_GPU (non-empty, not
+// "0"): gpu_bundle/run_all.sh sets it where nvidia-smi lists a GPU, so a
+// driver/runtime mismatch cannot pass as "all skipped".
+#define DFLOW_SKIP_WITHOUT_GPU()                                         \
+  do {                                                                   \
+    if (absl::Status _s = ::dflow::GpusAvailable(); !_s.ok()) {          \
+      if (::dflow::GpuRequiredByEnvironment()) {                         \
+        FAIL() << "DFLOW_REQUIRE_GPU is set but there is no usable GPU: " \
+               << _s.message();                                          \
+      }                                                                  \
+      GTEST_SKIP() << "no GPU here (" << _s.message() << ")";            \
+    }                                                                    \
   } while (0)
 
 namespace dflow {
+
+inline bool GpuRequiredByEnvironment() {
+  const char* v = std::getenv("DFLOW_REQUIRE_GPU");
+  return v != nullptr && *v != '\0' && std::string(v) != "0";
+}
 
 // Runs `enqueue(done)` and blocks until `done` was called; returns its
 // status.
