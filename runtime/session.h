@@ -120,10 +120,13 @@ struct NodeExecStats {
   // Details a kernel reports for the timeline, shown with the node: for
   // _Send/_Recv the rendezvous key's parts "tensor_name", "send_device" and
   // "recv_device" (which pair a Send with its Recv), for a collective its
-  // group and instance keys.
+  // group and instance keys; then what only the run knows (a fused
+  // all-reduce's "bytes"; OpKernelContext::RecordStatsDetail).
   std::vector<std::pair<std::string, std::string>> details;
-  // Parts of the node's work a kernel timed separately (a collective's pack,
-  // reduce, unpack), each within [start_us, end_us], on the same clock.
+  // Parts of the node's work a kernel timed separately
+  // (OpKernelContext::RecordPhase): a collective's "wait" for its peers and
+  // its "reduce" / "gather" / "broadcast", a fused all-reduce's "pack" and
+  // "unpack" too. Each lies within [start_us, end_us], on the same clock.
   struct Phase {
     std::string name;
     int64_t start_us = 0;

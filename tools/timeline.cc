@@ -35,8 +35,14 @@ bool IsCollective(const std::string& op) {
   return absl::StartsWith(absl::StripPrefix(op, "_Fused"), "Collective");
 }
 
+// Copies between host and device memory inside one device (compiler/
+// partition.h): transfers too, but with no partner, so no arrow.
+bool IsMemoryCopy(const std::string& op) {
+  return op == "_HostToDevice" || op == "_DeviceToHost";
+}
+
 TrackKind KindOf(const NodeExecStats& s) {
-  if (IsTransfer(s.op)) return TrackKind::kTransfers;
+  if (IsTransfer(s.op) || IsMemoryCopy(s.op)) return TrackKind::kTransfers;
   if (IsCollective(s.op)) return TrackKind::kCollectives;
   return TrackKind::kThread;
 }

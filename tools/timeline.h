@@ -10,10 +10,13 @@
 // Each device is a process named after the device. Its ops are slices named
 // by op type, on one track per executor thread, with the node name, the op,
 // its inputs, output shapes and bytes in the slice's args. Transfers (_Send,
-// _Recv) sit on the device's "transfers" track, an arrow leading from each
-// Send to the Recv that got its tensor; collectives (Collective*) sit on
-// the device's "collectives" track, with the phases their kernels timed
-// (pack, reduce, unpack) as slices nested in theirs. Slices that overlap
+// _Recv, and the host<->device copies _HostToDevice, _DeviceToHost) sit on
+// the device's "transfers" track, an arrow leading from each Send to the
+// Recv that got its tensor; collectives (Collective*, and tensor fusion's
+// _FusedCollectiveAllReduce) sit on the device's "collectives" track, with
+// the phases their kernels timed as slices nested in theirs: "wait" (for
+// the group's other members), "reduce" / "gather" / "broadcast", and for a
+// fused all-reduce "pack" before and "unpack" after. Slices that overlap
 // without nesting on one track (async kernels: a Recv waiting while its
 // thread runs other nodes) spill onto extra tracks, "thread 3 #2", so the
 // viewers draw them all.
