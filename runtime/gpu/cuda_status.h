@@ -54,30 +54,35 @@ inline absl::Status CudaStatus(cudaError_t err, absl::string_view call) {
   switch (err) {
     case cudaErrorNoDevice:
       code = absl::StatusCode::kUnavailable;
-      hint = "no CUDA GPU is visible to this process: check nvidia-smi and "
-             "CUDA_VISIBLE_DEVICES, or place the work on CPU";
+      hint =
+          "no CUDA GPU is visible to this process: check nvidia-smi and "
+          "CUDA_VISIBLE_DEVICES, or place the work on CPU";
       break;
     case cudaErrorInsufficientDriver:
       code = absl::StatusCode::kUnavailable;
-      hint = "the NVIDIA driver (libcuda.so.1) is missing or older than the "
-             "CUDA runtime dflow was built with: install a newer driver, or "
-             "place the work on CPU";
+      hint =
+          "the NVIDIA driver (libcuda.so.1) is missing or older than the "
+          "CUDA runtime dflow was built with: install a newer driver, or "
+          "place the work on CPU";
       break;
     case cudaErrorInitializationError:
     case cudaErrorDevicesUnavailable:
       code = absl::StatusCode::kUnavailable;
-      hint = "the GPU could not be initialized or is in exclusive use by "
-             "another process (nvidia-smi shows which)";
+      hint =
+          "the GPU could not be initialized or is in exclusive use by "
+          "another process (nvidia-smi shows which)";
       break;
     case cudaErrorMemoryAllocation:
       code = absl::StatusCode::kResourceExhausted;
-      hint = "the GPU (or pinned host memory) is out of memory: lower the "
-             "batch size or the per-device memory limit of other processes";
+      hint =
+          "the GPU (or pinned host memory) is out of memory: lower the "
+          "batch size or the per-device memory limit of other processes";
       break;
     case cudaErrorInvalidDevice:
       code = absl::StatusCode::kInvalidArgument;
-      hint = "no GPU has that ordinal: the visible GPUs are 0..count-1 "
-             "(CUDA_VISIBLE_DEVICES renumbers them)";
+      hint =
+          "no GPU has that ordinal: the visible GPUs are 0..count-1 "
+          "(CUDA_VISIBLE_DEVICES renumbers them)";
       break;
     case cudaErrorInvalidValue:
     case cudaErrorInvalidDevicePointer:
@@ -86,23 +91,26 @@ inline absl::Status CudaStatus(cudaError_t err, absl::string_view call) {
       break;
     case cudaErrorPeerAccessUnsupported:
       code = absl::StatusCode::kFailedPrecondition;
-      hint = "these GPUs cannot map each other's memory: copies between "
-             "them go through host memory";
+      hint =
+          "these GPUs cannot map each other's memory: copies between "
+          "them go through host memory";
       break;
     case cudaErrorNoKernelImageForDevice:
     case cudaErrorUnsupportedPtxVersion:
       code = absl::StatusCode::kFailedPrecondition;
-      hint = "dflow's kernels were compiled for sm_90 (+ compute_90 PTX): "
-             "this GPU needs another -gencode in "
-             "third_party/cuda/build_defs.bzl.tpl, or a newer driver";
+      hint =
+          "dflow's kernels were compiled for sm_90 (+ compute_90 PTX): "
+          "this GPU needs another -gencode in "
+          "third_party/cuda/build_defs.bzl.tpl, or a newer driver";
       break;
     case cudaErrorIllegalAddress:
     case cudaErrorLaunchFailure:
     case cudaErrorIllegalInstruction:
     case cudaErrorMisalignedAddress:
-      hint = "a kernel faulted; the CUDA context of this process is now "
-             "unusable: restart the process (compute-sanitizer finds the "
-             "kernel)";
+      hint =
+          "a kernel faulted; the CUDA context of this process is now "
+          "unusable: restart the process (compute-sanitizer finds the "
+          "kernel)";
       break;
     default:
       break;
@@ -141,9 +149,8 @@ inline absl::Status CublasStatus(cublasStatus_t status,
     default:
       break;
   }
-  std::string message =
-      absl::StrCat(call, ": ", cublasGetStatusName(status), " (",
-                   cublasGetStatusString(status), ")");
+  std::string message = absl::StrCat(call, ": ", cublasGetStatusName(status),
+                                     " (", cublasGetStatusString(status), ")");
   if (!hint.empty()) absl::StrAppend(&message, "; ", hint);
   return absl::Status(code, message);
 }
@@ -157,8 +164,9 @@ inline absl::Status CudnnStatus(cudnnStatus_t status, absl::string_view call) {
   switch (status) {
     case CUDNN_STATUS_NOT_INITIALIZED:
       code = absl::StatusCode::kUnavailable;
-      hint = "cuDNN could not start: no usable GPU, or the cuDNN and CUDA "
-             "versions do not match";
+      hint =
+          "cuDNN could not start: no usable GPU, or the cuDNN and CUDA "
+          "versions do not match";
       break;
     case CUDNN_STATUS_ALLOC_FAILED:
       code = absl::StatusCode::kResourceExhausted;
@@ -174,9 +182,9 @@ inline absl::Status CudnnStatus(cudnnStatus_t status, absl::string_view call) {
     default:
       break;
   }
-  std::string message = absl::StrCat(call, ": ", cudnnGetErrorString(status),
-                                     " (cudnnStatus_t ",
-                                     static_cast<int>(status), ")");
+  std::string message =
+      absl::StrCat(call, ": ", cudnnGetErrorString(status), " (cudnnStatus_t ",
+                   static_cast<int>(status), ")");
   if (!hint.empty()) absl::StrAppend(&message, "; ", hint);
   return absl::Status(code, message);
 }
@@ -198,16 +206,17 @@ inline absl::Status NcclStatus(ncclResult_t result, absl::string_view call) {
     case ncclInvalidArgument:
     case ncclInvalidUsage:
       code = absl::StatusCode::kInvalidArgument;
-      hint = "an argument or the order of NCCL calls is wrong (two ranks "
-             "of one communicator on one physical GPU is one cause); "
-             "NCCL_DEBUG=WARN says which";
+      hint =
+          "an argument or the order of NCCL calls is wrong (two ranks "
+          "of one communicator on one physical GPU is one cause); "
+          "NCCL_DEBUG=WARN says which";
       break;
     default:
       break;
   }
-  std::string message = absl::StrCat(call, ": ", ncclGetErrorString(result),
-                                     " (ncclResult_t ",
-                                     static_cast<int>(result), ")");
+  std::string message =
+      absl::StrCat(call, ": ", ncclGetErrorString(result), " (ncclResult_t ",
+                   static_cast<int>(result), ")");
   if (!hint.empty()) absl::StrAppend(&message, "; ", hint);
   return absl::Status(code, message);
 }
@@ -218,10 +227,10 @@ inline absl::Status NcclStatus(ncclResult_t result, absl::string_view call) {
 // Returns from the enclosing function (which returns absl::Status or a
 // StatusOr) when the CUDA call fails:
 //   DFLOW_CUDA_RETURN_IF_ERROR(cudaSetDevice(ordinal), "cudaSetDevice");
-#define DFLOW_CUDA_RETURN_IF_ERROR(expr, call)                 \
-  do {                                                         \
+#define DFLOW_CUDA_RETURN_IF_ERROR(expr, call)                             \
+  do {                                                                     \
     absl::Status _dflow_cuda_status = ::dflow::CudaStatus((expr), (call)); \
-    if (!_dflow_cuda_status.ok()) return _dflow_cuda_status;   \
+    if (!_dflow_cuda_status.ok()) return _dflow_cuda_status;               \
   } while (0)
 
 #endif  // DFLOW_RUNTIME_GPU_CUDA_STATUS_H_

@@ -51,9 +51,9 @@ absl::StatusOr<std::unique_ptr<GpuDevice>> NewGpuDevice(
   absl::StatusOr<std::unique_ptr<GpuStreams>> streams =
       GpuStreams::Create(options.physical_ordinal, stream_options);
   if (!streams.ok()) return streams.status();
-  return std::make_unique<GpuDevice>(
-      DeviceSpec::LocalDevice("GPU", options.id), *std::move(attrs), allocator,
-      pool, *std::move(info), *std::move(streams));
+  return std::make_unique<GpuDevice>(DeviceSpec::LocalDevice("GPU", options.id),
+                                     *std::move(attrs), allocator, pool,
+                                     *std::move(info), *std::move(streams));
 }
 
 }  // namespace dflow

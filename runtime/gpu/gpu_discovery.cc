@@ -6,10 +6,10 @@
 namespace dflow {
 
 std::string GpuInfo::Description() const {
-  return absl::StrCat("device: ", ordinal, ", name: ", name,
-                      ", pci bus id: ", pci_bus_id.empty() ? "none" : pci_bus_id,
-                      ", compute capability: ", compute_major, ".",
-                      compute_minor);
+  return absl::StrCat(
+      "device: ", ordinal, ", name: ", name,
+      ", pci bus id: ", pci_bus_id.empty() ? "none" : pci_bus_id,
+      ", compute capability: ", compute_major, ".", compute_minor);
 }
 
 bool BuiltWithCuda() { return DFLOW_HAVE_CUDA != 0; }
@@ -53,10 +53,9 @@ absl::Status CheckOrdinal(int ordinal, absl::string_view what) {
   const Census& census = TakeCensus();
   if (!census.status.ok()) return census.status;
   if (ordinal < 0 || ordinal >= census.count) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(what, ": there is no GPU ", ordinal,
-                     "; this process sees GPUs 0..", census.count - 1,
-                     " (CUDA_VISIBLE_DEVICES renumbers them)"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, ": there is no GPU ", ordinal, "; this process sees GPUs 0..",
+        census.count - 1, " (CUDA_VISIBLE_DEVICES renumbers them)"));
   }
   return absl::OkStatus();
 }
@@ -114,10 +113,9 @@ absl::StatusOr<bool> CanAccessPeer(int device, int peer) {
   if (absl::Status s = CheckOrdinal(peer, "CanAccessPeer"); !s.ok()) return s;
   if (device == peer) return false;
   int can = 0;
-  DFLOW_CUDA_RETURN_IF_ERROR(
-      cudaDeviceCanAccessPeer(&can, device, peer),
-      absl::StrCat("cudaDeviceCanAccessPeer(GPU ", device, ", GPU ", peer,
-                   ")"));
+  DFLOW_CUDA_RETURN_IF_ERROR(cudaDeviceCanAccessPeer(&can, device, peer),
+                             absl::StrCat("cudaDeviceCanAccessPeer(GPU ",
+                                          device, ", GPU ", peer, ")"));
   return can != 0;
 }
 
@@ -125,13 +123,13 @@ absl::Status EnablePeerAccess(int device, int peer) {
   absl::StatusOr<bool> can = CanAccessPeer(device, peer);
   if (!can.ok()) return can.status();
   if (!*can) {
-    return absl::FailedPreconditionError(absl::StrCat(
-        "GPU ", device, " cannot map the memory of GPU ", peer,
-        device == peer ? " (the same GPU)" : "",
-        ": copies between them go through host memory"));
+    return absl::FailedPreconditionError(
+        absl::StrCat("GPU ", device, " cannot map the memory of GPU ", peer,
+                     device == peer ? " (the same GPU)" : "",
+                     ": copies between them go through host memory"));
   }
-  const std::string where = absl::StrCat(" (GPU ", device, " -> GPU ", peer,
-                                         ")");
+  const std::string where =
+      absl::StrCat(" (GPU ", device, " -> GPU ", peer, ")");
   // Peer access is a property of the current device's context.
   int previous = 0;
   DFLOW_CUDA_RETURN_IF_ERROR(cudaGetDevice(&previous),

@@ -1,11 +1,12 @@
 // The fill kernel behind gpu_fill.h (compiled by nvcc: see cuda_library).
+#include "runtime/gpu/gpu_fill.h"
+
 #include <cuda_runtime.h>
 
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
 #include "runtime/gpu/cuda_status.h"
-#include "runtime/gpu/gpu_fill.h"
 
 namespace dflow {
 namespace {
@@ -45,9 +46,9 @@ absl::Status FillDeviceWords(void* dst, uint32_t pattern, int64_t count,
   FillWordsKernel<<<static_cast<unsigned>(blocks), kThreads, 0,
                     static_cast<cudaStream_t>(stream)>>>(
       static_cast<uint32_t*>(dst), pattern, count);
-  return CudaStatus(cudaGetLastError(),
-                    absl::StrCat("launching FillDeviceWords for ", count,
-                                 " words"));
+  return CudaStatus(
+      cudaGetLastError(),
+      absl::StrCat("launching FillDeviceWords for ", count, " words"));
 }
 
 absl::Status PoisonDeviceMemory(void* dst, size_t bytes, void* stream) {

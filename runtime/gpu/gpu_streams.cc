@@ -73,7 +73,7 @@ struct GpuStreams::Impl {
   absl::Mutex mu;
   std::vector<cudaEvent_t> free_events ABSL_GUARDED_BY(mu);
   std::deque<Pending> pending ABSL_GUARDED_BY(mu);
-  int64_t wakeups ABSL_GUARDED_BY(mu) = 0;  // host functions that ran
+  int64_t wakeups ABSL_GUARDED_BY(mu) = 0;       // host functions that ran
   int64_t seen_wakeups ABSL_GUARDED_BY(mu) = 0;  // as of the last look
   bool stopping ABSL_GUARDED_BY(mu) = false;
 
@@ -118,8 +118,9 @@ struct GpuStreams::Impl {
   absl::Status OrderBefore(cudaStream_t waitee, cudaStream_t waiter) {
     absl::StatusOr<cudaEvent_t> e = GetEvent();
     if (!e.ok()) return e.status();
-    absl::Status s = CudaStatus(cudaEventRecord(*e, waitee),
-                                absl::StrCat("cudaEventRecord on GPU ", ordinal));
+    absl::Status s =
+        CudaStatus(cudaEventRecord(*e, waitee),
+                   absl::StrCat("cudaEventRecord on GPU ", ordinal));
     if (s.ok()) {
       s = CudaStatus(cudaStreamWaitEvent(waiter, *e, 0),
                      absl::StrCat("cudaStreamWaitEvent on GPU ", ordinal));
@@ -132,8 +133,8 @@ struct GpuStreams::Impl {
   void Finish(absl::Status status, std::string what, DoneCallback done) {
     cudaGetLastError();  // a failed enqueue must not poison later calls
     absl::MutexLock lock(&mu);
-    pending.push_back({nullptr, std::move(status), std::move(what),
-                       std::move(done)});
+    pending.push_back(
+        {nullptr, std::move(status), std::move(what), std::move(done)});
     ++wakeups;
   }
 
@@ -155,8 +156,8 @@ struct GpuStreams::Impl {
     }
     {
       absl::MutexLock lock(&mu);
-      pending.push_back({*e, absl::OkStatus(), std::move(what),
-                         std::move(done)});
+      pending.push_back(
+          {*e, absl::OkStatus(), std::move(what), std::move(done)});
     }
     // Only a prompt wake-up: if it cannot be enqueued, polling still sees
     // the event.
@@ -225,9 +226,9 @@ absl::StatusOr<std::unique_ptr<GpuStreams>> GpuStreams::Create(
     int ordinal, Options options) {
   if (absl::Status s = GpusAvailable(); !s.ok()) return s;
   if (ordinal < 0 || ordinal >= VisibleGpuCount()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "GpuStreams: there is no GPU ", ordinal, "; this process sees GPUs 0..",
-        VisibleGpuCount() - 1));
+    return absl::InvalidArgumentError(
+        absl::StrCat("GpuStreams: there is no GPU ", ordinal,
+                     "; this process sees GPUs 0..", VisibleGpuCount() - 1));
   }
   auto impl = std::make_unique<Impl>();
   impl->ordinal = ordinal;
@@ -301,14 +302,15 @@ void GpuStreams::CopyHostToDevice(void* dst, const void* src, size_t bytes,
   cudaStream_t compute = d.stream(Kind::kCompute);
   absl::Status s = d.OrderBefore(compute, h2d);
   if (s.ok()) {
-    s = CudaStatus(cudaMemcpyAsync(dst, from, bytes, cudaMemcpyHostToDevice, h2d),
-                   what + ": cudaMemcpyAsync");
+    s = CudaStatus(
+        cudaMemcpyAsync(dst, from, bytes, cudaMemcpyHostToDevice, h2d),
+        what + ": cudaMemcpyAsync");
   }
   if (s.ok()) s = d.OrderBefore(h2d, compute);
   if (!s.ok()) return d.Finish(std::move(s), what, std::move(done));
   d.Track(h2d, std::move(what),
-          [stage = std::move(stage), done = std::move(done)](
-              absl::Status status) mutable {
+          [stage = std::move(stage),
+           done = std::move(done)](absl::Status status) mutable {
             stage.reset();
             done(std::move(status));
           });
@@ -343,8 +345,8 @@ void GpuStreams::CopyDeviceToHost(void* dst, const void* src, size_t bytes,
   }
   if (!s.ok()) return d.Finish(std::move(s), what, std::move(done));
   d.Track(d2h, std::move(what),
-          [stage = std::move(stage), dst, bytes, done = std::move(done)](
-              absl::Status status) mutable {
+          [stage = std::move(stage), dst, bytes,
+           done = std::move(done)](absl::Status status) mutable {
             if (stage != nullptr && status.ok()) {
               std::memcpy(dst, stage->data(), bytes);
             }
@@ -362,10 +364,10 @@ void GpuStreams::CopyToPeer(GpuStreams* to, void* dst, const void* src,
                             size_t bytes, DoneCallback done) {
   Impl& d = *impl_;
   Impl& t = *to->impl_;
-  std::string what =
-      to == this ? d.Name("device-to-device copy", bytes)
-                 : absl::StrCat("copy of ", bytes, " bytes from GPU ", d.ordinal,
-                                " to GPU ", t.ordinal);
+  std::string what = to == this
+                         ? d.Name("device-to-device copy", bytes)
+                         : absl::StrCat("copy of ", bytes, " bytes from GPU ",
+                                        d.ordinal, " to GPU ", t.ordinal);
   if (bytes == 0) return d.Finish(absl::OkStatus(), what, std::move(done));
   if (dst == nullptr || src == nullptr) {
     return d.Finish(absl::InvalidArgumentError(what + ": null pointer"), what,

@@ -50,8 +50,8 @@ class GpuStreams {
 
   // Streams on the GPU with this CUDA ordinal. Unavailable without CUDA or
   // GPUs, InvalidArgument for an ordinal out of range.
-  static absl::StatusOr<std::unique_ptr<GpuStreams>> Create(
-      int ordinal, Options options);
+  static absl::StatusOr<std::unique_ptr<GpuStreams>> Create(int ordinal,
+                                                            Options options);
   static absl::StatusOr<std::unique_ptr<GpuStreams>> Create(int ordinal) {
     return Create(ordinal, Options());
   }

@@ -50,8 +50,7 @@ size_t PinnedHostPool::CapacityFor(size_t bytes) {
   return capacity;
 }
 
-absl::StatusOr<PinnedHostPool::Buffer> PinnedHostPool::Allocate(
-    size_t bytes) {
+absl::StatusOr<PinnedHostPool::Buffer> PinnedHostPool::Allocate(size_t bytes) {
   const size_t capacity = CapacityFor(bytes);
   Buffer buffer;
   buffer.pool_ = this;

@@ -30,8 +30,8 @@ class PinnedHostPool {
   };
 
   struct Stats {
-    int64_t host_allocs = 0;  // cudaHostAlloc calls
-    int64_t reuses = 0;       // requests served from returned buffers
+    int64_t host_allocs = 0;   // cudaHostAlloc calls
+    int64_t reuses = 0;        // requests served from returned buffers
     int64_t in_use_bytes = 0;  // capacity handed out and not yet returned
     int64_t peak_in_use_bytes = 0;
     int64_t cached_bytes = 0;  // capacity returned and kept for reuse

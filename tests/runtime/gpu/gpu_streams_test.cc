@@ -47,11 +47,10 @@ class GpuStreamsTest : public ::testing::Test {
 };
 
 TEST_F(GpuStreamsTest, FourDistinctStreams) {
-  std::vector<void*> s = {
-      streams_->stream(GpuStreams::Kind::kCompute),
-      streams_->stream(GpuStreams::Kind::kHostToDevice),
-      streams_->stream(GpuStreams::Kind::kDeviceToHost),
-      streams_->stream(GpuStreams::Kind::kDeviceToDevice)};
+  std::vector<void*> s = {streams_->stream(GpuStreams::Kind::kCompute),
+                          streams_->stream(GpuStreams::Kind::kHostToDevice),
+                          streams_->stream(GpuStreams::Kind::kDeviceToHost),
+                          streams_->stream(GpuStreams::Kind::kDeviceToDevice)};
   for (size_t i = 0; i < s.size(); ++i) {
     EXPECT_NE(s[i], nullptr);
     for (size_t j = 0; j < i; ++j) EXPECT_NE(s[i], s[j]);
@@ -104,9 +103,8 @@ TEST_F(GpuStreamsTest, CallbacksRunOffTheCallersThread) {
 TEST_F(GpuStreamsTest, SlowKernelThenDeviceToHostSeesItsResult) {
   constexpr int kCount = 4096;
   DeviceBuffer d(kCount * sizeof(float));
-  ASSERT_TRUE(PoisonDeviceMemory(d.get(), d.bytes(),
-                                 streams_->compute_stream())
-                  .ok());
+  ASSERT_TRUE(
+      PoisonDeviceMemory(d.get(), d.bytes(), streams_->compute_stream()).ok());
   ASSERT_TRUE(LaunchSpinThenFill(d.floats(), kCount, 42.0f, kSpinNs,
                                  streams_->compute_stream())
                   .ok());
@@ -122,26 +120,24 @@ TEST_F(GpuStreamsTest, ComputeWorkAfterHostToDeviceSeesTheData) {
   DeviceBuffer scratch(bytes), dst(bytes), copy(bytes);
   std::vector<float> in(kCount);
   std::iota(in.begin(), in.end(), 1.0f);
-  ASSERT_TRUE(PoisonDeviceMemory(dst.get(), bytes, streams_->compute_stream())
-                  .ok());
+  ASSERT_TRUE(
+      PoisonDeviceMemory(dst.get(), bytes, streams_->compute_stream()).ok());
   ASSERT_TRUE(streams_->Synchronize().ok());
   // Hold the host-to-device stream up, so the copy lands late...
-  ASSERT_TRUE(LaunchSpinThenFill(scratch.floats(), kCount, 0.0f, kSpinNs,
-                                 streams_->stream(
-                                     GpuStreams::Kind::kHostToDevice))
-                  .ok());
+  ASSERT_TRUE(
+      LaunchSpinThenFill(scratch.floats(), kCount, 0.0f, kSpinNs,
+                         streams_->stream(GpuStreams::Kind::kHostToDevice))
+          .ok());
   absl::Notification copied;
-  streams_->CopyHostToDevice(dst.get(), in.data(), bytes,
-                             [&](absl::Status s) {
-                               EXPECT_TRUE(s.ok()) << s;
-                               copied.Notify();
-                             });
+  streams_->CopyHostToDevice(dst.get(), in.data(), bytes, [&](absl::Status s) {
+    EXPECT_TRUE(s.ok()) << s;
+    copied.Notify();
+  });
   // ...and read the destination on the compute stream right away.
-  ASSERT_EQ(cudaMemcpyAsync(copy.get(), dst.get(), bytes,
-                            cudaMemcpyDeviceToDevice,
-                            static_cast<cudaStream_t>(
-                                streams_->compute_stream())),
-            cudaSuccess);
+  ASSERT_EQ(
+      cudaMemcpyAsync(copy.get(), dst.get(), bytes, cudaMemcpyDeviceToDevice,
+                      static_cast<cudaStream_t>(streams_->compute_stream())),
+      cudaSuccess);
   std::vector<float> out(kCount, -1.0f);
   ASSERT_TRUE(ToHost(out.data(), copy.get(), bytes).ok());
   EXPECT_EQ(out, in);
@@ -155,14 +151,14 @@ TEST_F(GpuStreamsTest, ThenCallWaitsForTheStream) {
                   .ok());
   cudaError_t state_at_callback = cudaErrorUnknown;
   ASSERT_TRUE(AwaitCallback([&](GpuStreams::DoneCallback done) {
-                streams_->ThenCall(GpuStreams::Kind::kCompute,
-                                   [&, done = std::move(done)](
-                                       absl::Status s) mutable {
-                                     state_at_callback = cudaStreamQuery(
-                                         static_cast<cudaStream_t>(
-                                             streams_->compute_stream()));
-                                     done(std::move(s));
-                                   });
+                streams_->ThenCall(
+                    GpuStreams::Kind::kCompute,
+                    [&, done = std::move(done)](absl::Status s) mutable {
+                      state_at_callback =
+                          cudaStreamQuery(static_cast<cudaStream_t>(
+                              streams_->compute_stream()));
+                      done(std::move(s));
+                    });
               }).ok());
   EXPECT_EQ(state_at_callback, cudaSuccess);
 }
@@ -196,7 +192,8 @@ TEST_F(GpuStreamsTest, ErrorsReachTheCallbackAndDoNotStick) {
       << null_dst;
   absl::Status null_src = ToHost(host.data(), nullptr, host.size());
   EXPECT_EQ(null_src.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_TRUE(absl::StrContains(null_src.message(), "device-to-host copy of 64"))
+  EXPECT_TRUE(
+      absl::StrContains(null_src.message(), "device-to-host copy of 64"))
       << null_src;
   EXPECT_TRUE(ToDevice(host.data(), host.data(), 0).ok());  // nothing to do
   DeviceBuffer d(64);
@@ -213,11 +210,11 @@ TEST_F(GpuStreamsTest, WaitForOrdersStreams) {
                   ->WaitFor(GpuStreams::Kind::kDeviceToDevice,
                             GpuStreams::Kind::kCompute)
                   .ok());
-  ASSERT_EQ(cudaMemcpyAsync(e.get(), d.get(), d.bytes(),
-                            cudaMemcpyDeviceToDevice,
-                            static_cast<cudaStream_t>(streams_->stream(
-                                GpuStreams::Kind::kDeviceToDevice))),
-            cudaSuccess);
+  ASSERT_EQ(
+      cudaMemcpyAsync(e.get(), d.get(), d.bytes(), cudaMemcpyDeviceToDevice,
+                      static_cast<cudaStream_t>(
+                          streams_->stream(GpuStreams::Kind::kDeviceToDevice))),
+      cudaSuccess);
   ASSERT_TRUE(streams_->Synchronize().ok());
   std::vector<float> out(kCount);
   ASSERT_TRUE(ToHost(out.data(), e.get(), e.bytes()).ok());

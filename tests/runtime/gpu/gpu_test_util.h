@@ -19,15 +19,15 @@
 // as failed when the environment sets DFLOW_REQUIRE_GPU (non-empty, not
 // "0"): gpu_bundle/run_all.sh sets it where nvidia-smi lists a GPU, so a
 // driver/runtime mismatch cannot pass as "all skipped".
-#define DFLOW_SKIP_WITHOUT_GPU()                                         \
-  do {                                                                   \
-    if (absl::Status _s = ::dflow::GpusAvailable(); !_s.ok()) {          \
-      if (::dflow::GpuRequiredByEnvironment()) {                         \
+#define DFLOW_SKIP_WITHOUT_GPU()                                          \
+  do {                                                                    \
+    if (absl::Status _s = ::dflow::GpusAvailable(); !_s.ok()) {           \
+      if (::dflow::GpuRequiredByEnvironment()) {                          \
         FAIL() << "DFLOW_REQUIRE_GPU is set but there is no usable GPU: " \
-               << _s.message();                                          \
-      }                                                                  \
-      GTEST_SKIP() << "no GPU here (" << _s.message() << ")";            \
-    }                                                                    \
+               << _s.message();                                           \
+      }                                                                   \
+      GTEST_SKIP() << "no GPU here (" << _s.message() << ")";             \
+    }                                                                     \
   } while (0)
 
 namespace dflow {

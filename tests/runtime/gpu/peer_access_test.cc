@@ -33,8 +33,7 @@ TEST(PeerAccessTest, BadOrdinalsAreInvalid) {
 TEST(PeerAccessTest, MatrixMatchesQueriesAndEnablingTwiceIsFine) {
   DFLOW_SKIP_WITHOUT_GPU();
   const int n = VisibleGpuCount();
-  absl::StatusOr<std::vector<std::vector<bool>>> access =
-      EnableAllPeerAccess();
+  absl::StatusOr<std::vector<std::vector<bool>>> access = EnableAllPeerAccess();
   ASSERT_TRUE(access.ok()) << access.status();
   ASSERT_EQ(static_cast<int>(access->size()), n);
   for (int i = 0; i < n; ++i) {

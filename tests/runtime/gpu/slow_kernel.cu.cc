@@ -1,8 +1,9 @@
 // The spinning kernel of slow_kernel.h (compiled by nvcc).
+#include "tests/runtime/gpu/slow_kernel.h"
+
 #include <cuda_runtime.h>
 
 #include "runtime/gpu/cuda_status.h"
-#include "tests/runtime/gpu/slow_kernel.h"
 
 namespace dflow {
 namespace {
