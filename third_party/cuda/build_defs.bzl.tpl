@@ -14,6 +14,7 @@ Load from "@local_config_cuda//:build_defs.bzl":
 CUDA_ENABLED = %{cuda_enabled}
 CUDA_PATH = "%{cuda_path}"
 NVCC = "%{nvcc}"
+CUDA_VERSION = "%{cuda_version}"
 
 # Machine code for sm_90 (H100, H200) and compute_90 PTX, which the driver
 # compiles at load time for any newer GPU (compute capability >= 9.0).
@@ -67,6 +68,9 @@ def _cuda_objects_impl(ctx):
     ] + CUDA_ARCH_FLAGS
     if "-DNDEBUG" in ctx.fragments.cpp.copts:
         common.append("-DNDEBUG")
+    # Names the toolkit in every action key, so the disk cache does not hand
+    # out objects of another nvcc installed at the same path.
+    common.append("-DDFLOW_NVCC_VERSION=" + (CUDA_VERSION or "unknown"))
     common += _include_flags(ctx, cc_infos) + ctx.attr.copts
     outs = []
     for src in ctx.files.srcs:

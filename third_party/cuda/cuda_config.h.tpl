@@ -16,6 +16,7 @@
 // The toolkit the build used, and what the configure step noticed (why
 // CUDA is off, which optional library is missing), for error messages.
 #define DFLOW_CUDA_PATH "%{cuda_path}"
+#define DFLOW_CUDA_VERSION "%{cuda_version}"  // nvcc's, e.g. "13.0.88"
 #define DFLOW_CUDA_CONFIG_NOTE "%{note}"
 
 #endif  // DFLOW_THIRD_PARTY_CUDA_CUDA_CONFIG_H_

@@ -18,7 +18,8 @@ The generated repository holds:
 
 Declared in WORKSPACE as
   cuda_configure(name = "local_config_cuda")
-It runs again when CUDA_PATH changes: to check the CPU-only path on a
+It runs again when CUDA_PATH changes, and on `bazel sync --configure`
+(after installing or upgrading a toolkit). To check the CPU-only path on a
 machine with CUDA, build in an output base of its own with
   bazel --output_base=/tmp/bazel_nocuda build \\
       --repo_env=CUDA_PATH=/nonexistent //runtime/gpu/...
@@ -39,6 +40,17 @@ def _find_lib_dir(rctx, root):
         if d.get_child("libcudart.so").exists:
             return "%s/%s" % (root, sub)
     return None
+
+def _nvcc_version(rctx, nvcc):
+    """"13.0.88" from `nvcc --version` ("... V13.0.88"); "" if unknown."""
+    result = rctx.execute([nvcc, "--version"])
+    if result.return_code != 0:
+        return ""
+    text = result.stdout.replace(",", " ").replace("\n", " ")
+    for word in text.split(" "):
+        if word.startswith("V") and word[1:2].isdigit():
+            return word[1:]
+    return ""
 
 def _lib_target(name, lib_dir, libs, enabled, deps):
     if not enabled:
@@ -92,15 +104,18 @@ def _cuda_configure_impl(rctx):
                 notes.append("no %s in %s" % (header, include_dir))
         have[name] = ok
 
+    version = ""
     if have_cuda:
         rctx.symlink(root.get_child("include"), "cuda_include")
-        notes.insert(0, "CUDA toolkit at " + cuda_path)
+        version = _nvcc_version(rctx, nvcc)
+        notes.insert(0, "CUDA %s toolkit at %s" % (version, cuda_path))
     else:
         notes.insert(0, "CUDA off")
 
     substitutions = {
         "%{have_cuda}": "1" if have_cuda else "0",
         "%{cuda_path}": cuda_path,
+        "%{cuda_version}": version,
         "%{note}": "; ".join(notes).replace("\\", "/").replace("\"", "'"),
     }
     for name, (_libs, _header, macro) in _OPTIONAL_LIBS.items():
@@ -117,6 +132,7 @@ def _cuda_configure_impl(rctx):
             "%{cuda_enabled}": "True" if have_cuda else "False",
             "%{cuda_path}": cuda_path,
             "%{nvcc}": nvcc,
+            "%{cuda_version}": version,
         },
     )
 
@@ -155,4 +171,6 @@ cc_library(
 cuda_configure = repository_rule(
     implementation = _cuda_configure_impl,
     environ = ["CUDA_PATH"],
+    # `bazel sync --configure` looks again (after installing a toolkit).
+    configure = True,
 )
