@@ -89,7 +89,7 @@ struct GpuStreams::Impl {
                       absl::StrCat("cudaSetDevice(", ordinal, ")"));
   }
 
-  // An event of this GPU; leaves this GPU current.
+  // An event of this GPU (creating one makes this GPU current).
   absl::StatusOr<cudaEvent_t> GetEvent() {
     {
       absl::MutexLock lock(&mu);

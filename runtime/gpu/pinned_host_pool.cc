@@ -45,6 +45,9 @@ PinnedHostPool::PinnedHostPool(Options options) : options_(options) {}
 PinnedHostPool::~PinnedHostPool() { ReleaseCached(); }
 
 size_t PinnedHostPool::CapacityFor(size_t bytes) {
+  constexpr size_t kLargeStep = size_t{16} << 20;
+  if (bytes > kLargeStep)
+    return (bytes + kLargeStep - 1) / kLargeStep * kLargeStep;
   size_t capacity = 4096;
   while (capacity < bytes) capacity <<= 1;
   return capacity;

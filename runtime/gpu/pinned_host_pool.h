@@ -3,9 +3,11 @@
 // The GPU copies from and to pinned memory by DMA while the host goes on;
 // from ordinary (pageable) memory the CUDA runtime may block the caller
 // until the copy is done. Pinning memory (cudaHostAlloc) costs milliseconds,
-// so buffers are kept and reused: sizes are rounded up to a power of two (at
-// least 4 KiB) and a returned buffer serves the next request of its size
-// class. Buffers are portable: any GPU's streams may use them.
+// so buffers are kept and reused: sizes are rounded up to a size class (a
+// power of two from 4 KiB to 16 MiB, then multiples of 16 MiB, so a large
+// transfer does not pin twice its size) and a returned buffer serves the
+// next request of its class. Buffers are portable: any GPU's streams may use
+// them.
 #ifndef DFLOW_RUNTIME_GPU_PINNED_HOST_POOL_H_
 #define DFLOW_RUNTIME_GPU_PINNED_HOST_POOL_H_
 
@@ -80,7 +82,7 @@ class PinnedHostPool {
   // The process's pool, never destroyed (pinned staging for every device).
   static PinnedHostPool* Shared();
 
-  // The size class of a request: a power of two, at least 4 KiB.
+  // The size class of a request (see the file comment).
   static size_t CapacityFor(size_t bytes);
 
  private:

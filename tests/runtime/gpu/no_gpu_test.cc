@@ -90,12 +90,16 @@ TEST(BuiltWithoutCudaErrorTest, NamesTheCallAndWhatToDo) {
   EXPECT_TRUE(absl::StrContains(s.message(), DFLOW_CUDA_CONFIG_NOTE));
 }
 
-TEST(PinnedHostPoolTest, SizeClassesArePowersOfTwoFrom4KiB) {
+TEST(PinnedHostPoolTest, SizeClassesArePowersOfTwoThenSteps) {
   EXPECT_EQ(PinnedHostPool::CapacityFor(0), 4096u);
   EXPECT_EQ(PinnedHostPool::CapacityFor(1), 4096u);
   EXPECT_EQ(PinnedHostPool::CapacityFor(4096), 4096u);
   EXPECT_EQ(PinnedHostPool::CapacityFor(4097), 8192u);
   EXPECT_EQ(PinnedHostPool::CapacityFor((1u << 20) + 1), 2u << 20);
+  EXPECT_EQ(PinnedHostPool::CapacityFor(16u << 20), 16u << 20);
+  // Beyond 16 MiB, multiples of 16 MiB: 100 MiB pins 112 MiB, not 128.
+  EXPECT_EQ(PinnedHostPool::CapacityFor((16u << 20) + 1), 32u << 20);
+  EXPECT_EQ(PinnedHostPool::CapacityFor(100u << 20), 112u << 20);
 }
 
 }  // namespace
