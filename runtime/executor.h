@@ -105,17 +105,29 @@ class Executor : public std::enable_shared_from_this<Executor> {
   // once, on whichever thread finishes the step, with its status (OK, or
   // the first error naming its node), after every started kernel returned
   // (possibly before RunAsync returns). `stats` is written before `done`
-  // runs. With `start_here`, the calling thread runs the step's first root
-  // and what it makes ready, as Run does, before returning: the session
-  // starts every other partition on the pool, then one on its own thread.
+  // runs. `start` says which thread starts the step (StartOn).
   // Cancellation and the deadline are checked between nodes only: a
   // caller that must return while a kernel is stuck waits for `done` with
   // its own timeout, and aborts the step's rendezvous.
   // By value: the status is the callee's alone (moved in, sharing nothing
   // with the step, which may be released on another thread).
   using DoneCallback = std::function<void(absl::Status)>;
+  enum class StartOn {
+    // One task on the pool runs the roots.
+    kPool,
+    // The calling thread runs the cheap roots and what they make ready, and
+    // keeps one expensive node for itself, as Run does: for the last
+    // partition a thread starts.
+    kThisThread,
+    // The calling thread runs only the cheap roots and cheap nodes they
+    // make ready; expensive ones go to the pool. For the partitions a
+    // thread starts before its last: a step of cheap nodes (a _Recv
+    // waiting, a Const) then costs no hand-off between threads, and no
+    // expensive node holds up the partitions started after it.
+    kThisThreadCheapOnly,
+  };
   void RunAsync(const Args& args, DoneCallback done,
-                bool start_here = false) const;
+                StartOn start = StartOn::kPool) const;
 
   int num_nodes() const { return static_cast<int>(nodes_.size()); }
 

@@ -272,10 +272,9 @@ TEST(RendezvousTest, AbortRacingWithSendsCallsEveryReceiverOnce) {
     std::vector<std::atomic<int>> calls(kKeys);
     for (auto& c : calls) c.store(0);
     for (int i = 0; i < kKeys; ++i) {
-      rendezvous->RecvAsync(absl::StrCat(i),
-                            [&calls, i](const absl::Status&, const Tensor&) {
-                              ++calls[i];
-                            });
+      rendezvous->RecvAsync(
+          absl::StrCat(i),
+          [&calls, i](const absl::Status&, const Tensor&) { ++calls[i]; });
     }
     std::thread sender([&] {
       for (int i = 0; i < kKeys; ++i) {
@@ -390,14 +389,16 @@ struct TwoPartitions {
       a.call_frame = i == 1 ? frame : nullptr;
       if (stats != nullptr) a.stats = &part_stats[i];
       (i == 0 ? sender : receiver)
-          ->RunAsync(a,
-                     [&, i](absl::Status s) {
-                       std::lock_guard<std::mutex> lock(mu);
-                       status[i] = std::move(s);
-                       ++finished;
-                       cv.notify_all();
-                     },
-                     /*start_here=*/i == 0);
+          ->RunAsync(
+              a,
+              [&, i](absl::Status s) {
+                std::lock_guard<std::mutex> lock(mu);
+                status[i] = std::move(s);
+                ++finished;
+                cv.notify_all();
+              },
+              i == 0 ? Executor::StartOn::kThisThread
+                     : Executor::StartOn::kPool);
     };
     if (receiver_first) {
       run(1);
