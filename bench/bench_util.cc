@@ -2,6 +2,7 @@
 #include "bench/bench_util.h"
 
 #include <chrono>
+#include <cstdint>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -67,6 +68,15 @@ double RunSteps(benchmark::State& state, Session* session,
   const std::chrono::duration<double, std::micro> elapsed =
       std::chrono::steady_clock::now() - start;
   return state.iterations() > 0 ? elapsed.count() / state.iterations() : 0;
+}
+
+void FillTrainingBatch(Tensor* images, Tensor* labels) {
+  int64_t i = 0;
+  for (float& f : images->flat<float>()) {
+    f = static_cast<float>((i++ * 7919) % 1000) / 1000.0f;
+  }
+  i = 0;
+  for (int32_t& l : labels->flat<int32_t>()) l = static_cast<int32_t>(i++ % 10);
 }
 
 }  // namespace bench

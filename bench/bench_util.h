@@ -13,6 +13,7 @@
 
 #include "benchmark/benchmark.h"
 #include "graph/scope.h"
+#include "graph/tensor.h"
 #include "runtime/session.h"
 
 namespace dflow {
@@ -35,6 +36,11 @@ bool RunOnceOrSkip(benchmark::State& state, Session* session,
 double RunSteps(benchmark::State& state, Session* session,
                 const FeedList& feeds, const std::vector<std::string>& fetches,
                 const std::vector<std::string>& targets = {});
+
+// The fixed training batch of the MLP benchmarks, the same values as
+// torch_peer.py's mlp_train: pixels ((i * 7919) mod 1000) / 1000 in [0, 1),
+// labels i mod 10.
+void FillTrainingBatch(Tensor* images, Tensor* labels);
 
 }  // namespace bench
 }  // namespace dflow

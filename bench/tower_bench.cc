@@ -28,16 +28,6 @@ namespace {
 
 constexpr int kPerTower = 100;
 
-// Pixels ((i * 7919) mod 1000) / 1000, labels i mod 10 (training_bench's).
-void FillBatch(Tensor* images, Tensor* labels) {
-  int64_t i = 0;
-  for (float& f : images->flat<float>()) {
-    f = static_cast<float>((i++ * 7919) % 1000) / 1000.0f;
-  }
-  i = 0;
-  for (int32_t& l : labels->flat<int32_t>()) l = static_cast<int32_t>(i++ % 10);
-}
-
 void BM_TowerTrainStep(benchmark::State& state) {
   const int towers = static_cast<int>(state.range(0));
   const bool all_reduce = state.range(1) != 0;
@@ -62,7 +52,7 @@ void BM_TowerTrainStep(benchmark::State& state) {
   const int batch = kPerTower * towers;
   Tensor images(DT_FLOAT, TensorShape({batch, mnist::kInput}));
   Tensor labels(DT_INT32, TensorShape({batch}));
-  FillBatch(&images, &labels);
+  bench::FillTrainingBatch(&images, &labels);
   bench::RunSteps(state, session->get(), {{"x", images}, {"labels", labels}},
                   {}, {model->train_op});
   state.SetItemsProcessed(state.iterations() * batch);

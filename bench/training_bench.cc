@@ -50,17 +50,6 @@ Layer MakeLayer(const Scope& root, const char* name, int in, int out,
                              train::ZerosInitializer())};
 }
 
-// The fixed batch, the same values as torch_peer.py's mlp_train: pixels
-// ((i * 7919) mod 1000) / 1000 in [0, 1), labels i mod 10.
-void FillBatch(Tensor* images, Tensor* labels) {
-  int64_t i = 0;
-  for (float& f : images->flat<float>()) {
-    f = static_cast<float>((i++ * 7919) % 1000) / 1000.0f;
-  }
-  i = 0;
-  for (int32_t& l : labels->flat<int32_t>()) l = static_cast<int32_t>(i++ % 10);
-}
-
 void BM_MlpTrainStep(benchmark::State& state) {
   const int batch = static_cast<int>(state.range(0));
   Scope root = Scope::NewRootScope();
@@ -89,7 +78,7 @@ void BM_MlpTrainStep(benchmark::State& state) {
   if (!bench::RunOnceOrSkip(state, session.get(), {init.name()})) return;
   Tensor images(DT_FLOAT, TensorShape({batch, kInput}));
   Tensor classes(DT_INT32, TensorShape({batch}));
-  FillBatch(&images, &classes);
+  bench::FillTrainingBatch(&images, &classes);
   const FeedList feeds = {{"x", images}, {"labels", classes}};
   auto fetch_loss = [&](const char* counter) {
     std::vector<Tensor> out;
