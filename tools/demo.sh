@@ -87,7 +87,7 @@ echo "== init, training, evaluation) and a few of its $(wc -l <"$placement")"
 echo "== lines (all in $placement)"
 awk '
   /^Device mapping:/ || /^\/job:.* -> device:/ { print; next }
-  /^(Placement summary|Soft placement|Partitions|Transfers)/ { show = 1; print; next }
+  /^(Placement summary|Soft placement|Partitions|Transfers|Optimizations)/ { show = 1; print; next }
   /^ / && show { print; next }
   { show = 0 }
   /^(layer1\/weights|tower_[0-9]+\/MatMul|tower_[0-9]+\/gradients\/tower_[0-9]+\/MatMul_grad\/MatMul_1|average_gradients\/layer1\/weights\/Mean|GradientDescent\/update_layer1\/weights\/ApplyGradientDescent): / && !seen[$0]++ { print }
