@@ -8,7 +8,11 @@
 #define DFLOW_GRAPH_ALLOCATOR_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 
 namespace dflow {
 
@@ -28,6 +32,19 @@ class Allocator {
   virtual void DeallocateRaw(void* ptr, size_t bytes) = 0;
   // For error messages and memory statistics, e.g. "cpu".
   virtual std::string Name() const = 0;
+
+  // The error for node `node_label` ("node 'x' (MatMul)") whose request of
+  // `requested_bytes` this allocator just refused, when the allocator can
+  // say more than "out of memory": its limit, what is in use, how
+  // fragmented it is (BfcAllocator). OK (the default) means it has nothing
+  // to add and the caller reports the failure itself. Never called on the
+  // allocation path.
+  virtual absl::Status OutOfMemoryError(absl::string_view node_label,
+                                        int64_t requested_bytes) const {
+    (void)node_label;
+    (void)requested_bytes;
+    return absl::OkStatus();
+  }
 };
 
 // Thread-safe, lives for the whole process (never destroyed, so tensors in

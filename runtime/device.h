@@ -76,12 +76,26 @@ class Device {
   const DeviceSpec& spec() const { return spec_; }
   const DeviceAttributes& attributes() const { return attributes_; }
   TrackingAllocator* allocator() { return allocator_; }
+  // Host memory for the outputs a kernel keeps on the host (a GPU kernel's
+  // shape output): the device's own allocator unless set_host_allocator
+  // said otherwise (a device with memory of its own must).
+  TrackingAllocator* host_allocator() {
+    return host_allocator_ != nullptr ? host_allocator_ : allocator_;
+  }
   ThreadPool* thread_pool() const { return pool_; }
+
+ protected:
+  // Not owned; must outlive every tensor allocated from it (see the
+  // constructor).
+  void set_host_allocator(TrackingAllocator* allocator) {
+    host_allocator_ = allocator;
+  }
 
  private:
   DeviceSpec spec_;
   DeviceAttributes attributes_;
   TrackingAllocator* allocator_;
+  TrackingAllocator* host_allocator_ = nullptr;
   ThreadPool* pool_;
 };
 

@@ -72,6 +72,42 @@ bool Overlap(const KernelDef& a, const KernelDef& b) {
   return true;
 }
 
+// True if implementation `impl` implements definition `def`: the same op,
+// device type, host-memory args and constrained attrs, each attr's dtypes a
+// subset of the definition's.
+bool Covers(const KernelDef& def, const KernelDef& impl) {
+  if (def.op != impl.op || def.device_type != impl.device_type ||
+      HostArgs(def) != HostArgs(impl)) {
+    return false;
+  }
+  const ConstraintSet d = Constraints(def);
+  const ConstraintSet i = Constraints(impl);
+  if (d.size() != i.size()) return false;
+  auto di = d.begin();
+  for (auto ii = i.begin(); ii != i.end(); ++ii, ++di) {
+    if (di->first != ii->first) return false;
+    for (DataType t : ii->second) {
+      if (di->second.count(t) == 0) return false;
+    }
+  }
+  return true;
+}
+
+// " with T=float, Tidx=int32": the node's type attrs, for messages.
+std::string TypeAttrsOf(const Node& node) {
+  std::vector<std::string> names;
+  for (const auto& [name, value] : node.def().attr()) {
+    if (value.has_type()) names.push_back(name);
+  }
+  std::sort(names.begin(), names.end());  // the attr map is unordered
+  std::string types;
+  for (const std::string& name : names) {
+    absl::StrAppend(&types, types.empty() ? " with " : ", ", name, "=",
+                    DataTypeName(node.def().attr().at(name).type()));
+  }
+  return types;
+}
+
 bool AlwaysOnHost(DataType t) {
   t = BaseType(t);
   return t == DT_STRING || t == DT_RESOURCE;
@@ -108,9 +144,77 @@ void KernelRegistry::Register(KernelDef def, KernelFactory factory) {
   entries.push_back(Entry{std::move(def), std::move(factory)});
 }
 
+void KernelRegistry::RegisterImplementation(KernelDef def,
+                                            KernelFactory factory) {
+  absl::MutexLock lock(&mu_);
+  if (!factory) {
+    conflicts_.push_back(absl::StrCat(
+        def.DebugString(), " was registered as an implementation without a "
+        "factory; register a definition with Register(def, nullptr)"));
+    return;
+  }
+  implementations_[def.op].push_back(Entry{std::move(def), std::move(factory)});
+}
+
 absl::Status KernelRegistry::Validate() const {
   absl::MutexLock lock(&mu_);
   std::vector<std::string> problems = conflicts_;
+  std::vector<std::string> impl_ops;
+  for (const auto& [op, impls] : implementations_) impl_ops.push_back(op);
+  std::sort(impl_ops.begin(), impl_ops.end());
+  for (const std::string& op : impl_ops) {
+    const std::vector<Entry>& impls = implementations_.at(op);
+    auto defs_it = by_op_.find(op);
+    for (size_t i = 0; i < impls.size(); ++i) {
+      const KernelDef& impl = impls[i].def;
+      const Entry* covering = nullptr;
+      std::vector<std::string> same_device;
+      if (defs_it != by_op_.end()) {
+        for (const Entry& e : defs_it->second) {
+          if (e.def.device_type != impl.device_type) continue;
+          same_device.push_back(absl::StrCat(
+              e.def.DebugString(),
+              e.def.host_memory_args.empty()
+                  ? ""
+                  : absl::StrCat(" (host memory: ",
+                                 absl::StrJoin(e.def.host_memory_args, ", "),
+                                 ")")));
+          if (covering == nullptr && Covers(e.def, impl)) covering = &e;
+        }
+      }
+      if (covering == nullptr) {
+        problems.push_back(absl::StrCat(
+            "the ", impl.device_type, " implementation ", impl.DebugString(),
+            impl.host_memory_args.empty()
+                ? ""
+                : absl::StrCat(" (host memory: ",
+                               absl::StrJoin(impl.host_memory_args, ", "),
+                               ")"),
+            " matches no ", impl.device_type, " kernel definition (",
+            same_device.empty() ? absl::StrCat("there is none for ", op)
+                                : absl::StrCat("definitions: ",
+                                               absl::StrJoin(same_device,
+                                                             "; ")),
+            "); an implementation must name the definition's op, device and "
+            "host-memory args and a subset of its dtypes (kernels/gpu/"
+            "kernel_defs_*.cc hold the GPU definitions)"));
+        continue;
+      }
+      if (covering->factory && Overlap(covering->def, impl)) {
+        problems.push_back(absl::StrCat(impl.DebugString(),
+                                        " has two implementations (one "
+                                        "registered with its definition)"));
+      }
+      for (size_t j = 0; j < i; ++j) {
+        const KernelDef& other = impls[j].def;
+        if (other.device_type == impl.device_type && Overlap(impl, other)) {
+          problems.push_back(absl::StrCat(
+              impl.DebugString(), " and ", other.DebugString(),
+              " are two implementations for the same dtypes"));
+        }
+      }
+    }
+  }
   std::vector<std::string> ops;
   for (const auto& [op, entries] : by_op_) ops.push_back(op);
   std::sort(ops.begin(), ops.end());
@@ -169,6 +273,19 @@ const KernelRegistry::Entry* KernelRegistry::FindEntry(
   return nullptr;
 }
 
+KernelFactory KernelRegistry::FindFactory(const Node& node,
+                                          const Entry& definition) const {
+  if (definition.factory) return definition.factory;
+  auto it = implementations_.find(node.op());
+  if (it == implementations_.end()) return nullptr;
+  for (const Entry& impl : it->second) {
+    if (Matches(impl.def, node) && Covers(definition.def, impl.def)) {
+      return impl.factory;
+    }
+  }
+  return nullptr;
+}
+
 absl::StatusOr<const KernelDef*> KernelRegistry::FindKernelDef(
     const Node& node, absl::string_view device_type) const {
   absl::MutexLock lock(&mu_);
@@ -182,13 +299,7 @@ absl::StatusOr<const KernelDef*> KernelRegistry::FindKernelDef(
       }
     }
   }
-  std::string types;
-  for (const auto& [name, value] : node.def().attr()) {
-    if (value.has_type()) {
-      absl::StrAppend(&types, types.empty() ? " with " : ", ", name, "=",
-                      DataTypeName(value.type()));
-    }
-  }
+  const std::string types = TypeAttrsOf(node);
   return absl::NotFoundError(absl::StrCat(
       NodeLabel(node.def()), ": no ", device_type, " kernel for ", node.op(),
       types,
@@ -210,15 +321,28 @@ std::vector<KernelDef> KernelRegistry::DefinitionsForOp(
 
 std::vector<std::string> KernelRegistry::SupportedDeviceTypes(
     const Node& node) const {
+  return SupportedDeviceTypes(node, {});
+}
+
+std::vector<std::string> KernelRegistry::SupportedDeviceTypes(
+    const Node& node, const std::vector<std::string>& implemented_only) const {
   absl::MutexLock lock(&mu_);
   std::vector<std::string> out;
   auto it = by_op_.find(node.op());
   if (it == by_op_.end()) return out;
   for (const Entry& e : it->second) {
-    if (Matches(e.def, node) &&
-        std::find(out.begin(), out.end(), e.def.device_type) == out.end()) {
-      out.push_back(e.def.device_type);
+    if (!Matches(e.def, node) ||
+        std::find(out.begin(), out.end(), e.def.device_type) != out.end()) {
+      continue;
     }
+    // The first matching entry is the one CreateKernel would use.
+    if (FindEntry(node, e.def.device_type) != &e) continue;
+    if (std::find(implemented_only.begin(), implemented_only.end(),
+                  e.def.device_type) != implemented_only.end() &&
+        !FindFactory(node, e)) {
+      continue;
+    }
+    out.push_back(e.def.device_type);
   }
   return out;
 }
@@ -227,7 +351,7 @@ bool KernelRegistry::IsKernelBuilt(const Node& node,
                                    absl::string_view device_type) const {
   absl::MutexLock lock(&mu_);
   const Entry* e = FindEntry(node, device_type);
-  return e != nullptr && e->factory != nullptr;
+  return e != nullptr && FindFactory(node, *e) != nullptr;
 }
 
 std::vector<std::string> KernelRegistry::HostMemoryArgs(
@@ -345,7 +469,7 @@ absl::StatusOr<std::unique_ptr<OpKernel>> KernelRegistry::CreateKernel(
   KernelFactory factory;
   if (impl_type == type) {
     absl::MutexLock lock(&mu_);
-    factory = FindEntry(node, type)->factory;
+    factory = FindFactory(node, *FindEntry(node, type));
   } else {
     absl::StatusOr<const KernelDef*> impl_def = FindKernelDef(node, impl_type);
     if (!impl_def.ok()) {
@@ -356,19 +480,65 @@ absl::StatusOr<std::unique_ptr<OpKernel>> KernelRegistry::CreateKernel(
                        " that computes with the ", impl_type, " kernels)"));
     }
     absl::MutexLock lock(&mu_);
-    factory = FindEntry(node, impl_type)->factory;
+    factory = FindFactory(node, *FindEntry(node, impl_type));
   }
   if (!factory) {
-    const std::string hint =
-        type == kDeviceGpu && impl_type == type
-            ? " (CPU-only build); place it on a CPU or build with CUDA"
-            : absl::StrCat("; place it on another device or link the ",
-                           impl_type, " kernels");
+    // The definition exists (placement and partitioning planned with it),
+    // but no implementation covers the node in this binary: a binary
+    // without any kernels of the type (a CPU-only build), or a kernel not
+    // written yet.
+    std::vector<std::string> implemented;
+    bool any_of_type = false;
+    {
+      absl::MutexLock lock(&mu_);
+      for (const auto& [op, impls] : implementations_) {
+        for (const Entry& e : impls) {
+          if (e.def.device_type != impl_type) continue;
+          any_of_type = true;
+          if (op == node.op()) implemented.push_back(e.def.DebugString());
+        }
+      }
+      for (const auto& [op, entries] : by_op_) {
+        for (const Entry& e : entries) {
+          any_of_type |= e.def.device_type == impl_type && e.factory;
+        }
+      }
+    }
+    if (!any_of_type) {
+      const std::string hint =
+          type == kDeviceGpu && impl_type == type
+              ? " (CPU-only build); place it on a CPU or build with CUDA"
+              : absl::StrCat("; place it on another device or link the ",
+                             impl_type, " kernels");
+      return absl::UnimplementedError(absl::StrCat(
+          NodeLabel(node.def()), ": a ", impl_type,
+          " kernel is defined but not built into this binary", hint));
+    }
+    const std::string types = TypeAttrsOf(node);  // " with T=float"
     return absl::UnimplementedError(absl::StrCat(
-        NodeLabel(node.def()), ": a ", impl_type,
-        " kernel is defined but not built into this binary", hint));
+        NodeLabel(node.def()), " on ", device->name(), ": no ", impl_type,
+        " implementation of op ", node.op(), " for ",
+        types.empty() ? "its dtypes"
+                      : absl::StrCat("dtype ", types.substr(6)),
+        " yet (", impl_type, " kernels of ", node.op(), " in this binary: ",
+        implemented.empty() ? "none" : absl::StrJoin(implemented, "; "),
+        "); place it on the CPU or enable soft placement"));
   }
   OpKernelConstruction construction(node, device);
+  if (impl_type != kDeviceCpu) {
+    // Outputs the kernel keeps in host memory on a device with memory of
+    // its own (shape outputs): allocate_output puts them there.
+    std::vector<MemoryType> in, out;
+    if (MemoryTypesForNode(node, type, &in, &out).ok()) {
+      std::vector<bool> host(out.size());
+      bool any = false;
+      for (size_t i = 0; i < out.size(); ++i) {
+        host[i] = out[i] == MemoryType::kHost;
+        any |= host[i];
+      }
+      if (any) construction.set_host_memory_outputs(std::move(host));
+    }
+  }
   std::unique_ptr<OpKernel> kernel = factory(&construction);
   if (!construction.status().ok()) {
     return absl::Status(construction.status().code(),

@@ -18,10 +18,22 @@
 // kernels/gpu/kernel_defs*.cc declares every GPU kernel that way and is
 // linked into every build, so a CPU-only binary knows exactly which ops
 // have GPU kernels and places against (fake) GPUs as a CUDA build would.
-// A CUDA build registers the implementations under the same definitions
-// (an equal definition is merged, not duplicated). Running a node on a
-// device whose kernel is defined but not built is an Unimplemented error,
-// never a silent run on the CPU.
+// A CUDA build attaches the implementations to those definitions:
+//
+//   DFLOW_REGISTER_GPU_KERNEL(
+//       KernelDefBuilder("MatMul").Device(kDeviceGpu).TypeConstraint<float>("T"),
+//       MatMulGpuOp<float>);
+//
+// An implementation names the same op and device type and the same
+// host-memory args as a definition, and constrains the same attrs to some
+// of the definition's dtypes (one class per dtype is fine: the definition
+// says which dtypes a GPU kernel must eventually cover, the implementations
+// which ones it covers today). Validate() reports an implementation that
+// no definition covers, so a kernel can never drift from its contract.
+// Running a node on a device whose kernel is defined but not implemented is
+// an Unimplemented error naming the op and dtype, never a silent run on the
+// CPU; sessions with real GPUs place such nodes on the CPU under soft
+// placement (see SupportedDeviceTypes).
 //
 // Devices run the kernels of their `kernel_device_type()`: a fake GPU
 // (runtime/device.h) is placed as a "GPU" and needs a GPU definition, but
@@ -105,11 +117,21 @@ class KernelRegistry {
   // conflict reported by Validate().
   void Register(KernelDef def, KernelFactory factory);
 
+  // An implementation of an existing definition (DFLOW_REGISTER_GPU_KERNEL;
+  // see the top): `def` names the op, the device type, the host-memory args
+  // of the definition it implements, and constrains the same attrs to a
+  // subset of that definition's dtypes. Registration order does not
+  // matter: the definition may come later (static initialization order);
+  // Validate() reports an implementation no definition covers, and two
+  // implementations accepting the same dtypes.
+  void RegisterImplementation(KernelDef def, KernelFactory factory);
+
   // Checks every registration against the op registry: the op exists, each
   // constrained attr is a type attr of the op, each host-memory arg names an
   // input or output of the op, no two definitions for one op and device type
-  // accept the same dtypes, no conflicting duplicates. OK, or every problem
-  // found, one per line.
+  // accept the same dtypes, no conflicting duplicates, every implementation
+  // covered by a definition and no two implementations overlapping. OK, or
+  // every problem found, one per line.
   absl::Status Validate() const;
 
   // The definition matching `node` on `device_type`, or NotFound listing the
@@ -122,8 +144,16 @@ class KernelRegistry {
   // Device types with a kernel definition for `node` (built into this
   // binary or not), in registration order.
   std::vector<std::string> SupportedDeviceTypes(const Node& node) const;
+  // The same, except that the types in `implemented_only` are listed only
+  // when IsKernelBuilt: a session with real GPUs places against the GPU
+  // kernels that exist, so soft placement keeps a node whose GPU kernel is
+  // defined but not yet written on the CPU (fake GPUs run the CPU kernels
+  // and keep the definitions-only answer).
+  std::vector<std::string> SupportedDeviceTypes(
+      const Node& node, const std::vector<std::string>& implemented_only) const;
   // True if `device_type` has a definition for `node` with its
-  // implementation linked into this binary.
+  // implementation linked into this binary (registered with the definition
+  // or attached to it by RegisterImplementation).
   bool IsKernelBuilt(const Node& node, absl::string_view device_type) const;
 
   // The argument names (OpDef input/output names: "shape", "output") that
@@ -154,9 +184,12 @@ class KernelRegistry {
 
   // Builds the kernel for `node` on `device`: the definition for the
   // device's type must exist (NotFound otherwise), and the implementation
-  // comes from the device's kernel_device_type(). A definition without an
-  // implementation is Unimplemented, naming the node and what to do. Errors
-  // name the node.
+  // comes from the device's kernel_device_type() (a fake GPU runs the CPU
+  // kernel, a real GPU the GPU implementation). A definition without an
+  // implementation is Unimplemented, naming the node, the op's dtypes and
+  // what to do. Errors name the node. The kernel is told which of its
+  // outputs live in host memory (OpKernelConstruction::host_memory_outputs)
+  // on devices with memory of their own.
   absl::StatusOr<std::unique_ptr<OpKernel>> CreateKernel(const Node& node,
                                                          Device* device) const;
 
@@ -168,9 +201,17 @@ class KernelRegistry {
   // The entry for `node` on `device_type` (first match), or null.
   const Entry* FindEntry(const Node& node, absl::string_view device_type) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The factory for `node` under `definition` (an entry of `device_type`):
+  // the definition's own, else the first implementation it covers that
+  // accepts the node; null when there is none.
+  KernelFactory FindFactory(const Node& node, const Entry& definition) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   mutable absl::Mutex mu_;
   absl::flat_hash_map<std::string, std::vector<Entry>> by_op_
+      ABSL_GUARDED_BY(mu_);
+  // RegisterImplementation's, by op, in registration order.
+  absl::flat_hash_map<std::string, std::vector<Entry>> implementations_
       ABSL_GUARDED_BY(mu_);
   std::vector<std::string> conflicts_ ABSL_GUARDED_BY(mu_);
 };
@@ -186,7 +227,28 @@ struct KernelDefRegistrar {
     KernelRegistry::Global()->Register(b.def(), nullptr);
   }
 };
+struct KernelImplementationRegistrar {
+  KernelImplementationRegistrar(const KernelDefBuilder& b, KernelFactory f) {
+    KernelRegistry::Global()->RegisterImplementation(b.def(), std::move(f));
+  }
+};
 }  // namespace kernel_registry_internal
+
+// Attaches a kernel class to an existing GPU kernel definition (see the
+// top): the builder names the op, Device(kDeviceGpu), the type constraints
+// it implements and the definition's host-memory args.
+#define DFLOW_REGISTER_GPU_KERNEL(builder, ...) \
+  DFLOW_REGISTER_GPU_KERNEL_UNIQ_HELPER(__COUNTER__, builder, __VA_ARGS__)
+#define DFLOW_REGISTER_GPU_KERNEL_UNIQ_HELPER(ctr, builder, ...) \
+  DFLOW_REGISTER_GPU_KERNEL_UNIQ(ctr, builder, __VA_ARGS__)
+#define DFLOW_REGISTER_GPU_KERNEL_UNIQ(ctr, builder, ...)                  \
+  static const ::dflow::kernel_registry_internal::                         \
+      KernelImplementationRegistrar dflow_gpu_kernel_registrar_##ctr       \
+      ABSL_ATTRIBUTE_UNUSED(builder,                                       \
+                            [](::dflow::OpKernelConstruction* ctx)         \
+                                -> std::unique_ptr<::dflow::OpKernel> {    \
+                              return std::make_unique<__VA_ARGS__>(ctx);   \
+                            })
 
 // Registers a kernel definition with no implementation (see the top).
 #define DFLOW_REGISTER_KERNEL_DEF(builder) \

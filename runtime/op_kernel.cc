@@ -1,6 +1,7 @@
 #include "runtime/op_kernel.h"
 
 #include "absl/strings/str_cat.h"
+#include "graph/node_def_util.h"
 #include "absl/synchronization/notification.h"
 
 namespace dflow {
@@ -9,7 +10,8 @@ OpKernel::OpKernel(OpKernelConstruction* ctx)
     : name_(ctx->node().name()),
       op_(ctx->node().op()),
       input_types_(ctx->node().input_types()),
-      output_types_(ctx->node().output_types()) {}
+      output_types_(ctx->node().output_types()),
+      host_memory_outputs_(ctx->host_memory_outputs()) {}
 
 void AsyncOpKernel::Compute(OpKernelContext* ctx) {
   absl::Notification done;
@@ -34,15 +36,40 @@ const Tensor& OpKernelContext::input(int i) const {
   return v.tensor;
 }
 
+absl::Status OpKernelContext::AllocationError(const absl::Status& failed,
+                                              Allocator* allocator,
+                                              DataType dtype,
+                                              const TensorShape& shape,
+                                              absl::string_view what) const {
+  if (failed.code() == absl::StatusCode::kResourceExhausted) {
+    const int64_t bytes =
+        shape.num_elements() * static_cast<int64_t>(DataTypeSize(dtype));
+    absl::Status explained = allocator->OutOfMemoryError(
+        NodeLabel(params_.kernel->name(), params_.kernel->type_string()),
+        bytes);
+    if (!explained.ok()) {
+      // The allocator's message names the node already; the executor adds
+      // the node in front again, which keeps every kernel error alike.
+      return absl::Status(explained.code(),
+                          absl::StrCat(what, " of shape ", shape.ToString(),
+                                       ": ", explained.message()));
+    }
+  }
+  return absl::Status(failed.code(),
+                      absl::StrCat(what, " of shape ", shape.ToString(), " on ",
+                                   device()->name(), ": ", failed.message()));
+}
+
 absl::Status OpKernelContext::allocate_output(int i, const TensorShape& shape,
                                               Tensor** out) {
-  absl::StatusOr<Tensor> t =
-      Tensor::Allocate(allocator(), params_.kernel->output_type(i), shape);
+  Allocator* allocator = params_.kernel->output_in_host_memory(i)
+                             ? host_allocator()
+                             : this->allocator();
+  const DataType dtype = params_.kernel->output_type(i);
+  absl::StatusOr<Tensor> t = Tensor::Allocate(allocator, dtype, shape);
   if (!t.ok()) {
-    absl::Status s = absl::Status(
-        t.status().code(),
-        absl::StrCat("allocating output ", i, " of shape ", shape.ToString(),
-                     " on ", device()->name(), ": ", t.status().message()));
+    absl::Status s = AllocationError(t.status(), allocator, dtype, shape,
+                                     absl::StrCat("allocating output ", i));
     SetStatus(s);
     return s;
   }
@@ -85,8 +112,16 @@ absl::Status OpKernelContext::allocate_temp(DataType dtype,
                                             Tensor* out) {
   absl::StatusOr<Tensor> t = Tensor::Allocate(allocator(), dtype, shape);
   if (!t.ok()) {
-    SetStatus(t.status());
-    return t.status();
+    absl::Status s = t.status();
+    // Only out of memory is reworded: other errors (a bad dtype or shape)
+    // keep the message kernels and tests know.
+    if (s.code() == absl::StatusCode::kResourceExhausted) {
+      s = AllocationError(s, allocator(), dtype, shape,
+                          absl::StrCat("allocating a temporary ",
+                                       DataTypeName(dtype), " tensor"));
+    }
+    SetStatus(s);
+    return s;
   }
   *out = *std::move(t);
   return absl::OkStatus();

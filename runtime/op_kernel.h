@@ -58,10 +58,21 @@ class OpKernelConstruction {
   }
   const absl::Status& status() const { return status_; }
 
+  // One flag per output: true where the kernel's definition keeps the
+  // output in host memory on a device with memory of its own (set by the
+  // kernel registry; empty: every output in the device's memory).
+  const std::vector<bool>& host_memory_outputs() const {
+    return host_memory_outputs_;
+  }
+  void set_host_memory_outputs(std::vector<bool> host) {
+    host_memory_outputs_ = std::move(host);
+  }
+
  private:
   const Node& node_;
   Device* device_;
   absl::Status status_;
+  std::vector<bool> host_memory_outputs_;
 };
 
 class OpKernel {
@@ -83,6 +94,13 @@ class OpKernel {
   int num_outputs() const { return static_cast<int>(output_types_.size()); }
   DataType input_type(int i) const { return input_types_[i]; }
   DataType output_type(int i) const { return output_types_[i]; }
+  // Whether output i lives in host memory although the device has memory
+  // of its own (a GPU kernel's shape output); see
+  // OpKernelConstruction::host_memory_outputs.
+  bool output_in_host_memory(int i) const {
+    return i < static_cast<int>(host_memory_outputs_.size()) &&
+           host_memory_outputs_[i];
+  }
 
   // What step stats (and so timelines) show with this node beyond its name
   // and op, as key/value pairs fixed when the kernel is built: a transfer's
@@ -102,6 +120,7 @@ class OpKernel {
   const std::string op_;
   const std::vector<DataType> input_types_;
   const std::vector<DataType> output_types_;
+  const std::vector<bool> host_memory_outputs_;
 };
 
 // A kernel that finishes later (a Recv waiting for its Send, a collective):
@@ -158,14 +177,18 @@ class OpKernelContext {
   // those inputs.
   Var* input_var(int i) const { return params_.inputs[i].var; }
 
-  // Allocates output i on this kernel's device. On failure (out of memory,
-  // bad shape) sets the status and returns it.
+  // Allocates output i on this kernel's device (in host memory when the
+  // kernel keeps that output there: OpKernel::output_in_host_memory). On
+  // failure (out of memory, bad shape) sets the status and returns it; out
+  // of memory is ResourceExhausted, explained by the allocator when it can
+  // (Allocator::OutOfMemoryError: a GPU's limit, use and fragmentation).
   absl::Status allocate_output(int i, const TensorShape& shape, Tensor** out);
   // Sets output i to an existing tensor (forwarding an input, a Const).
   void set_output(int i, Tensor t);
   // Sets a reference or resource output to a variable.
   void set_output_var(int i, Var* var);
-  // Allocates a scratch tensor on this device (freed with the Tensor).
+  // Allocates a scratch tensor on this device (freed with the Tensor);
+  // errors as allocate_output's.
   absl::Status allocate_temp(DataType dtype, const TensorShape& shape,
                              Tensor* out);
 
@@ -176,6 +199,9 @@ class OpKernelContext {
 
   Device* device() const { return params_.device; }
   Allocator* allocator() const { return params_.device->allocator(); }
+  // Host memory for this device's kernels (the device's own allocator on
+  // host devices).
+  Allocator* host_allocator() const { return params_.device->host_allocator(); }
   ThreadPool* thread_pool() const { return params_.device->thread_pool(); }
   VariableStore* variables() const { return params_.variables; }
   int64_t step_id() const { return params_.step_id; }
@@ -219,6 +245,13 @@ class OpKernelContext {
   OutputValues* outputs() { return &outputs_; }
 
  private:
+  // `failed` (Tensor::Allocate's error) as this kernel's error: out of
+  // memory explained by `allocator` when it can.
+  absl::Status AllocationError(const absl::Status& failed,
+                               Allocator* allocator, DataType dtype,
+                               const TensorShape& shape,
+                               absl::string_view what) const;
+
   Params params_;
   OutputValues outputs_;  // inline: no allocation per node for <= 4 outputs
   absl::Status status_;
