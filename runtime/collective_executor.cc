@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "graph/device_spec.h"
+#include "runtime/collective_backend.h"
 #include "runtime/collective_roster.h"
 
 namespace dflow {
@@ -49,6 +50,12 @@ absl::Status Prefixed(const absl::Status& s, const std::string& prefix) {
   return absl::Status(s.code(), absl::StrCat(prefix, s.message()));
 }
 
+// "CPU (host memory)", "GPU (device memory)".
+std::string MemoryText(const CollectiveRequest& r) {
+  if (IsHostCollectiveType(r.kernel_device_type)) return "CPU (host memory)";
+  return absl::StrCat(r.kernel_device_type, " (device memory)");
+}
+
 // What a member must hold by itself, whatever the others submit.
 absl::Status ValidateRequest(const CollectiveRequest& r) {
   // Built only for an error: this runs for every member of every step.
@@ -57,6 +64,15 @@ absl::Status ValidateRequest(const CollectiveRequest& r) {
     return absl::InvalidArgumentError(
         absl::StrCat(label(), ": group_size is ", r.group_size,
                      "; a group has at least one member"));
+  }
+  if (!IsHostCollectiveType(r.kernel_device_type) &&
+      FindCollectiveBackend(r.kernel_device_type) == nullptr) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        label(), ": ", MemberLabel(r), " runs a ", r.kernel_device_type,
+        " kernel, but no collective backend for ", r.kernel_device_type,
+        " is linked into this binary; link its backend (for GPUs "
+        "//runtime/gpu:gpu_collective_backend) or place the collective on "
+        "CPU"));
   }
   const Tensor& payload = Payload(r);
   if (payload.dtype() == DT_INVALID) {
@@ -180,6 +196,14 @@ absl::Status CollectiveExecutor::CheckAgainst(const CollectiveRequest& first,
     return disagree("op", CollectiveKindName(first.kind),
                     CollectiveKindName(r.kind),
                     "one instance key names one collective");
+  }
+  if (IsHostCollectiveType(first.kernel_device_type) !=
+          IsHostCollectiveType(r.kernel_device_type) ||
+      (!IsHostCollectiveType(r.kernel_device_type) &&
+       first.kernel_device_type != r.kernel_device_type)) {
+    return disagree("kernel device type", MemoryText(first), MemoryText(r),
+                    "one group computes in one kind of memory: place every "
+                    "member on GPUs or every member on CPUs");
   }
   if (first.group_size != r.group_size) {
     return disagree("group size", absl::StrCat(first.group_size),
@@ -334,14 +358,58 @@ void CollectiveExecutor::Run(std::vector<CollectiveRequest> members) {
   const absl::Time group_complete = timed ? absl::Now() : absl::Time();
   SortByRank(&members);
   const int n = static_cast<int>(members.size());
-  const CollectiveRequest& first = members[0];
+  int source = -1;
+  for (int i = 0; i < n; ++i) {
+    if (members[i].kind == CollectiveKind::kBroadcastSend) source = i;
+  }
+  if (IsBroadcast(members[0].kind) && source < 0) {
+    std::vector<std::string> who;
+    for (const CollectiveRequest& m : members) who.push_back(MemberLabel(m));
+    Callbacks callbacks;
+    for (CollectiveRequest& m : members) callbacks.push_back(std::move(m.done));
+    Deliver(pool_, std::move(callbacks),
+            absl::InvalidArgumentError(absl::StrCat(
+                InstanceLabel(members[0]), ": all ", n, " members receive and ",
+                "none sends (", absl::StrJoin(who, ", "),
+                "); one member must be a CollectiveBroadcastSend")),
+            false);
+    return;
+  }
+  // The members (their tensors) live until the work is done.
+  auto held =
+      std::make_shared<std::vector<CollectiveRequest>>(std::move(members));
+  // No `this`: the executor may be gone when the work finishes.
+  ThreadPool* pool = pool_;
+  auto finish = [pool, held, timed,
+                 group_complete](const absl::Status& status) {
+    const absl::Time work_end = timed ? absl::Now() : absl::Time();
+    Callbacks callbacks;
+    for (CollectiveRequest& m : *held) {
+      if (status.ok() && m.timing != nullptr) {
+        *m.timing = {group_complete, work_end};
+      }
+      callbacks.push_back(std::move(m.done));
+    }
+    Deliver(pool, std::move(callbacks), status, false);
+  };
+  const CollectiveRequest& first = (*held)[0];
+  if (CollectiveBackend* backend =
+          FindCollectiveBackend(first.kernel_device_type)) {
+    // Device memory: the registered backend (collective_backend.h).
+    backend->Run(held.get(), pool,
+                 [finish = std::move(finish), label = InstanceLabel(first),
+                  name = backend->Name()](const absl::Status& s) {
+                   finish(s.ok()
+                              ? s
+                              : Prefixed(s, absl::StrCat(label, " on the ",
+                                                         name, " backend: ")));
+                 });
+    return;
+  }
   RingBuffers buffers;
   buffers.dtype = Payload(first).dtype();
   buffers.num_elements = Payload(first).NumElements();
-  int source = -1;
-  for (int i = 0; i < n; ++i) {
-    CollectiveRequest& m = members[i];
-    if (m.kind == CollectiveKind::kBroadcastSend) source = i;
+  for (CollectiveRequest& m : *held) {
     buffers.inputs.push_back(m.kind == CollectiveKind::kBroadcastRecv
                                  ? nullptr
                                  : m.input.raw_data());
@@ -361,42 +429,12 @@ void CollectiveExecutor::Run(std::vector<CollectiveRequest> members) {
       break;
     case CollectiveKind::kBroadcastSend:
     case CollectiveKind::kBroadcastRecv:
-      if (source < 0) {
-        std::vector<std::string> who;
-        for (const CollectiveRequest& m : members) {
-          who.push_back(MemberLabel(m));
-        }
-        Callbacks callbacks;
-        for (CollectiveRequest& m : members) {
-          callbacks.push_back(std::move(m.done));
-        }
-        Deliver(
-            pool_, std::move(callbacks),
-            absl::InvalidArgumentError(absl::StrCat(
-                InstanceLabel(first), ": all ", n,
-                " members receive and none sends (", absl::StrJoin(who, ", "),
-                "); one member must be a CollectiveBroadcastSend")),
-            false);
-        return;
-      }
       work = std::make_shared<RingWork>(
           RingWork::Broadcast(source, std::move(buffers)));
       break;
   }
-  // The members (their tensors) live until every block has run.
-  auto held =
-      std::make_shared<std::vector<CollectiveRequest>>(std::move(members));
-  // No `this`: the executor may be gone when the last block finishes.
-  ThreadPool* pool = pool_;
-  RunRingWork(std::move(work), pool, [pool, held, timed, group_complete] {
-    const absl::Time work_end = timed ? absl::Now() : absl::Time();
-    Callbacks callbacks;
-    for (CollectiveRequest& m : *held) {
-      if (m.timing != nullptr) *m.timing = {group_complete, work_end};
-      callbacks.push_back(std::move(m.done));
-    }
-    Deliver(pool, std::move(callbacks), absl::OkStatus(), false);
-  });
+  RunRingWork(std::move(work), pool,
+              [finish = std::move(finish)] { finish(absl::OkStatus()); });
 }
 
 void CollectiveExecutor::Expire(const InstanceKey& key, uint64_t id) {

@@ -12,10 +12,13 @@
 // An instance is identified by (step_id, group_key, instance_key); its group
 // is the group_size members that arrive with those keys in that step, ranked
 // by device (runtime order: job, replica, task, type, then id as a number,
-// so CPU:2 comes before CPU:10). Every failure reaches every waiting member
-// and names the instance:
+// so CPU:2 comes before CPU:10). Members computing in host memory run on the
+// CPU ring; members in device memory (a GPU kernel's) on the backend
+// registered for their kernel device type (collective_backend.h). Every
+// failure reaches every waiting member and names the instance:
 // - members disagreeing on the op, reduction, group size, dtype or shape (or
-//   on the tensors a fused all-reduce packed), a second member from one
+//   on the tensors a fused all-reduce packed, or on the kernel device
+//   type: host and device memory do not mix), a second member from one
 //   device, a second broadcast sender:
 //   InvalidArgument at once, naming both devices (and nodes) and both values;
 //   the instance stays failed, so its later members fail at once too;
@@ -43,6 +46,8 @@
 #include "runtime/thread_pool.h"
 
 namespace dflow {
+
+class Device;
 
 enum class CollectiveKind {
   kAllReduce,
@@ -77,6 +82,16 @@ struct CollectiveRequest {
   std::string device;
   // The member's node, for messages.
   std::string node;
+  // Where the member's tensors live, as the device type of the kernel that
+  // submitted it: "" or "CPU" is host memory (the CPU ring runs the group;
+  // fake GPUs run CPU kernels); another type ("GPU") is device memory, run
+  // by the CollectiveBackend registered for it (collective_backend.h).
+  // Members of one group must agree.
+  std::string kernel_device_type;
+  // The member's device, for a backend that needs more than its name (the
+  // GPU backend finds the physical GPU and streams). Not owned; a kernel's
+  // device outlives its requests. The CPU ring ignores it.
+  const Device* device_object = nullptr;
   // The member's tensor (not for a broadcast receiver).
   Tensor input;
   // Where the result goes, allocated by the member with the result's dtype
