@@ -166,6 +166,56 @@ std::vector<Device*> DeviceSet::DevicesOfType(absl::string_view type) const {
   return out;
 }
 
+namespace {
+
+struct DeviceFactories {
+  std::mutex mu;
+  absl::flat_hash_map<std::string, DeviceFactory> by_type;  // mu
+};
+
+DeviceFactories& Factories() {
+  static auto* factories = new DeviceFactories;
+  return *factories;
+}
+
+}  // namespace
+
+DeviceFactory SetDeviceFactory(const std::string& device_type,
+                               DeviceFactory factory) {
+  DeviceFactories& f = Factories();
+  std::lock_guard<std::mutex> lock(f.mu);
+  DeviceFactory previous;
+  auto it = f.by_type.find(device_type);
+  if (it != f.by_type.end()) previous = std::move(it->second);
+  if (factory) {
+    f.by_type[device_type] = std::move(factory);
+  } else if (it != f.by_type.end()) {
+    f.by_type.erase(it);
+  }
+  return previous;
+}
+
+bool HasDeviceFactory(const std::string& device_type) {
+  DeviceFactories& f = Factories();
+  std::lock_guard<std::mutex> lock(f.mu);
+  return f.by_type.contains(device_type);
+}
+
+absl::StatusOr<std::vector<std::unique_ptr<Device>>> CreateFactoryDevices(
+    const std::string& device_type, const DeviceFactoryOptions& options) {
+  DeviceFactory factory;
+  {
+    DeviceFactories& f = Factories();
+    std::lock_guard<std::mutex> lock(f.mu);
+    auto it = f.by_type.find(device_type);
+    if (it == f.by_type.end()) {
+      return std::vector<std::unique_ptr<Device>>();
+    }
+    factory = it->second;  // a copy: the factory runs without the lock
+  }
+  return factory(options);
+}
+
 std::string DeviceMappingString(const DeviceSet& devices) {
   std::string lines;
   for (const auto& d : devices.devices()) {

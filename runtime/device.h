@@ -19,6 +19,7 @@
 #define DFLOW_RUNTIME_DEVICE_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -153,6 +154,71 @@ class DeviceSet {
  private:
   std::vector<std::unique_ptr<Device>> devices_;
 };
+
+// Device factories: how a session gets devices that live in a package above
+// //runtime. runtime/gpu's GpuDevice depends on //runtime, so the session
+// cannot create GPUs itself; //runtime/gpu:gpu_device_factory registers a
+// factory for "GPU" from a static initializer (an alwayslink target that
+// binaries wanting GPUs link, e.g. through //kernels/gpu:gpu_kernels), and
+// CreateSessionDevices asks it. A binary without it, a build without CUDA
+// and a machine without a GPU all have no GPU devices, and no error.
+
+// What a session asks a factory for (SessionOptions' GPU fields, checked
+// by the session before the factory sees them).
+struct DeviceFactoryOptions {
+  // The devices' ids start here (GPU:<first_id>...).
+  int first_id = 0;
+  // At most this many physical devices; -1: every visible one.
+  int max_physical_devices = -1;
+  // Logical devices the first physical device is split into (TensorFlow's
+  // virtual devices): with `virtual_device_memory_limits` empty, that many
+  // equal shares of `memory_fraction` of its free memory; otherwise one
+  // logical device per limit (bytes). 0 and 1 mean no split.
+  int virtual_devices = 0;
+  std::vector<int64_t> virtual_device_memory_limits;
+  // The share of each physical device's free memory its allocator may
+  // reserve, in (0, 1]; 0: the factory's default (0.9 for GPUs, leaving
+  // room for the CUDA context and library workspaces).
+  double memory_fraction = 0;
+  // Reserve memory as it is needed (growing regions) instead of all of it
+  // on first use.
+  bool allow_growth = false;
+  // log_device_placement: say on stderr why there are no devices.
+  bool log = false;
+};
+
+using DeviceFactory =
+    std::function<absl::StatusOr<std::vector<std::unique_ptr<Device>>>(
+        const DeviceFactoryOptions& options)>;
+
+// Makes `factory` the one for `device_type` ("GPU") and returns the one it
+// replaces (null if none): tests swap in a factory of host-memory test
+// devices and put the old one back. Thread-safe.
+DeviceFactory SetDeviceFactory(const std::string& device_type,
+                               DeviceFactory factory);
+bool HasDeviceFactory(const std::string& device_type);
+// The devices `device_type`'s factory makes for `options`; none (and OK)
+// when no factory is registered. The factory's errors pass through.
+absl::StatusOr<std::vector<std::unique_ptr<Device>>> CreateFactoryDevices(
+    const std::string& device_type, const DeviceFactoryOptions& options);
+
+namespace device_internal {
+struct DeviceFactoryRegistrar {
+  DeviceFactoryRegistrar(const char* device_type, DeviceFactory factory) {
+    SetDeviceFactory(device_type, std::move(factory));
+  }
+};
+}  // namespace device_internal
+
+// Registers a factory from a static initializer of an alwayslink library:
+//   DFLOW_REGISTER_DEVICE_FACTORY("GPU", CreateGpuDevices);
+#define DFLOW_REGISTER_DEVICE_FACTORY(device_type, factory) \
+  DFLOW_REGISTER_DEVICE_FACTORY_UNIQ_HELPER(__COUNTER__, device_type, factory)
+#define DFLOW_REGISTER_DEVICE_FACTORY_UNIQ_HELPER(ctr, device_type, factory) \
+  DFLOW_REGISTER_DEVICE_FACTORY_UNIQ(ctr, device_type, factory)
+#define DFLOW_REGISTER_DEVICE_FACTORY_UNIQ(ctr, device_type, factory) \
+  static const ::dflow::device_internal::DeviceFactoryRegistrar      \
+      dflow_device_factory_registrar_##ctr(device_type, factory)
 
 // TensorFlow's block, printed at session creation when placement logging is
 // on: "Device mapping:\n" then "<name> -> <physical_device_desc>\n" for each

@@ -458,6 +458,64 @@ bool KernelRegistry::IsHostMemoryArg(const Node& node,
   return false;
 }
 
+absl::Status KernelRegistry::NotImplementedError(
+    const Node& node, absl::string_view type, absl::string_view impl_type,
+    absl::string_view device_name) const {
+  // The definition exists (placement and partitioning planned with it),
+  // but no implementation covers the node in this binary: a binary without
+  // any kernels of the type (a CPU-only build), or a kernel not written
+  // yet.
+  std::vector<std::string> implemented;
+  bool any_of_type = false;
+  {
+    absl::MutexLock lock(&mu_);
+    for (const auto& [op, impls] : implementations_) {
+      for (const Entry& e : impls) {
+        if (e.def.device_type != impl_type) continue;
+        any_of_type = true;
+        if (op == node.op()) implemented.push_back(e.def.DebugString());
+      }
+    }
+    for (const auto& [op, entries] : by_op_) {
+      for (const Entry& e : entries) {
+        any_of_type |= e.def.device_type == impl_type && e.factory;
+      }
+    }
+  }
+  if (!any_of_type) {
+    const std::string hint =
+        type == kDeviceGpu && impl_type == type
+            ? " (CPU-only build); place it on a CPU or build with CUDA"
+            : absl::StrCat("; place it on another device or link the ",
+                           impl_type, " kernels");
+    return absl::UnimplementedError(absl::StrCat(
+        NodeLabel(node.def()), ": a ", impl_type,
+        " kernel is defined but not built into this binary", hint));
+  }
+  const std::string types = TypeAttrsOf(node);  // " with T=float"
+  return absl::UnimplementedError(absl::StrCat(
+      NodeLabel(node.def()), " on ", device_name, ": no ", impl_type,
+      " implementation of op ", node.op(), " for ",
+      types.empty() ? "its dtypes" : absl::StrCat("dtype ", types.substr(6)),
+      " yet (", impl_type, " kernels of ", node.op(), " in this binary: ",
+      implemented.empty() ? "none" : absl::StrJoin(implemented, "; "),
+      "); place it on the CPU or enable soft placement"));
+}
+
+absl::Status KernelRegistry::CheckImplemented(
+    const Node& node, absl::string_view device_type,
+    absl::string_view device_name) const {
+  absl::StatusOr<const KernelDef*> def = FindKernelDef(node, device_type);
+  if (!def.ok()) return def.status();
+  {
+    absl::MutexLock lock(&mu_);
+    if (FindFactory(node, *FindEntry(node, device_type))) {
+      return absl::OkStatus();
+    }
+  }
+  return NotImplementedError(node, device_type, device_type, device_name);
+}
+
 absl::StatusOr<std::unique_ptr<OpKernel>> KernelRegistry::CreateKernel(
     const Node& node, Device* device) const {
   const std::string& type = device->type();
@@ -483,46 +541,7 @@ absl::StatusOr<std::unique_ptr<OpKernel>> KernelRegistry::CreateKernel(
     factory = FindFactory(node, *FindEntry(node, impl_type));
   }
   if (!factory) {
-    // The definition exists (placement and partitioning planned with it),
-    // but no implementation covers the node in this binary: a binary
-    // without any kernels of the type (a CPU-only build), or a kernel not
-    // written yet.
-    std::vector<std::string> implemented;
-    bool any_of_type = false;
-    {
-      absl::MutexLock lock(&mu_);
-      for (const auto& [op, impls] : implementations_) {
-        for (const Entry& e : impls) {
-          if (e.def.device_type != impl_type) continue;
-          any_of_type = true;
-          if (op == node.op()) implemented.push_back(e.def.DebugString());
-        }
-      }
-      for (const auto& [op, entries] : by_op_) {
-        for (const Entry& e : entries) {
-          any_of_type |= e.def.device_type == impl_type && e.factory;
-        }
-      }
-    }
-    if (!any_of_type) {
-      const std::string hint =
-          type == kDeviceGpu && impl_type == type
-              ? " (CPU-only build); place it on a CPU or build with CUDA"
-              : absl::StrCat("; place it on another device or link the ",
-                             impl_type, " kernels");
-      return absl::UnimplementedError(absl::StrCat(
-          NodeLabel(node.def()), ": a ", impl_type,
-          " kernel is defined but not built into this binary", hint));
-    }
-    const std::string types = TypeAttrsOf(node);  // " with T=float"
-    return absl::UnimplementedError(absl::StrCat(
-        NodeLabel(node.def()), " on ", device->name(), ": no ", impl_type,
-        " implementation of op ", node.op(), " for ",
-        types.empty() ? "its dtypes"
-                      : absl::StrCat("dtype ", types.substr(6)),
-        " yet (", impl_type, " kernels of ", node.op(), " in this binary: ",
-        implemented.empty() ? "none" : absl::StrJoin(implemented, "; "),
-        "); place it on the CPU or enable soft placement"));
+    return NotImplementedError(node, type, impl_type, device->name());
   }
   OpKernelConstruction construction(node, device);
   if (impl_type != kDeviceCpu) {

@@ -192,6 +192,14 @@ class KernelRegistry {
   // on devices with memory of their own.
   absl::StatusOr<std::unique_ptr<OpKernel>> CreateKernel(const Node& node,
                                                          Device* device) const;
+  // OK when `device_type` has a definition for `node` and this binary an
+  // implementation of it; else CreateKernel's error for a device of that
+  // type running its own kernels, named `device_name` in the message
+  // (NotFound without a definition, Unimplemented without an
+  // implementation).
+  absl::Status CheckImplemented(const Node& node,
+                                absl::string_view device_type,
+                                absl::string_view device_name) const;
 
  private:
   struct Entry {
@@ -206,6 +214,12 @@ class KernelRegistry {
   // accepts the node; null when there is none.
   KernelFactory FindFactory(const Node& node, const Entry& definition) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Unimplemented for `node` defined on `type` and implemented by no
+  // `impl_type` kernel of this binary.
+  absl::Status NotImplementedError(const Node& node, absl::string_view type,
+                                   absl::string_view impl_type,
+                                   absl::string_view device_name) const
+      ABSL_LOCKS_EXCLUDED(mu_);
 
   mutable absl::Mutex mu_;
   absl::flat_hash_map<std::string, std::vector<Entry>> by_op_

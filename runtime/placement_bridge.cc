@@ -1,5 +1,9 @@
 #include "runtime/placement_bridge.h"
 
+#include <algorithm>
+
+#include "graph/device_spec.h"
+
 namespace dflow {
 
 absl::StatusOr<std::vector<PlacementDevice>> PlacementDevicesOf(
@@ -12,6 +16,41 @@ absl::StatusOr<std::vector<PlacementDevice>> PlacementDevicesOf(
     devices.push_back(*std::move(device));
   }
   return devices;
+}
+
+std::vector<std::string> TypesRunningTheirOwnKernels(const DeviceSet& set) {
+  std::vector<std::string> types;
+  for (const auto& d : set.devices()) {
+    if (d->type() == kDeviceCpu || d->kernel_device_type() != d->type() ||
+        std::find(types.begin(), types.end(), d->type()) != types.end()) {
+      continue;
+    }
+    types.push_back(d->type());
+  }
+  return types;
+}
+
+absl::Status CheckRequestedKernelsImplemented(
+    const Graph& graph, const KernelRegistry& registry,
+    const std::vector<std::string>& implemented_only) {
+  if (implemented_only.empty()) return absl::OkStatus();
+  for (const Node* node : graph.nodes()) {
+    if (node->requested_device().empty()) continue;
+    absl::StatusOr<DeviceSpec> spec = DeviceSpec::Parse(node->requested_device());
+    // A malformed device is the placer's to report.
+    if (!spec.ok() || !spec->type().has_value()) continue;
+    const std::string& type = *spec->type();
+    if (std::find(implemented_only.begin(), implemented_only.end(), type) ==
+        implemented_only.end()) {
+      continue;
+    }
+    absl::Status s =
+        registry.CheckImplemented(*node, type, node->requested_device());
+    // Only "defined but not implemented" is ours to say; a node without a
+    // definition gets the placer's error (with soft placement's hint).
+    if (s.code() == absl::StatusCode::kUnimplemented) return s;
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace dflow

@@ -505,12 +505,27 @@ absl::StatusOr<PlacementRecord> Session::Impl::Place(Graph* graph) {
   absl::StatusOr<std::vector<PlacementDevice>> placement_devices =
       PlacementDevicesOf(*devices);
   if (!placement_devices.ok()) return placement_devices.status();
+  // On real GPUs only the GPU kernels this binary implements count (fake
+  // GPUs run the CPU kernels and place against the definitions).
+  const std::vector<std::string> implemented_only =
+      TypesRunningTheirOwnKernels(*devices);
+  if (!options.allow_soft_placement) {
+    // A node asking for such a device whose kernel is only defined: say so
+    // (the placer would say the type has no kernel at all).
+    if (absl::Status s = CheckRequestedKernelsImplemented(
+            *graph, *KernelRegistry::Global(), implemented_only);
+        !s.ok()) {
+      return s;
+    }
+  }
   PlacerOptions placer_options;
   placer_options.allow_soft_placement = options.allow_soft_placement;
   // Each run signature places only what it runs (see Session::Impl::Compile).
   placer_options.pruned_subgraph = true;
-  absl::StatusOr<PlacementRecord> record = PlaceGraph(
-      graph, *placement_devices, RegistryKernelQuery(), placer_options);
+  absl::StatusOr<PlacementRecord> record =
+      PlaceGraph(graph, *placement_devices,
+                 RegistryKernelQuery(KernelRegistry::Global(), implemented_only),
+                 placer_options);
   if (record.ok() && options.log_device_placement) {
     std::cerr << FormatPlacementLog(*record) << std::flush;
   }
@@ -539,6 +554,51 @@ absl::StatusOr<std::shared_ptr<OpKernel>> Session::Impl::KernelFor(
   return result;
 }
 
+absl::StatusOr<DeviceFactoryOptions> GpuFactoryOptions(
+    const SessionOptions& options) {
+  DeviceFactoryOptions gpu;
+  for (const auto& [key, count] : options.device_count) {
+    if (absl::AsciiStrToUpper(key) == "GPU") gpu.max_physical_devices = count;
+  }
+  if (!(options.gpu_memory_fraction >= 0 &&
+        options.gpu_memory_fraction <= 1)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "SessionOptions.gpu_memory_fraction = ", options.gpu_memory_fraction,
+        "; it is a share of each GPU's free memory in (0, 1], or 0 for the "
+        "default (0.9)"));
+  }
+  if (options.gpu_virtual_devices < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("SessionOptions.gpu_virtual_devices = ",
+                     options.gpu_virtual_devices,
+                     "; a device count cannot be negative"));
+  }
+  const std::vector<int64_t>& limits =
+      options.gpu_virtual_device_memory_limits;
+  for (size_t i = 0; i < limits.size(); ++i) {
+    if (limits[i] <= 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "SessionOptions.gpu_virtual_device_memory_limits[", i, "] = ",
+          limits[i], "; each virtual GPU needs a positive memory limit "
+          "(bytes)"));
+    }
+  }
+  if (!limits.empty() && options.gpu_virtual_devices > 0 &&
+      options.gpu_virtual_devices != static_cast<int>(limits.size())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "SessionOptions.gpu_virtual_devices = ", options.gpu_virtual_devices,
+        " but gpu_virtual_device_memory_limits has ", limits.size(),
+        " limits; give one limit per virtual GPU, or only one of the two"));
+  }
+  gpu.virtual_devices = limits.empty() ? options.gpu_virtual_devices
+                                       : static_cast<int>(limits.size());
+  gpu.virtual_device_memory_limits = limits;
+  gpu.memory_fraction = options.gpu_memory_fraction;
+  gpu.allow_growth = options.gpu_allow_growth;
+  gpu.log = options.log_device_placement;
+  return gpu;
+}
+
 absl::StatusOr<std::unique_ptr<DeviceSet>> CreateSessionDevices(
     const SessionOptions& options) {
   DeviceSet::Options set;
@@ -556,17 +616,26 @@ absl::StatusOr<std::unique_ptr<DeviceSet>> CreateSessionDevices(
                         : "; a device count cannot be negative"));
     }
     if (type == "CPU") set.num_cpus = count;
-    // "GPU" caps real GPUs. The GPU work creates them here from
-    // CountCudaDevices() (runtime/cuda_device_count.h); until then there are
-    // none, and the count has nothing to cap.
   }
   if (options.fake_gpus < 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("SessionOptions.fake_gpus = ", options.fake_gpus,
                      "; a device count cannot be negative"));
   }
+  absl::StatusOr<DeviceFactoryOptions> gpu = GpuFactoryOptions(options);
+  if (!gpu.ok()) return gpu.status();
   set.num_fake_gpus = options.fake_gpus;
-  return DeviceSet::Create(set);
+  absl::StatusOr<std::unique_ptr<DeviceSet>> devices = DeviceSet::Create(set);
+  if (!devices.ok()) return devices.status();
+  // Fake GPUs take the place of real ones; device_count {"GPU", 0} asks
+  // for none.
+  if (options.fake_gpus == 0 && gpu->max_physical_devices != 0) {
+    absl::StatusOr<std::vector<std::unique_ptr<Device>>> gpus =
+        CreateFactoryDevices(kDeviceGpu, *gpu);
+    if (!gpus.ok()) return gpus.status();
+    for (std::unique_ptr<Device>& d : *gpus) (*devices)->Add(std::move(d));
+  }
+  return devices;
 }
 
 Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}

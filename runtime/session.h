@@ -41,14 +41,39 @@ struct SessionOptions {
   // makes four logical CPU devices, /job:localhost/replica:0/task:0/device:
   // CPU:0..3, that share the machine's cores (the one shared pool) and keep
   // separate allocator statistics; default 1, at least 1. "GPU" caps the
-  // real GPUs used (0: none); real GPU devices come with the GPU work, so
-  // today a session has none. Keys are case-insensitive; others are errors.
+  // physical GPUs used (0: none; default: every visible one). Real GPUs
+  // come from the GPU device factory, linked into binaries that link the
+  // GPU kernels (//kernels/gpu:gpu_kernels); without it, without CUDA or
+  // without a GPU a session simply has none. Keys are case-insensitive;
+  // others are errors.
   std::map<std::string, int> device_count;
+  // Real GPUs (TensorFlow's GPUOptions). Each GPU device allocates from a
+  // caching best-fit allocator (runtime/gpu/bfc_allocator.h) over cudaMalloc
+  // with a hard limit. The first session to use a GPU sets up its
+  // allocators; a later session asking for other limits gets new ones only
+  // once the old ones hold no memory (see runtime/gpu/gpu_device_factory.h).
+  //
+  // The share of each GPU's free memory its allocator may reserve, in
+  // (0, 1]; 0: 0.9 (room for the CUDA context, cuBLAS/cuDNN workspaces).
+  double gpu_memory_fraction = 0;
+  // Reserve GPU memory in growing regions as it is needed, instead of the
+  // whole share on first use (friendlier to other processes on the GPU).
+  bool gpu_allow_growth = false;
+  // Virtual GPUs (TensorFlow's GPUOptions.experimental.virtual_devices):
+  // split physical GPU 0 into this many logical devices, GPU:0..N-1, each
+  // with an equal share of gpu_memory_fraction of its free memory; further
+  // physical GPUs follow whole (GPU:N, ...). 0 or 1: no split. The tower
+  // programs use this to run several "GPUs" on one.
+  int gpu_virtual_devices = 0;
+  // Or explicit memory limits (bytes, each > 0) for the logical devices of
+  // GPU 0, one device per limit; their sum must fit in its free memory.
+  // When both are given, gpu_virtual_devices must equal the count.
+  std::vector<int64_t> gpu_virtual_device_memory_limits;
   // Test-only: this many fake GPUs, /job:localhost/replica:0/task:0/device:
   // GPU:0..N-1, of type "GPU" but computing on host memory with the CPU
   // kernels (see runtime/device.h), so placement and partitioning across
   // GPUs are tested on machines without one. They take the place of any
-  // real GPUs.
+  // real GPUs (the GPU fields above are still checked, then unused).
   int fake_gpus = 0;
   // TensorFlow's allow_soft_placement: a node asking for a device this
   // session lacks (or a type with no kernel for its op) runs on the best
@@ -74,8 +99,16 @@ struct SessionOptions {
 };
 
 // The devices a session with `options` computes on: the CPUs of
-// device_count, then the fake GPUs. InvalidArgument for a bad count.
+// device_count, then the fake GPUs, or else the real GPUs the "GPU" device
+// factory makes (runtime/device.h; none without one). InvalidArgument for a
+// bad count or GPU option; the factory's errors (a virtual-device limit
+// above the GPU's memory) pass through.
 absl::StatusOr<std::unique_ptr<DeviceSet>> CreateSessionDevices(
+    const SessionOptions& options);
+
+// What CreateSessionDevices hands the GPU factory for `options`, after
+// checking the GPU fields (InvalidArgument naming the field).
+absl::StatusOr<DeviceFactoryOptions> GpuFactoryOptions(
     const SessionOptions& options);
 
 // Lets a caller stop a running step from another thread.

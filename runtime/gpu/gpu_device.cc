@@ -51,9 +51,15 @@ absl::StatusOr<std::unique_ptr<GpuDevice>> NewGpuDevice(
   absl::StatusOr<std::unique_ptr<GpuStreams>> streams =
       GpuStreams::Create(options.physical_ordinal, stream_options);
   if (!streams.ok()) return streams.status();
-  return std::make_unique<GpuDevice>(DeviceSpec::LocalDevice("GPU", options.id),
-                                     *std::move(attrs), allocator, pool,
-                                     *std::move(info), *std::move(streams));
+  auto device = std::make_unique<GpuDevice>(
+      DeviceSpec::LocalDevice("GPU", options.id), *std::move(attrs), allocator,
+      pool, *std::move(info), *std::move(streams));
+  device->set_host_memory_allocator(
+      options.host_allocator != nullptr
+          ? options.host_allocator
+          : ProcessAllocator(absl::StrCat("GPU:", options.id, "/host")));
+  device->set_keep_alive(options.keep_alive);
+  return device;
 }
 
 }  // namespace dflow

@@ -42,6 +42,13 @@ struct GpuDeviceOptions {
   int virtual_count = 1;
   // Staging buffers for pageable host memory; null: the shared pool.
   PinnedHostPool* staging = nullptr;
+  // Host memory for the outputs GPU kernels keep on the host (shape
+  // outputs); null: ProcessAllocator("GPU:<id>/host"). Not owned; must
+  // outlive every tensor allocated from it.
+  TrackingAllocator* host_allocator = nullptr;
+  // Held by the device until it is destroyed, after its streams drained:
+  // e.g. the lease on its allocator (runtime/gpu/gpu_device_factory.h).
+  std::shared_ptr<const void> keep_alive;
 };
 
 class GpuDevice : public Device {
@@ -54,7 +61,17 @@ class GpuDevice : public Device {
   int physical_ordinal() const { return info_.ordinal; }
   GpuStreams* streams() const { return streams_.get(); }
 
+  // See GpuDeviceOptions (NewGpuDevice sets both).
+  void set_host_memory_allocator(TrackingAllocator* allocator) {
+    set_host_allocator(allocator);
+  }
+  void set_keep_alive(std::shared_ptr<const void> keep_alive) {
+    keep_alive_ = std::move(keep_alive);
+  }
+
  private:
+  // Declared first: released last, after the streams drained.
+  std::shared_ptr<const void> keep_alive_;
   GpuInfo info_;
   std::unique_ptr<GpuStreams> streams_;
 };
