@@ -167,6 +167,9 @@ absl::Status LaunchRingReduce(RingElementType type, RingCombine combine,
     }
   }
   auto s = static_cast<cudaStream_t>(stream);
+  // A stale error another call left on this thread would otherwise read as
+  // this launch's failure (sticky errors come back from the launch anyway).
+  cudaGetLastError();
   switch (type) {
     case RingElementType::kFloat:
       return Reduce<float>(combine, inputs, num_inputs, outputs, num_outputs,
@@ -191,6 +194,7 @@ absl::Status LaunchRingDivide(RingElementType type, void* data, int64_t count,
     return absl::InvalidArgumentError("LaunchRingDivide: null buffer");
   }
   auto s = static_cast<cudaStream_t>(stream);
+  cudaGetLastError();  // see LaunchRingReduce
   switch (type) {
     case RingElementType::kFloat:
       return Divide<float>(data, count, divisor, s);

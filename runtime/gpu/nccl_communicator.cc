@@ -89,8 +89,13 @@ absl::StatusOr<std::vector<void*>> CreateComms(
                             devices.data()),
             what);
         !s.ok()) {
+      cudaGetLastError();
       return s;
     }
+    // NCCL probes kernels while it starts (cudaFuncGetAttributes answering
+    // cudaErrorNoKernelImageForDevice for variants it lacks) and may leave
+    // that as this thread's last error: later launch checks would see it.
+    cudaGetLastError();
   }
   std::vector<void*> out;
   for (ncclComm_t c : comms) out.push_back(c);

@@ -16,6 +16,7 @@
 #include <memory>
 #include <optional>
 #include <random>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -380,6 +381,71 @@ TEST(GpuCollectiveTest, OrderedAfterTheProducerAndBeforeTheConsumer) {
       ASSERT_EQ(seen[i], want) << GpuCollectivePathName(*path) << " i " << i;
     }
   }
+}
+
+// The division after an NCCL sum (a mean over two or more GPUs): the CPU
+// ring's division, bit for bit, negative integers truncated towards zero.
+template <typename T>
+void CheckDivide() {
+  std::mt19937 rng(5);
+  for (int64_t count : kSizes) {
+    for (int divisor : {1, 3, 8}) {
+      std::vector<T> v = RandomValues<T>(count, &rng);
+      std::vector<T> want = v;
+      if (divisor > 1) {
+        for (T& x : want) x = x / static_cast<T>(divisor);
+      }
+      auto buffer = On(0, count * sizeof(T) + 1);
+      ASSERT_EQ(cudaMemcpy(buffer->get(), v.data(), count * sizeof(T),
+                           cudaMemcpyHostToDevice),
+                cudaSuccess);
+      ASSERT_TRUE(LaunchRingDivide(Types<T>::kRing, buffer->get(), count,
+                                   divisor, nullptr)
+                      .ok());
+      std::vector<T> got(count);
+      ASSERT_EQ(cudaMemcpy(got.data(), buffer->get(), count * sizeof(T),
+                           cudaMemcpyDeviceToHost),
+                cudaSuccess);
+      EXPECT_TRUE(SameBits(got, want)) << count << " / " << divisor;
+    }
+  }
+}
+
+TEST(GpuCollectiveTest, MeanDivisionMatchesTheCpu) {
+  DFLOW_SKIP_WITHOUT_GPU();
+  CheckDivide<float>();
+  CheckDivide<double>();
+  CheckDivide<int32_t>();
+  CheckDivide<int64_t>();
+}
+
+TEST(GpuCollectiveTest, ConcurrentCollectivesShareTheStreamsSafely) {
+  DFLOW_SKIP_WITHOUT_GPU();
+  // Threads completing groups at once: on one group of virtual GPUs (the
+  // ring), and through one NCCL communicator, interleaved. Each result must
+  // be its own inputs' (the launch lock keeps enqueues whole).
+  Group ring = MakeGroup({0, 0});
+  Group nccl = MakeGroup({0});
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      std::mt19937 rng(100 + t);
+      Group& g = (t % 2 == 0 || !BuiltWithNccl()) ? ring : nccl;
+      for (int iter = 0; iter < 10; ++iter) {
+        const int64_t count = 1 + (rng() % 100000);
+        std::vector<std::vector<float>> inputs(g.size());
+        for (auto& v : inputs) v = RandomValues<float>(count, &rng);
+        GpuCollectiveSpec spec;
+        spec.count = count;
+        const std::vector<float> want = CpuAllReduce(Reduction::kSum, inputs);
+        auto got = RunOnGpus<float>(g, spec, inputs, count);
+        for (const auto& v : got) {
+          EXPECT_TRUE(SameBits(v, want)) << "thread " << t << " iter " << iter;
+        }
+      }
+    });
+  }
+  for (std::thread& th : threads) th.join();
 }
 
 #endif  // DFLOW_HAVE_CUDA
