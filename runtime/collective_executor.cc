@@ -85,7 +85,8 @@ absl::Status ValidateRequest(const CollectiveRequest& r) {
     return absl::InvalidArgumentError(absl::StrCat(
         label(), ": ", MemberLabel(r), " submitted a ",
         DataTypeName(payload.dtype()),
-        " tensor; the CPU collectives take float, double, int32 and int64"));
+        " tensor; the collectives (CPU ring and GPU) take float, double, "
+        "int32 and int64"));
   }
   if (r.kind == CollectiveKind::kAllGather && payload.shape().rank() < 1) {
     return absl::InvalidArgumentError(absl::StrCat(
