@@ -277,6 +277,64 @@ TEST_F(GpuSessionHostTest, OutOfDeviceMemoryNamesNodeRequestAndAllocator) {
   EXPECT_TRUE((*small)->Run({{"x", Ones(16)}}, {"y"}, {}, &out).ok());
 }
 
+class Probe : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext*) override {}
+};
+
+// The hook itself, on a plain CPU-type device whose allocator is a
+// BfcAllocator: allocate_output and allocate_temp explain out of memory.
+TEST(OutOfMemoryErrorTest, KernelAllocationsOnABfcDeviceNameNodeAndState) {
+  auto bfc = std::make_unique<BfcAllocator>(
+      std::make_unique<HostSubAllocator>(), [] {
+        BfcAllocatorOptions o;
+        o.memory_limit = 1 << 20;
+        o.name = "CPU:7";
+        return o;
+      }());
+  TrackingAllocator tracking(bfc.get(), "CPU:7");
+  Device device(DeviceSpec::LocalDevice("CPU", 7), &tracking,
+                ThreadPool::Shared());
+  Scope root = Scope::NewRootScope();
+  Node* node = ops::Const(root.WithOpName("weights"), {1.0f}).node();
+  ASSERT_TRUE(root.status().ok());
+  OpKernelConstruction construction(*node, &device);
+  Probe kernel(&construction);
+  OpKernelContext::Params params;
+  params.kernel = &kernel;
+  params.device = &device;
+  OpKernelContext ctx(params);
+
+  Tensor* out = nullptr;
+  absl::Status s = ctx.allocate_output(0, TensorShape({512, 1024}), &out);
+  ASSERT_EQ(s.code(), absl::StatusCode::kResourceExhausted) << s;
+  EXPECT_THAT(s.message(),
+              HasSubstr("allocating output 0 of shape [512,1024]: out of "
+                        "memory on CPU:7 allocating 2.00 MiB for node "
+                        "'weights' (Const): 0 B of 1.0 MiB in use"));
+  EXPECT_EQ(ctx.status(), s);
+
+  // Within the limit it works; then a temporary that no longer fits.
+  ASSERT_TRUE(ctx.allocate_output(0, TensorShape({128, 1024}), &out).ok());
+  OpKernelContext ctx2(params);
+  Tensor temp;
+  s = ctx2.allocate_temp(DT_FLOAT, TensorShape({200, 1024}), &temp);
+  ASSERT_EQ(s.code(), absl::StatusCode::kResourceExhausted) << s;
+  EXPECT_THAT(s.message(), HasSubstr("allocating a temporary float tensor"));
+  EXPECT_THAT(s.message(), HasSubstr("512.0 KiB of 1.0 MiB in use"));
+  EXPECT_THAT(s.message(), HasSubstr("lower the batch size"));
+  // Other allocation errors keep their own message.
+  s = ctx2.allocate_temp(DT_FLOAT, TensorShape({-1, 4}), &temp);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.message(), Not(HasSubstr("out of memory")));
+}
+
+// Without an explanation (the default allocator), the generic message.
+TEST(OutOfMemoryErrorTest, AllocatorsWithoutStateKeepTheGenericMessage) {
+  EXPECT_TRUE(DefaultCpuAllocator()->OutOfMemoryError("node 'x' (Y)", 8).ok());
+}
+
 TEST_F(GpuSessionHostTest, GpuOptionsAreChecked) {
   SessionOptions options;
   options.gpu_memory_fraction = 1.5;
