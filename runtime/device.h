@@ -217,7 +217,7 @@ struct DeviceFactoryRegistrar {
 #define DFLOW_REGISTER_DEVICE_FACTORY_UNIQ_HELPER(ctr, device_type, factory) \
   DFLOW_REGISTER_DEVICE_FACTORY_UNIQ(ctr, device_type, factory)
 #define DFLOW_REGISTER_DEVICE_FACTORY_UNIQ(ctr, device_type, factory) \
-  static const ::dflow::device_internal::DeviceFactoryRegistrar      \
+  static const ::dflow::device_internal::DeviceFactoryRegistrar       \
       dflow_device_factory_registrar_##ctr(device_type, factory)
 
 // TensorFlow's block, printed at session creation when placement logging is

@@ -149,7 +149,8 @@ void KernelRegistry::RegisterImplementation(KernelDef def,
   absl::MutexLock lock(&mu_);
   if (!factory) {
     conflicts_.push_back(absl::StrCat(
-        def.DebugString(), " was registered as an implementation without a "
+        def.DebugString(),
+        " was registered as an implementation without a "
         "factory; register a definition with Register(def, nullptr)"));
     return;
   }
@@ -188,13 +189,12 @@ absl::Status KernelRegistry::Validate() const {
             impl.host_memory_args.empty()
                 ? ""
                 : absl::StrCat(" (host memory: ",
-                               absl::StrJoin(impl.host_memory_args, ", "),
-                               ")"),
+                               absl::StrJoin(impl.host_memory_args, ", "), ")"),
             " matches no ", impl.device_type, " kernel definition (",
-            same_device.empty() ? absl::StrCat("there is none for ", op)
-                                : absl::StrCat("definitions: ",
-                                               absl::StrJoin(same_device,
-                                                             "; ")),
+            same_device.empty()
+                ? absl::StrCat("there is none for ", op)
+                : absl::StrCat("definitions: ",
+                               absl::StrJoin(same_device, "; ")),
             "); an implementation must name the definition's op, device and "
             "host-memory args and a subset of its dtypes (kernels/gpu/"
             "kernel_defs_*.cc hold the GPU definitions)"));
@@ -208,9 +208,9 @@ absl::Status KernelRegistry::Validate() const {
       for (size_t j = 0; j < i; ++j) {
         const KernelDef& other = impls[j].def;
         if (other.device_type == impl.device_type && Overlap(impl, other)) {
-          problems.push_back(absl::StrCat(
-              impl.DebugString(), " and ", other.DebugString(),
-              " are two implementations for the same dtypes"));
+          problems.push_back(
+              absl::StrCat(impl.DebugString(), " and ", other.DebugString(),
+                           " are two implementations for the same dtypes"));
         }
       }
     }

@@ -197,8 +197,7 @@ class KernelRegistry {
   // type running its own kernels, named `device_name` in the message
   // (NotFound without a definition, Unimplemented without an
   // implementation).
-  absl::Status CheckImplemented(const Node& node,
-                                absl::string_view device_type,
+  absl::Status CheckImplemented(const Node& node, absl::string_view device_type,
                                 absl::string_view device_name) const;
 
  private:
@@ -255,13 +254,13 @@ struct KernelImplementationRegistrar {
   DFLOW_REGISTER_GPU_KERNEL_UNIQ_HELPER(__COUNTER__, builder, __VA_ARGS__)
 #define DFLOW_REGISTER_GPU_KERNEL_UNIQ_HELPER(ctr, builder, ...) \
   DFLOW_REGISTER_GPU_KERNEL_UNIQ(ctr, builder, __VA_ARGS__)
-#define DFLOW_REGISTER_GPU_KERNEL_UNIQ(ctr, builder, ...)                  \
-  static const ::dflow::kernel_registry_internal::                         \
-      KernelImplementationRegistrar dflow_gpu_kernel_registrar_##ctr       \
-      ABSL_ATTRIBUTE_UNUSED(builder,                                       \
-                            [](::dflow::OpKernelConstruction* ctx)         \
-                                -> std::unique_ptr<::dflow::OpKernel> {    \
-                              return std::make_unique<__VA_ARGS__>(ctx);   \
+#define DFLOW_REGISTER_GPU_KERNEL_UNIQ(ctr, builder, ...)                \
+  static const ::dflow::kernel_registry_internal::                       \
+      KernelImplementationRegistrar dflow_gpu_kernel_registrar_##ctr     \
+      ABSL_ATTRIBUTE_UNUSED(builder,                                     \
+                            [](::dflow::OpKernelConstruction* ctx)       \
+                                -> std::unique_ptr<::dflow::OpKernel> {  \
+                              return std::make_unique<__VA_ARGS__>(ctx); \
                             })
 
 // Registers a kernel definition with no implementation (see the top).

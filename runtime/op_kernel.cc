@@ -1,8 +1,8 @@
 #include "runtime/op_kernel.h"
 
 #include "absl/strings/str_cat.h"
-#include "graph/node_def_util.h"
 #include "absl/synchronization/notification.h"
+#include "graph/node_def_util.h"
 
 namespace dflow {
 

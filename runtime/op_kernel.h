@@ -247,9 +247,8 @@ class OpKernelContext {
  private:
   // `failed` (Tensor::Allocate's error) as this kernel's error: out of
   // memory explained by `allocator` when it can.
-  absl::Status AllocationError(const absl::Status& failed,
-                               Allocator* allocator, DataType dtype,
-                               const TensorShape& shape,
+  absl::Status AllocationError(const absl::Status& failed, Allocator* allocator,
+                               DataType dtype, const TensorShape& shape,
                                absl::string_view what) const;
 
   Params params_;
@@ -261,8 +260,8 @@ class OpKernelContext {
   // A kernel's phases may come from threads other than the one that
   // started it (and, in principle, from several at once).
   std::mutex phases_mu_;
-  std::vector<Phase> phases_;              // phases_mu_
-  OpKernel::StatsDetails step_details_;    // phases_mu_
+  std::vector<Phase> phases_;            // phases_mu_
+  OpKernel::StatsDetails step_details_;  // phases_mu_
 };
 
 // Report an error from a kernel and return from Compute.

@@ -11,7 +11,8 @@ absl::StatusOr<std::vector<PlacementDevice>> PlacementDevicesOf(
   std::vector<PlacementDevice> devices;
   devices.reserve(set.devices().size());
   for (const auto& d : set.devices()) {
-    absl::StatusOr<PlacementDevice> device = PlacementDevice::FromName(d->name());
+    absl::StatusOr<PlacementDevice> device =
+        PlacementDevice::FromName(d->name());
     if (!device.ok()) return device.status();
     devices.push_back(*std::move(device));
   }
@@ -36,7 +37,8 @@ absl::Status CheckRequestedKernelsImplemented(
   if (implemented_only.empty()) return absl::OkStatus();
   for (const Node* node : graph.nodes()) {
     if (node->requested_device().empty()) continue;
-    absl::StatusOr<DeviceSpec> spec = DeviceSpec::Parse(node->requested_device());
+    absl::StatusOr<DeviceSpec> spec =
+        DeviceSpec::Parse(node->requested_device());
     // A malformed device is the placer's to report.
     if (!spec.ok() || !spec->type().has_value()) continue;
     const std::string& type = *spec->type();

@@ -522,10 +522,10 @@ absl::StatusOr<PlacementRecord> Session::Impl::Place(Graph* graph) {
   placer_options.allow_soft_placement = options.allow_soft_placement;
   // Each run signature places only what it runs (see Session::Impl::Compile).
   placer_options.pruned_subgraph = true;
-  absl::StatusOr<PlacementRecord> record =
-      PlaceGraph(graph, *placement_devices,
-                 RegistryKernelQuery(KernelRegistry::Global(), implemented_only),
-                 placer_options);
+  absl::StatusOr<PlacementRecord> record = PlaceGraph(
+      graph, *placement_devices,
+      RegistryKernelQuery(KernelRegistry::Global(), implemented_only),
+      placer_options);
   if (record.ok() && options.log_device_placement) {
     std::cerr << FormatPlacementLog(*record) << std::flush;
   }
@@ -560,27 +560,25 @@ absl::StatusOr<DeviceFactoryOptions> GpuFactoryOptions(
   for (const auto& [key, count] : options.device_count) {
     if (absl::AsciiStrToUpper(key) == "GPU") gpu.max_physical_devices = count;
   }
-  if (!(options.gpu_memory_fraction >= 0 &&
-        options.gpu_memory_fraction <= 1)) {
+  if (!(options.gpu_memory_fraction >= 0 && options.gpu_memory_fraction <= 1)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "SessionOptions.gpu_memory_fraction = ", options.gpu_memory_fraction,
         "; it is a share of each GPU's free memory in (0, 1], or 0 for the "
         "default (0.9)"));
   }
   if (options.gpu_virtual_devices < 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("SessionOptions.gpu_virtual_devices = ",
-                     options.gpu_virtual_devices,
-                     "; a device count cannot be negative"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "SessionOptions.gpu_virtual_devices = ", options.gpu_virtual_devices,
+        "; a device count cannot be negative"));
   }
-  const std::vector<int64_t>& limits =
-      options.gpu_virtual_device_memory_limits;
+  const std::vector<int64_t>& limits = options.gpu_virtual_device_memory_limits;
   for (size_t i = 0; i < limits.size(); ++i) {
     if (limits[i] <= 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "SessionOptions.gpu_virtual_device_memory_limits[", i, "] = ",
-          limits[i], "; each virtual GPU needs a positive memory limit "
-          "(bytes)"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("SessionOptions.gpu_virtual_device_memory_limits[", i,
+                       "] = ", limits[i],
+                       "; each virtual GPU needs a positive memory limit "
+                       "(bytes)"));
     }
   }
   if (!limits.empty() && options.gpu_virtual_devices > 0 &&

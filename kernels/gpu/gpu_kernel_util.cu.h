@@ -88,11 +88,10 @@ inline GpuLaunchConfig GpuLaunchConfigFor(
 // for (int64_t i = first index of this thread; i < n; i += grid's threads):
 // every element of [0, n) exactly once, whatever the grid's size. 64-bit
 // indices: tensors may hold more than 2^31 elements.
-#define DFLOW_GPU_1D_KERNEL_LOOP(i, n)                                        \
-  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x +           \
-                   threadIdx.x,                                               \
-               _dflow_stride_##i = static_cast<int64_t>(blockDim.x) *         \
-                                   gridDim.x;                                 \
+#define DFLOW_GPU_1D_KERNEL_LOOP(i, n)                                       \
+  for (int64_t                                                               \
+           i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x,  \
+           _dflow_stride_##i = static_cast<int64_t>(blockDim.x) * gridDim.x; \
        i < static_cast<int64_t>(n); i += _dflow_stride_##i)
 #endif  // __CUDACC__
 

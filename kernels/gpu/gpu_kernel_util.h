@@ -19,8 +19,8 @@
 //       OP_REQUIRES_OK(ctx, LaunchRelu(x.flat<float>().data(),
 //                                      y->flat<float>().data(),
 //                                      x.NumElements(),
-//                                      GpuLaunchConfigFor(ctx, x.NumElements()),
-//                                      GpuStreamOf(ctx)));
+//                                      GpuLaunchConfigFor(ctx,
+//                                      x.NumElements()), GpuStreamOf(ctx)));
 //     }
 //   };
 //   DFLOW_REGISTER_GPU_KERNEL(
@@ -70,9 +70,9 @@ inline cudaStream_t GpuStreamOf(OpKernelContext* ctx) {
 #endif
 
 // GpuLaunchConfigFor(n, the device's multiprocessors, threads_per_block).
-GpuLaunchConfig GpuLaunchConfigFor(OpKernelContext* ctx, int64_t n,
-                                   int threads_per_block =
-                                       kGpuDefaultThreadsPerBlock);
+GpuLaunchConfig GpuLaunchConfigFor(
+    OpKernelContext* ctx, int64_t n,
+    int threads_per_block = kGpuDefaultThreadsPerBlock);
 
 // FailedPrecondition for a GPU kernel class computing on a device that is
 // not a GpuDevice (the registry never does that: it is a bug to report).
@@ -83,19 +83,19 @@ absl::Status NotOnGpuError(const OpKernel& kernel, const Device* device);
 
 // Declares `GpuDevice* gpu` for the kernel's device, or sets an error and
 // returns from Compute.
-#define DFLOW_GPU_KERNEL_PREAMBLE(ctx, gpu)                              \
-  ::dflow::GpuDevice* gpu = ::dflow::GpuDeviceOf(ctx);                   \
-  OP_REQUIRES((ctx), gpu != nullptr,                                     \
+#define DFLOW_GPU_KERNEL_PREAMBLE(ctx, gpu)            \
+  ::dflow::GpuDevice* gpu = ::dflow::GpuDeviceOf(ctx); \
+  OP_REQUIRES((ctx), gpu != nullptr,                   \
               ::dflow::NotOnGpuError((ctx)->kernel(), (ctx)->device()))
 
 #if DFLOW_HAVE_CUDA
 // After a <<<...>>> launch in a kernel class: sets the launch error (bad
 // configuration, no kernel image for this GPU) as the kernel's status and
 // returns from Compute.
-#define DFLOW_GPU_LAUNCH_CHECK(ctx, what)                                 \
-  OP_REQUIRES_OK((ctx), ::dflow::CudaStatus(cudaGetLastError(),           \
-                                            ::absl::StrCat("launching ",  \
-                                                           (what))))
+#define DFLOW_GPU_LAUNCH_CHECK(ctx, what)                \
+  OP_REQUIRES_OK((ctx),                                  \
+                 ::dflow::CudaStatus(cudaGetLastError(), \
+                                     ::absl::StrCat("launching ", (what))))
 
 // OP_REQUIRES_OK for a CUDA call's result: cudaMemsetAsync, cudaMemcpyAsync.
 #define DFLOW_GPU_OP_REQUIRES_CUDA(ctx, expr, what) \

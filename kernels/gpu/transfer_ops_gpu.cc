@@ -342,8 +342,8 @@ class RecvGpuOp : public AsyncOpKernel {
       return done();
     }
     rendezvous->RecvAsync(
-        key_, [this, ctx, done = std::move(done)](
-                  const absl::Status& status, const Tensor& value) mutable {
+        key_, [this, ctx, done = std::move(done)](const absl::Status& status,
+                                                  const Tensor& value) mutable {
           if (!status.ok()) {
             ctx->SetStatus(status);
             return done();
@@ -351,8 +351,8 @@ class RecvGpuOp : public AsyncOpKernel {
           if (value.dtype() != output_type(0)) {
             ctx->SetStatus(absl::InternalError(absl::StrCat(
                 "rendezvous key '", key_, "' delivered a ",
-                DataTypeName(value.dtype()), " tensor but this ",
-                type_string(), " expects ", DataTypeName(output_type(0)))));
+                DataTypeName(value.dtype()), " tensor but this ", type_string(),
+                " expects ", DataTypeName(output_type(0)))));
             return done();
           }
           Deliver(ctx, value, std::move(done));
@@ -421,8 +421,8 @@ class RecvGpuOp : public AsyncOpKernel {
                                 std::move(finish));
     } else if (from.ordinal == gpu->physical_ordinal()) {
       // Another device of this physical GPU (virtual devices).
-      streams->CopyDeviceToDevice(output->raw_data(), value.raw_data(),
-                                  bytes, std::move(finish));
+      streams->CopyDeviceToDevice(output->raw_data(), value.raw_data(), bytes,
+                                  std::move(finish));
     } else {
       PeerCopy(gpu, output->raw_data(), value.raw_data(), from.ordinal, bytes,
                std::move(finish));
@@ -436,18 +436,18 @@ class RecvGpuOp : public AsyncOpKernel {
                        int src_ordinal, size_t bytes,
                        GpuStreams::DoneCallback finish) {
     GpuStreams* streams = gpu->streams();
-    absl::Status s = CudaStatus(cudaSetDevice(gpu->physical_ordinal()),
-                                "cudaSetDevice");
+    absl::Status s =
+        CudaStatus(cudaSetDevice(gpu->physical_ordinal()), "cudaSetDevice");
     if (s.ok()) {
       s = streams->WaitFor(GpuStreams::Kind::kDeviceToDevice,
                            GpuStreams::Kind::kCompute);
     }
     if (s.ok()) {
       s = CudaStatus(
-          cudaMemcpyPeerAsync(dst, gpu->physical_ordinal(), src, src_ordinal,
-                              bytes,
-                              static_cast<cudaStream_t>(streams->stream(
-                                  GpuStreams::Kind::kDeviceToDevice))),
+          cudaMemcpyPeerAsync(
+              dst, gpu->physical_ordinal(), src, src_ordinal, bytes,
+              static_cast<cudaStream_t>(
+                  streams->stream(GpuStreams::Kind::kDeviceToDevice))),
           absl::StrCat("copying ", bytes, " bytes from GPU ", src_ordinal,
                        " to GPU ", gpu->physical_ordinal()));
     }
@@ -504,12 +504,12 @@ class ConstGpuOp : public OpKernel {
     if (decoded.TotalBytes() > 0) {
       absl::Notification copied;
       absl::Status copy_status;
-      gpu->streams()->CopyHostToDevice(
-          on_device->raw_data(), decoded.raw_data(), decoded.TotalBytes(),
-          [&](absl::Status cs) {
-            copy_status = std::move(cs);
-            copied.Notify();
-          });
+      gpu->streams()->CopyHostToDevice(on_device->raw_data(),
+                                       decoded.raw_data(), decoded.TotalBytes(),
+                                       [&](absl::Status cs) {
+                                         copy_status = std::move(cs);
+                                         copied.Notify();
+                                       });
       copied.WaitForNotification();
       if (!copy_status.ok()) {
         ctx->SetStatus(copy_status);
@@ -536,11 +536,11 @@ DFLOW_REGISTER_GPU_KERNEL(
 DFLOW_REGISTER_GPU_KERNEL(
     KernelDefBuilder(kDeviceToHostOp).Device(kDeviceGpu).HostMemory("output"),
     DeviceToHostGpuOp);
-DFLOW_REGISTER_GPU_KERNEL(
-    KernelDefBuilder("Const")
-        .Device(kDeviceGpu)
-        .TypeConstraint("dtype", gpu_kernel_defs::DeviceMovable()),
-    ConstGpuOp);
+DFLOW_REGISTER_GPU_KERNEL(KernelDefBuilder("Const")
+                              .Device(kDeviceGpu)
+                              .TypeConstraint("dtype",
+                                              gpu_kernel_defs::DeviceMovable()),
+                          ConstGpuOp);
 DFLOW_REGISTER_GPU_KERNEL(KernelDefBuilder("Const")
                               .Device(kDeviceGpu)
                               .TypeConstraint<int32_t>("dtype")

@@ -37,9 +37,8 @@ absl::StatusOr<GpuMemoryInfo> GetGpuMemoryInfo(int ordinal) {
   DFLOW_CUDA_RETURN_IF_ERROR(cudaSetDevice(ordinal),
                              absl::StrCat("cudaSetDevice(", ordinal, ")"));
   size_t free_bytes = 0, total_bytes = 0;
-  DFLOW_CUDA_RETURN_IF_ERROR(
-      cudaMemGetInfo(&free_bytes, &total_bytes),
-      absl::StrCat("cudaMemGetInfo on GPU ", ordinal));
+  DFLOW_CUDA_RETURN_IF_ERROR(cudaMemGetInfo(&free_bytes, &total_bytes),
+                             absl::StrCat("cudaMemGetInfo on GPU ", ordinal));
   GpuMemoryInfo info;
   info.free_bytes = static_cast<int64_t>(free_bytes);
   info.total_bytes = static_cast<int64_t>(total_bytes);

@@ -32,9 +32,7 @@ class CudaSubAllocator : public SubAllocator {
 
   int ordinal() const { return ordinal_; }
   // Bytes currently held through this object (regions not yet freed).
-  int64_t bytes_held() const {
-    return held_.load(std::memory_order_relaxed);
-  }
+  int64_t bytes_held() const { return held_.load(std::memory_order_relaxed); }
 
  private:
   const int ordinal_;

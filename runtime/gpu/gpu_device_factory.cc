@@ -23,8 +23,7 @@ std::vector<GpuDevicePlan> PlanGpuDevices(const DeviceFactoryOptions& options,
   }
   int id = options.first_id;
   for (int ordinal = 0; ordinal < physical; ++ordinal) {
-    const int count =
-        ordinal == 0 ? std::max(options.virtual_devices, 1) : 1;
+    const int count = ordinal == 0 ? std::max(options.virtual_devices, 1) : 1;
     for (int v = 0; v < count; ++v) {
       GpuDevicePlan p;
       p.id = id++;
@@ -105,13 +104,12 @@ absl::StatusOr<GpuAllocatorPool::Lease> GpuAllocatorPool::Acquire(
   if (group == nullptr) {
     // Other configurations of this GPU that nobody uses any more give
     // their memory back first, so the new limits see it free.
-    groups_.erase(
-        std::remove_if(groups_.begin(), groups_.end(),
-                       [&](const std::unique_ptr<Group>& g) {
-                         return g->ordinal == ordinal && g->users == 0 &&
-                                !g->HoldsMemory();
-                       }),
-        groups_.end());
+    groups_.erase(std::remove_if(groups_.begin(), groups_.end(),
+                                 [&](const std::unique_ptr<Group>& g) {
+                                   return g->ordinal == ordinal &&
+                                          g->users == 0 && !g->HoldsMemory();
+                                 }),
+                  groups_.end());
     absl::StatusOr<int64_t> free_bytes = free_memory_(ordinal);
     if (!free_bytes.ok()) return free_bytes.status();
     absl::StatusOr<std::vector<int64_t>> limits = VirtualDeviceLimits(
@@ -152,11 +150,10 @@ absl::StatusOr<GpuAllocatorPool::Lease> GpuAllocatorPool::Acquire(
   }
   lease.limits = group->limits;
   // Groups are only erased with users == 0, so `group` outlives the lease.
-  lease.hold = std::shared_ptr<const void>(
-      group, [this](const void* p) {
-        std::lock_guard<std::mutex> lock(mu_);
-        --static_cast<Group*>(const_cast<void*>(p))->users;
-      });
+  lease.hold = std::shared_ptr<const void>(group, [this](const void* p) {
+    std::lock_guard<std::mutex> lock(mu_);
+    --static_cast<Group*>(const_cast<void*>(p))->users;
+  });
   return lease;
 }
 

@@ -74,7 +74,8 @@ class GpuAllocatorPool {
     std::shared_ptr<const void> hold;
   };
 
-  GpuAllocatorPool(SubAllocatorFactory sub_allocators, FreeMemoryFn free_memory);
+  GpuAllocatorPool(SubAllocatorFactory sub_allocators,
+                   FreeMemoryFn free_memory);
   // Allocators still in use or holding memory are lost with the pool; the
   // global pool is never destroyed.
   ~GpuAllocatorPool();

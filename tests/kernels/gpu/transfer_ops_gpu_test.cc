@@ -38,13 +38,13 @@ class CheckedIdentityGpuOp : public OpKernel {
       DFLOW_GPU_OP_REQUIRES_CUDA(
           ctx, cudaPointerGetAttributes(&attrs, in.raw_data()),
           "cudaPointerGetAttributes");
-      OP_REQUIRES(ctx,
-                  attrs.type == cudaMemoryTypeDevice &&
-                      attrs.device == gpu->physical_ordinal(),
-                  absl::InternalError(absl::StrCat(
-                      "input is not in the memory of GPU ",
-                      gpu->physical_ordinal(), " (type ", attrs.type,
-                      ", device ", attrs.device, ")")));
+      OP_REQUIRES(
+          ctx,
+          attrs.type == cudaMemoryTypeDevice &&
+              attrs.device == gpu->physical_ordinal(),
+          absl::InternalError(absl::StrCat(
+              "input is not in the memory of GPU ", gpu->physical_ordinal(),
+              " (type ", attrs.type, ", device ", attrs.device, ")")));
     }
     ctx->set_output(0, in);
   }
@@ -127,8 +127,7 @@ TEST(TransferOpsGpuTest, BetweenVirtualGpus) {
 TEST(TransferOpsGpuTest, BetweenPhysicalGpus) {
   DFLOW_SKIP_WITHOUT_GPU();
   if (VisibleGpuCount() < 2) GTEST_SKIP() << "needs two GPUs";
-  ExpectChainRoundTrips(SessionOptions(), {"/gpu:0", "/gpu:1", "/cpu:0"},
-                        4096);
+  ExpectChainRoundTrips(SessionOptions(), {"/gpu:0", "/gpu:1", "/cpu:0"}, 4096);
 }
 
 TEST(TransferOpsGpuTest, ConstantsLiveOnTheGpu) {

@@ -31,9 +31,9 @@ std::vector<std::string> Describe(const std::vector<GpuDevicePlan>& plans) {
 }
 
 TEST(PlanGpuDevicesTest, EveryVisibleGpuByDefault) {
-  EXPECT_THAT(Describe(PlanGpuDevices(DeviceFactoryOptions(), 3)),
-              ::testing::ElementsAre("GPU:0=0.0/1", "GPU:1=1.0/1",
-                                     "GPU:2=2.0/1"));
+  EXPECT_THAT(
+      Describe(PlanGpuDevices(DeviceFactoryOptions(), 3)),
+      ::testing::ElementsAre("GPU:0=0.0/1", "GPU:1=1.0/1", "GPU:2=2.0/1"));
   EXPECT_TRUE(PlanGpuDevices(DeviceFactoryOptions(), 0).empty());
 }
 
@@ -55,9 +55,9 @@ TEST(PlanGpuDevicesTest, FirstGpuSplitIntoVirtualDevices) {
                                      "GPU:2=0.2/3", "GPU:3=1.0/1"));
   o.first_id = 4;
   o.max_physical_devices = 1;
-  EXPECT_THAT(Describe(PlanGpuDevices(o, 2)),
-              ::testing::ElementsAre("GPU:4=0.0/3", "GPU:5=0.1/3",
-                                     "GPU:6=0.2/3"));
+  EXPECT_THAT(
+      Describe(PlanGpuDevices(o, 2)),
+      ::testing::ElementsAre("GPU:4=0.0/3", "GPU:5=0.1/3", "GPU:6=0.2/3"));
 }
 
 // A pool over host memory, with a GPU of `free` free bytes.

@@ -41,8 +41,7 @@ KernelFactory Tag(std::string tag) {
 }
 
 KernelDef Def(const std::string& op, const std::string& device,
-              std::vector<DataType> types,
-              std::vector<std::string> host = {}) {
+              std::vector<DataType> types, std::vector<std::string> host = {}) {
   KernelDefBuilder b(op);
   b.Device(device).TypeConstraint("T", std::move(types));
   for (std::string& h : host) b.HostMemory(std::move(h));
@@ -132,12 +131,13 @@ TEST_F(GpuKernelRegistrationTest, MissingImplementationNamesOpAndDtype) {
               HasSubstr("node 'add_h' (AddV2) on "
                         "/job:localhost/replica:0/task:0/device:GPU:0: no GPU "
                         "implementation of op AddV2 for dtype T=half yet"));
-  EXPECT_THAT(k.status().message(), HasSubstr("AddV2 on GPU with T in {float}"));
+  EXPECT_THAT(k.status().message(),
+              HasSubstr("AddV2 on GPU with T in {float}"));
   EXPECT_THAT(k.status().message(),
               HasSubstr("place it on the CPU or enable soft placement"));
-  EXPECT_EQ(registry_.CheckImplemented(*nodes_.add_half, "GPU", "/gpu:0")
-                .code(),
-            absl::StatusCode::kUnimplemented);
+  EXPECT_EQ(
+      registry_.CheckImplemented(*nodes_.add_half, "GPU", "/gpu:0").code(),
+      absl::StatusCode::kUnimplemented);
   EXPECT_TRUE(
       registry_.CheckImplemented(*nodes_.add_float, "GPU", "/gpu:0").ok());
 }

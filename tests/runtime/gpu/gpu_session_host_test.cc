@@ -34,13 +34,12 @@ constexpr int64_t kDeviceMemory = 1 << 20;  // 1 MiB
 // A GPU-typed device on host memory that runs the "GPU" kernels.
 std::unique_ptr<Device> NewHostGpu(int id) {
   // The allocators live for the process, as real GPU allocators do.
-  static auto* bfc = new BfcAllocator(
-      std::make_unique<HostSubAllocator>(), [] {
-        BfcAllocatorOptions o;
-        o.memory_limit = kDeviceMemory;
-        o.name = "GPU:0";
-        return o;
-      }());
+  static auto* bfc = new BfcAllocator(std::make_unique<HostSubAllocator>(), [] {
+    BfcAllocatorOptions o;
+    o.memory_limit = kDeviceMemory;
+    o.name = "GPU:0";
+    return o;
+  }());
   static auto* tracking = new TrackingAllocator(bfc, "GPU:0");
   DeviceAttributes attrs;
   attrs.kernel_device_type = "GPU";
@@ -54,8 +53,7 @@ std::unique_ptr<Device> NewHostGpu(int id) {
 
 // GPU implementations for the test device: the CPU kernel of the node
 // (every value here is in host memory).
-void RegisterViaCpu(const std::string& op,
-                    std::vector<DataType> types = {}) {
+void RegisterViaCpu(const std::string& op, std::vector<DataType> types = {}) {
   KernelDefBuilder b(op);
   b.Device(kDeviceGpu);
   if (!types.empty()) b.TypeConstraint("T", std::move(types));
@@ -172,11 +170,12 @@ TEST_F(GpuSessionHostTest, NoGpusWhenCountIsZeroOrFakeGpusAreAsked) {
 }
 
 TEST_F(GpuSessionHostTest, FactoryErrorsFailSessionCreation) {
-  SetDeviceFactory(kDeviceGpu, [](const DeviceFactoryOptions&)
-                                   -> absl::StatusOr<
-                                       std::vector<std::unique_ptr<Device>>> {
-    return absl::ResourceExhaustedError("virtual devices: too big");
-  });
+  SetDeviceFactory(
+      kDeviceGpu,
+      [](const DeviceFactoryOptions&)
+          -> absl::StatusOr<std::vector<std::unique_ptr<Device>>> {
+        return absl::ResourceExhaustedError("virtual devices: too big");
+      });
   absl::StatusOr<std::unique_ptr<Session>> session =
       Session::Create(AddAndMatMul("", ""), SessionOptions());
   ASSERT_FALSE(session.ok());
@@ -191,10 +190,10 @@ TEST_F(GpuSessionHostTest, ImplementedKernelsRunOnTheGpuOthersOnTheCpu) {
   run_options.collect_step_stats = true;
   RunMetadata metadata;
   std::vector<Tensor> out;
-  ASSERT_TRUE((*session)
-                  ->Run(run_options, {{"x", Ones(2)}}, {"y", "z"}, {}, &out,
-                        &metadata)
-                  .ok());
+  ASSERT_TRUE(
+      (*session)
+          ->Run(run_options, {{"x", Ones(2)}}, {"y", "z"}, {}, &out, &metadata)
+          .ok());
   EXPECT_THAT(DeviceOf(metadata, "y"), HasSubstr("GPU:0"));
   // MatMul has a GPU definition but no implementation here: the CPU.
   EXPECT_THAT(DeviceOf(metadata, "z"), HasSubstr("CPU:0"));
@@ -286,8 +285,8 @@ class Probe : public OpKernel {
 // The hook itself, on a plain CPU-type device whose allocator is a
 // BfcAllocator: allocate_output and allocate_temp explain out of memory.
 TEST(OutOfMemoryErrorTest, KernelAllocationsOnABfcDeviceNameNodeAndState) {
-  auto bfc = std::make_unique<BfcAllocator>(
-      std::make_unique<HostSubAllocator>(), [] {
+  auto bfc =
+      std::make_unique<BfcAllocator>(std::make_unique<HostSubAllocator>(), [] {
         BfcAllocatorOptions o;
         o.memory_limit = 1 << 20;
         o.name = "CPU:7";
