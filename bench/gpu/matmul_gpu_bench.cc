@@ -5,8 +5,9 @@
 //                                     the handle cache, the row-major swap,
 //                                     cublasGemmEx
 //   matmul/fp32/<size>/cublas         cublasSgemm on a handle of its own
-//   matmul/tf32/<size>/cublas         cublasGemmEx, CUBLAS_COMPUTE_32F_FAST_TF32
-//   copy/<dir>/<memory>/dflow         GpuStreams::CopyHostToDevice /
+//   matmul/tf32/<size>/cublas         cublasGemmEx,
+//   CUBLAS_COMPUTE_32F_FAST_TF32 copy/<dir>/<memory>/dflow
+//   GpuStreams::CopyHostToDevice /
 //                                     CopyDeviceToHost with its callback
 //                                     (runtime/gpu/gpu_streams.h)
 //   copy/<dir>/<memory>/cuda          cudaMemcpyAsync + cudaStreamSynchronize
@@ -166,10 +167,9 @@ void BM_MatMulCublas(benchmark::State& state) {
     TimeProducts(state, ops, [&] {
       const cublasStatus_t st =
           tf32 ? cublasGemmEx(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one,
-                              ops.b, CUDA_R_32F, n, ops.a, CUDA_R_32F, n,
-                              &zero, ops.c, CUDA_R_32F, n,
-                              CUBLAS_COMPUTE_32F_FAST_TF32,
-                              CUBLAS_GEMM_DEFAULT)
+                              ops.b, CUDA_R_32F, n, ops.a, CUDA_R_32F, n, &zero,
+                              ops.c, CUDA_R_32F, n,
+                              CUBLAS_COMPUTE_32F_FAST_TF32, CUBLAS_GEMM_DEFAULT)
                : cublasSgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one,
                              ops.b, n, ops.a, n, &zero, ops.c, n);
       return CublasStatus(st, "gemm");
@@ -219,11 +219,10 @@ void BM_Copy(benchmark::State& state) {
       return result;
     }
     absl::Status st = CudaStatus(
-        cudaMemcpyAsync(to_device ? device : host, to_device ? host : device,
-                        bytes,
-                        to_device ? cudaMemcpyHostToDevice
-                                  : cudaMemcpyDeviceToHost,
-                        stream),
+        cudaMemcpyAsync(
+            to_device ? device : host, to_device ? host : device, bytes,
+            to_device ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost,
+            stream),
         "cudaMemcpyAsync");
     if (st.ok()) st = CudaStatus(cudaStreamSynchronize(stream), "sync");
     return st;
@@ -294,8 +293,8 @@ class RatioReporter : public benchmark::ConsoleReporter {
       // "matmul/fp32/8192^3/dflow/manual_time" -> row, who.
       std::vector<std::string> parts = absl::StrSplit(name, '/');
       if (parts.size() < 4) continue;
-      const std::string row = absl::StrCat(parts[0], "/", parts[1], "/",
-                                           parts[2]);
+      const std::string row =
+          absl::StrCat(parts[0], "/", parts[1], "/", parts[2]);
       double rate = 0;
       if (auto it = run.counters.find("TFLOP/s"); it != run.counters.end()) {
         rate = it->second.value;
@@ -309,18 +308,19 @@ class RatioReporter : public benchmark::ConsoleReporter {
 
   void Finalize() override {
     ConsoleReporter::Finalize();
-    std::printf("\ndflow as %% of the library called directly "
-                "(TFLOP/s or GB/s; goal >= 95%%):\n");
+    std::printf(
+        "\ndflow as %% of the library called directly "
+        "(TFLOP/s or GB/s; goal >= 95%%):\n");
     for (const auto& [row, by_who] : rates_) {
       auto get = [&](const char* who) {
         auto it = by_who.find(who);
         return it == by_who.end() ? 0.0 : it->second;
       };
       const double dflow = get("dflow");
-      const double lib = row.rfind("matmul", 0) == 0 ? get("cublas")
-                                                     : get("cuda");
-      std::printf("  %-26s dflow %8.2f  library %8.2f  %6.1f%%\n",
-                  row.c_str(), dflow, lib, lib > 0 ? 100 * dflow / lib : 0.0);
+      const double lib =
+          row.rfind("matmul", 0) == 0 ? get("cublas") : get("cuda");
+      std::printf("  %-26s dflow %8.2f  library %8.2f  %6.1f%%\n", row.c_str(),
+                  dflow, lib, lib > 0 ? 100 * dflow / lib : 0.0);
     }
   }
 

@@ -21,9 +21,11 @@ absl::Status Prefixed(const absl::Status& s, const std::string& what) {
 }
 
 std::string EntryName(int ordinal, void* stream) {
-  return absl::StrCat("cuBLAS handle for GPU:", ordinal, " stream ",
-                      stream == nullptr ? std::string("(default)")
-                                        : absl::StrCat("0x", absl::Hex(reinterpret_cast<uintptr_t>(stream))));
+  return absl::StrCat(
+      "cuBLAS handle for GPU:", ordinal, " stream ",
+      stream == nullptr
+          ? std::string("(default)")
+          : absl::StrCat("0x", absl::Hex(reinterpret_cast<uintptr_t>(stream))));
 }
 
 }  // namespace
@@ -121,8 +123,8 @@ absl::Status BlasHandles::With(
     absl::FunctionRef<absl::Status(const BlasContext&)> fn) {
   // The name is only built for errors: this runs on every launch.
   if (ordinal < 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        EntryName(ordinal, stream), ": a GPU ordinal is >= 0"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(EntryName(ordinal, stream), ": a GPU ordinal is >= 0"));
   }
   absl::Status s = CudaStatus(cudaSetDevice(ordinal), "cudaSetDevice");
   if (!s.ok()) return Prefixed(s, EntryName(ordinal, stream));

@@ -125,10 +125,10 @@ class Conv2DGpuOp : public ConvGpuBase {
     if (output->NumElements() == 0) return;
     TempTensorScratch scratch(ctx);
     OP_REQUIRES_OK(
-        ctx, LaunchConv2D(gpu->physical_ordinal(), GpuComputeStreamOf(ctx),
-                          ParamsOf(g, DataTypeToEnum<T>::value),
-                          input.raw_data(), filter.raw_data(),
-                          output->raw_data(), &scratch));
+        ctx,
+        LaunchConv2D(gpu->physical_ordinal(), GpuComputeStreamOf(ctx),
+                     ParamsOf(g, DataTypeToEnum<T>::value), input.raw_data(),
+                     filter.raw_data(), output->raw_data(), &scratch));
   }
 };
 
@@ -158,11 +158,11 @@ class Conv2DBackpropInputGpuOp : public ConvGpuBase {
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, input_shape, &output));
     if (output->NumElements() == 0) return;
     TempTensorScratch scratch(ctx);
-    OP_REQUIRES_OK(ctx, LaunchConv2DBackpropInput(
-                            gpu->physical_ordinal(), GpuComputeStreamOf(ctx),
-                            ParamsOf(g, DataTypeToEnum<T>::value),
-                            filter.raw_data(), out_backprop.raw_data(),
-                            output->raw_data(), &scratch));
+    OP_REQUIRES_OK(ctx,
+                   LaunchConv2DBackpropInput(
+                       gpu->physical_ordinal(), GpuComputeStreamOf(ctx),
+                       ParamsOf(g, DataTypeToEnum<T>::value), filter.raw_data(),
+                       out_backprop.raw_data(), output->raw_data(), &scratch));
   }
 };
 
@@ -188,27 +188,27 @@ class Conv2DBackpropFilterGpuOp : public ConvGpuBase {
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, filter_shape, &output));
     if (output->NumElements() == 0) return;
     TempTensorScratch scratch(ctx);
-    OP_REQUIRES_OK(ctx, LaunchConv2DBackpropFilter(
-                            gpu->physical_ordinal(), GpuComputeStreamOf(ctx),
-                            ParamsOf(g, DataTypeToEnum<T>::value),
-                            input.raw_data(), out_backprop.raw_data(),
-                            output->raw_data(), &scratch));
+    OP_REQUIRES_OK(ctx,
+                   LaunchConv2DBackpropFilter(
+                       gpu->physical_ordinal(), GpuComputeStreamOf(ctx),
+                       ParamsOf(g, DataTypeToEnum<T>::value), input.raw_data(),
+                       out_backprop.raw_data(), output->raw_data(), &scratch));
   }
 };
 
-#define DFLOW_REGISTER_CONV_GPU(T)                                            \
-  DFLOW_REGISTER_GPU_KERNEL(                                                  \
-      KernelDefBuilder("Conv2D").Device(kDeviceGpu).TypeConstraint<T>("T"),  \
-      Conv2DGpuOp<T>);                                                        \
-  DFLOW_REGISTER_GPU_KERNEL(KernelDefBuilder("Conv2DBackpropInput")           \
-                                .Device(kDeviceGpu)                           \
-                                .TypeConstraint<T>("T")                       \
-                                .HostMemory("input_sizes"),                   \
-                            Conv2DBackpropInputGpuOp<T>);                     \
-  DFLOW_REGISTER_GPU_KERNEL(KernelDefBuilder("Conv2DBackpropFilter")          \
-                                .Device(kDeviceGpu)                           \
-                                .TypeConstraint<T>("T")                       \
-                                .HostMemory("filter_sizes"),                  \
+#define DFLOW_REGISTER_CONV_GPU(T)                                          \
+  DFLOW_REGISTER_GPU_KERNEL(                                                \
+      KernelDefBuilder("Conv2D").Device(kDeviceGpu).TypeConstraint<T>("T"), \
+      Conv2DGpuOp<T>);                                                      \
+  DFLOW_REGISTER_GPU_KERNEL(KernelDefBuilder("Conv2DBackpropInput")         \
+                                .Device(kDeviceGpu)                         \
+                                .TypeConstraint<T>("T")                     \
+                                .HostMemory("input_sizes"),                 \
+                            Conv2DBackpropInputGpuOp<T>);                   \
+  DFLOW_REGISTER_GPU_KERNEL(KernelDefBuilder("Conv2DBackpropFilter")        \
+                                .Device(kDeviceGpu)                         \
+                                .TypeConstraint<T>("T")                     \
+                                .HostMemory("filter_sizes"),                \
                             Conv2DBackpropFilterGpuOp<T>)
 
 DFLOW_REGISTER_CONV_GPU(float);

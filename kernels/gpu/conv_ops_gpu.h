@@ -94,10 +94,12 @@ absl::Status LaunchConv2DBackpropInput(int ordinal, void* stream,
                                        void* in_backprop,
                                        GpuScratchAllocator* scratch = nullptr);
 //   filter_backprop [filter_rows, filter_cols, filter_depth, out_depth]
-absl::Status LaunchConv2DBackpropFilter(
-    int ordinal, void* stream, const GpuConvParams& p, const void* input,
-    const void* out_backprop, void* filter_backprop,
-    GpuScratchAllocator* scratch = nullptr);
+absl::Status LaunchConv2DBackpropFilter(int ordinal, void* stream,
+                                        const GpuConvParams& p,
+                                        const void* input,
+                                        const void* out_backprop,
+                                        void* filter_backprop,
+                                        GpuScratchAllocator* scratch = nullptr);
 
 // Process-wide: time cuDNN's candidates for each new shape (default on), or
 // take its heuristic choice.

@@ -23,7 +23,8 @@ absl::Status Prefixed(const absl::Status& s, const std::string& what) {
 std::string StreamName(void* stream) {
   return stream == nullptr
              ? std::string("(default)")
-             : absl::StrCat("0x", absl::Hex(reinterpret_cast<uintptr_t>(stream)));
+             : absl::StrCat("0x",
+                            absl::Hex(reinterpret_cast<uintptr_t>(stream)));
 }
 
 std::string EntryName(int ordinal, void* stream) {
@@ -63,7 +64,8 @@ absl::Status CheckDnnLimits(const DnnTensorLayout& l, const char* what) {
       "split the batch, or place the op on CPU"));
 }
 
-// --- StreamOrderedScratch -----------------------------------------------------
+// --- StreamOrderedScratch
+// -----------------------------------------------------
 
 StreamOrderedScratch::StreamOrderedScratch(int ordinal, void* stream)
     : ordinal_(ordinal), stream_(stream) {}
@@ -73,8 +75,8 @@ StreamOrderedScratch::StreamOrderedScratch(int ordinal, void* stream)
 StreamOrderedScratch::~StreamOrderedScratch() {
   if (blocks_.empty()) return;
   int previous = 0;
-  const bool switch_device = cudaGetDevice(&previous) == cudaSuccess &&
-                             previous != ordinal_;
+  const bool switch_device =
+      cudaGetDevice(&previous) == cudaSuccess && previous != ordinal_;
   if (switch_device) cudaSetDevice(ordinal_);
   for (void* p : blocks_) {
     // An error here means the context is broken; nothing better to do
@@ -90,10 +92,10 @@ absl::StatusOr<void*> StreamOrderedScratch::Allocate(size_t bytes) {
   void* p = nullptr;
   if (bytes == 0) return p;
   DFLOW_CUDA_RETURN_IF_ERROR(cudaSetDevice(ordinal_), "cudaSetDevice");
-  absl::Status s = CudaStatus(
-      cudaMallocAsync(&p, bytes, static_cast<cudaStream_t>(stream_)),
-      absl::StrCat("cudaMallocAsync of ", bytes, " bytes of scratch on GPU:",
-                   ordinal_));
+  absl::Status s =
+      CudaStatus(cudaMallocAsync(&p, bytes, static_cast<cudaStream_t>(stream_)),
+                 absl::StrCat("cudaMallocAsync of ", bytes,
+                              " bytes of scratch on GPU:", ordinal_));
   if (!s.ok()) {
     cudaGetLastError();  // not sticky; keep the next call clean
     return s;
@@ -112,7 +114,8 @@ absl::StatusOr<void*> StreamOrderedScratch::Allocate(size_t /*bytes*/) {
 
 #endif  // DFLOW_HAVE_CUDA
 
-// --- DnnHandles -----------------------------------------------------------------
+// --- DnnHandles
+// -----------------------------------------------------------------
 
 #if DFLOW_HAVE_CUDNN
 
@@ -169,8 +172,8 @@ absl::Status DnnHandles::With(
     absl::FunctionRef<absl::Status(const DnnContext&)> fn) {
   // The name is only built for errors: this runs on every launch.
   if (ordinal < 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        EntryName(ordinal, stream), ": a GPU ordinal is >= 0"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(EntryName(ordinal, stream), ": a GPU ordinal is >= 0"));
   }
   absl::Status s = CudaStatus(cudaSetDevice(ordinal), "cudaSetDevice");
   if (!s.ok()) return Prefixed(s, EntryName(ordinal, stream));
@@ -221,7 +224,8 @@ int64_t DnnHandles::size() const {
   return static_cast<int64_t>(impl_->entries.size());
 }
 
-// --- Descriptors ----------------------------------------------------------------
+// --- Descriptors
+// ----------------------------------------------------------------
 
 absl::StatusOr<cudnnDataType_t> DnnDataType(DataType dtype, const char* what) {
   switch (dtype) {
@@ -276,8 +280,8 @@ absl::Status DnnTransform(const DnnContext& dnn, cudnnDataType_t type,
       cudnnTransformTensor(
           dnn.handle, is_double ? static_cast<const void*>(&one_d) : &one_f,
           x_desc.get(), x,
-          is_double ? static_cast<const void*>(&zero_d) : &zero_f,
-          y_desc.get(), y),
+          is_double ? static_cast<const void*>(&zero_d) : &zero_f, y_desc.get(),
+          y),
       "cudnnTransformTensor");
 }
 

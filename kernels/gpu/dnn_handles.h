@@ -67,7 +67,8 @@ class StreamOrderedScratch : public GpuScratchAllocator {
   std::vector<void*> blocks_;
 };
 
-// --- Layouts ------------------------------------------------------------------
+// --- Layouts
+// ------------------------------------------------------------------
 
 // A 4-D tensor in cuDNN's (n, c, h, w) dimension order; strides in
 // elements, any order (a packed NHWC tensor has stride_c == 1).
@@ -90,7 +91,8 @@ DnnTensorLayout NhwcLayout(int64_t n, int64_t h, int64_t w, int64_t c);
 // naming `what` and what to do otherwise.
 absl::Status CheckDnnLimits(const DnnTensorLayout& layout, const char* what);
 
-// --- Handles ------------------------------------------------------------------
+// --- Handles
+// ------------------------------------------------------------------
 
 #if DFLOW_HAVE_CUDNN
 struct DnnContext {

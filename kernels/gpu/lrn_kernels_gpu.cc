@@ -33,12 +33,12 @@ class LrnGpuBase : public OpKernel {
     if (s.ok()) s = ctx->GetAttr("bias", &params_.bias);
     if (s.ok()) s = ctx->GetAttr("alpha", &params_.alpha);
     if (s.ok()) s = ctx->GetAttr("beta", &params_.beta);
-    if (s.ok() && (params_.depth_radius < 0 ||
-                   params_.depth_radius >
-                       std::numeric_limits<int32_t>::max())) {
-      s = absl::InvalidArgumentError(
-          absl::StrCat("depth_radius is ", params_.depth_radius,
-                       " but must be in [0, 2^31)"));
+    if (s.ok() &&
+        (params_.depth_radius < 0 ||
+         params_.depth_radius > std::numeric_limits<int32_t>::max())) {
+      s = absl::InvalidArgumentError(absl::StrCat("depth_radius is ",
+                                                  params_.depth_radius,
+                                                  " but must be in [0, 2^31)"));
     }
     // Parameters cuDNN refuses are an error when the kernel is built.
     if (s.ok()) s = ToCudnnLrn(params_).status();
@@ -73,11 +73,10 @@ class LrnGpuOp : public LrnGpuBase {
     Tensor* output = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, input.shape(), &output));
     if (output->NumElements() == 0) return;
-    OP_REQUIRES_OK(ctx, LaunchLrn(gpu->physical_ordinal(),
-                                  GpuComputeStreamOf(ctx),
-                                  DataTypeToEnum<T>::value, Dims(input),
-                                  params_, input.raw_data(),
-                                  output->raw_data()));
+    OP_REQUIRES_OK(ctx,
+                   LaunchLrn(gpu->physical_ordinal(), GpuComputeStreamOf(ctx),
+                             DataTypeToEnum<T>::value, Dims(input), params_,
+                             input.raw_data(), output->raw_data()));
   }
 };
 

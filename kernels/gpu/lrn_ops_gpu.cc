@@ -23,8 +23,8 @@ absl::StatusOr<CudnnLrnParams> ToCudnnLrn(const GpuLrnParams& p) {
   };
   if (p.depth_radius < 0 ||
       2 * p.depth_radius + 1 > static_cast<int64_t>(kCudnnLrnMaxN)) {
-    return invalid(absl::StrCat("depth_radius in [0, ",
-                                (kCudnnLrnMaxN - 1) / 2, "]"));
+    return invalid(
+        absl::StrCat("depth_radius in [0, ", (kCudnnLrnMaxN - 1) / 2, "]"));
   }
   if (!(p.bias >= kCudnnLrnMinK)) return invalid("bias >= 1e-5");
   if (!(p.beta >= kCudnnLrnMinBeta)) return invalid("beta >= 0.01");
@@ -77,9 +77,9 @@ absl::Status Launch(bool backward, int ordinal, void* stream, DataType dtype,
   auto annotate = [&](const absl::Status& s) {
     if (s.ok()) return s;
     return absl::Status(
-        s.code(), absl::StrCat(op, " on GPU:", ordinal, " of [", shape[0],
-                               ", ", shape[1], ", ", shape[2], ", ", shape[3],
-                               "]: ", s.message()));
+        s.code(),
+        absl::StrCat(op, " on GPU:", ordinal, " of [", shape[0], ", ", shape[1],
+                     ", ", shape[2], ", ", shape[3], "]: ", s.message()));
   };
   absl::StatusOr<CudnnLrnParams> c = ToCudnnLrn(p);
   if (!c.ok()) return annotate(c.status());
@@ -111,10 +111,9 @@ absl::Status Launch(bool backward, int ordinal, void* stream, DataType dtype,
             is_double ? static_cast<const void*>(&zero_d) : &zero_f;
         if (!backward) {
           return CudnnStatus(
-              cudnnLRNCrossChannelForward(dnn.handle, lrn.get(),
-                                          CUDNN_LRN_CROSS_CHANNEL_DIM1, one,
-                                          desc.get(), b.x, zero, desc.get(),
-                                          b.y),
+              cudnnLRNCrossChannelForward(
+                  dnn.handle, lrn.get(), CUDNN_LRN_CROSS_CHANNEL_DIM1, one,
+                  desc.get(), b.x, zero, desc.get(), b.y),
               "cudnnLRNCrossChannelForward");
         }
         return CudnnStatus(

@@ -3,7 +3,8 @@
 // an NHWC tensor.
 //
 // The parameters differ. TensorFlow:
-//   out[d] = in[d] / (bias + alpha * sum(in[k]^2, |k - d| <= depth_radius))^beta
+//   out[d] = in[d] / (bias + alpha * sum(in[k]^2, |k - d| <=
+//   depth_radius))^beta
 // cuDNN (cudnnSetLRNDescriptor(n, alpha', beta', k)):
 //   out[d] = in[d] / (k + alpha' / n * sum(in[j]^2 over a window of n))^beta'
 // with the window centred on d for odd n. So

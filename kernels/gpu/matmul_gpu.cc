@@ -47,8 +47,7 @@ absl::StatusOr<ColumnMajorGemm> PlanMatMul(const GpuMatMulParams& p) {
         DataTypeName(p.dtype), ": place it on CPU"));
   }
   constexpr int64_t kMax = std::numeric_limits<int32_t>::max();
-  if (p.m < 0 || p.n < 0 || p.k < 0 || p.m > kMax || p.n > kMax ||
-      p.k > kMax) {
+  if (p.m < 0 || p.n < 0 || p.k < 0 || p.m > kMax || p.n > kMax || p.k > kMax) {
     return absl::InvalidArgumentError(absl::StrCat(
         "MatMul on GPU of [", p.m, ", ", p.k, "] x [", p.k, ", ", p.n,
         "]: every dimension must be in [0, 2^31) for cuBLAS"));

@@ -40,9 +40,9 @@ class MatMulGpuOp : public OpKernel {
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({p.m, p.n}), &out));
     if (out->NumElements() == 0) return;
-    OP_REQUIRES_OK(ctx, LaunchMatMul(gpu->physical_ordinal(),
-                                     GpuComputeStreamOf(ctx), p, a.raw_data(),
-                                     b.raw_data(), out->raw_data()));
+    OP_REQUIRES_OK(
+        ctx, LaunchMatMul(gpu->physical_ordinal(), GpuComputeStreamOf(ctx), p,
+                          a.raw_data(), b.raw_data(), out->raw_data()));
   }
 
  private:
@@ -64,10 +64,10 @@ class MatMulGpuOp : public OpKernel {
     if (a_k != b_k) {
       return absl::InvalidArgumentError(absl::StrCat(
           "Matrix size-incompatible: In[0]: ", a.shape().ToString(),
-          ", In[1]: ", b.shape().ToString(), " (transpose_a=",
-          transpose_a_ ? "true" : "false", ", transpose_b=",
-          transpose_b_ ? "true" : "false", ": inner dimensions ", a_k,
-          " vs. ", b_k, ")"));
+          ", In[1]: ", b.shape().ToString(),
+          " (transpose_a=", transpose_a_ ? "true" : "false",
+          ", transpose_b=", transpose_b_ ? "true" : "false",
+          ": inner dimensions ", a_k, " vs. ", b_k, ")"));
     }
     p->m = a.shape().dim(transpose_a_ ? 1 : 0);
     p->k = a_k;
@@ -79,8 +79,8 @@ class MatMulGpuOp : public OpKernel {
   bool transpose_b_ = false;
 };
 
-#define DFLOW_REGISTER_MATMUL_GPU(T)                                         \
-  DFLOW_REGISTER_GPU_KERNEL(                                                 \
+#define DFLOW_REGISTER_MATMUL_GPU(T)                                        \
+  DFLOW_REGISTER_GPU_KERNEL(                                                \
       KernelDefBuilder("MatMul").Device(kDeviceGpu).TypeConstraint<T>("T"), \
       MatMulGpuOp<T>)
 

@@ -67,12 +67,11 @@ class PoolGpuOp : public PoolOpBase {
     const GpuPoolParams p = ParamsOf(g, DataTypeToEnum<T>::value);
     const int ordinal = gpu->physical_ordinal();
     void* stream = GpuComputeStreamOf(ctx);
-    OP_REQUIRES_OK(ctx, kMax ? LaunchMaxPool(ordinal, stream, p,
-                                             input.raw_data(),
-                                             output->raw_data())
-                             : LaunchAvgPool(ordinal, stream, p,
-                                             input.raw_data(),
-                                             output->raw_data()));
+    OP_REQUIRES_OK(ctx,
+                   kMax ? LaunchMaxPool(ordinal, stream, p, input.raw_data(),
+                                        output->raw_data())
+                        : LaunchAvgPool(ordinal, stream, p, input.raw_data(),
+                                        output->raw_data()));
   }
 };
 
@@ -95,11 +94,11 @@ class MaxPoolGradGpuOp : public PoolOpBase {
     Tensor* output = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, input.shape(), &output));
     if (output->NumElements() == 0) return;
-    OP_REQUIRES_OK(ctx, LaunchMaxPoolGrad(
-                            gpu->physical_ordinal(), GpuComputeStreamOf(ctx),
-                            ParamsOf(g, DataTypeToEnum<T>::value),
-                            input.raw_data(), orig_output.raw_data(),
-                            grad.raw_data(), output->raw_data()));
+    OP_REQUIRES_OK(
+        ctx, LaunchMaxPoolGrad(gpu->physical_ordinal(), GpuComputeStreamOf(ctx),
+                               ParamsOf(g, DataTypeToEnum<T>::value),
+                               input.raw_data(), orig_output.raw_data(),
+                               grad.raw_data(), output->raw_data()));
   }
 };
 
@@ -134,28 +133,28 @@ class AvgPoolGradGpuOp : public PoolOpBase {
     Tensor* output = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, input_shape, &output));
     if (output->NumElements() == 0) return;
-    OP_REQUIRES_OK(ctx, LaunchAvgPoolGrad(
-                            gpu->physical_ordinal(), GpuComputeStreamOf(ctx),
-                            ParamsOf(g, DataTypeToEnum<T>::value),
-                            grad.raw_data(), output->raw_data()));
+    OP_REQUIRES_OK(
+        ctx, LaunchAvgPoolGrad(gpu->physical_ordinal(), GpuComputeStreamOf(ctx),
+                               ParamsOf(g, DataTypeToEnum<T>::value),
+                               grad.raw_data(), output->raw_data()));
   }
 };
 
-#define DFLOW_REGISTER_POOL_GPU(T)                                             \
-  DFLOW_REGISTER_GPU_KERNEL(                                                   \
-      KernelDefBuilder("MaxPool").Device(kDeviceGpu).TypeConstraint<T>("T"),   \
-      PoolGpuOp<T, true>);                                                     \
-  DFLOW_REGISTER_GPU_KERNEL(                                                   \
-      KernelDefBuilder("AvgPool").Device(kDeviceGpu).TypeConstraint<T>("T"),   \
-      PoolGpuOp<T, false>);                                                    \
-  DFLOW_REGISTER_GPU_KERNEL(KernelDefBuilder("MaxPoolGrad")                    \
-                                .Device(kDeviceGpu)                            \
-                                .TypeConstraint<T>("T"),                       \
-                            MaxPoolGradGpuOp<T>);                              \
-  DFLOW_REGISTER_GPU_KERNEL(KernelDefBuilder("AvgPoolGrad")                    \
-                                .Device(kDeviceGpu)                            \
-                                .TypeConstraint<T>("T")                        \
-                                .HostMemory("orig_input_shape"),               \
+#define DFLOW_REGISTER_POOL_GPU(T)                                           \
+  DFLOW_REGISTER_GPU_KERNEL(                                                 \
+      KernelDefBuilder("MaxPool").Device(kDeviceGpu).TypeConstraint<T>("T"), \
+      PoolGpuOp<T, true>);                                                   \
+  DFLOW_REGISTER_GPU_KERNEL(                                                 \
+      KernelDefBuilder("AvgPool").Device(kDeviceGpu).TypeConstraint<T>("T"), \
+      PoolGpuOp<T, false>);                                                  \
+  DFLOW_REGISTER_GPU_KERNEL(KernelDefBuilder("MaxPoolGrad")                  \
+                                .Device(kDeviceGpu)                          \
+                                .TypeConstraint<T>("T"),                     \
+                            MaxPoolGradGpuOp<T>);                            \
+  DFLOW_REGISTER_GPU_KERNEL(KernelDefBuilder("AvgPoolGrad")                  \
+                                .Device(kDeviceGpu)                          \
+                                .TypeConstraint<T>("T")                      \
+                                .HostMemory("orig_input_shape"),             \
                             AvgPoolGradGpuOp<T>)
 
 DFLOW_REGISTER_POOL_GPU(float);

@@ -14,10 +14,9 @@ std::string Describe(const GpuPoolParams& p) {
   return absl::StrCat(
       "pooling of input [", p.batch, ", ", p.in_rows, ", ", p.in_cols, ", ",
       p.depth, "] (NHWC) to [", p.batch, ", ", p.out_rows, ", ", p.out_cols,
-      ", ", p.out_depth, "] with window [", p.window_rows, ", ",
-      p.window_cols, ", ", p.depth_window, "], strides [", p.stride_rows,
-      ", ", p.stride_cols, "], leading padding [", p.pad_top, ", ",
-      p.pad_left, "]");
+      ", ", p.out_depth, "] with window [", p.window_rows, ", ", p.window_cols,
+      ", ", p.depth_window, "], strides [", p.stride_rows, ", ", p.stride_cols,
+      "], leading padding [", p.pad_top, ", ", p.pad_left, "]");
 }
 
 }  // namespace
@@ -37,8 +36,8 @@ absl::StatusOr<PoolDnnPlan> PlanPooling(const GpuPoolParams& p) {
   if (p.depth_window > 1) {
     if (p.window_rows != 1 || p.window_cols != 1 || p.stride_rows != 1 ||
         p.stride_cols != 1 || p.depth % p.depth_window != 0 ||
-        p.out_depth * p.depth_window != p.depth ||
-        p.out_rows != p.in_rows || p.out_cols != p.in_cols) {
+        p.out_depth * p.depth_window != p.depth || p.out_rows != p.in_rows ||
+        p.out_cols != p.in_cols) {
       return invalid(
           "pooling across channels needs a channel window dividing the "
           "channels and no spatial pooling");
@@ -46,7 +45,7 @@ absl::StatusOr<PoolDnnPlan> PlanPooling(const GpuPoolParams& p) {
     // Every pixel's channels as one row of `depth` elements.
     const int64_t pixels = p.batch * p.in_rows * p.in_cols;
     plan.input = {pixels, 1, 1, p.depth, p.depth, p.depth, p.depth, 1};
-    plan.output = {pixels, 1, 1, p.out_depth,
+    plan.output = {pixels,      1,           1,           p.out_depth,
                    p.out_depth, p.out_depth, p.out_depth, 1};
     plan.window_w = plan.stride_w = p.depth_window;
   } else {
@@ -146,9 +145,9 @@ absl::Status Launch(PoolOp op, int ordinal, void* stream,
                     const GpuPoolParams& p, const PoolBuffers& b) {
   auto annotate = [&](const absl::Status& s) {
     if (s.ok()) return s;
-    return absl::Status(s.code(), absl::StrCat(OpName(op), " on GPU:", ordinal,
-                                               " (", Describe(p),
-                                               "): ", s.message()));
+    return absl::Status(s.code(),
+                        absl::StrCat(OpName(op), " on GPU:", ordinal, " (",
+                                     Describe(p), "): ", s.message()));
   };
   absl::StatusOr<PoolDnnPlan> plan = PlanPooling(p);
   if (!plan.ok()) return annotate(plan.status());
@@ -191,10 +190,10 @@ absl::Status Launch(PoolOp op, int ordinal, void* stream,
         const void* zero =
             is_double ? static_cast<const void*>(&zero_d) : &zero_f;
         if (!backward) {
-          return CudnnStatus(cudnnPoolingForward(dnn.handle, pool.get(), one,
-                                                 x_desc.get(), b.x, zero,
-                                                 y_desc.get(), b.y),
-                             "cudnnPoolingForward");
+          return CudnnStatus(
+              cudnnPoolingForward(dnn.handle, pool.get(), one, x_desc.get(),
+                                  b.x, zero, y_desc.get(), b.y),
+              "cudnnPoolingForward");
         }
         // Average pooling reads neither x nor y, but cuDNN wants both: any
         // buffers of the right sizes do (TensorFlow passes uninitialized
@@ -270,12 +269,12 @@ absl::Status LaunchAvgPool(int, void*, const GpuPoolParams& p, const void*,
                            void*) {
   return NoCudnn(p, "AvgPool");
 }
-absl::Status LaunchMaxPoolGrad(int, void*, const GpuPoolParams& p,
-                               const void*, const void*, const void*, void*) {
+absl::Status LaunchMaxPoolGrad(int, void*, const GpuPoolParams& p, const void*,
+                               const void*, const void*, void*) {
   return NoCudnn(p, "MaxPoolGrad");
 }
-absl::Status LaunchAvgPoolGrad(int, void*, const GpuPoolParams& p,
-                               const void*, void*) {
+absl::Status LaunchAvgPoolGrad(int, void*, const GpuPoolParams& p, const void*,
+                               void*) {
   return NoCudnn(p, "AvgPoolGrad");
 }
 

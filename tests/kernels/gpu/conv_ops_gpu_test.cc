@@ -4,6 +4,8 @@
 // dilations, groups; float, double, half, bfloat16; autotuned and
 // heuristic algorithms; the algorithm cache; scratch from the caller.
 // Outputs are poisoned first. Skips without a GPU.
+#include "kernels/gpu/conv_ops_gpu.h"
+
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -13,7 +15,6 @@
 #include "graph/scope.h"
 #include "graph/tensor.h"
 #include "gtest/gtest.h"
-#include "kernels/gpu/conv_ops_gpu.h"
 #include "kernels/gpu/matmul_gpu.h"
 #include "tests/kernels/gpu/conv_test_cases.h"
 #include "tests/kernels/gpu/gpu_launcher_test_util.h"
@@ -70,8 +71,8 @@ class ConvGpuTest : public GpuLauncherTest {
   void Check(const Case& c, DataType dtype, Direction dir, uint32_t seed,
              GpuScratchAllocator* scratch = nullptr, double factor = 0) {
     const char* names[] = {"forward", "input gradient", "filter gradient"};
-    const std::string what = absl::StrCat(c.name, " ", DataTypeName(dtype),
-                                          " ", names[static_cast<int>(dir)]);
+    const std::string what = absl::StrCat(c.name, " ", DataTypeName(dtype), " ",
+                                          names[static_cast<int>(dir)]);
     SCOPED_TRACE(what);
     absl::StatusOr<GpuConvParams> params = testing_conv::ParamsFor(c, dtype);
     ASSERT_TRUE(params.ok()) << params.status();
@@ -79,8 +80,8 @@ class ConvGpuTest : public GpuLauncherTest {
     const TensorShape x_shape = c.input_shape();
     const TensorShape w_shape = c.filter_shape();
     const TensorShape y_shape({p.batch, p.out_rows, p.out_cols, p.out_depth});
-    const Tensor x = FromDoubles(
-        dtype, RandomValues(x_shape.num_elements(), seed), x_shape);
+    const Tensor x =
+        FromDoubles(dtype, RandomValues(x_shape.num_elements(), seed), x_shape);
     const Tensor w = FromDoubles(
         dtype, RandomValues(w_shape.num_elements(), seed + 1), w_shape);
     const Tensor dy = FromDoubles(
@@ -92,8 +93,8 @@ class ConvGpuTest : public GpuLauncherTest {
     int64_t terms = 0;  // summands per output element
     switch (dir) {
       case Direction::kForward:
-        cpu = RunKernel(testing_conv::ForwardNode(root, dtype, c).node(),
-                        {x, w});
+        cpu =
+            RunKernel(testing_conv::ForwardNode(root, dtype, c).node(), {x, w});
         out_shape = y_shape;
         terms = c.kh * c.kw * c.kc;
         break;
@@ -184,8 +185,8 @@ TEST_F(ConvGpuTest, AlgorithmsAreCachedPerShape) {
   EXPECT_EQ(after_one, 1);
   Check(cases[1], DT_FLOAT, Direction::kForward, 2);  // same shape
   EXPECT_EQ(ConvAlgorithmCacheSize(), 1);
-  Check(cases[1], DT_FLOAT, Direction::kFilter, 3);  // another direction
-  Check(cases[2], DT_FLOAT, Direction::kForward, 4);  // another shape
+  Check(cases[1], DT_FLOAT, Direction::kFilter, 3);    // another direction
+  Check(cases[2], DT_FLOAT, Direction::kForward, 4);   // another shape
   Check(cases[1], DT_DOUBLE, Direction::kForward, 5);  // another dtype
   EXPECT_EQ(ConvAlgorithmCacheSize(), 4);
 }

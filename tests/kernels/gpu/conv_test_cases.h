@@ -54,12 +54,37 @@ inline std::vector<Case> Cases() {
       {"dilated_valid_strided", 1, 15, 14, 2, 3, 2, 2, 3, 2, 1, 2, 2, "VALID"},
       {"grouped", 2, 6, 6, 8, 3, 3, 4, 6},
       {"depthwise_like", 2, 7, 7, 4, 3, 3, 1, 8, 2, 2},
-      {"explicit_asymmetric", 2, 6, 7, 3, 3, 3, 3, 4, 1, 2, 1, 1, "EXPLICIT",
+      {"explicit_asymmetric",
+       2,
+       6,
+       7,
+       3,
+       3,
+       3,
+       3,
+       4,
+       1,
+       2,
+       1,
+       1,
+       "EXPLICIT",
        {2, 0, 1, 3}},
-      {"explicit_symmetric", 1, 5, 5, 2, 3, 3, 2, 3, 1, 1, 1, 1, "EXPLICIT",
+      {"explicit_symmetric",
+       1,
+       5,
+       5,
+       2,
+       3,
+       3,
+       2,
+       3,
+       1,
+       1,
+       1,
+       1,
+       "EXPLICIT",
        {1, 1, 2, 2}},
-      {"filter_as_large_as_input", 2, 4, 5, 3, 4, 5, 3, 2, 1, 1, 1, 1,
-       "VALID"},
+      {"filter_as_large_as_input", 2, 4, 5, 3, 4, 5, 3, 2, 1, 1, 1, 1, "VALID"},
       {"cifar_conv2", 4, 12, 12, 64, 5, 5, 64, 64},
   };
 }
@@ -88,7 +113,8 @@ inline absl::StatusOr<GpuConvParams> ParamsFor(const Case& c, DataType dtype) {
   window::WindowDim rows, cols;
   absl::Status s =
       window::ComputeWindow(c.h, c.kh, c.dh, c.sh, padding, 0, &rows);
-  if (s.ok()) s = window::ComputeWindow(c.w, c.kw, c.dw, c.sw, padding, 1, &cols);
+  if (s.ok())
+    s = window::ComputeWindow(c.w, c.kw, c.dw, c.sw, padding, 1, &cols);
   if (!s.ok()) return s;
   GpuConvParams p;
   p.dtype = dtype;
@@ -127,8 +153,7 @@ inline Output InputGradNode(const Scope& root, DataType dtype, const Case& c) {
       root, ops::Placeholder(root, DT_INT32), ops::Placeholder(root, dtype),
       ops::Placeholder(root, dtype), c.strides(), c.padding, AttrsOf(c));
 }
-inline Output FilterGradNode(const Scope& root, DataType dtype,
-                             const Case& c) {
+inline Output FilterGradNode(const Scope& root, DataType dtype, const Case& c) {
   return ops::Conv2DBackpropFilter(
       root, ops::Placeholder(root, dtype), ops::Placeholder(root, DT_INT32),
       ops::Placeholder(root, dtype), c.strides(), c.padding, AttrsOf(c));

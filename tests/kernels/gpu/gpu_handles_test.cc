@@ -29,8 +29,8 @@ namespace {
 
 using ::testing::HasSubstr;
 
-#define SKIP_WITH_GPU()                                               \
-  do {                                                                \
+#define SKIP_WITH_GPU()                                             \
+  do {                                                              \
     if (GpusAvailable().ok()) GTEST_SKIP() << "a GPU is available"; \
   } while (0)
 
@@ -96,8 +96,7 @@ TEST(NoGpuTest, LaunchersAnswerUnavailable) {
   pool.batch = 1;
   pool.in_rows = pool.in_cols = 4;
   pool.depth = pool.out_depth = 2;
-  pool.window_rows = pool.window_cols = pool.stride_rows = pool.stride_cols =
-      2;
+  pool.window_rows = pool.window_cols = pool.stride_rows = pool.stride_cols = 2;
   pool.out_rows = pool.out_cols = 2;
   s = LaunchMaxPool(0, nullptr, pool, nullptr, nullptr);
   EXPECT_EQ(s.code(), absl::StatusCode::kUnavailable) << s;

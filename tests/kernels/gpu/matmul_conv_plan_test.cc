@@ -37,7 +37,8 @@ using testing_math::ExpectAllNear;
 using testing_math::FromDoubles;
 using testing_math::RandomValues;
 
-// --- MatMul -------------------------------------------------------------------
+// --- MatMul
+// -------------------------------------------------------------------
 
 // BLAS's column-major GEMM: out[i + j * ld_out] = sum_l op1(A)[i, l] *
 // op2(B)[l, j], op(X)[i, l] = X[i + l * ld] or, transposed, X[l + i * ld].
@@ -63,8 +64,8 @@ std::vector<double> ColumnMajorGemmRef(const ColumnMajorGemm& g,
 
 TEST(MatMulPlanTest, ColumnMajorGemmOfSwappedOperandsIsTheRowMajorProduct) {
   uint32_t seed = 1;
-  for (auto [m, n, k] : {std::array<int64_t, 3>{1, 1, 1}, {3, 5, 7},
-                         {8, 2, 9}, {6, 6, 1}}) {
+  for (auto [m, n, k] :
+       {std::array<int64_t, 3>{1, 1, 1}, {3, 5, 7}, {8, 2, 9}, {6, 6, 1}}) {
     for (bool ta : {false, true}) {
       for (bool tb : {false, true}) {
         SCOPED_TRACE(absl::StrCat(m, "x", n, "x", k, " ta=", ta, " tb=", tb));
@@ -79,19 +80,19 @@ TEST(MatMulPlanTest, ColumnMajorGemmOfSwappedOperandsIsTheRowMajorProduct) {
         EXPECT_EQ(g->rows, n);
         EXPECT_EQ(g->cols, m);
         EXPECT_EQ(g->depth, k);
-        const TensorShape a_shape = ta ? TensorShape({k, m})
-                                       : TensorShape({m, k});
-        const TensorShape b_shape = tb ? TensorShape({n, k})
-                                       : TensorShape({k, n});
+        const TensorShape a_shape =
+            ta ? TensorShape({k, m}) : TensorShape({m, k});
+        const TensorShape b_shape =
+            tb ? TensorShape({n, k}) : TensorShape({k, n});
         const Tensor a = FromDoubles(
             DT_DOUBLE, RandomValues(a_shape.num_elements(), seed++), a_shape);
         const Tensor b = FromDoubles(
             DT_DOUBLE, RandomValues(b_shape.num_elements(), seed++), b_shape);
         Scope root = Scope::NewRootScope();
-        Output product = ops::MatMul(
-            root, ops::Placeholder(root, DT_DOUBLE),
-            ops::Placeholder(root, DT_DOUBLE),
-            ops::MatMulAttrs().TransposeA(ta).TransposeB(tb));
+        Output product =
+            ops::MatMul(root, ops::Placeholder(root, DT_DOUBLE),
+                        ops::Placeholder(root, DT_DOUBLE),
+                        ops::MatMulAttrs().TransposeA(ta).TransposeB(tb));
         absl::StatusOr<std::vector<Tensor>> cpu =
             RunKernel(product.node(), {a, b});
         ASSERT_TRUE(cpu.ok()) << cpu.status();
@@ -130,7 +131,8 @@ TEST(MatMulPlanTest, TensorFloat32IsOffByDefaultAndSettable) {
   EXPECT_FALSE(GpuTensorFloat32Enabled());
 }
 
-// --- Convolution --------------------------------------------------------------
+// --- Convolution
+// --------------------------------------------------------------
 
 // cudnnTransformTensor: y[layout_y(n, c, h, w)] = x[layout_x(n, c, h, w)].
 void Transform(const DnnTensorLayout& xl, const double* x,
@@ -212,7 +214,8 @@ TEST_P(ConvPlanTest, LayoutsComputeTheCpuKernels) {
   ASSERT_TRUE(plan.ok()) << plan.status();
   const TensorShape y_shape({p.batch, p.out_rows, p.out_cols, p.out_depth});
   const std::vector<double> x = RandomValues(c.input_shape().num_elements(), 1);
-  const std::vector<double> w = RandomValues(c.filter_shape().num_elements(), 2);
+  const std::vector<double> w =
+      RandomValues(c.filter_shape().num_elements(), 2);
   const std::vector<double> dy = RandomValues(y_shape.num_elements(), 3);
   const Tensor xt = FromDoubles(DT_DOUBLE, x, c.input_shape());
   const Tensor wt = FromDoubles(DT_DOUBLE, w, c.filter_shape());
@@ -239,14 +242,14 @@ TEST_P(ConvPlanTest, LayoutsComputeTheCpuKernels) {
   Transform(plan->filter_krsc, dw_krsc.data(), plan->filter_hwio, dw.data());
 
   Scope root = Scope::NewRootScope();
-  auto forward = RunKernel(
-      testing_conv::ForwardNode(root, DT_DOUBLE, c).node(), {xt, wt});
-  auto input_grad = RunKernel(
-      testing_conv::InputGradNode(root, DT_DOUBLE, c).node(),
-      {testing_conv::ShapeTensor(c.input_shape()), wt, dyt});
-  auto filter_grad = RunKernel(
-      testing_conv::FilterGradNode(root, DT_DOUBLE, c).node(),
-      {xt, testing_conv::ShapeTensor(c.filter_shape()), dyt});
+  auto forward =
+      RunKernel(testing_conv::ForwardNode(root, DT_DOUBLE, c).node(), {xt, wt});
+  auto input_grad =
+      RunKernel(testing_conv::InputGradNode(root, DT_DOUBLE, c).node(),
+                {testing_conv::ShapeTensor(c.input_shape()), wt, dyt});
+  auto filter_grad =
+      RunKernel(testing_conv::FilterGradNode(root, DT_DOUBLE, c).node(),
+                {xt, testing_conv::ShapeTensor(c.filter_shape()), dyt});
   ASSERT_TRUE(forward.ok()) << forward.status();
   ASSERT_TRUE(input_grad.ok()) << input_grad.status();
   ASSERT_TRUE(filter_grad.ok()) << filter_grad.status();

@@ -2,6 +2,8 @@
 // on fresh random inputs: every dtype, every transposition, odd and empty
 // sizes, TF32 off (float precision) and on (TF32 precision). Outputs are
 // poisoned first. Skips without a GPU.
+#include "kernels/gpu/matmul_gpu.h"
+
 #include <cmath>
 #include <complex>
 #include <cstdint>
@@ -13,7 +15,6 @@
 #include "graph/scope.h"
 #include "graph/tensor.h"
 #include "gtest/gtest.h"
-#include "kernels/gpu/matmul_gpu.h"
 #include "tests/kernels/gpu/gpu_launcher_test_util.h"
 #include "tests/kernels/kernel_test_util.h"
 #include "tests/kernels/math_kernel_test_util.h"
@@ -33,7 +34,8 @@ bool IsComplex(DataType t) { return t == DT_COMPLEX64 || t == DT_COMPLEX128; }
 // A random tensor; complex ones get random real and imaginary parts.
 Tensor RandomTensor(DataType dtype, const TensorShape& shape, uint32_t seed) {
   const int64_t n = shape.num_elements();
-  if (!IsComplex(dtype)) return FromDoubles(dtype, RandomValues(n, seed), shape);
+  if (!IsComplex(dtype))
+    return FromDoubles(dtype, RandomValues(n, seed), shape);
   Tensor t(dtype, shape);
   const std::vector<double> v = RandomValues(2 * n, seed);
   for (int64_t i = 0; i < n; ++i) {
@@ -84,8 +86,8 @@ class MatMulGpuTest : public GpuLauncherTest {
   Tensor Check(DataType dtype, int64_t m, int64_t n, int64_t k, bool ta,
                bool tb, double tolerance, uint32_t seed) {
     const std::string what =
-        absl::StrCat(DataTypeName(dtype), " [", m, ", ", k, "] x [", k, ", ",
-                     n, "] ta=", ta, " tb=", tb);
+        absl::StrCat(DataTypeName(dtype), " [", m, ", ", k, "] x [", k, ", ", n,
+                     "] ta=", ta, " tb=", tb);
     SCOPED_TRACE(what);
     const TensorShape a_shape = ta ? TensorShape({k, m}) : TensorShape({m, k});
     const TensorShape b_shape = tb ? TensorShape({n, k}) : TensorShape({k, n});
@@ -147,11 +149,11 @@ TEST_F(MatMulGpuTest, LargeFloatAtFloatPrecisionByDefault) {
 TEST_F(MatMulGpuTest, TensorFloat32WhenEnabled) {
   SetGpuTensorFloat32(true);
   // TF32 rounds inputs to 10 mantissa bits (2^-11 relative).
-  const Tensor tf32 = Check(DT_FLOAT, 256, 256, 1024, false, false,
-                            8 * 4.9e-4, 11);
+  const Tensor tf32 =
+      Check(DT_FLOAT, 256, 256, 1024, false, false, 8 * 4.9e-4, 11);
   SetGpuTensorFloat32(false);
-  const Tensor full = Check(DT_FLOAT, 256, 256, 1024, false, false,
-                            8 * Epsilon(DT_FLOAT), 11);
+  const Tensor full =
+      Check(DT_FLOAT, 256, 256, 1024, false, false, 8 * Epsilon(DT_FLOAT), 11);
   // Same inputs (same seed): TF32 must have changed some results.
   int differ = 0;
   for (int64_t i = 0; i < full.NumElements(); ++i) {

@@ -61,8 +61,9 @@ struct Nodes {
     auto ph = [&](DataType d) { return ops::Placeholder(root, d); };
     const std::vector<int64_t> strides = {1, 2, 2, 1};
     const std::vector<int64_t> ksize = {1, 3, 3, 1};
-    matmul = ops::MatMul(root, ph(t), ph(t), ops::MatMulAttrs().TransposeB(true))
-                 .node();
+    matmul =
+        ops::MatMul(root, ph(t), ph(t), ops::MatMulAttrs().TransposeB(true))
+            .node();
     conv = ops::Conv2D(root, ph(t), ph(t), strides, "SAME").node();
     conv_input = ops::Conv2DBackpropInput(root, ph(DT_INT32), ph(t), ph(t),
                                           strides, "SAME")
@@ -83,9 +84,9 @@ struct Nodes {
     // The LRN ops take no double: their nodes get half instead.
     lrn_type = t == DT_DOUBLE ? DT_HALF : t;
     lrn = ops::LRN(root, ph(lrn_type), lrn_attrs).node();
-    lrn_grad = ops::LRNGrad(root, ph(lrn_type), ph(lrn_type), ph(lrn_type),
-                            lrn_attrs)
-                   .node();
+    lrn_grad =
+        ops::LRNGrad(root, ph(lrn_type), ph(lrn_type), ph(lrn_type), lrn_attrs)
+            .node();
   }
 
   std::vector<Node*> all() const {
@@ -111,15 +112,15 @@ TEST(NnKernelsGpuRegistrationTest, ImplementedDtypes) {
   }
   for (DataType t : {DT_COMPLEX64, DT_COMPLEX128}) {
     Scope root = Scope::NewRootScope();
-    Output m = ops::MatMul(root, ops::Placeholder(root, t),
-                           ops::Placeholder(root, t));
+    Output m =
+        ops::MatMul(root, ops::Placeholder(root, t), ops::Placeholder(root, t));
     EXPECT_TRUE(registry.IsKernelBuilt(*m.node(), "GPU")) << DataTypeName(t);
   }
   // cuDNN does not convolve integers: int32 Conv2D stays defined, unbuilt.
   Scope root = Scope::NewRootScope();
-  Output c = ops::Conv2D(root, ops::Placeholder(root, DT_INT32),
-                         ops::Placeholder(root, DT_INT32), {1, 1, 1, 1},
-                         "VALID");
+  Output c =
+      ops::Conv2D(root, ops::Placeholder(root, DT_INT32),
+                  ops::Placeholder(root, DT_INT32), {1, 1, 1, 1}, "VALID");
   EXPECT_FALSE(registry.IsKernelBuilt(*c.node(), "GPU"));
 }
 
@@ -234,13 +235,14 @@ TEST_F(NnKernelsGpuTest, EveryKernelMatchesTheCpu) {
     const TensorShape x_shape({2, 7, 8, 3}), w_shape({3, 3, 3, 4});
     const TensorShape y_shape({2, 4, 4, 4}), p_shape({2, 4, 4, 3});
     const Tensor x = Distinct(t, x_shape, 1);
-    Compare(n.matmul, {Random(t, TensorShape({5, 9}), 2),
-                       Random(t, TensorShape({6, 9}), 3)},
-            tol);
+    Compare(
+        n.matmul,
+        {Random(t, TensorShape({5, 9}), 2), Random(t, TensorShape({6, 9}), 3)},
+        tol);
     Compare(n.conv, {x, Random(t, w_shape, 4)}, tol);
     Compare(n.conv_input,
-            {Sizes(x_shape), Random(t, w_shape, 5), Random(t, y_shape, 6)},
-            tol, {0});
+            {Sizes(x_shape), Random(t, w_shape, 5), Random(t, y_shape, 6)}, tol,
+            {0});
     Compare(n.conv_filter, {x, Sizes(w_shape), Random(t, y_shape, 7)}, tol,
             {1});
     Compare(n.max_pool, {x}, 0);
@@ -248,8 +250,7 @@ TEST_F(NnKernelsGpuTest, EveryKernelMatchesTheCpu) {
     absl::StatusOr<std::vector<Tensor>> pooled = RunKernel(n.max_pool, {x});
     ASSERT_TRUE(pooled.ok());
     Compare(n.max_pool_grad, {x, (*pooled)[0], Random(t, p_shape, 8)}, tol);
-    Compare(n.avg_pool_grad, {Sizes(x_shape), Random(t, p_shape, 9)}, tol,
-            {0});
+    Compare(n.avg_pool_grad, {Sizes(x_shape), Random(t, p_shape, 9)}, tol, {0});
     if (t == DT_FLOAT) {
       Compare(n.lrn, {x}, 1e-5);
       absl::StatusOr<std::vector<Tensor>> y = RunKernel(n.lrn, {x});
@@ -262,9 +263,9 @@ TEST_F(NnKernelsGpuTest, EveryKernelMatchesTheCpu) {
 TEST_F(NnKernelsGpuTest, ErrorsAreTheCpuKernels) {
   Nodes n(DT_FLOAT);
   // MatMul's inner dimensions.
-  absl::StatusOr<std::vector<Tensor>> r = RunOnGpu(
-      n.matmul, {Random(DT_FLOAT, TensorShape({5, 9}), 1),
-                 Random(DT_FLOAT, TensorShape({6, 8}), 2)});
+  absl::StatusOr<std::vector<Tensor>> r =
+      RunOnGpu(n.matmul, {Random(DT_FLOAT, TensorShape({5, 9}), 1),
+                          Random(DT_FLOAT, TensorShape({6, 8}), 2)});
   ASSERT_FALSE(r.ok());
   EXPECT_THAT(std::string(r.status().message()),
               HasSubstr("Matrix size-incompatible"));
@@ -279,7 +280,8 @@ TEST_F(NnKernelsGpuTest, ErrorsAreTheCpuKernels) {
                         ops::LRNAttrs().DepthRadius(9));
   r = RunOnGpu(lrn.node(), {Random(DT_FLOAT, TensorShape({1, 2, 2, 20}), 5)});
   ASSERT_FALSE(r.ok());
-  EXPECT_THAT(std::string(r.status().message()), HasSubstr("place the op on CPU"));
+  EXPECT_THAT(std::string(r.status().message()),
+              HasSubstr("place the op on CPU"));
 }
 
 #endif  // DFLOW_HAVE_CUDA

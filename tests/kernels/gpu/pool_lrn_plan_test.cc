@@ -79,21 +79,20 @@ TEST_P(PoolPlanTest, CudnnPoolingOfThePlanIsTheCpuKernel) {
   EXPECT_EQ(plan->input.num_elements(), c.input_shape().num_elements());
   EXPECT_EQ(plan->output.num_elements(),
             testing_pool::OutputShape(*p).num_elements());
-  const std::vector<double> x =
-      RandomValues(c.input_shape().num_elements(), 7);
+  const std::vector<double> x = RandomValues(c.input_shape().num_elements(), 7);
   const Tensor xt = FromDoubles(DT_DOUBLE, x, c.input_shape());
   Scope root = Scope::NewRootScope();
-  auto max = RunKernel(testing_pool::MaxPoolNode(root, DT_DOUBLE, c).node(),
-                       {xt});
+  auto max =
+      RunKernel(testing_pool::MaxPoolNode(root, DT_DOUBLE, c).node(), {xt});
   ASSERT_TRUE(max.ok()) << max.status();
   ExpectAllNear(CudnnPool(*plan, x, true), AsDoubles((*max)[0]), 0, 0,
                 "MaxPool");
   if (c.max_only()) return;
-  auto avg = RunKernel(testing_pool::AvgPoolNode(root, DT_DOUBLE, c).node(),
-                       {xt});
+  auto avg =
+      RunKernel(testing_pool::AvgPoolNode(root, DT_DOUBLE, c).node(), {xt});
   ASSERT_TRUE(avg.ok()) << avg.status();
-  ExpectAllNear(CudnnPool(*plan, x, false), AsDoubles((*avg)[0]), 1e-14,
-                1e-14, "AvgPool");
+  ExpectAllNear(CudnnPool(*plan, x, false), AsDoubles((*avg)[0]), 1e-14, 1e-14,
+                "AvgPool");
 }
 
 INSTANTIATE_TEST_SUITE_P(Cases, PoolPlanTest,
@@ -142,7 +141,8 @@ TEST(PoolPlanErrorsTest, UnsupportedPoolingsFailBeforeTheGpu) {
                       : HasSubstr("without CUDA"));
 }
 
-// --- LRN ----------------------------------------------------------------------
+// --- LRN
+// ----------------------------------------------------------------------
 
 TEST(LrnConversionTest, TensorFlowToCudnnParameters) {
   GpuLrnParams tf;

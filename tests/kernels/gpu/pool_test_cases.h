@@ -29,8 +29,9 @@ struct Case {
   int64_t n, h, w, c;
   int64_t kh, kw, sh, sw;
   std::string padding = "SAME";
-  std::vector<int64_t> pads = {};  // EXPLICIT (max only): top, bottom, left, right
-  int64_t kd = 1;                  // channel window = channel stride (max only)
+  std::vector<int64_t> pads =
+      {};          // EXPLICIT (max only): top, bottom, left, right
+  int64_t kd = 1;  // channel window = channel stride (max only)
 
   std::vector<int64_t> ksize() const { return {1, kh, kw, kd}; }
   std::vector<int64_t> strides() const { return {1, sh, sw, kd}; }
@@ -51,8 +52,7 @@ inline std::vector<Case> Cases() {
       {"3x2_stride1x2", 2, 5, 8, 2, 3, 2, 1, 2, "VALID"},
       {"window_larger_than_input", 2, 3, 4, 2, 5, 6, 2, 3},
       {"4x4_same_stride3", 1, 10, 9, 2, 4, 4, 3, 3},
-      {"explicit_asymmetric", 2, 6, 7, 2, 3, 3, 2, 1, "EXPLICIT",
-       {1, 0, 0, 2}},
+      {"explicit_asymmetric", 2, 6, 7, 2, 3, 3, 2, 1, "EXPLICIT", {1, 0, 0, 2}},
       {"across_channels", 2, 3, 4, 6, 1, 1, 1, 1, "VALID", {}, 3},
   };
 }
@@ -133,8 +133,8 @@ inline Output MaxPoolGradNode(const Scope& root, DataType dtype,
 inline Output AvgPoolGradNode(const Scope& root, DataType dtype,
                               const Case& c) {
   return ops::AvgPoolGrad(root, ops::Placeholder(root, DT_INT32),
-                          ops::Placeholder(root, dtype), c.ksize(),
-                          c.strides(), c.padding);
+                          ops::Placeholder(root, dtype), c.ksize(), c.strides(),
+                          c.padding);
 }
 
 }  // namespace testing_pool

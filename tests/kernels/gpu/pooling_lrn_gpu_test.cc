@@ -77,14 +77,13 @@ class PoolingGpuTest : public GpuLauncherTest {
     auto y_gpu = Poisoned(dtype, y_shape);
     absl::Status s = LaunchMaxPool(0, stream(), p, x_gpu->get(), y_gpu->get());
     ASSERT_TRUE(s.ok()) << s;
-    ExpectAllNear(AsDoubles(Download(*y_gpu, dtype, y_shape)),
-                  AsDoubles(y_max), 0, 0, "MaxPool " + what);
+    ExpectAllNear(AsDoubles(Download(*y_gpu, dtype, y_shape)), AsDoubles(y_max),
+                  0, 0, "MaxPool " + what);
 
     if (c.kd == 1) {
       // MaxPoolGrad, with the CPU's output as orig_output.
       absl::StatusOr<std::vector<Tensor>> cpu = RunKernel(
-          testing_pool::MaxPoolGradNode(root, dtype, c).node(),
-          {x, y_max, dy});
+          testing_pool::MaxPoolGradNode(root, dtype, c).node(), {x, y_max, dy});
       ASSERT_TRUE(cpu.ok()) << cpu.status();
       auto y_in = Upload(y_max);
       auto dx_gpu = Poisoned(dtype, x_shape);
@@ -136,8 +135,8 @@ TEST_F(PoolingGpuTest, MaxPoolSkipsNaNs) {
   Case c = testing_pool::Cases()[0];  // 2x2 windows, stride 2
   absl::StatusOr<GpuPoolParams> p = testing_pool::ParamsFor(c, DT_FLOAT);
   ASSERT_TRUE(p.ok());
-  std::vector<double> v = testing_pool::DistinctValues(
-      c.input_shape().num_elements(), 5);
+  std::vector<double> v =
+      testing_pool::DistinctValues(c.input_shape().num_elements(), 5);
   v[0] = std::nan("");  // one NaN in the first window
   const Tensor x = FromDoubles(DT_FLOAT, v, c.input_shape());
   Scope root = Scope::NewRootScope();
@@ -175,9 +174,9 @@ TEST_F(LrnGpuTest, MatchesCpuOverTheRadiiCudnnTakes) {
     int64_t depth;
   };
   const std::vector<LrnCase> cases = {
-      {0, 1, 1, 0.5f, 5},        {1, 2, 0.5f, 0.75f, 1},
-      {2, 1, 1e-4f, 0.75f, 16},  {4, 1, 0.001f / 9, 0.75f, 64},
-      {5, 1, 1, 0.5f, 33},       {7, 0.5f, 0.2f, 1, 20},
+      {0, 1, 1, 0.5f, 5},       {1, 2, 0.5f, 0.75f, 1},
+      {2, 1, 1e-4f, 0.75f, 16}, {4, 1, 0.001f / 9, 0.75f, 64},
+      {5, 1, 1, 0.5f, 33},      {7, 0.5f, 0.2f, 1, 20},
       {3, 1e-4f, 2, 0.02f, 9},
   };
   uint32_t seed = 1;
@@ -234,8 +233,8 @@ TEST_F(LrnGpuTest, MatchesCpuOverTheRadiiCudnnTakes) {
 TEST_F(LrnGpuTest, ParametersCudnnRefusesAreInvalidArgument) {
   GpuLrnParams p;
   p.depth_radius = 8;
-  absl::Status s = LaunchLrn(0, stream(), DT_FLOAT, {1, 1, 1, 20}, p, nullptr,
-                             nullptr);
+  absl::Status s =
+      LaunchLrn(0, stream(), DT_FLOAT, {1, 1, 1, 20}, p, nullptr, nullptr);
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
   EXPECT_NE(std::string(s.message()).find("place the op on CPU"),
             std::string::npos)
