@@ -1,7 +1,7 @@
 // Seed 001 reproduced: the MNIST MLP of the tutorial (784-500-10, ReLU, L2
 // regularization 1e-4, exponentially decaying learning rate, moving
 // averages) trained data-parallel on N towers, here on Fashion-MNIST and N
-// logical CPU devices:
+// logical CPU devices, or N GPUs when the machine has them (--device_type):
 //
 //   bazel run //examples:mnist_towers -- --towers 2 --epochs 3
 //
@@ -12,6 +12,7 @@
 //    dimension 0 and tower i computes its part's loss (cross-entropy plus
 //    the L2 terms collected in its own name scope, as the seed's
 //    tf.get_collection('losses', scope)) and its gradients on /cpu:i
+//    (or /gpu:i)
 //    (graph/training/towers.h: MakeParallel, ParameterServerMinimize);
 //  - --strategy ps averages the towers' gradients on /cpu:0 and applies
 //    them once there (the seed's average_gradients + apply_gradients);
@@ -50,9 +51,14 @@
 #include "data/mnist.h"
 #include "examples/mnist_model.h"
 #include "examples/mnist_towers_model.h"
+#include "runtime/cuda_device_count.h"
 #include "runtime/session.h"
 
 ABSL_FLAG(int, towers, 2, "towers, one per logical CPU device /cpu:0..N-1");
+ABSL_FLAG(std::string, device_type, "auto",
+          "where the towers run: cpu (/cpu:0..N-1, N logical CPU devices), "
+          "gpu (/gpu:0..N-1, with soft placement for ops without a GPU "
+          "kernel), or auto (gpu when the machine has at least N GPUs)");
 ABSL_FLAG(std::string, strategy, "ps",
           "how gradients meet: ps (averaged on /cpu:0, one update there) or "
           "allreduce");
@@ -99,6 +105,16 @@ absl::Status Main() {
 
   mnist::TowersModelOptions model_options;
   model_options.towers = towers;
+  std::string device_type = absl::GetFlag(FLAGS_device_type);
+  if (device_type == "auto") {
+    device_type = dflow::CountCudaDevices() >= towers ? "gpu" : "cpu";
+  }
+  if (device_type != "cpu" && device_type != "gpu") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--device_type '", device_type, "': expected cpu, gpu or auto"));
+  }
+  const bool on_gpus = device_type == "gpu";
+  model_options.tower_device_type = on_gpus ? "GPU" : "CPU";
   model_options.all_reduce = strategy == "allreduce";
   model_options.seed = absl::GetFlag(FLAGS_seed);
   model_options.learning_rate =
@@ -111,7 +127,13 @@ absl::Status Main() {
   if (!model.ok()) return model.status();
   dflow::SessionOptions options;
   options.num_threads = absl::GetFlag(FLAGS_threads);
-  options.device_count = {{"CPU", towers}};
+  if (on_gpus) {
+    // Ops with no GPU kernel yet run on the CPU instead of failing.
+    options.device_count = {{"CPU", 1}, {"GPU", towers}};
+    options.allow_soft_placement = true;
+  } else {
+    options.device_count = {{"CPU", towers}};
+  }
   options.log_device_placement = absl::GetFlag(FLAGS_log_device_placement);
   mnist::TrainLoopOptions loop;
   loop.steps = absl::GetFlag(FLAGS_epochs) * steps_per_epoch;
@@ -126,9 +148,10 @@ absl::Status Main() {
   return mnist::TrainOrRestoreThenEvaluate(
       model->graph, options, *data, absl::GetFlag(FLAGS_eval_only), loop,
       absl::StrFormat(
-          "%d towers on /cpu:0../cpu:%d, %d examples per step (%d per tower), "
+          "%d towers on /%s:0../%s:%d, %d examples per step (%d per tower), "
           "strategy %s",
-          towers, towers - 1, batch_size, per_tower, strategy));
+          towers, device_type, device_type, towers - 1, batch_size, per_tower,
+          strategy));
 }
 
 }  // namespace

@@ -31,7 +31,15 @@ absl::StatusOr<TowersModel> BuildTowersModel(
   Output global_step = train::GetOrCreateGlobalStep(cpu);
 
   std::vector<std::string> devices;
-  for (int i = 0; i < towers; ++i) devices.push_back(absl::StrCat("/cpu:", i));
+  if (options.tower_device_type != "CPU" &&
+      options.tower_device_type != "GPU") {
+    return absl::InvalidArgumentError(absl::StrCat("tower device type '",
+                                                   options.tower_device_type,
+                                                   "': expected CPU or GPU"));
+  }
+  const std::string prefix =
+      options.tower_device_type == "GPU" ? "/gpu:" : "/cpu:";
+  for (int i = 0; i < towers; ++i) devices.push_back(absl::StrCat(prefix, i));
   // Tower i: the loss of its part of the batch. The variables are made by
   // tower 0 on /cpu:0 and shared by the others (ps), or replicated on every
   // tower's device (allreduce).

@@ -6,7 +6,8 @@
 // the learning-rate schedule, the moving averages and the evaluation live
 // on /cpu:0 (the seed's "simple ops on the CPU"); tower i computes the loss
 // of its part of the batch (cross-entropy plus the L2 terms of its own name
-// scope) and its gradients on /cpu:i (graph/training/towers.h). With
+// scope) and its gradients on /cpu:i or /gpu:i (graph/training/towers.h).
+// With
 // all_reduce false (the seed's strategy) the variables live on /cpu:0 and
 // the towers' gradients are averaged and applied there once; with
 // all_reduce true every tower keeps a replica, the gradients are averaged
@@ -24,6 +25,9 @@ namespace mnist {
 
 struct TowersModelOptions {
   int towers = 2;
+  // Where tower i runs: "/cpu:i" ("CPU", N logical CPU devices) or
+  // "/gpu:i" ("GPU"). The shared ops stay on /cpu:0 either way.
+  std::string tower_device_type = "CPU";
   bool all_reduce = false;
   int seed = 1;  // of the weight initializers
   float learning_rate = 0.5f;
