@@ -1,14 +1,12 @@
 // The GPU kernels of the element-wise ops, over cwise_ops_gpu.h, registered
 // under kernels/gpu/kernel_defs_math.cc's and kernel_defs_nn.cc's
 // definitions with the CPU kernels' checks and messages:
-//   Neg, Square                                  half, bfloat16, float, double, int64
-//   Sqrt, Rsqrt, Exp, Log, Sigmoid, Tanh,
-//   SigmoidGrad, TanhGrad, ReluGrad              half, bfloat16, float, double
-//   Relu                                         those and int8
-//   Add, AddV2, Sub, Mul, Maximum, Minimum,
-//   SquaredDifference, Pow, Less, Greater        half, bfloat16, float, double, int64
-//   RealDiv                                      half, bfloat16, float, double
-//   Equal                                        those, int64 and bool
+//   Neg, Square                                  half, bfloat16, float, double,
+//   int64 Sqrt, Rsqrt, Exp, Log, Sigmoid, Tanh, SigmoidGrad, TanhGrad, ReluGrad
+//   half, bfloat16, float, double Relu those and int8 Add, AddV2, Sub, Mul,
+//   Maximum, Minimum, SquaredDifference, Pow, Less, Greater        half,
+//   bfloat16, float, double, int64 RealDiv half, bfloat16, float, double Equal
+//   those, int64 and bool
 // Not implemented (definitions only): the complex types, the small integer
 // types of Mul/Less/Greater/Equal, and TensorFlow's int32 host kernels.
 // Integer Pow with a negative exponent gives 0 here (the CPU kernel fails:
@@ -78,8 +76,8 @@ class BinaryGpuOp : public OpKernel {
   explicit BinaryGpuOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
     if (kOp == GpuBinaryOp::kEqual &&
         ctx->node().FindAttr("incompatible_shape_error") != nullptr) {
-      ctx->SetStatus(ctx->GetAttr("incompatible_shape_error",
-                                  &incompatible_shape_error_));
+      ctx->SetStatus(
+          ctx->GetAttr("incompatible_shape_error", &incompatible_shape_error_));
     }
   }
 
@@ -89,21 +87,20 @@ class BinaryGpuOp : public OpKernel {
     const Tensor& y = ctx->input(1);
     DFLOW_GPU_ASSIGN_OR_RETURN(ctx, type, LauncherType(*this, x.dtype()));
     std::vector<int64_t> out_dims;
-    absl::StatusOr<BroadcastPlan> plan = MakeBroadcastPlan(
-        {DimsOf(x.shape()), DimsOf(y.shape())}, &out_dims);
+    absl::StatusOr<BroadcastPlan> plan =
+        MakeBroadcastPlan({DimsOf(x.shape()), DimsOf(y.shape())}, &out_dims);
     Tensor* z = nullptr;
     if (!plan.ok() && absl::IsInvalidArgument(plan.status()) &&
         !incompatible_shape_error_) {
       // TensorFlow's Equal: shapes that do not broadcast compare unequal.
       OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape(), &z));
-      OP_REQUIRES_OK(ctx, CudaStatus(cudaMemsetAsync(z->raw_data(), 0, 1,
-                                                     stream),
-                                     "cudaMemsetAsync (Equal: false)"));
+      OP_REQUIRES_OK(ctx,
+                     CudaStatus(cudaMemsetAsync(z->raw_data(), 0, 1, stream),
+                                "cudaMemsetAsync (Equal: false)"));
       return;
     }
     OP_REQUIRES_OK(ctx, plan.status());
-    OP_REQUIRES_OK(ctx,
-                   ctx->allocate_output(0, TensorShape(out_dims), &z));
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape(out_dims), &z));
     if (z->NumElements() == 0) return;
     OP_REQUIRES_OK(ctx, LaunchBinary(kOp, type, *plan, x.raw_data(),
                                      y.raw_data(), z->raw_data(), stream));
@@ -113,10 +110,9 @@ class BinaryGpuOp : public OpKernel {
   bool incompatible_shape_error_ = true;
 };
 
-#define DFLOW_GPU_CWISE(op, kernel, T)                                \
-  DFLOW_REGISTER_GPU_KERNEL(                                          \
-      KernelDefBuilder(op).Device(kDeviceGpu).TypeConstraint<T>("T"), \
-      kernel)
+#define DFLOW_GPU_CWISE(op, kernel, T) \
+  DFLOW_REGISTER_GPU_KERNEL(           \
+      KernelDefBuilder(op).Device(kDeviceGpu).TypeConstraint<T>("T"), kernel)
 
 #define DFLOW_GPU_CWISE_FLOATS(op, kernel) \
   DFLOW_GPU_CWISE(op, kernel, float16);    \

@@ -11,7 +11,6 @@
 
 namespace dflow {
 
-
 namespace gpu {
 namespace {
 
@@ -28,8 +27,7 @@ __device__ __forceinline__ T ApplyBinary(T a, T b) {
 
 // V elements per access; V > 1 needs 16-byte aligned pointers.
 template <typename F, typename T, int V>
-__global__ void UnaryKernel(const T* x, T* y,
-                            int64_t n) {
+__global__ void UnaryKernel(const T* x, T* y, int64_t n) {
   const int64_t start = GlobalThreadIndex();
   const int64_t stride = GridStride();
   int64_t tail = 0;
@@ -52,8 +50,7 @@ __global__ void UnaryKernel(const T* x, T* y,
 }
 
 template <typename F, typename T, int V>
-__global__ void GradKernel(const T* a, const T* b,
-                           T* out, int64_t n) {
+__global__ void GradKernel(const T* a, const T* b, T* out, int64_t n) {
   const int64_t start = GlobalThreadIndex();
   const int64_t stride = GridStride();
   int64_t tail = 0;
@@ -99,8 +96,9 @@ absl::Status RunUnary(GpuUnaryOp op, GpuType type, const void* x, void* y,
           T* out = static_cast<T*>(y);
           constexpr int V = kVectorWidth<T>;
           if (V > 1 && Aligned16(in) && Aligned16(out)) {
-            UnaryKernel<G, T, V><<<BlocksFor((n + V - 1) / V),
-                                   kThreadsPerBlock, 0, stream>>>(in, out, n);
+            UnaryKernel<G, T, V>
+                <<<BlocksFor((n + V - 1) / V), kThreadsPerBlock, 0, stream>>>(
+                    in, out, n);
           } else {
             UnaryKernel<G, T, 1>
                 <<<BlocksFor(n), kThreadsPerBlock, 0, stream>>>(in, out, n);
@@ -127,12 +125,12 @@ absl::Status RunGrad(GpuGradOp op, GpuType type, const void* a, const void* b,
           T* po = static_cast<T*>(out);
           constexpr int V = kVectorWidth<T>;
           if (V > 1 && Aligned16(pa) && Aligned16(pb) && Aligned16(po)) {
-            GradKernel<F, T, V><<<BlocksFor((n + V - 1) / V),
-                                  kThreadsPerBlock, 0, stream>>>(pa, pb, po,
-                                                                 n);
+            GradKernel<F, T, V>
+                <<<BlocksFor((n + V - 1) / V), kThreadsPerBlock, 0, stream>>>(
+                    pa, pb, po, n);
           } else {
-            GradKernel<F, T, 1><<<BlocksFor(n), kThreadsPerBlock, 0, stream>>>(
-                pa, pb, po, n);
+            GradKernel<F, T, 1>
+                <<<BlocksFor(n), kThreadsPerBlock, 0, stream>>>(pa, pb, po, n);
           }
           return LaunchStatus(absl::StrCat(name, " (", GpuTypeName(type), ", ",
                                            n, " elements)"));

@@ -8,12 +8,12 @@
 // ops dflow has no CPU kernel of (Abs, Relu6, Elu, Softplus and their
 // gradients, Select, LessEqual, GreaterEqual, NotEqual):
 //   Relu      max(x, 0), NaN stays NaN       ReluGrad(g, f)     f > 0 ? g : 0
-//   Relu6     min(max(x, 0), 6)              Relu6Grad(g, f)    0 < f < 6 ? g : 0
-//   Elu       x < 0 ? exp(x) - 1 : x         EluGrad(g, y)      y < 0 ? g (y + 1) : g
-//   Softplus  log(1 + exp(x)), stable        SoftplusGrad(g, f) g / (1 + exp(-f))
-//   Sigmoid   1 / (1 + exp(-x))              SigmoidGrad(y, dy) dy y (1 - y)
-//   Tanh                                     TanhGrad(y, dy)    dy (1 - y y)
-//   Rsqrt     1 / sqrt(x)   Maximum/Minimum: NaN wins   Pow of integers: a
+//   Relu6     min(max(x, 0), 6)              Relu6Grad(g, f)    0 < f < 6 ? g :
+//   0 Elu       x < 0 ? exp(x) - 1 : x         EluGrad(g, y)      y < 0 ? g (y
+//   + 1) : g Softplus  log(1 + exp(x)), stable        SoftplusGrad(g, f) g / (1
+//   + exp(-f)) Sigmoid   1 / (1 + exp(-x))              SigmoidGrad(y, dy) dy y
+//   (1 - y) Tanh                                     TanhGrad(y, dy)    dy (1 -
+//   y y) Rsqrt     1 / sqrt(x)   Maximum/Minimum: NaN wins   Pow of integers: a
 //   negative exponent gives 0 (the CPU kernel rejects it; the GPU cannot
 //   read the exponent without a copy).
 // Integer results wrap (two's complement). Comparisons write bool (one
@@ -25,7 +25,8 @@
 // comparisons); int8 for Relu; bool for Equal/NotEqual and Select's
 // values. Others answer Unimplemented.
 //
-// In CPU-only builds every launcher answers Unavailable (cwise_ops_gpu_stub.cc).
+// In CPU-only builds every launcher answers Unavailable
+// (cwise_ops_gpu_stub.cc).
 #ifndef DFLOW_KERNELS_GPU_CWISE_OPS_GPU_H_
 #define DFLOW_KERNELS_GPU_CWISE_OPS_GPU_H_
 
@@ -84,9 +85,7 @@ const char* GpuUnaryOpName(GpuUnaryOp op);
 const char* GpuGradOpName(GpuGradOp op);
 const char* GpuBinaryOpName(GpuBinaryOp op);
 // Comparisons write bool.
-inline bool ReturnsBool(GpuBinaryOp op) {
-  return op >= GpuBinaryOp::kLess;
-}
+inline bool ReturnsBool(GpuBinaryOp op) { return op >= GpuBinaryOp::kLess; }
 
 // y[i] = op(x[i]) for i < n. y may be x (in place).
 absl::Status LaunchUnary(GpuUnaryOp op, GpuType type, const void* x, void* y,

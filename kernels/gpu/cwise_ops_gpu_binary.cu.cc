@@ -61,11 +61,11 @@ __device__ __forceinline__ void Offsets(const IndexPlan<Index, kOperands>& p,
 }
 
 template <typename F, typename T>
-using BinaryOut = std::conditional_t<
-    std::is_same_v<decltype(F::template Apply<Compute<T>>(Compute<T>(),
-                                                          Compute<T>())),
-                   bool>,
-    bool, T>;
+using BinaryOut =
+    std::conditional_t<std::is_same_v<decltype(F::template Apply<Compute<T>>(
+                                          Compute<T>(), Compute<T>())),
+                                      bool>,
+                       bool, T>;
 
 template <typename F, typename T>
 __device__ __forceinline__ BinaryOut<F, T> ApplyBinary(T a, T b) {
@@ -158,9 +158,9 @@ absl::Status RunBinary(GpuBinaryOp op, GpuType type, const BroadcastPlan& plan,
                 Aligned16(px) && Aligned16(py) &&
                 reinterpret_cast<uintptr_t>(pz) % (sizeof(Out) * V) == 0;
             if (V > 1 && aligned) {
-              BinarySameKernel<F, T, V><<<BlocksFor((n + V - 1) / V),
-                                          kThreadsPerBlock, 0, stream>>>(
-                  px, py, pz, n);
+              BinarySameKernel<F, T, V>
+                  <<<BlocksFor((n + V - 1) / V), kThreadsPerBlock, 0, stream>>>(
+                      px, py, pz, n);
             } else {
               BinarySameKernel<F, T, 1>
                   <<<BlocksFor(n), kThreadsPerBlock, 0, stream>>>(px, py, pz,
@@ -245,16 +245,16 @@ absl::Status LaunchSelect(GpuType type, const BroadcastPlan& plan,
         const T* py = static_cast<const T*>(y);
         T* po = static_cast<T*>(out);
         if (Fits32(n)) {
-          SelectKernel<T, int32_t><<<BlocksFor(n), kThreadsPerBlock, 0,
-                                     stream>>>(ToIndexPlan<int32_t, 3>(plan),
-                                               c, px, py, po);
+          SelectKernel<T, int32_t>
+              <<<BlocksFor(n), kThreadsPerBlock, 0, stream>>>(
+                  ToIndexPlan<int32_t, 3>(plan), c, px, py, po);
         } else {
-          SelectKernel<T, int64_t><<<BlocksFor(n), kThreadsPerBlock, 0,
-                                     stream>>>(ToIndexPlan<int64_t, 3>(plan),
-                                               c, px, py, po);
+          SelectKernel<T, int64_t>
+              <<<BlocksFor(n), kThreadsPerBlock, 0, stream>>>(
+                  ToIndexPlan<int64_t, 3>(plan), c, px, py, po);
         }
-        return LaunchStatus(absl::StrCat("Select (", GpuTypeName(type), ", ",
-                                         n, " elements)"));
+        return LaunchStatus(
+            absl::StrCat("Select (", GpuTypeName(type), ", ", n, " elements)"));
       });
 }
 

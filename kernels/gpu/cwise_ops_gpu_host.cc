@@ -98,8 +98,8 @@ absl::Status LaunchUnary(GpuUnaryOp op, GpuType, const void*, void*, int64_t,
       absl::StrCat("the GPU kernel of ", GpuUnaryOpName(op)));
 }
 
-absl::Status LaunchGrad(GpuGradOp op, GpuType, const void*, const void*,
-                        void*, int64_t, cudaStream_t) {
+absl::Status LaunchGrad(GpuGradOp op, GpuType, const void*, const void*, void*,
+                        int64_t, cudaStream_t) {
   return BuiltWithoutCudaError(
       absl::StrCat("the GPU kernel of ", GpuGradOpName(op)));
 }

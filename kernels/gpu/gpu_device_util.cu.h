@@ -81,7 +81,8 @@ template <typename T>
 __device__ __forceinline__ T WrapAdd(T a, T b) {
   if constexpr (std::is_integral_v<T>) {
     using U = std::make_unsigned_t<T>;
-    return static_cast<T>(static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
+    return static_cast<T>(
+        static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
   } else {
     return a + b;
   }
@@ -90,7 +91,8 @@ template <typename T>
 __device__ __forceinline__ T WrapSub(T a, T b) {
   if constexpr (std::is_integral_v<T>) {
     using U = std::make_unsigned_t<T>;
-    return static_cast<T>(static_cast<U>(static_cast<U>(a) - static_cast<U>(b)));
+    return static_cast<T>(
+        static_cast<U>(static_cast<U>(a) - static_cast<U>(b)));
   } else {
     return a - b;
   }
@@ -100,8 +102,9 @@ __device__ __forceinline__ T WrapMul(T a, T b) {
   if constexpr (std::is_integral_v<T>) {
     using U = std::make_unsigned_t<T>;
     // Narrow unsigned types promote to int: widen to 64 bits first.
-    return static_cast<T>(static_cast<U>(static_cast<uint64_t>(static_cast<U>(a)) *
-                                         static_cast<uint64_t>(static_cast<U>(b))));
+    return static_cast<T>(
+        static_cast<U>(static_cast<uint64_t>(static_cast<U>(a)) *
+                       static_cast<uint64_t>(static_cast<U>(b))));
   } else {
     return a * b;
   }
@@ -209,10 +212,10 @@ inline constexpr int kThreadsPerBlock = 256;
 // and some), whatever the size.
 inline constexpr int64_t kMaxBlocks = 4096;
 
-inline unsigned BlocksFor(int64_t work_items,
-                          int threads = kThreadsPerBlock) {
+inline unsigned BlocksFor(int64_t work_items, int threads = kThreadsPerBlock) {
   const int64_t blocks = (work_items + threads - 1) / threads;
-  return static_cast<unsigned>(std::max<int64_t>(1, std::min(blocks, kMaxBlocks)));
+  return static_cast<unsigned>(
+      std::max<int64_t>(1, std::min(blocks, kMaxBlocks)));
 }
 
 __device__ __forceinline__ int64_t GlobalThreadIndex() {

@@ -56,9 +56,8 @@ absl::StatusOr<BroadcastPlan> MakeBroadcastPlan(
     rank = std::max(rank, static_cast<int>(s.size()));
     for (int64_t d : s) {
       if (d < 0) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("Broadcasting needs fully defined shapes, got ",
-                         ShapeString(s)));
+        return absl::InvalidArgumentError(absl::StrCat(
+            "Broadcasting needs fully defined shapes, got ", ShapeString(s)));
       }
     }
   }
@@ -241,8 +240,8 @@ ReduceSchedule PlanReducePasses(const ReducePlan& plan) {
 absl::StatusOr<XentPlan> MakeXentPlan(absl::Span<const int64_t> logits,
                                       absl::Span<const int64_t> labels) {
   std::vector<int64_t> shape(logits.begin(), logits.end());
-  const bool same = std::equal(logits.begin(), logits.end(), labels.begin(),
-                               labels.end());
+  const bool same =
+      std::equal(logits.begin(), logits.end(), labels.begin(), labels.end());
   if (!same) {
     std::vector<std::vector<int64_t>> shapes = {
         std::vector<int64_t>(logits.begin(), logits.end()),

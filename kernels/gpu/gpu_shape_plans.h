@@ -99,12 +99,19 @@ ReducePlan MakeReducePlanFromMask(absl::Span<const int64_t> shape,
 // becomes [outer, chunks, inner] in buffer `dst`, chunk c combining reduce
 // indices [c * chunk, min(reduce, (c + 1) * chunk)).
 struct ReducePass {
-  enum Buffer : int { kInput = 0, kOutput = 1, kWorkspace0 = 2, kWorkspace1 = 3 };
+  enum Buffer : int {
+    kInput = 0,
+    kOutput = 1,
+    kWorkspace0 = 2,
+    kWorkspace1 = 3
+  };
   int64_t outer = 1;
   int64_t reduce = 1;
   int64_t inner = 1;
   int64_t chunk = 1;
-  int64_t chunks() const { return reduce == 0 ? 0 : (reduce + chunk - 1) / chunk; }
+  int64_t chunks() const {
+    return reduce == 0 ? 0 : (reduce + chunk - 1) / chunk;
+  }
   int src = kInput;
   int dst = kOutput;
 };

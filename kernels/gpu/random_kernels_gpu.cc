@@ -75,15 +75,15 @@ class RandomGpuOp : public OpKernel {
     TensorShape shape;
     for (int64_t d : HostInts(shape_t)) {
       OP_REQUIRES(ctx, d >= 0,
-                  absl::InvalidArgumentError(absl::StrCat(
-                      type_string(), " shape has a negative size ", d,
-                      "; sizes must be >= 0")));
+                  absl::InvalidArgumentError(
+                      absl::StrCat(type_string(), " shape has a negative size ",
+                                   d, "; sizes must be >= 0")));
       shape.AddDim(d);
     }
     OP_REQUIRES(ctx, shape.num_elements() >= 0,
-                absl::InvalidArgumentError(absl::StrCat(
-                    type_string(), " shape ", shape.ToString(),
-                    " has more elements than an int64 counts")));
+                absl::InvalidArgumentError(
+                    absl::StrCat(type_string(), " shape ", shape.ToString(),
+                                 " has more elements than an int64 counts")));
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape, &out));
     DFLOW_GPU_ASSIGN_OR_RETURN(ctx, type, LauncherType(*this, out->dtype()));
@@ -93,8 +93,8 @@ class RandomGpuOp : public OpKernel {
         static_cast<uint64_t>(size) * kBlocksReservedPerElement,
         std::memory_order_relaxed));
     if (size == 0) return;
-    OP_REQUIRES_OK(ctx,
-                   LaunchRandom(kDist, type, base, out->raw_data(), size, stream));
+    OP_REQUIRES_OK(
+        ctx, LaunchRandom(kDist, type, base, out->raw_data(), size, stream));
   }
 
  private:
@@ -102,17 +102,17 @@ class RandomGpuOp : public OpKernel {
   std::atomic<uint64_t> next_block_{0};
 };
 
-#define DFLOW_GPU_RANDOM(op, dist, T)                                     \
-  DFLOW_REGISTER_GPU_KERNEL(KernelDefBuilder(op)                          \
-                                .Device(kDeviceGpu)                       \
-                                .TypeConstraint<T>("dtype")               \
+#define DFLOW_GPU_RANDOM(op, dist, T)                                      \
+  DFLOW_REGISTER_GPU_KERNEL(KernelDefBuilder(op)                           \
+                                .Device(kDeviceGpu)                        \
+                                .TypeConstraint<T>("dtype")                \
                                 .TypeConstraint("T", {DT_INT32, DT_INT64}) \
-                                .HostMemory("shape"),                     \
+                                .HostMemory("shape"),                      \
                             RandomGpuOp<GpuRandomDistribution::dist>)
 
-#define DFLOW_GPU_RANDOM_ALL(T)                               \
-  DFLOW_GPU_RANDOM("RandomUniform", kUniform, T);             \
-  DFLOW_GPU_RANDOM("RandomStandardNormal", kNormal, T);       \
+#define DFLOW_GPU_RANDOM_ALL(T)                         \
+  DFLOW_GPU_RANDOM("RandomUniform", kUniform, T);       \
+  DFLOW_GPU_RANDOM("RandomStandardNormal", kNormal, T); \
   DFLOW_GPU_RANDOM("TruncatedNormal", kTruncatedNormal, T)
 
 DFLOW_GPU_RANDOM_ALL(float16);

@@ -43,10 +43,10 @@ __global__ void RandomKernel(Philox base, BoxMullerTables tables, T* out,
                              int64_t n) {
   constexpr bool kDouble = std::is_same_v<T, double>;
   constexpr int kGroup = kDouble ? 2 : 4;
-  constexpr uint64_t kBlocks =
-      kDist != GpuRandomDistribution::kTruncatedNormal ? 1
-      : kDouble ? gpu_random::kTruncatedBlocksDouble
-                : gpu_random::kTruncatedBlocksFloat;
+  constexpr uint64_t kBlocks = kDist != GpuRandomDistribution::kTruncatedNormal
+                                   ? 1
+                               : kDouble ? gpu_random::kTruncatedBlocksDouble
+                                         : gpu_random::kTruncatedBlocksFloat;
   const int64_t groups = (n + kGroup - 1) / kGroup;
   for (int64_t g = GlobalThreadIndex(); g < groups; g += GridStride()) {
     const Philox gen =
@@ -142,9 +142,8 @@ absl::Status Run(GpuType type, const Philox& base, void* out, int64_t n,
   }
   return Dispatch<kFloats>(type, name, [&](auto tag) {
     using T = decltype(tag);
-    const int64_t groups =
-        (n + (std::is_same_v<T, double> ? 1 : 3)) /
-        (std::is_same_v<T, double> ? 2 : 4);
+    const int64_t groups = (n + (std::is_same_v<T, double> ? 1 : 3)) /
+                           (std::is_same_v<T, double> ? 2 : 4);
     RandomKernel<kDist, T><<<BlocksFor(groups), kThreadsPerBlock, 0, stream>>>(
         base, tables, static_cast<T*>(out), n);
     return LaunchStatus(
@@ -184,9 +183,8 @@ absl::Status LaunchRandom(GpuRandomDistribution dist, GpuType type,
       return gpu::Run<GpuRandomDistribution::kTruncatedNormal>(type, base, out,
                                                                n, stream);
   }
-  return absl::InvalidArgumentError(
-      absl::StrCat("LaunchRandom: unknown distribution ",
-                   static_cast<int>(dist)));
+  return absl::InvalidArgumentError(absl::StrCat(
+      "LaunchRandom: unknown distribution ", static_cast<int>(dist)));
 }
 
 absl::Status LaunchBoxMullerTableCheck(float* out, cudaStream_t stream) {

@@ -53,8 +53,7 @@ struct Philox {
 
   // The ten-round bijection of the current counter.
   DFLOW_HOST_DEVICE Block Compute() const {
-    uint32_t c0 = counter[0], c1 = counter[1], c2 = counter[2],
-             c3 = counter[3];
+    uint32_t c0 = counter[0], c1 = counter[1], c2 = counter[2], c3 = counter[3];
     uint32_t k0 = key[0], k1 = key[1];
     for (int round = 0; round < 10; ++round) {
       if (round > 0) {
@@ -183,12 +182,10 @@ DFLOW_HOST_DEVICE inline void BoxMullerFloat(uint32_t x0, uint32_t x1,
   const float angle = BoxMullerAngle(k1);
   const float log_u1 =
       Corrected(static_cast<float>(::log(static_cast<double>(u1))), t.log, k0);
-  const float s =
-      Corrected(static_cast<float>(::sin(static_cast<double>(angle))), t.sin,
-                k1);
-  const float c =
-      Corrected(static_cast<float>(::cos(static_cast<double>(angle))), t.cos,
-                k1);
+  const float s = Corrected(
+      static_cast<float>(::sin(static_cast<double>(angle))), t.sin, k1);
+  const float c = Corrected(
+      static_cast<float>(::cos(static_cast<double>(angle))), t.cos, k1);
   const float radius = ::sqrtf(-2.0f * log_u1);
   *z0 = s * radius;
   *z1 = c * radius;
@@ -273,8 +270,7 @@ DFLOW_HOST_DEVICE inline void TruncatedFloatGroup(Philox gen,
     }
   }
 }
-DFLOW_HOST_DEVICE inline void TruncatedDoubleGroup(Philox gen,
-                                                   double out[2]) {
+DFLOW_HOST_DEVICE inline void TruncatedDoubleGroup(Philox gen, double out[2]) {
   WordStream words(&gen);
   int filled = 0;
   while (true) {

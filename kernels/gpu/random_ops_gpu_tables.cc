@@ -80,9 +80,8 @@ absl::StatusOr<HostBoxMullerTables> Build() {
 absl::StatusOr<const HostBoxMullerTables*> HostBoxMullerCorrections() {
   static std::once_flag once;
   static absl::StatusOr<HostBoxMullerTables>* tables = nullptr;
-  std::call_once(once, [] {
-    tables = new absl::StatusOr<HostBoxMullerTables>(Build());
-  });
+  std::call_once(
+      once, [] { tables = new absl::StatusOr<HostBoxMullerTables>(Build()); });
   if (!tables->ok()) return tables->status();
   return &**tables;
 }

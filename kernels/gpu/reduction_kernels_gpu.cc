@@ -63,18 +63,19 @@ class ReductionGpuOp : public OpKernel {
         MakeReducePlan(DimsOf(in.shape()), HostInts(axes));
     OP_REQUIRES_OK(ctx, plan.status());
     Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(
-                            0,
-                            TensorShape(keep_dims_ ? plan->output_shape_keep_dims
-                                                   : plan->output_shape),
-                            &out));
+    OP_REQUIRES_OK(ctx,
+                   ctx->allocate_output(
+                       0,
+                       TensorShape(keep_dims_ ? plan->output_shape_keep_dims
+                                              : plan->output_shape),
+                       &out));
     Tensor workspace;
     const int64_t bytes = ReduceWorkspaceBytes(*plan, type);
     if (bytes > 0) OP_REQUIRES_OK(ctx, Workspace(ctx, bytes, &workspace));
-    OP_REQUIRES_OK(ctx, LaunchReduce(kOp, type, *plan, in.raw_data(),
-                                     out->raw_data(),
-                                     bytes > 0 ? workspace.raw_data() : nullptr,
-                                     bytes, stream));
+    OP_REQUIRES_OK(
+        ctx, LaunchReduce(kOp, type, *plan, in.raw_data(), out->raw_data(),
+                          bytes > 0 ? workspace.raw_data() : nullptr, bytes,
+                          stream));
   }
 
  private:
@@ -206,7 +207,8 @@ class BiasAddGradGpuOp : public OpKernel {
     const int channel_dim = nchw_ ? 1 : rank - 1;
     std::vector<bool> reduce(rank, true);
     reduce[channel_dim] = false;
-    const ReducePlan plan = MakeReducePlanFromMask(DimsOf(grad.shape()), reduce);
+    const ReducePlan plan =
+        MakeReducePlanFromMask(DimsOf(grad.shape()), reduce);
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx,
                    ctx->allocate_output(
@@ -281,9 +283,9 @@ class SoftmaxXentGpuOp : public OpKernel {
     Tensor* backprop = nullptr;
     OP_REQUIRES_OK(ctx,
                    ctx->allocate_output(0, TensorShape({plan->rows}), &loss));
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(
-                            1, TensorShape({plan->rows, plan->classes}),
-                            &backprop));
+    OP_REQUIRES_OK(
+        ctx, ctx->allocate_output(1, TensorShape({plan->rows, plan->classes}),
+                                  &backprop));
     OP_REQUIRES_OK(ctx, LaunchSoftmaxXent(type, *plan, logits.raw_data(),
                                           labels.raw_data(), loss->raw_data(),
                                           backprop->raw_data(), stream));
@@ -323,26 +325,26 @@ class SparseSoftmaxXentGpuOp : public OpKernel {
     Tensor* backprop = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({rows}), &loss));
     OP_REQUIRES_OK(ctx, ctx->allocate_output(1, logits.shape(), &backprop));
-    OP_REQUIRES_OK(ctx, LaunchSparseSoftmaxXent(
-                            type, ltype, logits.raw_data(), labels.raw_data(),
-                            loss->raw_data(), backprop->raw_data(), rows, c,
-                            stream));
+    OP_REQUIRES_OK(
+        ctx, LaunchSparseSoftmaxXent(type, ltype, logits.raw_data(),
+                                     labels.raw_data(), loss->raw_data(),
+                                     backprop->raw_data(), rows, c, stream));
   }
 };
 
-#define DFLOW_GPU_REDUCTION(NAME, OP, T)                                   \
-  DFLOW_REGISTER_GPU_KERNEL(KernelDefBuilder(NAME)                         \
-                                .Device(kDeviceGpu)                        \
-                                .TypeConstraint<T>("T")                    \
+#define DFLOW_GPU_REDUCTION(NAME, OP, T)                                      \
+  DFLOW_REGISTER_GPU_KERNEL(KernelDefBuilder(NAME)                            \
+                                .Device(kDeviceGpu)                           \
+                                .TypeConstraint<T>("T")                       \
                                 .TypeConstraint("Tidx", {DT_INT32, DT_INT64}) \
-                                .HostMemory("reduction_indices"),          \
+                                .HostMemory("reduction_indices"),             \
                             ReductionGpuOp<GpuReduction::OP>)
 
-#define DFLOW_GPU_REDUCTIONS(T)               \
-  DFLOW_GPU_REDUCTION("Sum", kSum, T);        \
-  DFLOW_GPU_REDUCTION("Mean", kMean, T);      \
-  DFLOW_GPU_REDUCTION("Prod", kProd, T);      \
-  DFLOW_GPU_REDUCTION("Max", kMax, T);        \
+#define DFLOW_GPU_REDUCTIONS(T)          \
+  DFLOW_GPU_REDUCTION("Sum", kSum, T);   \
+  DFLOW_GPU_REDUCTION("Mean", kMean, T); \
+  DFLOW_GPU_REDUCTION("Prod", kProd, T); \
+  DFLOW_GPU_REDUCTION("Max", kMax, T);   \
   DFLOW_GPU_REDUCTION("Min", kMin, T)
 
 DFLOW_GPU_REDUCTIONS(float16);
@@ -351,14 +353,14 @@ DFLOW_GPU_REDUCTIONS(float);
 DFLOW_GPU_REDUCTIONS(double);
 DFLOW_GPU_REDUCTIONS(int64_t);
 
-#define DFLOW_GPU_ARGMAX(T)                                               \
-  DFLOW_REGISTER_GPU_KERNEL(                                              \
-      KernelDefBuilder("ArgMax")                                          \
-          .Device(kDeviceGpu)                                             \
-          .TypeConstraint<T>("T")                                         \
-          .TypeConstraint("Tidx", {DT_INT32, DT_INT64})                   \
-          .TypeConstraint("output_type", {DT_INT32, DT_INT64})            \
-          .HostMemory("dimension"),                                       \
+#define DFLOW_GPU_ARGMAX(T)                                    \
+  DFLOW_REGISTER_GPU_KERNEL(                                   \
+      KernelDefBuilder("ArgMax")                               \
+          .Device(kDeviceGpu)                                  \
+          .TypeConstraint<T>("T")                              \
+          .TypeConstraint("Tidx", {DT_INT32, DT_INT64})        \
+          .TypeConstraint("output_type", {DT_INT32, DT_INT64}) \
+          .HostMemory("dimension"),                            \
       ArgMaxGpuOp)
 
 DFLOW_GPU_ARGMAX(float16);
@@ -367,23 +369,22 @@ DFLOW_GPU_ARGMAX(float);
 DFLOW_GPU_ARGMAX(double);
 DFLOW_GPU_ARGMAX(bool);
 
-#define DFLOW_GPU_NN(op, kernel, T)                                   \
-  DFLOW_REGISTER_GPU_KERNEL(                                          \
-      KernelDefBuilder(op).Device(kDeviceGpu).TypeConstraint<T>("T"), \
-      kernel)
+#define DFLOW_GPU_NN(op, kernel, T) \
+  DFLOW_REGISTER_GPU_KERNEL(        \
+      KernelDefBuilder(op).Device(kDeviceGpu).TypeConstraint<T>("T"), kernel)
 
-#define DFLOW_GPU_NN_ALL(T)                                             \
-  DFLOW_GPU_NN("BiasAdd", BiasAddGpuOp, T);                             \
-  DFLOW_GPU_NN("BiasAddGrad", BiasAddGradGpuOp, T);                     \
-  DFLOW_GPU_NN("L2Loss", L2LossGpuOp, T);                               \
-  DFLOW_GPU_NN("Softmax", SoftmaxGpuOp<false>, T);                      \
-  DFLOW_GPU_NN("LogSoftmax", SoftmaxGpuOp<true>, T);                    \
-  DFLOW_GPU_NN("SoftmaxCrossEntropyWithLogits", SoftmaxXentGpuOp, T);   \
-  DFLOW_REGISTER_GPU_KERNEL(                                            \
-      KernelDefBuilder("SparseSoftmaxCrossEntropyWithLogits")           \
-          .Device(kDeviceGpu)                                           \
-          .TypeConstraint<T>("T")                                       \
-          .TypeConstraint("Tlabels", {DT_INT32, DT_INT64}),             \
+#define DFLOW_GPU_NN_ALL(T)                                           \
+  DFLOW_GPU_NN("BiasAdd", BiasAddGpuOp, T);                           \
+  DFLOW_GPU_NN("BiasAddGrad", BiasAddGradGpuOp, T);                   \
+  DFLOW_GPU_NN("L2Loss", L2LossGpuOp, T);                             \
+  DFLOW_GPU_NN("Softmax", SoftmaxGpuOp<false>, T);                    \
+  DFLOW_GPU_NN("LogSoftmax", SoftmaxGpuOp<true>, T);                  \
+  DFLOW_GPU_NN("SoftmaxCrossEntropyWithLogits", SoftmaxXentGpuOp, T); \
+  DFLOW_REGISTER_GPU_KERNEL(                                          \
+      KernelDefBuilder("SparseSoftmaxCrossEntropyWithLogits")         \
+          .Device(kDeviceGpu)                                         \
+          .TypeConstraint<T>("T")                                     \
+          .TypeConstraint("Tlabels", {DT_INT32, DT_INT64}),           \
       SparseSoftmaxXentGpuOp)
 
 DFLOW_GPU_NN_ALL(float16);

@@ -8,11 +8,12 @@
 // Columns (inner > 1) are combined by one thread each, walking the chunk in
 // order, with neighbouring threads on neighbouring columns so reads
 // coalesce. Both orders depend on the shape alone: deterministic.
+#include "kernels/gpu/reduction_ops_gpu.h"
+
 #include <type_traits>
 
 #include "absl/strings/str_cat.h"
 #include "kernels/gpu/gpu_device_util.cu.h"
-#include "kernels/gpu/reduction_ops_gpu.h"
 
 namespace dflow {
 namespace gpu {
@@ -304,8 +305,7 @@ absl::Status ReduceOp(GpuType type, const ReducePlan& plan, const void* in,
   return Dispatch<kFloats | kInt64>(type, name, [&](auto tag) {
     using T = decltype(tag);
     return RunReduce<kOp, T, false>(name, type, plan, in, out, workspace,
-                                    workspace_bytes, plan.reduce_count,
-                                    stream);
+                                    workspace_bytes, plan.reduce_count, stream);
   });
 }
 
@@ -372,8 +372,8 @@ __global__ void ArgMaxRowsKernel(const T* in, Out* out, int64_t outer,
   using C = decltype(ArgValue(T()));
   constexpr int kPerBlock = kThreadsPerBlock / 32;
   const int lane = threadIdx.x % 32;
-  for (int64_t o = static_cast<int64_t>(blockIdx.x) * kPerBlock +
-                   threadIdx.x / 32;
+  for (int64_t o =
+           static_cast<int64_t>(blockIdx.x) * kPerBlock + threadIdx.x / 32;
        o < outer; o += static_cast<int64_t>(gridDim.x) * kPerBlock) {
     const T* row = in + o * reduce;
     ArgBest<C> best{ArgLowest<T>(), 0};
@@ -478,8 +478,7 @@ absl::Status LaunchL2Loss(GpuType type, const void* in, int64_t n, void* out,
     using T = decltype(tag);
     if (n == 0) {  // an empty sum: 0
       return RunReduce<GpuReduction::kSum, T, true>(
-          "L2Loss", type, plan, in, out, workspace, workspace_bytes, 0,
-          stream);
+          "L2Loss", type, plan, in, out, workspace, workspace_bytes, 0, stream);
     }
     // A mean over a count of 2: sum(x^2) / 2, as the CPU divides.
     return RunReduce<GpuReduction::kMean, T, true>(
@@ -515,9 +514,8 @@ absl::Status LaunchArgMax(GpuType type, GpuType out_type, const void* in,
     };
     if (out_type == GpuType::kInt32) return launch(static_cast<int32_t*>(out));
     if (out_type == GpuType::kInt64) return launch(static_cast<int64_t*>(out));
-    return absl::InvalidArgumentError(
-        absl::StrCat("ArgMax on GPU writes int32 or int64, not ",
-                     GpuTypeName(out_type)));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "ArgMax on GPU writes int32 or int64, not ", GpuTypeName(out_type)));
   });
 }
 
@@ -527,17 +525,17 @@ absl::Status LaunchBiasAdd(GpuType type, const void* value, const void* bias,
   using namespace gpu;  // NOLINT
   if (n <= 0) return absl::OkStatus();
   if (channels <= 0 || inner <= 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "LaunchBiasAdd: channels (", channels, ") and inner (", inner,
-        ") must be positive for a non-empty value"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("LaunchBiasAdd: channels (", channels, ") and inner (",
+                     inner, ") must be positive for a non-empty value"));
   }
   return Dispatch<kFloats | kInt64>(type, "BiasAdd", [&](auto tag) {
     using T = decltype(tag);
     BiasAddKernel<<<BlocksFor(n), kThreadsPerBlock, 0, stream>>>(
         static_cast<const T*>(value), static_cast<const T*>(bias),
         static_cast<T*>(out), n, channels, inner);
-    return LaunchStatus(absl::StrCat("BiasAdd (", GpuTypeName(type), ", ", n,
-                                     " elements)"));
+    return LaunchStatus(
+        absl::StrCat("BiasAdd (", GpuTypeName(type), ", ", n, " elements)"));
   });
 }
 

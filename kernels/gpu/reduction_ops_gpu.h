@@ -70,8 +70,7 @@ absl::Status LaunchSoftmax(GpuType type, bool log, const void* logits,
 // backprop = softmax(logits) - labels, over plan's [rows, classes].
 absl::Status LaunchSoftmaxXent(GpuType type, const XentPlan& plan,
                                const void* logits, const void* labels,
-                               void* loss, void* backprop,
-                               cudaStream_t stream);
+                               void* loss, void* backprop, cudaStream_t stream);
 
 // The sparse form: labels (label_type kInt32 or kInt64) hold one class
 // index per row. A label outside [0, classes) cannot be reported from the

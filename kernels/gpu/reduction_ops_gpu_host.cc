@@ -34,8 +34,8 @@ absl::Status LaunchReduce(GpuReduction op, GpuType, const ReducePlan&,
 
 int64_t L2LossWorkspaceBytes(int64_t, GpuType) { return 0; }
 
-absl::Status LaunchL2Loss(GpuType, const void*, int64_t, void*, void*,
-                          int64_t, cudaStream_t) {
+absl::Status LaunchL2Loss(GpuType, const void*, int64_t, void*, void*, int64_t,
+                          cudaStream_t) {
   return BuiltWithoutCudaError("the GPU kernel of L2Loss");
 }
 
@@ -61,9 +61,9 @@ absl::Status LaunchSoftmaxXent(GpuType, const XentPlan&, const void*,
       "the GPU kernel of SoftmaxCrossEntropyWithLogits");
 }
 
-absl::Status LaunchSparseSoftmaxXent(GpuType, GpuType, const void*,
-                                     const void*, void*, void*, int64_t,
-                                     int64_t, cudaStream_t) {
+absl::Status LaunchSparseSoftmaxXent(GpuType, GpuType, const void*, const void*,
+                                     void*, void*, int64_t, int64_t,
+                                     cudaStream_t) {
   return BuiltWithoutCudaError(
       "the GPU kernel of SparseSoftmaxCrossEntropyWithLogits");
 }

@@ -138,9 +138,8 @@ __global__ void XentKernel(XentPlan p, const T* logits, const T* labels,
 }
 
 template <typename T, typename Label, int kThreads>
-__global__ void SparseXentKernel(const T* logits, const Label* labels,
-                                 T* loss, T* backprop, int64_t rows,
-                                 int64_t c) {
+__global__ void SparseXentKernel(const T* logits, const Label* labels, T* loss,
+                                 T* backprop, int64_t rows, int64_t c) {
   using A = Compute<T>;
   using L = RowLoop<kThreads>;
   __shared__ A smem[kThreadsPerBlock / 32];
@@ -231,8 +230,9 @@ absl::Status LaunchSoftmaxXent(GpuType type, const XentPlan& plan,
     const T* lb = static_cast<const T*>(labels);
     T* bp = static_cast<T*>(backprop);
     if (plan.classes <= kWarpRowLimit) {
-      XentKernel<T, 32><<<RowBlocks(plan.rows, 32), kThreadsPerBlock, 0,
-                          stream>>>(plan, lg, lb, l, bp);
+      XentKernel<T, 32>
+          <<<RowBlocks(plan.rows, 32), kThreadsPerBlock, 0, stream>>>(
+              plan, lg, lb, l, bp);
     } else {
       XentKernel<T, kThreadsPerBlock>
           <<<RowBlocks(plan.rows, kThreadsPerBlock), kThreadsPerBlock, 0,
@@ -251,14 +251,13 @@ absl::Status LaunchSparseSoftmaxXent(GpuType type, GpuType label_type,
   const char* name = "SparseSoftmaxCrossEntropyWithLogits";
   if (rows <= 0) return absl::OkStatus();
   if (classes <= 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "Must have at least one class, but got logits shape [", rows, ",",
-        classes, "]"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("Must have at least one class, but got logits shape [",
+                     rows, ",", classes, "]"));
   }
   if (label_type != GpuType::kInt32 && label_type != GpuType::kInt64) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("labels must be int32 or int64, not ",
-                     GpuTypeName(label_type)));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "labels must be int32 or int64, not ", GpuTypeName(label_type)));
   }
   return Dispatch<kFloats>(type, name, [&](auto tag) {
     using T = decltype(tag);

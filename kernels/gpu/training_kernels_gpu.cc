@@ -173,10 +173,10 @@ class ApplyGpuOp : public OpKernel {
             const size_t bytes = static_cast<size_t>(value->NumElements()) *
                                  static_cast<size_t>(DataTypeSize(dtype));
             OP_REQUIRES_OK(
-                ctx, CudaStatus(cudaMemcpyAsync(o.out[k], value->raw_data(),
-                                                bytes, cudaMemcpyDeviceToDevice,
-                                                stream),
-                                "copying a shared variable before its update"));
+                ctx,
+                CudaStatus(cudaMemcpyAsync(o.out[k], value->raw_data(), bytes,
+                                           cudaMemcpyDeviceToDevice, stream),
+                           "copying a shared variable before its update"));
             o.in[k] = o.out[k];
           } else {
             o.in[k] = value->raw_data();
@@ -216,10 +216,9 @@ class ApplyGpuOp : public OpKernel {
                                 .Device(kDeviceGpu)                            \
                                 .TypeConstraint<T>("T"),                       \
                             ApplyGpuOp<GpuOptimizer::kMomentum>);              \
-  DFLOW_REGISTER_GPU_KERNEL(KernelDefBuilder("ApplyAdam")                      \
-                                .Device(kDeviceGpu)                            \
-                                .TypeConstraint<T>("T"),                       \
-                            ApplyGpuOp<GpuOptimizer::kAdam>);                  \
+  DFLOW_REGISTER_GPU_KERNEL(                                                   \
+      KernelDefBuilder("ApplyAdam").Device(kDeviceGpu).TypeConstraint<T>("T"), \
+      ApplyGpuOp<GpuOptimizer::kAdam>);                                        \
   DFLOW_REGISTER_GPU_KERNEL(KernelDefBuilder("ResourceApplyGradientDescent")   \
                                 .Device(kDeviceGpu)                            \
                                 .TypeConstraint<T>("T")                        \

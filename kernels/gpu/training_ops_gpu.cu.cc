@@ -42,12 +42,12 @@ __global__ void MomentumKernel(const T* var_in, T* var_out, const T* accum_in,
 }
 
 template <typename T>
-__global__ void AdamKernel(const T* var_in, T* var_out, const T* m_in,
-                           T* m_out, const T* v_in, T* v_out,
-                           const T* beta1_power_p, const T* beta2_power_p,
-                           const T* lr_p, const T* beta1_p, const T* beta2_p,
-                           const T* epsilon_p, const T* grad,
-                           bool use_nesterov, int64_t n) {
+__global__ void AdamKernel(const T* var_in, T* var_out, const T* m_in, T* m_out,
+                           const T* v_in, T* v_out, const T* beta1_power_p,
+                           const T* beta2_power_p, const T* lr_p,
+                           const T* beta1_p, const T* beta2_p,
+                           const T* epsilon_p, const T* grad, bool use_nesterov,
+                           int64_t n) {
   const T beta1_power = *beta1_power_p;
   const T beta2_power = *beta2_power_p;
   const T lr = *lr_p;
@@ -65,8 +65,8 @@ __global__ void AdamKernel(const T* var_in, T* var_out, const T* m_in,
     const T v = v_out[i];
     const T var = var_in[i];
     if (use_nesterov) {
-      var_out[i] =
-          var - ((g * (T(1) - beta1) + m * beta1) * alpha) / (Sqrt(v) + epsilon);
+      var_out[i] = var - ((g * (T(1) - beta1) + m * beta1) * alpha) /
+                             (Sqrt(v) + epsilon);
     } else {
       var_out[i] = var - (m * alpha) / (Sqrt(v) + epsilon);
     }
@@ -74,8 +74,7 @@ __global__ void AdamKernel(const T* var_in, T* var_out, const T* m_in,
 }
 
 template <typename T>
-void Run(GpuOptimizer opt, const GpuApplyOperands& o,
-                 cudaStream_t stream) {
+void Run(GpuOptimizer opt, const GpuApplyOperands& o, cudaStream_t stream) {
   auto in = [&](int k) { return static_cast<const T*>(o.in[k]); };
   auto out = [&](int k) { return static_cast<T*>(o.out[k]); };
   auto scalar = [&](int k) { return static_cast<const T*>(o.scalars[k]); };

@@ -51,8 +51,7 @@ struct GpuApplyOperands {
 };
 
 absl::Status LaunchApply(GpuOptimizer opt, GpuType type,
-                         const GpuApplyOperands& operands,
-                         cudaStream_t stream);
+                         const GpuApplyOperands& operands, cudaStream_t stream);
 
 }  // namespace dflow
 

@@ -49,8 +49,8 @@ inline GpuType Gpu(DataType dtype) { return *GpuTypeOf(dtype); }
 
 // Elements of got and want (same dtype and count) agree within `tol`; NaN
 // matches NaN and infinities match themselves.
-inline void ExpectAllClose(const Tensor& got, const Tensor& want,
-                           Tolerance tol, const std::string& what) {
+inline void ExpectAllClose(const Tensor& got, const Tensor& want, Tolerance tol,
+                           const std::string& what) {
   ASSERT_EQ(got.NumElements(), want.NumElements()) << what;
   const std::vector<double> g = testing_math::AsDoubles(got);
   const std::vector<double> w = testing_math::AsDoubles(want);
@@ -66,8 +66,8 @@ inline void ExpectAllClose(const Tensor& got, const Tensor& want,
     }
     if (!ok && ++failures <= 5) {
       ADD_FAILURE() << what << ": element " << i << " is " << g[i]
-                    << " on the GPU, " << w[i] << " expected (of "
-                    << g.size() << ")";
+                    << " on the GPU, " << w[i] << " expected (of " << g.size()
+                    << ")";
     }
   }
   EXPECT_EQ(failures, 0) << what << ": " << failures << " elements differ";

@@ -6,6 +6,8 @@
 // Relu6, Elu, Softplus, their gradients, LessEqual, GreaterEqual, NotEqual,
 // Select) against their formulas in double. Outputs are poisoned before
 // every launch. Skips without a GPU.
+#include "kernels/gpu/cwise_ops_gpu.h"
+
 #include <cmath>
 #include <functional>
 #include <string>
@@ -15,7 +17,6 @@
 #include "graph/scope.h"
 #include "graph/tensor.h"
 #include "gtest/gtest.h"
-#include "kernels/gpu/cwise_ops_gpu.h"
 #include "kernels/gpu/gpu_shape_plans.h"
 #include "tests/kernels/gpu/cwise_gpu_test_util.h"
 #include "tests/kernels/gpu/gpu_launcher_test_util.h"
@@ -58,11 +59,12 @@ class CwiseGpuTest : public GpuLauncherTest {
     auto dy = Poisoned(dtype, TensorShape({x.NumElements() + skew}));
     const char* in = static_cast<const char*>(dx->get()) + skew * size;
     char* out = static_cast<char*>(dy->get()) + skew * size;
-    EXPECT_TRUE(LaunchUnary(op, Gpu(dtype), in, out, x.NumElements(), s()).ok());
+    EXPECT_TRUE(
+        LaunchUnary(op, Gpu(dtype), in, out, x.NumElements(), s()).ok());
     Tensor all = Download(*dy, dtype, TensorShape({x.NumElements() + skew}));
     Tensor got(dtype, x.shape());
-    std::memcpy(got.raw_data(), static_cast<char*>(all.raw_data()) + skew * size,
-                Bytes(x));
+    std::memcpy(got.raw_data(),
+                static_cast<char*>(all.raw_data()) + skew * size, Bytes(x));
     return got;
   }
 
@@ -118,18 +120,18 @@ struct UnaryCase {
 
 TEST_F(CwiseGpuTest, UnaryOpsMatchTheCpuKernels) {
   const std::vector<UnaryCase> cases = {
-      {GpuUnaryOp::kNeg, [](const Scope& s, Output x) { return ops::Neg(s, x); },
-       true},
+      {GpuUnaryOp::kNeg,
+       [](const Scope& s, Output x) { return ops::Neg(s, x); }, true},
       {GpuUnaryOp::kSquare,
        [](const Scope& s, Output x) { return ops::Square(s, x); }, true},
       {GpuUnaryOp::kSqrt,
        [](const Scope& s, Output x) { return ops::Sqrt(s, x); }, false},
       {GpuUnaryOp::kRsqrt,
        [](const Scope& s, Output x) { return ops::Rsqrt(s, x); }, false},
-      {GpuUnaryOp::kExp, [](const Scope& s, Output x) { return ops::Exp(s, x); },
-       false},
-      {GpuUnaryOp::kLog, [](const Scope& s, Output x) { return ops::Log(s, x); },
-       false},
+      {GpuUnaryOp::kExp,
+       [](const Scope& s, Output x) { return ops::Exp(s, x); }, false},
+      {GpuUnaryOp::kLog,
+       [](const Scope& s, Output x) { return ops::Log(s, x); }, false},
       {GpuUnaryOp::kSigmoid,
        [](const Scope& s, Output x) { return ops::Sigmoid(s, x); }, false},
       {GpuUnaryOp::kTanh,
@@ -173,16 +175,15 @@ TEST_F(CwiseGpuTest, UnaryOpsWithoutCpuKernelsMatchTheirFormulas) {
       {GpuUnaryOp::kAbs, [](double x) { return std::fabs(x); }},
       {GpuUnaryOp::kRelu6,
        [](double x) { return std::min(std::max(x, 0.0), 6.0); }},
-      {GpuUnaryOp::kElu,
-       [](double x) { return x < 0 ? std::expm1(x) : x; }},
+      {GpuUnaryOp::kElu, [](double x) { return x < 0 ? std::expm1(x) : x; }},
       {GpuUnaryOp::kSoftplus,
        [](double x) { return x > 30 ? x : std::log1p(std::exp(x)); }},
   };
   for (const Case& c : cases) {
     for (DataType dtype : kFloats) {
       for (int64_t n : kSizes) {
-        const Tensor x = FromDoubles(
-            dtype, RandomValues(n, 77, -20, 20), TensorShape({n}));
+        const Tensor x =
+            FromDoubles(dtype, RandomValues(n, 77, -20, 20), TensorShape({n}));
         std::vector<double> want;
         for (double v : AsDoubles(x)) want.push_back(c.f(v));
         const Tensor w = FromDoubles(dtype, want, TensorShape({n}));
@@ -220,7 +221,9 @@ TEST_F(CwiseGpuTest, GradientsMatchTheCpuKernels) {
   };
   const std::vector<Case> cases = {
       {GpuGradOp::kReluGrad,
-       [](const Scope& s, Output a, Output b) { return ops::ReluGrad(s, a, b); },
+       [](const Scope& s, Output a, Output b) {
+         return ops::ReluGrad(s, a, b);
+       },
        false},
       {GpuGradOp::kSigmoidGrad,
        [](const Scope& s, Output a, Output b) {
@@ -228,7 +231,9 @@ TEST_F(CwiseGpuTest, GradientsMatchTheCpuKernels) {
        },
        true},
       {GpuGradOp::kTanhGrad,
-       [](const Scope& s, Output a, Output b) { return ops::TanhGrad(s, a, b); },
+       [](const Scope& s, Output a, Output b) {
+         return ops::TanhGrad(s, a, b);
+       },
        true},
   };
   uint32_t seed = 100;
@@ -240,10 +245,11 @@ TEST_F(CwiseGpuTest, GradientsMatchTheCpuKernels) {
       ASSERT_TRUE(root.status().ok()) << root.status();
       for (int64_t n : kSizes) {
         const Tensor a = FromDoubles(
-            dtype, RandomValues(n, seed++, c.y_in_unit ? 0 : -3, c.y_in_unit ? 1 : 3),
+            dtype,
+            RandomValues(n, seed++, c.y_in_unit ? 0 : -3, c.y_in_unit ? 1 : 3),
             TensorShape({n}));
-        const Tensor b =
-            FromDoubles(dtype, RandomValues(n, seed++, -3, 3), TensorShape({n}));
+        const Tensor b = FromDoubles(dtype, RandomValues(n, seed++, -3, 3),
+                                     TensorShape({n}));
         Tolerance tol = ToleranceFor(dtype);
         if (dtype == DT_HALF || dtype == DT_BFLOAT16) tol.rtol *= 3;
         ExpectAllClose(RunGrad(c.op, a, b), CpuOutput(z.node(), {a, b}), tol,
@@ -290,10 +296,17 @@ struct ShapePair {
   TensorShape x, y;
 };
 const std::vector<ShapePair> kShapePairs = {
-    {{}, {}},           {{7}, {7}},          {{1000}, {}},
-    {{}, {1000}},       {{3, 1, 5}, {1, 4, 1}}, {{64, 33}, {33}},
-    {{2, 3, 4, 5}, {3, 1, 5}}, {{0, 3}, {1, 3}}, {{100003}, {100003}},
-    {{5, 1}, {1, 6}},   {{1, 3}, {3}},
+    {{}, {}},
+    {{7}, {7}},
+    {{1000}, {}},
+    {{}, {1000}},
+    {{3, 1, 5}, {1, 4, 1}},
+    {{64, 33}, {33}},
+    {{2, 3, 4, 5}, {3, 1, 5}},
+    {{0, 3}, {1, 3}},
+    {{100003}, {100003}},
+    {{5, 1}, {1, 6}},
+    {{1, 3}, {3}},
 };
 
 std::vector<double> BinaryInputs(GpuBinaryOp op, DataType dtype, bool second,
@@ -372,11 +385,11 @@ TEST_F(CwiseGpuTest, BinaryOpsMatchTheCpuKernels) {
       ASSERT_TRUE(root.status().ok()) << root.status();
       for (const ShapePair& p : kShapePairs) {
         const Tensor x = FromDoubles(
-            dtype,
-            BinaryInputs(c.op, dtype, false, p.x.num_elements(), seed++), p.x);
+            dtype, BinaryInputs(c.op, dtype, false, p.x.num_elements(), seed++),
+            p.x);
         const Tensor y = FromDoubles(
-            dtype,
-            BinaryInputs(c.op, dtype, true, p.y.num_elements(), seed++), p.y);
+            dtype, BinaryInputs(c.op, dtype, true, p.y.num_elements(), seed++),
+            p.y);
         const Tensor want = CpuOutput(z.node(), {x, y});
         Tolerance tol = ToleranceFor(dtype);
         if (c.op == GpuBinaryOp::kPow && dtype == DT_FLOAT) tol.rtol = 1e-5;

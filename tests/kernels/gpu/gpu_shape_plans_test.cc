@@ -275,7 +275,8 @@ std::vector<uint64_t> SimulateSchedule(const ReduceSchedule& s,
   return buffers[ReducePass::kOutput];
 }
 
-std::vector<uint64_t> NaiveSum(const Shape& shape, const std::vector<bool>& mask,
+std::vector<uint64_t> NaiveSum(const Shape& shape,
+                               const std::vector<bool>& mask,
                                const std::vector<uint64_t>& input) {
   Shape out_dims;
   for (size_t d = 0; d < shape.size(); ++d) {
@@ -324,7 +325,8 @@ TEST(ReduceScheduleTest, LongRunsAreChunked) {
   EXPECT_EQ(s.passes[1].dst, ReducePass::kOutput);
   EXPECT_EQ(s.workspace_elements[0], 12);
   // A full sum of 10^8 elements: 12208 row chunks, then 2, then 1.
-  const ReduceSchedule big = PlanReducePasses(*MakeReducePlan({100000000}, {0}));
+  const ReduceSchedule big =
+      PlanReducePasses(*MakeReducePlan({100000000}, {0}));
   ASSERT_EQ(big.passes.size(), 3u);
   EXPECT_EQ(big.passes[0].chunks(), 12208);
   EXPECT_EQ(big.passes[1].reduce, 12208);
@@ -347,10 +349,9 @@ TEST(ReduceScheduleTest, SeveralRunsLastFirst) {
 TEST(ReduceScheduleTest, SimulatedSchedulesSumLikeNaive) {
   std::mt19937 rng(11);
   const std::vector<std::pair<Shape, std::vector<int64_t>>> fixed = {
-      {{20000}, {0}},          {{3, 20000}, {1}},
-      {{700, 5}, {0}},         {{2, 600, 3, 2}, {1, 3}},
-      {{5, 4, 3, 2}, {0, 2}},  {{9000, 2}, {0}},
-      {{2, 3, 4}, {0, 1, 2}},  {{17000, 1}, {0, 1}},
+      {{20000}, {0}},           {{3, 20000}, {1}},      {{700, 5}, {0}},
+      {{2, 600, 3, 2}, {1, 3}}, {{5, 4, 3, 2}, {0, 2}}, {{9000, 2}, {0}},
+      {{2, 3, 4}, {0, 1, 2}},   {{17000, 1}, {0, 1}},
   };
   auto check = [&](const Shape& shape, const std::vector<int64_t>& axes) {
     SCOPED_TRACE(::testing::PrintToString(shape) + " over " +
@@ -366,9 +367,9 @@ TEST(ReduceScheduleTest, SimulatedSchedulesSumLikeNaive) {
       EXPECT_EQ(input, want);
       return;
     }
-    EXPECT_EQ(SimulateSchedule(PlanReducePasses(*plan), input,
-                               plan->out_elements),
-              want);
+    EXPECT_EQ(
+        SimulateSchedule(PlanReducePasses(*plan), input, plan->out_elements),
+        want);
   };
   for (const auto& [shape, axes] : fixed) check(shape, axes);
   for (int trial = 0; trial < 200; ++trial) {

@@ -50,10 +50,9 @@ TEST(MathKernelsGpuTest, ImplementedDtypesAreBuilt) {
     EXPECT_TRUE(Built(ops::BiasAdd(root, x, x)));
     EXPECT_TRUE(Built(ops::L2Loss(root, x)));
     EXPECT_TRUE(Built(ops::Softmax(root, x)));
-    EXPECT_TRUE(Built(
-        ops::SparseSoftmaxCrossEntropyWithLogits(
-            root, x, ops::Placeholder(root, DT_INT64))
-            .loss));
+    EXPECT_TRUE(Built(ops::SparseSoftmaxCrossEntropyWithLogits(
+                          root, x, ops::Placeholder(root, DT_INT64))
+                          .loss));
     EXPECT_TRUE(Built(ops::RandomUniform(root, axes, t)));
     EXPECT_TRUE(Built(ops::TruncatedNormal(root, axes, t)));
   }
@@ -82,20 +81,20 @@ GraphDef Classifier(const std::string& device) {
   seeds.seed = 7;
   seeds.seed2 = 11;
   Output shape = ops::Const(root.WithOpName("shape"), {64, 10});
-  Output x = ops::RandomStandardNormal(d.WithOpName("x"), shape, DT_FLOAT,
-                                       seeds);
+  Output x =
+      ops::RandomStandardNormal(d.WithOpName("x"), shape, DT_FLOAT, seeds);
   Output u = ops::RandomUniform(d.WithOpName("u"), shape, DT_FLOAT, seeds);
-  Output bias = ops::Const(d.WithOpName("bias"),
-                           {0.1f, -0.2f, 0.3f, 0.0f, 0.5f, -0.6f, 0.7f, 0.8f,
-                            -0.9f, 1.0f});
-  Output h = ops::Relu(d.WithOpName("h"),
-                       ops::BiasAdd(d.WithOpName("biased"),
-                                    ops::Mul(d.WithOpName("scaled"), x, u),
-                                    bias));
+  Output bias = ops::Const(
+      d.WithOpName("bias"),
+      {0.1f, -0.2f, 0.3f, 0.0f, 0.5f, -0.6f, 0.7f, 0.8f, -0.9f, 1.0f});
+  Output h =
+      ops::Relu(d.WithOpName("h"),
+                ops::BiasAdd(d.WithOpName("biased"),
+                             ops::Mul(d.WithOpName("scaled"), x, u), bias));
   Output labels = ops::ArgMax(d.WithOpName("labels"), u,
                               ops::Const(root.WithOpName("axis"), 1));
-  auto xent = ops::SparseSoftmaxCrossEntropyWithLogits(d.WithOpName("xent"),
-                                                       h, labels);
+  auto xent =
+      ops::SparseSoftmaxCrossEntropyWithLogits(d.WithOpName("xent"), h, labels);
   ops::Mean(d.WithOpName("loss"), xent.loss, ops::Const(root, {0}));
   ops::BiasAddGrad(d.WithOpName("dbias"), xent.backprop);
   ops::Softmax(d.WithOpName("probs"), h);
@@ -108,9 +107,8 @@ GraphDef Classifier(const std::string& device) {
 
 TEST(MathKernelsGpuTest, AGraphOnTheGpuAgreesWithTheCpu) {
   DFLOW_SKIP_WITHOUT_GPU();
-  const std::vector<std::string> fetches = {"x", "u",     "h",      "labels",
-                                            "loss", "dbias", "probs", "colsum",
-                                            "t"};
+  const std::vector<std::string> fetches = {
+      "x", "u", "h", "labels", "loss", "dbias", "probs", "colsum", "t"};
   std::vector<std::vector<Tensor>> results;
   for (const std::string device : {"/cpu:0", "/gpu:0"}) {
     SessionOptions options;

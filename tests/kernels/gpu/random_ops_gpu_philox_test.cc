@@ -6,6 +6,8 @@
 // kernels reproduced bit for bit (float, half, bfloat16, double). Runs
 // everywhere: the device runs the same code (with the device's double libm,
 // checked on a GPU by random_ops_gpu_test).
+#include "kernels/gpu/random_ops_gpu_philox.h"
+
 #include <cstdint>
 #include <cstring>
 #include <random>
@@ -17,7 +19,6 @@
 #include "gtest/gtest.h"
 #include "kernels/cpu/random_ops_distributions.h"
 #include "kernels/cpu/random_ops_philox.h"
-#include "kernels/gpu/random_ops_gpu_philox.h"
 #include "kernels/gpu/random_ops_gpu_tables.h"
 #include "tests/kernels/kernel_test_util.h"
 
@@ -50,8 +51,9 @@ TEST(GpuPhiloxTest, BlocksAndSkipsMatchTheCpuGenerator) {
     PhiloxRandom cpu(seed, seed2);
     Philox gpu = Philox::FromSeeds(seed, seed2);
     // Near the 2^32 and 2^64 carries too.
-    uint64_t skip = trial % 3 == 0 ? rng() : (trial % 3 == 1 ? rng() % 1000
-                                                             : ~uint64_t{0} - 2);
+    uint64_t skip = trial % 3 == 0
+                        ? rng()
+                        : (trial % 3 == 1 ? rng() % 1000 : ~uint64_t{0} - 2);
     if (trial % 7 == 0) {
       cpu.Skip(0xfffffffeull);
       gpu.Skip(0xfffffffeull);
@@ -94,10 +96,10 @@ TEST(GpuPhiloxTest, CorrectionTablesReproduceLibmForEveryInput) {
     const float angle = gpu_random::BoxMullerAngle(k);
     float s, c;
     HostLibmSinCos(k, &s, &c);
-    ASSERT_EQ(Bits(gpu_random::Corrected(
-                  static_cast<float>(std::log(static_cast<double>(u1))), v.log,
-                  k)),
-              Bits(HostLibmLog(k)))
+    ASSERT_EQ(
+        Bits(gpu_random::Corrected(
+            static_cast<float>(std::log(static_cast<double>(u1))), v.log, k)),
+        Bits(HostLibmLog(k)))
         << k;
     ASSERT_EQ(Bits(gpu_random::Corrected(
                   static_cast<float>(std::sin(static_cast<double>(angle))),

@@ -5,6 +5,8 @@
 // step (the base moved on) matches the CPU stream too; and the device's
 // corrected log/sin/cos equal this host's libm for every one of the 2^23
 // inputs. Outputs are poisoned before every launch. Skips without a GPU.
+#include "kernels/gpu/random_ops_gpu.h"
+
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -15,10 +17,9 @@
 #include "graph/tensor.h"
 #include "gtest/gtest.h"
 #include "kernels/cpu/random_ops_philox.h"
+#include "kernels/gpu/random_ops_gpu_tables.h"
 #include "runtime/kernel_registry.h"
 #include "runtime/op_kernel.h"
-#include "kernels/gpu/random_ops_gpu.h"
-#include "kernels/gpu/random_ops_gpu_tables.h"
 #include "tests/kernels/gpu/cwise_gpu_test_util.h"
 #include "tests/kernels/gpu/gpu_launcher_test_util.h"
 
@@ -63,9 +64,9 @@ TEST_F(RandomGpuTest, SequencesEqualTheCpuKernels) {
             CpuOutput(op.node(), {Tensor::FromVector<int64_t>({n})});
         const TensorShape shape({n});
         auto out = Poisoned(dtype, shape);
-        absl::Status st =
-            LaunchRandom(d, Gpu(dtype), gpu_random::Philox::FromSeeds(seed, seed2),
-                         out->get(), n, s());
+        absl::Status st = LaunchRandom(
+            d, Gpu(dtype), gpu_random::Philox::FromSeeds(seed, seed2),
+            out->get(), n, s());
         ASSERT_TRUE(st.ok()) << st;
         const Tensor got = Download(*out, dtype, shape);
         const std::string label = absl::StrCat(
@@ -86,7 +87,8 @@ TEST_F(RandomGpuTest, LaterStepsContinueTheStream) {
   const uint64_t seed = 5, seed2 = 6;
   const int64_t n = 1001;
   Scope root = Scope::NewRootScope();
-  Output op = Build(root, GpuRandomDistribution::kNormal, DT_FLOAT, seed, seed2);
+  Output op =
+      Build(root, GpuRandomDistribution::kNormal, DT_FLOAT, seed, seed2);
   absl::StatusOr<std::unique_ptr<OpKernel>> kernel =
       KernelRegistry::Global()->CreateKernel(*op.node(), TestCpuDevice());
   ASSERT_TRUE(kernel.ok());
@@ -117,7 +119,8 @@ TEST_F(RandomGpuTest, LaterStepsContinueTheStream) {
 TEST_F(RandomGpuTest, DeviceCorrectedMathEqualsHostLibmForEveryInput) {
   constexpr int64_t kN = gpu_random::kTableEntries;
   DeviceBuffer out(3 * kN * sizeof(float));
-  ASSERT_TRUE(LaunchBoxMullerTableCheck(static_cast<float*>(out.get()), s()).ok());
+  ASSERT_TRUE(
+      LaunchBoxMullerTableCheck(static_cast<float*>(out.get()), s()).ok());
   ASSERT_TRUE(Sync().ok());
   std::vector<float> got(3 * kN);
   ASSERT_EQ(cudaMemcpy(got.data(), out.get(), got.size() * sizeof(float),

@@ -7,6 +7,8 @@
 // the sparse loss (int32 and int64 labels, an out-of-range label). Also:
 // reductions reproduce themselves bit for bit. Outputs are poisoned before
 // every launch. Skips without a GPU.
+#include "kernels/gpu/reduction_ops_gpu.h"
+
 #include <cmath>
 #include <string>
 #include <vector>
@@ -16,7 +18,6 @@
 #include "graph/tensor.h"
 #include "gtest/gtest.h"
 #include "kernels/gpu/gpu_shape_plans.h"
-#include "kernels/gpu/reduction_ops_gpu.h"
 #include "tests/kernels/gpu/cwise_gpu_test_util.h"
 #include "tests/kernels/gpu/gpu_launcher_test_util.h"
 #include "tests/kernels/math_kernel_test_util.h"
@@ -92,16 +93,19 @@ std::vector<double> ReduceInputs(const char* op, DataType dtype, int64_t n,
     v = RandomValues(n, seed, -10, 10);
   }
   if (dtype == DT_INT64) {
-    for (double& d : v) d = std::round(d * (std::string(op) == "Prod" ? 0 : 100)) +
-                            (std::string(op) == "Prod" ? 1 : 0);
+    for (double& d : v)
+      d = std::round(d * (std::string(op) == "Prod" ? 0 : 100)) +
+          (std::string(op) == "Prod" ? 1 : 0);
   }
   return v;
 }
 
 TEST_F(ReductionGpuTest, ReductionsMatchTheCpuKernels) {
   const std::vector<std::pair<GpuReduction, const char*>> ops_list = {
-      {GpuReduction::kSum, "Sum"},   {GpuReduction::kMean, "Mean"},
-      {GpuReduction::kProd, "Prod"}, {GpuReduction::kMax, "Max"},
+      {GpuReduction::kSum, "Sum"},
+      {GpuReduction::kMean, "Mean"},
+      {GpuReduction::kProd, "Prod"},
+      {GpuReduction::kMax, "Max"},
       {GpuReduction::kMin, "Min"}};
   uint32_t seed = 1;
   std::vector<DataType> types = kFloats;
@@ -190,10 +194,9 @@ TEST_F(ReductionGpuTest, ArgMaxMatchesTheCpuKernel) {
     TensorShape shape;
     int axis;
   };
-  const std::vector<Case> cases = {{{1}, 0},        {{7}, 0},
-                                   {{5, 7}, 1},     {{5, 7}, 0},
-                                   {{3, 1000, 2}, 1}, {{4, 5000}, 1},
-                                   {{0, 3}, 1},     {{2, 3, 4}, -1}};
+  const std::vector<Case> cases = {
+      {{1}, 0},          {{7}, 0},       {{5, 7}, 1}, {{5, 7}, 0},
+      {{3, 1000, 2}, 1}, {{4, 5000}, 1}, {{0, 3}, 1}, {{2, 3, 4}, -1}};
   std::vector<DataType> types = kFloats;
   types.push_back(DT_BOOL);
   uint32_t seed = 50;
@@ -204,7 +207,8 @@ TEST_F(ReductionGpuTest, ArgMaxMatchesTheCpuKernel) {
         Output y = ops::ArgMax(root, ops::Placeholder(root, dtype),
                                ops::Placeholder(root, DT_INT32),
                                ops::ArgMaxAttrs().OutputType(out_type));
-        std::vector<double> v = RandomValues(c.shape.num_elements(), seed++, -3, 3);
+        std::vector<double> v =
+            RandomValues(c.shape.num_elements(), seed++, -3, 3);
         for (double& d : v) d = dtype == DT_BOOL ? (d > 1.5) : std::round(d);
         Tensor x = FromDoubles(dtype == DT_BOOL ? DT_UINT8 : dtype, v, c.shape);
         if (dtype == DT_BOOL) {
@@ -258,7 +262,8 @@ TEST_F(ReductionGpuTest, BiasAddAndGradMatchTheCpuKernels) {
       Output grad = ops::BiasAddGrad(root, ops::Placeholder(root, dtype),
                                      ops::BiasAddAttrs().DataFormat(format));
       ASSERT_TRUE(root.status().ok()) << root.status();
-      std::vector<double> xv = RandomValues(c.shape.num_elements(), seed++, -5, 5);
+      std::vector<double> xv =
+          RandomValues(c.shape.num_elements(), seed++, -5, 5);
       std::vector<double> bv = RandomValues(channels, seed++, -5, 5);
       if (dtype == DT_INT64) {
         for (double& d : xv) d = std::round(d * 100);
@@ -266,8 +271,8 @@ TEST_F(ReductionGpuTest, BiasAddAndGradMatchTheCpuKernels) {
       }
       const Tensor x = FromDoubles(dtype, xv, c.shape);
       const Tensor b = FromDoubles(dtype, bv, TensorShape({channels}));
-      const std::string label =
-          absl::StrCat(DataTypeName(dtype), " ", c.shape.ToString(), " ", format);
+      const std::string label = absl::StrCat(DataTypeName(dtype), " ",
+                                             c.shape.ToString(), " ", format);
       // NCHW of rank 2 is channels last.
       int64_t inner = 1;
       if (c.nchw && c.shape.rank() > 2) {
@@ -279,8 +284,9 @@ TEST_F(ReductionGpuTest, BiasAddAndGradMatchTheCpuKernels) {
       ASSERT_TRUE(LaunchBiasAdd(Gpu(dtype), dx->get(), db->get(), dout->get(),
                                 x.NumElements(), channels, inner, s())
                       .ok());
-      ExpectAllClose(Download(*dout, dtype, c.shape), CpuOutput(add.node(), {x, b}),
-                     ToleranceFor(dtype), "BiasAdd " + label);
+      ExpectAllClose(Download(*dout, dtype, c.shape),
+                     CpuOutput(add.node(), {x, b}), ToleranceFor(dtype),
+                     "BiasAdd " + label);
       // BiasAddGrad: a sum over every dimension but the channels.
       std::vector<bool> mask(c.shape.rank(), true);
       mask[channel_dim] = false;
@@ -314,10 +320,10 @@ TEST_F(ReductionGpuTest, SoftmaxAndLogSoftmaxMatchTheCpuKernels) {
         Tolerance tol = ToleranceFor(dtype);
         tol.rtol *= 4;
         tol.atol *= 4;
-        ExpectAllClose(Download(*dout, dtype, shape), CpuOutput(y.node(), {x}),
-                       tol,
-                       absl::StrCat(log ? "LogSoftmax " : "Softmax ",
-                                    DataTypeName(dtype), " ", shape.ToString()));
+        ExpectAllClose(
+            Download(*dout, dtype, shape), CpuOutput(y.node(), {x}), tol,
+            absl::StrCat(log ? "LogSoftmax " : "Softmax ", DataTypeName(dtype),
+                         " ", shape.ToString()));
       }
     }
   }
@@ -354,9 +360,9 @@ TEST_F(ReductionGpuTest, CrossEntropyMatchesTheCpuKernels) {
         Tolerance tol = ToleranceFor(dtype);
         tol.rtol *= 8;
         tol.atol = tol.atol * 8 + tol.rtol * 0.01 * shape.dim(1);
-        const std::string label = absl::StrCat(
-            DataTypeName(dtype), " ", shape.ToString(),
-            broadcast_labels ? " broadcast labels" : "");
+        const std::string label =
+            absl::StrCat(DataTypeName(dtype), " ", shape.ToString(),
+                         broadcast_labels ? " broadcast labels" : "");
         ExpectAllClose(Download(*dloss, dtype, TensorShape({shape.dim(0)})),
                        (*want)[0], tol, "xent loss " + label);
         ExpectAllClose(Download(*dbp, dtype, shape), (*want)[1], tol,
@@ -395,9 +401,9 @@ TEST_F(ReductionGpuTest, SparseCrossEntropyMatchesTheCpuKernel) {
         Tolerance tol = ToleranceFor(dtype);
         tol.rtol *= 8;
         tol.atol *= 8;
-        const std::string label = absl::StrCat(
-            DataTypeName(dtype), " ", DataTypeName(label_type), " ",
-            shape.ToString());
+        const std::string label =
+            absl::StrCat(DataTypeName(dtype), " ", DataTypeName(label_type),
+                         " ", shape.ToString());
         ExpectAllClose(Download(*dloss, dtype, TensorShape({rows})), (*want)[0],
                        tol, "sparse loss " + label);
         ExpectAllClose(Download(*dbp, dtype, shape), (*want)[1], tol,

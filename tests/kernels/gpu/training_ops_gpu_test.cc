@@ -4,12 +4,13 @@
 // bit (same formulas, no fused multiply-adds, correctly rounded sqrt and
 // division). Also in place with var and accum one buffer. Skips without a
 // GPU.
+#include "kernels/gpu/training_ops_gpu.h"
+
 #include <string>
 #include <vector>
 
 #include "graph/tensor.h"
 #include "gtest/gtest.h"
-#include "kernels/gpu/training_ops_gpu.h"
 #include "tests/kernels/gpu/cwise_gpu_test_util.h"
 #include "tests/kernels/gpu/gpu_launcher_test_util.h"
 #include "tests/kernels/math_kernel_test_util.h"
@@ -109,7 +110,8 @@ TEST_F(TrainingGpuTest, CopyOnWriteBuffersLeaveTheInputAlone) {
   o.grad = dgrad->get();
   o.n = n;
   ASSERT_TRUE(
-      LaunchApply(GpuOptimizer::kGradientDescent, GpuType::kFloat, o, s()).ok());
+      LaunchApply(GpuOptimizer::kGradientDescent, GpuType::kFloat, o, s())
+          .ok());
   ExpectBitwiseEqual(Download(*din, DT_FLOAT, shape), var, "input untouched");
   const Tensor got = Download(*dout, DT_FLOAT, shape);
   for (int64_t i = 0; i < n; ++i) {
