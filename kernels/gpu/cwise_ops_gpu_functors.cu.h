@@ -31,7 +31,11 @@ struct NegF {
   static constexpr bool kSupports = kFloatsAndInt64<T>;
   template <typename C>
   __device__ static C Apply(C x) {
-    return WrapSub(C(0), x);
+    if constexpr (std::is_integral_v<C>) {
+      return WrapSub(C(0), x);
+    } else {
+      return -x;  // -0 for +0, as on the CPU (0 - x would give +0)
+    }
   }
 };
 
