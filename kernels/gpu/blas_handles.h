@@ -53,7 +53,8 @@ struct BlasContext {
   size_t workspace_bytes = 0;
 };
 #else
-struct BlasContext;
+// Nothing to work with (With answers Unavailable before calling back).
+struct BlasContext {};
 #endif
 
 class BlasHandles {

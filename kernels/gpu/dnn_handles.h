@@ -101,7 +101,8 @@ struct DnnContext {
   cudnnHandle_t handle = nullptr;  // bound to `stream`
 };
 #else
-struct DnnContext;
+// Nothing to work with (With answers Unavailable before calling back).
+struct DnnContext {};
 #endif
 
 class DnnHandles {

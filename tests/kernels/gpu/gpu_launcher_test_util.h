@@ -48,12 +48,15 @@ class GpuLauncherTest : public ::testing::Test {
   }
 
   // Device memory holding `t`'s bytes (at least 4 bytes, so empty tensors
-  // get a valid pointer too).
+  // get a valid pointer too). Copied on the test's stream and waited for: a
+  // plain cudaMemcpy runs on the legacy default stream, which a
+  // non-blocking stream does not wait for.
   std::unique_ptr<DeviceBuffer> Upload(const Tensor& t) const {
     auto buffer = std::make_unique<DeviceBuffer>(Bytes(t) + 4);
-    EXPECT_EQ(cudaMemcpy(buffer->get(), t.raw_data(), Bytes(t),
-                         cudaMemcpyHostToDevice),
+    EXPECT_EQ(cudaMemcpyAsync(buffer->get(), t.raw_data(), Bytes(t),
+                              cudaMemcpyHostToDevice, stream_),
               cudaSuccess);
+    EXPECT_TRUE(Sync().ok());
     return buffer;
   }
 

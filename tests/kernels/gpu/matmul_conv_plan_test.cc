@@ -197,7 +197,9 @@ TEST_P(ConvPlanTest, PaddingAndSizesFollowTheCpuRules) {
   // Extra zeros only where cuDNN's symmetric padding cannot do it.
   EXPECT_EQ(std::min(plan->extra_top, plan->extra_bottom), 0);
   EXPECT_EQ(std::min(plan->extra_left, plan->extra_right), 0);
-  if (c.padding == "VALID") EXPECT_FALSE(plan->padded());
+  if (c.padding == "VALID") {
+    EXPECT_FALSE(plan->padded());
+  }
   if (c.padding == "SAME" && c.sh == 1 && c.sw == 1 && c.kh % 2 == 1 &&
       c.kw % 2 == 1 && c.dh == 1 && c.dw == 1) {
     EXPECT_FALSE(plan->padded()) << "odd filters at stride 1 pad evenly";

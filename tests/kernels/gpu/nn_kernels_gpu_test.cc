@@ -165,6 +165,10 @@ class NnKernelsGpuTest : public ::testing::Test {
           "cudaMemcpy to the GPU");
       values[i].tensor = device;
     }
+    // The copies ran on the legacy default stream, which the device's
+    // compute stream need not wait for.
+    DFLOW_CUDA_RETURN_IF_ERROR(cudaDeviceSynchronize(),
+                               "cudaDeviceSynchronize");
     VariableStore store;
     OpKernelContext::Params params;
     params.kernel = kernel->get();
