@@ -183,6 +183,8 @@ struct DeviceFactoryOptions {
   // Reserve memory as it is needed (growing regions) instead of all of it
   // on first use.
   bool allow_growth = false;
+  // Float matmuls/convolutions may use TF32 (SessionOptions.gpu_allow_tf32).
+  bool allow_tf32 = false;
   // log_device_placement: say on stderr why there are no devices.
   bool log = false;
 };

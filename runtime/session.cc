@@ -593,6 +593,7 @@ absl::StatusOr<DeviceFactoryOptions> GpuFactoryOptions(
   gpu.virtual_device_memory_limits = limits;
   gpu.memory_fraction = options.gpu_memory_fraction;
   gpu.allow_growth = options.gpu_allow_growth;
+  gpu.allow_tf32 = options.gpu_allow_tf32;
   gpu.log = options.log_device_placement;
   return gpu;
 }

@@ -69,6 +69,11 @@ struct SessionOptions {
   // GPU 0, one device per limit; their sum must fit in its free memory.
   // When both are given, gpu_virtual_devices must equal the count.
   std::vector<int64_t> gpu_virtual_device_memory_limits;
+  // Let float MatMul and convolutions on GPUs use TF32 tensor cores (about
+  // 10 mantissa bits, much faster on Ampere and later): TensorFlow's
+  // tf.config.experimental.enable_tensor_float_32_execution. Process-wide:
+  // set by every session created with the GPU device factory linked.
+  bool gpu_allow_tf32 = false;
   // Test-only: this many fake GPUs, /job:localhost/replica:0/task:0/device:
   // GPU:0..N-1, of type "GPU" but computing on host memory with the CPU
   // kernels (see runtime/device.h), so placement and partitioning across
