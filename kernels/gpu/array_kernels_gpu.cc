@@ -1,0 +1,400 @@
+// The GPU implementations of the array and shape ops that move no element:
+// Identity, StopGradient, IdentityN and NoOp forward their inputs; Reshape,
+// ExpandDims and Squeeze hand out the input's device buffer under another
+// shape (nothing is copied, nothing is enqueued); Shape, Size and Rank only
+// look at the input's shape and write host-memory outputs (their
+// definitions in kernels/gpu/kernel_defs_shape.cc keep them on the host, so
+// allocate_output gives host memory). ZerosLike clears a device buffer on
+// the compute stream.
+//
+// The shape logic and error messages are those of the CPU kernels
+// (kernels/cpu/identity_ops.cc, shape_ops.cc); the int32 definitions keep
+// every argument in host memory, so one class serves every dtype.
+//
+// Only built with CUDA (DFLOW_HAVE_CUDA); in other builds this file
+// registers nothing and the definitions stay unimplemented.
+#include "third_party/cuda/cuda_config.h"
+
+#if DFLOW_HAVE_CUDA
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "absl/container/inlined_vector.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "graph/tensor.h"
+#include "graph/types.h"
+#include "kernels/cpu/kernel_util_array.h"
+#include "kernels/gpu/gpu_kernel_util.h"
+#include "kernels/gpu/kernel_defs_util.h"
+#include "runtime/kernel_registry.h"
+#include "runtime/op_kernel.h"
+
+namespace dflow {
+namespace {
+
+using array_kernels::IndexVec;
+using gpu_kernel_defs::Complex;
+using gpu_kernel_defs::Concat;
+using gpu_kernel_defs::DeviceMovable;
+using gpu_kernel_defs::GpuFloat;
+
+// --- Identity, StopGradient, IdentityN, NoOp ---
+
+// Forwards input i to output i, as the CPU kernel: a resource handle stays
+// a handle, a reference input becomes the variable's current value (a
+// device tensor: GPU variables hold device buffers).
+void Forward(OpKernelContext* ctx, int i) {
+  Var* var = ctx->input_var(i);
+  if (var != nullptr) {
+    if (ctx->kernel().input_type(i) == DT_RESOURCE) {
+      ctx->set_output_var(i, var);
+    } else {
+      ctx->set_output(i, var->Read());
+    }
+    return;
+  }
+  ctx->set_output(i, ctx->input(i));
+}
+
+class IdentityGpuOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override { Forward(ctx, 0); }
+  bool IsExpensive() const override { return false; }
+};
+
+class IdentityNGpuOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    for (int i = 0; i < ctx->num_inputs(); ++i) Forward(ctx, i);
+  }
+  bool IsExpensive() const override { return false; }
+};
+
+class NoOpGpuOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext*) override {}
+  bool IsExpensive() const override { return false; }
+};
+
+// --- Reshape, ExpandDims, Squeeze: views of the input's buffer ---
+
+void SetReshaped(OpKernelContext* ctx, const Tensor& input,
+                 const TensorShape& shape) {
+  absl::StatusOr<Tensor> view = input.Reshaped(shape);
+  OP_REQUIRES_OK(ctx, view.status());
+  ctx->set_output(0, *std::move(view));
+}
+
+class ReshapeGpuOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& input = ctx->input(0);
+    const Tensor& sizes_t = ctx->input(1);  // host memory
+    OP_REQUIRES(
+        ctx, sizes_t.shape().rank() <= 1,
+        absl::InvalidArgumentError(absl::StrCat(
+            "shape must be a vector, not shape ", sizes_t.shape().ToString())));
+    IndexVec sizes;
+    OP_REQUIRES_OK(ctx,
+                   array_kernels::ReadIndexVector(sizes_t, "shape", &sizes));
+    const auto requested = [&sizes] {
+      return absl::StrCat("[", absl::StrJoin(sizes, ","), "]");
+    };
+    // Zero sizes are left out of `product` so that -1 can still be inferred
+    // from the other dimensions ([0,4] -> [-1,0] gives [4,0]).
+    int unknown = -1;
+    int64_t product = 1;
+    bool sizes_have_zero = false;
+    TensorShape shape;
+    for (size_t d = 0; d < sizes.size(); ++d) {
+      const int64_t size = sizes[d];
+      if (size == -1) {
+        OP_REQUIRES(ctx, unknown == -1,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "only one dimension of shape may be -1, not both ",
+                        unknown, " and ", d, " (shape = ", requested(), ")")));
+        unknown = static_cast<int>(d);
+        shape.AddDim(1);
+      } else if (size < 0) {
+        OP_REQUIRES(ctx, false,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "dimension ", d, " of shape must be >= 0 or -1, not ",
+                        size, " (shape = ", requested(), ")")));
+      } else {
+        if (size == 0) {
+          sizes_have_zero = true;
+        } else {
+          OP_REQUIRES(ctx, !__builtin_mul_overflow(product, size, &product),
+                      absl::InvalidArgumentError(absl::StrCat(
+                          "shape ", requested(), " has too many elements")));
+        }
+        shape.AddDim(size);
+      }
+    }
+    if (unknown != -1) {
+      int64_t input_elements = 1;
+      bool input_has_zero = false;
+      for (int64_t dim : input.shape().dims()) {
+        if (dim > 0 || !sizes_have_zero) {
+          input_elements *= dim;
+        } else {
+          input_has_zero = true;
+        }
+      }
+      const int64_t missing = input_elements / product;
+      OP_REQUIRES(
+          ctx, input_has_zero || missing * product == input_elements,
+          absl::InvalidArgumentError(absl::StrCat(
+              "cannot reshape a tensor of shape ", input.shape().ToString(),
+              " (", input.NumElements(), " elements) to shape ", requested(),
+              ": the known dimensions hold ", product,
+              " elements, which does not divide ", input.NumElements())));
+      shape.set_dim(unknown, missing);
+    }
+    OP_REQUIRES(
+        ctx, shape.num_elements() == input.NumElements(),
+        absl::InvalidArgumentError(absl::StrCat(
+            "cannot reshape a tensor of shape ", input.shape().ToString(), " (",
+            input.NumElements(), " elements) to shape ", requested(), " (",
+            shape.num_elements(), " elements)")));
+    SetReshaped(ctx, input, shape);
+  }
+  bool IsExpensive() const override { return false; }
+};
+
+class ExpandDimsGpuOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& input = ctx->input(0);
+    int64_t dim = 0;
+    OP_REQUIRES_OK(ctx,
+                   array_kernels::ReadIndexScalar(ctx->input(1), "dim", &dim));
+    const int rank = input.shape().rank();
+    OP_REQUIRES(ctx, dim >= -1 - rank && dim <= rank,
+                absl::InvalidArgumentError(absl::StrCat(
+                    "dim ", dim, " is out of range for a tensor of shape ",
+                    input.shape().ToString(), ": it must be in [", -1 - rank,
+                    ", ", rank, "]")));
+    if (dim < 0) dim += rank + 1;
+    TensorShape shape = input.shape();
+    shape.InsertDim(static_cast<int>(dim), 1);
+    SetReshaped(ctx, input, shape);
+  }
+  bool IsExpensive() const override { return false; }
+};
+
+class SqueezeGpuOp : public OpKernel {
+ public:
+  explicit SqueezeGpuOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    std::vector<int64_t> dims;
+    absl::Status s = ctx->GetAttr("squeeze_dims", &dims);
+    if (!s.ok()) {
+      ctx->SetStatus(s);
+      return;
+    }
+    squeeze_dims_.assign(dims.begin(), dims.end());
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& input = ctx->input(0);
+    const TensorShape& in = input.shape();
+    const int rank = in.rank();
+    absl::InlinedVector<bool, 8> squeeze(rank, false);
+    for (int64_t dim : squeeze_dims_) {
+      OP_REQUIRES(ctx, dim >= -rank && dim < rank,
+                  absl::InvalidArgumentError(absl::StrCat(
+                      "squeeze_dims entry ", dim,
+                      " is out of range for a tensor of shape ", in.ToString(),
+                      ": it must be in [", -rank, ", ", rank, ")")));
+      squeeze[dim < 0 ? dim + rank : dim] = true;
+    }
+    TensorShape shape;
+    for (int i = 0; i < rank; ++i) {
+      const int64_t size = in.dim(i);
+      if (squeeze_dims_.empty()) {
+        if (size != 1) shape.AddDim(size);
+      } else if (squeeze[i]) {
+        OP_REQUIRES(ctx, size == 1,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "cannot squeeze dimension ", i, " of shape ",
+                        in.ToString(), ": its size is ", size, ", not 1")));
+      } else {
+        shape.AddDim(size);
+      }
+    }
+    SetReshaped(ctx, input, shape);
+  }
+  bool IsExpensive() const override { return false; }
+
+ private:
+  IndexVec squeeze_dims_;
+};
+
+// --- Shape, Size, Rank: host-memory outputs ---
+
+void OutputIndexVector(OpKernelContext* ctx, absl::Span<const int64_t> values,
+                       const TensorShape& shape, absl::string_view what) {
+  Tensor* out = nullptr;
+  OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape, &out));
+  if (out->dtype() == DT_INT64) {
+    std::copy(values.begin(), values.end(), out->data<int64_t>());
+    return;
+  }
+  int32_t* data = out->data<int32_t>();
+  for (size_t j = 0; j < values.size(); ++j) {
+    OP_REQUIRES(ctx, values[j] <= std::numeric_limits<int32_t>::max(),
+                absl::InvalidArgumentError(absl::StrCat(
+                    what, " ", values[j],
+                    " does not fit in int32; set out_type to int64")));
+    data[j] = static_cast<int32_t>(values[j]);
+  }
+}
+
+class ShapeGpuOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    const TensorShape& in = ctx->input(0).shape();
+    OutputIndexVector(ctx, in.dims(), TensorShape({in.rank()}),
+                      "a dimension of size");
+  }
+  bool IsExpensive() const override { return false; }
+};
+
+class SizeGpuOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    const int64_t n = ctx->input(0).NumElements();
+    OutputIndexVector(ctx, absl::MakeConstSpan(&n, 1), TensorShape(),
+                      "the element count");
+  }
+  bool IsExpensive() const override { return false; }
+};
+
+class RankGpuOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape(), &out));
+    out->data<int32_t>()[0] = ctx->input(0).shape().rank();
+  }
+  bool IsExpensive() const override { return false; }
+};
+
+// --- ZerosLike: every device type's zero is all-zero bytes ---
+
+class ZerosLikeGpuOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    DFLOW_GPU_KERNEL_PREAMBLE(ctx, gpu);
+    const Tensor& x = ctx->input(0);
+    Tensor* y = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &y));
+    if (y->TotalBytes() == 0) return;
+    DFLOW_GPU_OP_REQUIRES_CUDA(
+        ctx,
+        cudaMemsetAsync(y->raw_data(), 0, y->TotalBytes(), GpuStreamOf(ctx)),
+        "clearing ZerosLike's output");
+  }
+};
+
+KernelDefBuilder Gpu(const char* op) {
+  KernelDefBuilder b(op);
+  b.Device(kDeviceGpu);
+  return b;
+}
+
+// The device-memory definitions and their int32 twins (every argument in
+// host memory).
+void RegisterDeviceAndInt32(
+    const char* op, const std::vector<std::string>& host,
+    const std::vector<std::string>& all_args,
+    const std::vector<std::pair<std::string, std::vector<DataType>>>& extra,
+    KernelFactory factory) {
+  KernelDefBuilder device = Gpu(op);
+  device.TypeConstraint("T", DeviceMovable());
+  KernelDefBuilder int32 = Gpu(op);
+  int32.TypeConstraint("T", {DT_INT32});
+  for (const auto& [attr, types] : extra) {
+    device.TypeConstraint(attr, types);
+    int32.TypeConstraint(attr, types);
+  }
+  for (const std::string& arg : host) device.HostMemory(arg);
+  for (const std::string& arg : all_args) int32.HostMemory(arg);
+  KernelRegistry::Global()->RegisterImplementation(device.def(), factory);
+  KernelRegistry::Global()->RegisterImplementation(int32.def(), factory);
+}
+
+template <typename K>
+KernelFactory Factory() {
+  return [](OpKernelConstruction* ctx) -> std::unique_ptr<OpKernel> {
+    return std::make_unique<K>(ctx);
+  };
+}
+
+const bool kRegistered = [] {
+  KernelRegistry* r = KernelRegistry::Global();
+  const std::vector<DataType> idx = {DT_INT32, DT_INT64};
+  for (const char* op : {"Identity", "StopGradient"}) {
+    r->RegisterImplementation(
+        Gpu(op).TypeConstraint("T", DeviceMovable()).def(),
+        Factory<IdentityGpuOp>());
+    r->RegisterImplementation(Gpu(op)
+                                  .TypeConstraint("T", {DT_INT32})
+                                  .HostMemory("input")
+                                  .HostMemory("output")
+                                  .def(),
+                              Factory<IdentityGpuOp>());
+    r->RegisterImplementation(Gpu(op)
+                                  .TypeConstraint("T", {DT_STRING, DT_RESOURCE})
+                                  .HostMemory("input")
+                                  .HostMemory("output")
+                                  .def(),
+                              Factory<IdentityGpuOp>());
+  }
+  r->RegisterImplementation(Gpu("IdentityN").def(), Factory<IdentityNGpuOp>());
+  r->RegisterImplementation(Gpu("NoOp").def(), Factory<NoOpGpuOp>());
+
+  RegisterDeviceAndInt32("Reshape", {"shape"}, {"tensor", "shape", "output"},
+                         {{"Tshape", idx}}, Factory<ReshapeGpuOp>());
+  RegisterDeviceAndInt32("ExpandDims", {"dim"}, {"input", "dim", "output"},
+                         {{"Tdim", idx}}, Factory<ExpandDimsGpuOp>());
+  RegisterDeviceAndInt32("Squeeze", {}, {"input", "output"}, {},
+                         Factory<SqueezeGpuOp>());
+  RegisterDeviceAndInt32("Shape", {"output"}, {"input", "output"},
+                         {{"out_type", idx}}, Factory<ShapeGpuOp>());
+  RegisterDeviceAndInt32("Size", {"output"}, {"input", "output"},
+                         {{"out_type", idx}}, Factory<SizeGpuOp>());
+  RegisterDeviceAndInt32("Rank", {"output"}, {"input", "output"}, {},
+                         Factory<RankGpuOp>());
+
+  // ZerosLike on the device types (the int32 definition writes `y` on the
+  // host: not implemented here).
+  r->RegisterImplementation(
+      Gpu("ZerosLike")
+          .TypeConstraint("T", Concat({GpuFloat(), Complex(),
+                                       {DT_BOOL, DT_INT64}}))
+          .def(),
+      Factory<ZerosLikeGpuOp>());
+  return true;
+}();
+
+}  // namespace
+}  // namespace dflow
+
+#endif  // DFLOW_HAVE_CUDA

@@ -1,0 +1,285 @@
+// The GPU implementations of the variable ops (kernels/gpu/
+// kernel_defs_state.cc): VariableV2 and VarHandleOp name a Var of the
+// session's VariableStore, as on the CPU; Assign/AssignVariableOp store the
+// assigned tensor itself, which on a GPU is a device tensor (the value
+// input is in device memory), so a GPU variable's value lives in GPU
+// memory; ReadVariableOp hands out a snapshot sharing that buffer.
+// AssignAdd/AssignSub (and the resource variants) update the device buffer
+// in place with the element-wise Add/Sub launcher on the compute stream,
+// copying it first (device to device, same stream) when someone else still
+// shares it, as the CPU kernel does.
+//
+// Semantics and error messages follow kernels/cpu/state_ops.cc.
+//
+// Only built with CUDA (DFLOW_HAVE_CUDA); in other builds this file
+// registers nothing and the definitions stay unimplemented.
+#include "third_party/cuda/cuda_config.h"
+
+#if DFLOW_HAVE_CUDA
+
+#include <cuda_runtime.h>
+
+#include <atomic>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "graph/types.h"
+#include "kernels/gpu/cwise_ops_gpu.h"
+#include "kernels/gpu/gpu_kernel_util.h"
+#include "kernels/gpu/gpu_shape_plans.h"
+#include "kernels/gpu/gpu_type_of.h"
+#include "kernels/gpu/kernel_defs_util.h"
+#include "runtime/kernel_registry.h"
+#include "runtime/op_kernel.h"
+#include "runtime/variables.h"
+
+namespace dflow {
+namespace {
+
+using gpu_kernel_defs::Concat;
+using gpu_kernel_defs::DeviceMovable;
+using gpu_kernel_defs::GpuAll;
+using gpu_kernel_defs::GpuFloat;
+
+// Finds (once per kernel and session) the Var the node names.
+class VariableGpuOpBase : public OpKernel {
+ public:
+  explicit VariableGpuOpBase(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    std::string container, shared_name;
+    ctx->GetAttr("container", &container).IgnoreError();
+    ctx->GetAttr("shared_name", &shared_name).IgnoreError();
+    key_ = VariableKey(ctx->name(), container, shared_name);
+    ctx->SetStatus(ctx->GetAttr("dtype", &dtype_));
+    ctx->SetStatus(ctx->GetAttr("shape", &shape_));
+  }
+  bool IsExpensive() const override { return false; }
+
+  void Compute(OpKernelContext* ctx) override {
+    Var* var = GetVar(ctx);
+    if (var != nullptr) ctx->set_output_var(0, var);
+  }
+
+ private:
+  Var* GetVar(OpKernelContext* ctx) {
+    Var* cached = cached_.load(std::memory_order_acquire);
+    if (cached != nullptr &&
+        store_.load(std::memory_order_acquire) == ctx->variables()) {
+      return cached;
+    }
+    absl::StatusOr<Var*> var =
+        ctx->variables()->LookupOrCreate(key_, dtype_, shape_);
+    if (!var.ok()) {
+      ctx->SetStatus(var.status());
+      return nullptr;
+    }
+    store_.store(ctx->variables(), std::memory_order_release);
+    cached_.store(*var, std::memory_order_release);
+    return *var;
+  }
+
+  std::string key_;
+  DataType dtype_ = DT_INVALID;
+  TensorShape shape_;
+  std::atomic<Var*> cached_{nullptr};
+  std::atomic<VariableStore*> store_{nullptr};
+};
+
+absl::Status CheckValueFits(const Var& var, const Tensor& value,
+                            bool validate_shape) {
+  if (value.dtype() != var.dtype()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "cannot assign a ", DataTypeName(value.dtype()), " value to variable '",
+        var.name(), "' of dtype ", DataTypeName(var.dtype())));
+  }
+  if (validate_shape && !var.declared_shape().IsCompatibleWith(value.shape())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "cannot assign a value of shape ", value.shape().ToString(),
+        " to variable '", var.name(), "' of shape ",
+        var.declared_shape().ToString(),
+        " (validate_shape is on; turn it off to change the shape)"));
+  }
+  return absl::OkStatus();
+}
+
+// Assign (ref) and AssignVariableOp (resource): the variable takes the
+// value's device buffer; no copy, nothing enqueued.
+class AssignGpuOp : public OpKernel {
+ public:
+  explicit AssignGpuOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    if (ctx->node().FindAttr("validate_shape") != nullptr) {
+      ctx->SetStatus(ctx->GetAttr("validate_shape", &validate_shape_));
+    }
+    is_ref_ = IsRefType(ctx->node().input_type(0));
+  }
+  void Compute(OpKernelContext* ctx) override {
+    Var* var = ctx->input_var(0);
+    OP_REQUIRES(ctx, var != nullptr,
+                absl::InternalError("the variable input is not a variable"));
+    Tensor value = ctx->input(1);
+    OP_REQUIRES_OK(ctx, CheckValueFits(*var, value, validate_shape_));
+    {
+      std::lock_guard<std::mutex> lock(var->mu());
+      *var->value() = std::move(value);
+    }
+    if (is_ref_) ctx->set_output_var(0, var);
+  }
+  bool IsExpensive() const override { return false; }
+
+ private:
+  bool validate_shape_ = true;
+  bool is_ref_ = true;
+};
+
+// AssignAdd/AssignSub (ref) and AssignAdd/SubVariableOp (resource).
+template <bool kAdd>
+class AssignUpdateGpuOp : public OpKernel {
+ public:
+  explicit AssignUpdateGpuOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    is_ref_ = IsRefType(ctx->node().input_type(0));
+  }
+  void Compute(OpKernelContext* ctx) override {
+    DFLOW_GPU_KERNEL_PREAMBLE(ctx, gpu);
+    Var* var = ctx->input_var(0);
+    OP_REQUIRES(ctx, var != nullptr,
+                absl::InternalError("the variable input is not a variable"));
+    const Tensor& delta = ctx->input(1);
+    const std::optional<GpuType> type = GpuTypeOf(delta.dtype());
+    OP_REQUIRES(ctx, type.has_value(),
+                absl::UnimplementedError(absl::StrCat(
+                    type_string(), " has no GPU implementation for ",
+                    DataTypeName(delta.dtype()))));
+    {
+      std::lock_guard<std::mutex> lock(var->mu());
+      Tensor* value = var->value();
+      OP_REQUIRES(ctx, var->initialized(),
+                  absl::FailedPreconditionError(absl::StrCat(
+                      "variable '", var->name(),
+                      "' is not initialized; run its initializer first")));
+      OP_REQUIRES(ctx, value->shape() == delta.shape(),
+                  absl::InvalidArgumentError(absl::StrCat(
+                      "variable '", var->name(), "' has shape ",
+                      value->shape().ToString(), " but the update has shape ",
+                      delta.shape().ToString())));
+      if (value->NumElements() == 0) {
+        if (is_ref_) ctx->set_output_var(0, var);
+        return;
+      }
+      if (value->RefCount() > 1) {
+        // Copy on write: someone else still reads the old value. Same
+        // stream as every kernel of this GPU, so readers queued before see
+        // the old buffer and the update below sees the copy.
+        Tensor copy;
+        OP_REQUIRES_OK(
+            ctx, ctx->allocate_temp(value->dtype(), value->shape(), &copy));
+        DFLOW_GPU_OP_REQUIRES_CUDA(
+            ctx,
+            cudaMemcpyAsync(copy.raw_data(), value->raw_data(),
+                            value->TotalBytes(), cudaMemcpyDeviceToDevice,
+                            GpuStreamOf(ctx)),
+            absl::StrCat("copying variable '", var->name(),
+                         "' before updating it"));
+        *value = std::move(copy);
+      }
+      const std::vector<int64_t> dims(value->shape().dims().begin(),
+                                      value->shape().dims().end());
+      std::vector<int64_t> out_shape;
+      absl::StatusOr<BroadcastPlan> plan =
+          MakeBroadcastPlan({dims, dims}, &out_shape);
+      OP_REQUIRES_OK(ctx, plan.status());
+      OP_REQUIRES_OK(
+          ctx, LaunchBinary(kAdd ? GpuBinaryOp::kAdd : GpuBinaryOp::kSub,
+                            *type, *plan, value->raw_data(), delta.raw_data(),
+                            value->raw_data(), GpuStreamOf(ctx)));
+    }
+    if (is_ref_) ctx->set_output_var(0, var);
+  }
+  bool IsExpensive() const override { return false; }
+
+ private:
+  bool is_ref_ = true;
+};
+
+class ReadVariableGpuOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    Var* var = ctx->input_var(0);
+    OP_REQUIRES(ctx, var != nullptr,
+                absl::InternalError("the resource input is not a variable"));
+    Tensor value = var->Read();
+    OP_REQUIRES(ctx, value.dtype() == var->dtype(),
+                absl::FailedPreconditionError(absl::StrCat(
+                    "variable '", var->name(),
+                    "' is read before it is initialized; run its initializer "
+                    "first")));
+    OP_REQUIRES(
+        ctx, value.dtype() == output_type(0),
+        absl::InvalidArgumentError(absl::StrCat(
+            "variable '", var->name(), "' holds ", DataTypeName(value.dtype()),
+            ", read as ", DataTypeName(output_type(0)))));
+    ctx->set_output(0, std::move(value));
+  }
+  bool IsExpensive() const override { return false; }
+};
+
+// The element-wise Add/Sub launcher's types (floating and int64).
+const std::vector<DataType>& UpdateTypes() {
+  static const auto* types =
+      new std::vector<DataType>(Concat({GpuFloat(), {DT_INT64}}));
+  return *types;
+}
+
+DFLOW_REGISTER_GPU_KERNEL(
+    KernelDefBuilder("VariableV2")
+        .Device(kDeviceGpu)
+        .TypeConstraint("dtype", Concat({GpuAll(), {DT_INT64}})),
+    VariableGpuOpBase);
+DFLOW_REGISTER_GPU_KERNEL(
+    KernelDefBuilder("Assign")
+        .Device(kDeviceGpu)
+        .TypeConstraint("T", Concat({GpuAll(), {DT_INT64}})),
+    AssignGpuOp);
+DFLOW_REGISTER_GPU_KERNEL(KernelDefBuilder("AssignAdd")
+                              .Device(kDeviceGpu)
+                              .TypeConstraint("T", UpdateTypes()),
+                          AssignUpdateGpuOp<true>);
+DFLOW_REGISTER_GPU_KERNEL(KernelDefBuilder("AssignSub")
+                              .Device(kDeviceGpu)
+                              .TypeConstraint("T", UpdateTypes()),
+                          AssignUpdateGpuOp<false>);
+
+DFLOW_REGISTER_GPU_KERNEL(
+    KernelDefBuilder("VarHandleOp")
+        .Device(kDeviceGpu)
+        .TypeConstraint("dtype", Concat({DeviceMovable(), {DT_INT32}}))
+        .HostMemory("resource"),
+    VariableGpuOpBase);
+DFLOW_REGISTER_GPU_KERNEL(
+    KernelDefBuilder("ReadVariableOp")
+        .Device(kDeviceGpu)
+        .TypeConstraint("dtype", Concat({DeviceMovable(), {DT_INT32}}))
+        .HostMemory("resource"),
+    ReadVariableGpuOp);
+DFLOW_REGISTER_GPU_KERNEL(
+    KernelDefBuilder("AssignVariableOp")
+        .Device(kDeviceGpu)
+        .TypeConstraint("dtype", Concat({DeviceMovable(), {DT_INT32}}))
+        .HostMemory("resource"),
+    AssignGpuOp);
+DFLOW_REGISTER_GPU_KERNEL(KernelDefBuilder("AssignAddVariableOp")
+                              .Device(kDeviceGpu)
+                              .TypeConstraint("dtype", UpdateTypes())
+                              .HostMemory("resource"),
+                          AssignUpdateGpuOp<true>);
+DFLOW_REGISTER_GPU_KERNEL(KernelDefBuilder("AssignSubVariableOp")
+                              .Device(kDeviceGpu)
+                              .TypeConstraint("dtype", UpdateTypes())
+                              .HostMemory("resource"),
+                          AssignUpdateGpuOp<false>);
+
+}  // namespace
+}  // namespace dflow
+
+#endif  // DFLOW_HAVE_CUDA
