@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "runtime/gpu/cuda_status.h"
+#include "runtime/gpu/gpu_streams.h"
 
 namespace dflow {
 
@@ -200,5 +201,17 @@ absl::Status BlasHandles::Forget(int /*ordinal*/, void* /*stream*/) {
 int64_t BlasHandles::size() const { return 0; }
 
 #endif  // DFLOW_HAVE_CUBLAS
+
+// A GpuStreams about to destroy its streams: forget their cuBLAS/cuBLASLt handles and workspace, so a
+// later stream at the same address gets fresh ones (Forget waits for the
+// stream, which is idle by then). Registered wherever this cache is linked.
+namespace {
+[[maybe_unused]] const int kForgetOnStreamDestroyed =
+    GpuStreams::AddStreamDestroyedHook([](int ordinal, void* stream) {
+      // Nothing to report to: the stream is going away either way, and a
+      // failed destroy only leaks the handle.
+      BlasHandles::Global()->Forget(ordinal, stream).IgnoreError();
+    });
+}  // namespace
 
 }  // namespace dflow

@@ -9,6 +9,7 @@
 #include "runtime/gpu/cuda_sub_allocator.h"
 #include "runtime/gpu/gpu_device.h"
 #include "runtime/gpu/gpu_discovery.h"
+#include "runtime/gpu/gpu_math_mode.h"
 #include "runtime/kernel_registry.h"
 #include "runtime/thread_pool.h"
 
@@ -159,6 +160,9 @@ absl::StatusOr<GpuAllocatorPool::Lease> GpuAllocatorPool::Acquire(
 
 absl::StatusOr<std::vector<std::unique_ptr<Device>>> CreateGpuDevices(
     const DeviceFactoryOptions& options) {
+  // Before looking for GPUs, so the setting is the same with or without
+  // them (and testable without one).
+  SetGpuTensorFloat32Allowed(options.allow_tf32);
   std::vector<std::unique_ptr<Device>> devices;
   if (absl::Status s = GpusAvailable(); !s.ok()) {
     if (options.log) {

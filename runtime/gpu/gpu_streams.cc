@@ -17,6 +17,61 @@
 
 namespace dflow {
 
+// --- Stream-destroyed hooks (both builds) ------------------------------------
+
+namespace {
+
+struct HookList {
+  // Held while hooks run, so that RemoveStreamDestroyedHook returns only
+  // once its hook is not running (hooks must not register or remove).
+  absl::Mutex mu;
+  int next_id = 0;
+  std::vector<std::pair<int, GpuStreams::StreamDestroyedHook>> hooks
+      ABSL_GUARDED_BY(mu);
+};
+
+HookList& Hooks() {
+  // Never destroyed: hooks may be registered from static initializers and
+  // streams destroyed from static destructors of other files.
+  static HookList* const list = new HookList();
+  return *list;
+}
+
+}  // namespace
+
+int GpuStreams::AddStreamDestroyedHook(StreamDestroyedHook hook) {
+  HookList& list = Hooks();
+  absl::MutexLock lock(&list.mu);
+  const int id = list.next_id++;
+  list.hooks.emplace_back(id, std::move(hook));
+  return id;
+}
+
+void GpuStreams::RemoveStreamDestroyedHook(int id) {
+  HookList& list = Hooks();
+  absl::MutexLock lock(&list.mu);
+  for (auto it = list.hooks.begin(); it != list.hooks.end(); ++it) {
+    if (it->first == id) {
+      list.hooks.erase(it);
+      return;
+    }
+  }
+}
+
+void GpuStreams::NotifyStreamDestroyed(int ordinal, void* stream) {
+  HookList& list = Hooks();
+  absl::MutexLock lock(&list.mu);
+  for (const auto& [id, hook] : list.hooks) {
+    if (hook) hook(ordinal, stream);
+  }
+}
+
+int GpuStreams::num_stream_destroyed_hooks() {
+  HookList& list = Hooks();
+  absl::MutexLock lock(&list.mu);
+  return static_cast<int>(list.hooks.size());
+}
+
 #if DFLOW_HAVE_CUDA
 
 namespace {
@@ -263,6 +318,12 @@ GpuStreams::~GpuStreams() {
     impl_->stopping = true;
   }
   impl_->completion_thread.join();
+  // Caches keyed by these streams forget them before the addresses can be
+  // reused (the hooks may synchronize the streams again: they are idle).
+  for (cudaStream_t s : impl_->streams) {
+    NotifyStreamDestroyed(impl_->ordinal, static_cast<void*>(s));
+  }
+  cudaSetDevice(impl_->ordinal);  // a hook may have made another current
   for (cudaEvent_t e : impl_->free_events) cudaEventDestroy(e);
   for (cudaStream_t s : impl_->streams) cudaStreamDestroy(s);
   cudaGetLastError();

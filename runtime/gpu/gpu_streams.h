@@ -22,6 +22,11 @@
 //
 // Calls make this GPU the current CUDA device of the calling thread.
 // In a build without CUDA, Create answers Unavailable.
+//
+// Caches keyed by stream (cuBLAS/cuDNN handles, kernels/gpu/) register an
+// "on stream destroyed" hook: a later stream may get a dead one's address,
+// and must not inherit a handle whose workspace the dead stream's work may
+// still be using.
 #ifndef DFLOW_RUNTIME_GPU_GPU_STREAMS_H_
 #define DFLOW_RUNTIME_GPU_GPU_STREAMS_H_
 
@@ -96,6 +101,22 @@ class GpuStreams {
 
   // Copies that went through a staging buffer (pageable host memory).
   int64_t staged_copies() const;
+
+  // --- Process-wide "on stream destroyed" hooks ---------------------------
+  // Called with (CUDA ordinal, cudaStream_t) for each of an object's
+  // streams by its destructor, after the streams went idle and before they
+  // are destroyed, in registration order, on the destroying thread. A hook
+  // must not create or destroy GpuStreams.
+  using StreamDestroyedHook = std::function<void(int ordinal, void* stream)>;
+  // Registers `hook` (from static initializers too); returns its id.
+  static int AddStreamDestroyedHook(StreamDestroyedHook hook);
+  // Unregisters hook `id` (unknown ids are ignored); it is not running and
+  // will not run once this returns.
+  static void RemoveStreamDestroyedHook(int id);
+  // Runs every registered hook for (`ordinal`, `stream`): what the
+  // destructor calls; public so the hook list is tested without a GPU.
+  static void NotifyStreamDestroyed(int ordinal, void* stream);
+  static int num_stream_destroyed_hooks();
 
  private:
   struct Impl;
