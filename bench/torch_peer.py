@@ -50,6 +50,16 @@ dflow side.
   /usr/bin/python3 bench/torch_peer.py --threads 1 [--repetitions 7]
       [--min-time 0.3] [--workloads chain,fanout,mlp,mlp_train,matmul]
       [--json OUT]
+
+On a GPU (bench/gpu/compare_torch_gpu.sh): --device cuda runs mlp_train
+and matmul only (--matmul-n sets the matmul's size; the model, initial weights and fixed batch made on the host as for
+the CPU, then moved to the GPU), each step followed by
+torch.cuda.synchronize() so a call's wall time covers its GPU work (as
+dflow's Session::Run returns once the step is done); --batch N changes the
+batch (default 100) and --tf32 allows TF32 matmuls
+(torch.backends.cuda.matmul.allow_tf32; off by default, as dflow's
+SessionOptions.gpu_allow_tf32). Without CUDA it prints "torch: no CUDA
+device: ..." and exits 3.
 """
 
 import argparse
@@ -121,7 +131,7 @@ def make_mlp(torch):
     return step
 
 
-def make_mlp_train(torch):
+def make_mlp_train(torch, device="cpu", batch=TRAIN_BATCH):
     import torch.nn.functional as F
 
     torch.manual_seed(1)  # 1.13's trunc_normal_ takes no generator
@@ -132,16 +142,22 @@ def make_mlp_train(torch):
         # For F.linear the weight is [out, in].
         w = torch.empty(cols, rows)
         torch.nn.init.trunc_normal_(w, std=0.1, a=-0.2, b=0.2)
-        return w.requires_grad_()
+        return w.to(device).requires_grad_()
 
     # training_bench.cc's FillBatch: pixels ((i * 7919) mod 1000) / 1000,
     # labels i mod 10.
-    i = torch.arange(TRAIN_BATCH * 784, dtype=torch.int64)
+    i = torch.arange(batch * 784, dtype=torch.int64)
     x = ((i * 7919) % 1000).to(torch.float32).div_(1000).reshape(
-        TRAIN_BATCH, 784)
-    labels = torch.arange(TRAIN_BATCH, dtype=torch.int64) % 10
-    w1, b1 = weights(784, 500), torch.zeros(500, requires_grad=True)
-    w2, b2 = weights(500, 10), torch.zeros(10, requires_grad=True)
+        batch, 784).to(device)
+    labels = (torch.arange(batch, dtype=torch.int64) % 10).to(device)
+    w1 = weights(784, 500)
+    b1 = torch.zeros(500, device=device, requires_grad=True)
+    w2 = weights(500, 10)
+    b2 = torch.zeros(10, device=device, requires_grad=True)
+    # On a GPU every call waits for its kernels: time per step, not per
+    # enqueue (and the loss is read only after the step finished).
+    sync = (torch.cuda.synchronize if str(device).startswith("cuda")
+            else (lambda: None))
     optimizer = torch.optim.SGD([w1, b1, w2, b2], lr=LEARNING_RATE)
 
     def loss_now():
@@ -155,6 +171,7 @@ def make_mlp_train(torch):
         loss = F.cross_entropy(F.linear(h, w2, b2), labels)
         loss.backward()
         optimizer.step()
+        sync()
         return loss
 
     # The loss before any step and after the timed ones (main() asks),
@@ -165,13 +182,17 @@ def make_mlp_train(torch):
     return step
 
 
-def make_matmul(torch):
+def make_matmul(torch, device="cpu", n=MATMUL_N):
     gen = torch.Generator().manual_seed(1)
-    a = torch.rand(MATMUL_N, MATMUL_N, generator=gen) * 2 - 1
-    b = torch.rand(MATMUL_N, MATMUL_N, generator=gen) * 2 - 1
+    a = (torch.rand(n, n, generator=gen) * 2 - 1).to(device)
+    b = (torch.rand(n, n, generator=gen) * 2 - 1).to(device)
+    sync = (torch.cuda.synchronize if str(device).startswith("cuda")
+            else (lambda: None))
 
     def step():
-        return torch.mm(a, b)
+        c = torch.mm(a, b)
+        sync()
+        return c
 
     return step
 
@@ -213,12 +234,27 @@ def main():
                         help="seconds per repetition (at least one call)")
     parser.add_argument("--workloads", default=",".join(WORKLOADS))
     parser.add_argument("--json", help="write the results here too")
+    parser.add_argument("--device", choices=["cpu", "cuda"], default="cpu",
+                        help="cuda: mlp_train on GPU 0 (see the docstring)")
+    parser.add_argument("--batch", type=int, default=TRAIN_BATCH,
+                        help="mlp_train's batch")
+    parser.add_argument("--matmul-n", type=int, default=MATMUL_N,
+                        help="matmul's size (n x n times n x n)")
+    parser.add_argument("--tf32", action="store_true",
+                        help="cuda: allow TF32 matmuls")
     args = parser.parse_args()
     workloads = [w for w in args.workloads.split(",") if w]
     for w in workloads:
         if w not in WORKLOADS:
             parser.error("unknown workload '%s' (known: %s)"
                          % (w, ",".join(WORKLOADS)))
+    if args.batch < 1:
+        parser.error("--batch must be >= 1")
+    if args.matmul_n < 1:
+        parser.error("--matmul-n must be >= 1")
+    if args.device == "cuda" and not set(workloads) <= {"mlp_train",
+                                                        "matmul"}:
+        parser.error("--device cuda runs only mlp_train and matmul")
 
     # Debian's torch calls OpenBLAS through the generic BLAS interface, so
     # torch.set_num_threads does not reach it: OpenBLAS (and OpenMP) read
@@ -232,6 +268,15 @@ def main():
     os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     import torch  # after argument checks: importing takes seconds
 
+    if args.device == "cuda":
+        if not torch.cuda.is_available():
+            print("torch: no CUDA device: torch %s, built with CUDA %s, "
+                  "torch.cuda.is_available() is False"
+                  % (torch.__version__, torch.version.cuda), flush=True)
+            return 3
+        torch.backends.cuda.matmul.allow_tf32 = args.tf32
+        torch.backends.cudnn.allow_tf32 = args.tf32
+
     torch.set_num_threads(args.threads)
     try:
         torch.set_num_interop_threads(args.threads)
@@ -239,7 +284,10 @@ def main():
         print("set_num_interop_threads: %s" % e, file=sys.stderr)
 
     makers = {"chain": make_chain, "fanout": make_fanout, "mlp": make_mlp,
-              "mlp_train": make_mlp_train, "matmul": make_matmul}
+              "mlp_train": (lambda t: make_mlp_train(t, args.device,
+                                                     args.batch)),
+              "matmul": (lambda t: make_matmul(t, args.device,
+                                               args.matmul_n))}
     results = []
     for name in workloads:
         # Autograd only where the workload trains: the others are
@@ -268,21 +316,26 @@ def main():
             elif name == "mlp_train":
                 r["ms"] = wall * 1e3
                 r["cpu_ms"] = cpu * 1e3
-                r["examples_per_s"] = TRAIN_BATCH / wall
+                r["examples_per_s"] = args.batch / wall
+                r["batch"] = args.batch
+                r["device"] = args.device
                 r["loss_before"] = step.loss_before
                 r["loss_after"] = step.loss_now()
                 text = ("%.3f ms per step (%.0f examples/s; loss %.3f before,"
                         " %.3f after)" % (r["ms"], r["examples_per_s"],
                                           r["loss_before"], r["loss_after"]))
             else:
-                flops = 2.0 * MATMUL_N ** 3
+                flops = 2.0 * args.matmul_n ** 3
+                r["n"] = args.matmul_n
                 r["gflops"] = flops / wall * 1e-9
                 r["cpu_gflops"] = flops / cpu * 1e-9 if cpu > 0 else None
                 text = "%.1f GFLOP/s (%.2f ms per product)" % (
                     r["gflops"], wall * 1e3)
             results.append(r)
-            print("torch %-9s threads=%d  %s" % (name, args.threads, text),
-                  flush=True)
+            where = ("" if args.device == "cpu" else
+                     " device=%s batch=%d" % (args.device, args.batch))
+            print("torch %-9s threads=%d%s  %s" % (name, args.threads, where,
+                                                  text), flush=True)
 
     context = {
         "torch": torch.__version__,
@@ -299,6 +352,10 @@ def main():
         "blas": [line.strip() for line in torch.__config__.show().splitlines()
                  if "BLAS" in line or "LAPACK" in line],
     }
+    if args.device == "cuda":
+        context["cuda_device"] = torch.cuda.get_device_name(0)
+        context["cuda"] = torch.version.cuda
+        context["tf32"] = args.tf32
     doc = {"context": context, "results": results}
     if args.json:
         with open(args.json, "w") as f:
