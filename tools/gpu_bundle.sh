@@ -8,6 +8,7 @@
 # On the GPU machine (from the folder holding gpu_bundle/):
 #   gpu_bundle/run_all.sh            # every test; last line "N passed, N failed"
 #   gpu_bundle/run_all.sh --bench    # then every benchmark binary too
+#   gpu_bundle/compare_torch_gpu.sh  # dflow vs PyTorch (bench/gpu/)
 #
 # What goes in:
 #   - every cc_test under TEST_PATTERNS and cc_binary under BENCH_PATTERNS
@@ -33,7 +34,7 @@ extra=()
 for arg in "$@"; do
   case "$arg" in
     --with-cuda-libs) with_cuda_libs=1 ;;
-    -h|--help) sed -n '2,25p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
     *) extra+=("$arg") ;;
   esac
 done
@@ -232,6 +233,10 @@ echo "$passed passed, $failed failed"
 RUN_ALL
 chmod +x "$out/run_all.sh"
 
+# dflow vs PyTorch on the GPU (bench/gpu/compare_torch_gpu.sh) runs from the
+# bundle too: it finds bin/, lib/ and torch_peer.py beside itself.
+cp bench/gpu/compare_torch_gpu.sh bench/torch_peer.py "$out/"
+
 echo "gpu_bundle: $(wc -l < "$out/tests.txt") tests, $(wc -l < "$out/benchmarks.txt") benchmarks," \
      "$(ls "$out/lib" | wc -l) libraries, $(du -sh "$out" | cut -f1) in $out/"
-echo "gpu_bundle: on the GPU machine run: $out/run_all.sh"
+echo "gpu_bundle: on the GPU machine run: $out/run_all.sh (and $out/compare_torch_gpu.sh)"
