@@ -1,0 +1,148 @@
+// The GPU implementations of the array, shape and variable ops
+// (kernels/gpu:array_kernels_gpu, :state_kernels_gpu): every implementation
+// matches a definition, the implemented op/dtype pairs are built in CUDA
+// builds and the ones left to the definitions are not (these run
+// everywhere); and a graph of them on /gpu:0 (variables initialized,
+// updated in place, viewed, read) agrees with the same graph on /cpu:0
+// (needs a GPU; skips without one).
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "graph/ops/ops.h"
+#include "graph/scope.h"
+#include "gtest/gtest.h"
+#include "runtime/gpu/gpu_discovery.h"
+#include "runtime/kernel_registry.h"
+#include "runtime/session.h"
+#include "tests/kernels/gpu/cwise_gpu_test_util.h"
+#include "tests/runtime/gpu/gpu_test_util.h"
+
+namespace dflow {
+namespace testing_gpu {
+namespace {
+
+TEST(ArrayStateKernelsGpuTest, ImplementationsMatchTheirDefinitions) {
+  absl::Status s = KernelRegistry::Global()->Validate();
+  EXPECT_TRUE(s.ok()) << s;
+}
+
+bool Built(const Node* n) {
+  return KernelRegistry::Global()->IsKernelBuilt(*n, kDeviceGpu);
+}
+bool Built(const Output& o) { return Built(o.node()); }
+
+TEST(ArrayStateKernelsGpuTest, ImplementedDtypesAreBuilt) {
+  if (!BuiltWithCuda()) GTEST_SKIP() << "a build without CUDA";
+  Scope root = Scope::NewRootScope();
+  auto i32 = ops::Placeholder(root, DT_INT32);
+  auto i64 = ops::Placeholder(root, DT_INT64);
+  for (DataType t : {DT_HALF, DT_BFLOAT16, DT_FLOAT, DT_DOUBLE, DT_INT64,
+                     DT_BOOL, DT_COMPLEX64, DT_INT8, DT_UINT8, DT_INT32}) {
+    SCOPED_TRACE(DataTypeName(t));
+    auto x = ops::Placeholder(root, t);
+    EXPECT_TRUE(Built(ops::Identity(root, x)));
+    EXPECT_TRUE(Built(ops::StopGradient(root, x)));
+    EXPECT_TRUE(Built(ops::Reshape(root, x, i32)));
+    EXPECT_TRUE(Built(ops::Reshape(root, x, i64)));
+    EXPECT_TRUE(Built(ops::ExpandDims(root, x, i32)));
+    EXPECT_TRUE(Built(ops::Squeeze(root, x)));
+    EXPECT_TRUE(Built(ops::Shape(root, x)));
+    EXPECT_TRUE(Built(ops::Size(root, x)));
+    EXPECT_TRUE(Built(ops::Rank(root, x)));
+    auto h = ops::VarHandleOp(root, t, TensorShape({2}));
+    EXPECT_TRUE(Built(h));
+    EXPECT_TRUE(Built(ops::ReadVariableOp(root, h, t)));
+    EXPECT_TRUE(Built(ops::AssignVariableOp(root, h, x).node()));
+  }
+  for (DataType t : {DT_HALF, DT_BFLOAT16, DT_FLOAT, DT_DOUBLE, DT_INT64}) {
+    SCOPED_TRACE(DataTypeName(t));
+    auto x = ops::Placeholder(root, t);
+    auto v = ops::Variable(root, TensorShape({2}), t);
+    EXPECT_TRUE(Built(v));
+    EXPECT_TRUE(Built(ops::Assign(root, v, x)));
+    EXPECT_TRUE(Built(ops::AssignAdd(root, v, x)));
+    EXPECT_TRUE(Built(ops::AssignSub(root, v, x)));
+    auto h = ops::VarHandleOp(root, t, TensorShape({2}));
+    EXPECT_TRUE(Built(ops::AssignAddVariableOp(root, h, x).node()));
+    EXPECT_TRUE(Built(ops::AssignSubVariableOp(root, h, x).node()));
+    EXPECT_TRUE(Built(ops::ZerosLike(root, x)));
+  }
+  EXPECT_TRUE(Built(ops::NoOp(root).node()));
+  // Left to the definitions: the int32 ZerosLike (a host kernel), complex
+  // variable updates, and the ops that move elements.
+  EXPECT_FALSE(Built(ops::ZerosLike(root, i32)));
+  auto c = ops::Placeholder(root, DT_COMPLEX64);
+  EXPECT_FALSE(
+      Built(ops::AssignAdd(root, ops::Variable(root, TensorShape({2}),
+                                               DT_COMPLEX64),
+                           c)));
+  auto f = ops::Placeholder(root, DT_FLOAT);
+  EXPECT_FALSE(Built(ops::Transpose(root, f, i32)));
+  EXPECT_FALSE(Built(ops::Fill(root, i32, f)));
+  ASSERT_TRUE(root.status().ok()) << root.status();
+}
+
+// A variable initialized from random numbers, updated in place, and looked
+// at through views and shape ops, all on `device`: run in three steps
+// (initialize, update, read), fetched by name.
+GraphDef VariableGraph(const std::string& device) {
+  Scope root = Scope::NewRootScope();
+  Scope d = root.WithDevice(device);
+  ops::RandomAttrs seeds;
+  seeds.seed = 3;
+  seeds.seed2 = 5;
+  Output shape = ops::Const(root, {4, 6});
+  Output init_value = ops::RandomUniform(d, shape, DT_FLOAT, seeds);
+  seeds.seed2 = 6;
+  Output delta = ops::RandomStandardNormal(d, shape, DT_FLOAT, seeds);
+  Output v = ops::Variable(d.WithOpName("v"), TensorShape({4, 6}), DT_FLOAT);
+  ops::Assign(d.WithOpName("init"), v, init_value);
+  ops::AssignAdd(d.WithOpName("add"), v, delta);
+  Output h = ops::VarHandleOp(d.WithOpName("h"), DT_FLOAT, TensorShape({4, 6}));
+  ops::AssignVariableOp(d.WithOpName("init_h"), h, delta);
+  ops::AssignSubVariableOp(d.WithOpName("sub_h"), h, init_value);
+  Output value = ops::Identity(d.WithOpName("value"), v);
+  ops::Reshape(d.WithOpName("reshaped"), value, ops::Const(root, {3, -1}));
+  Output expanded =
+      ops::ExpandDims(d.WithOpName("expanded"), value, ops::Const(root, 1));
+  ops::Squeeze(d.WithOpName("squeezed"), expanded);
+  ops::Shape(d.WithOpName("shape_of"), expanded);
+  ops::Size(d.WithOpName("size_of"), expanded);
+  ops::Rank(d.WithOpName("rank_of"), expanded);
+  ops::ZerosLike(d.WithOpName("zeros"), value);
+  ops::StopGradient(d.WithOpName("stopped"),
+                    ops::ReadVariableOp(d.WithOpName("read_h"), h, DT_FLOAT));
+  GraphDef def;
+  EXPECT_TRUE(root.ToGraphDef(&def).ok()) << root.status();
+  return def;
+}
+
+TEST(ArrayStateKernelsGpuTest, VariablesAndViewsOnTheGpuAgreeWithTheCpu) {
+  DFLOW_SKIP_WITHOUT_GPU();
+  const std::vector<std::string> fetches = {
+      "value",  "reshaped", "expanded", "squeezed", "shape_of",
+      "size_of", "rank_of", "zeros",    "stopped"};
+  std::vector<std::vector<Tensor>> results;
+  for (const std::string device : {"/cpu:0", "/gpu:0"}) {
+    SessionOptions options;
+    options.device_count = {{"GPU", 1}};
+    absl::StatusOr<std::unique_ptr<Session>> session =
+        Session::Create(VariableGraph(device), options);
+    ASSERT_TRUE(session.ok()) << session.status();
+    std::vector<Tensor> out;
+    ASSERT_TRUE((*session)->Run({}, {"init"}, {"init_h"}, &out).ok());
+    ASSERT_TRUE((*session)->Run({}, {"add"}, {"sub_h"}, &out).ok());
+    absl::Status s = (*session)->Run({}, fetches, {}, &out);
+    ASSERT_TRUE(s.ok()) << device << ": " << s;
+    results.push_back(out);
+  }
+  for (size_t i = 0; i < fetches.size(); ++i) {
+    ExpectBitwiseEqual(results[1][i], results[0][i], fetches[i]);
+  }
+}
+
+}  // namespace
+}  // namespace testing_gpu
+}  // namespace dflow
