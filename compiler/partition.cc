@@ -163,6 +163,18 @@ class Partitioner {
   // The input string for data edge `e` inside device `device`: its source,
   // or the host<->device copy of it the edge needs.
   absl::StatusOr<std::string> LocalInput(const Edge& e, int device);
+  // The input string for cross-device data edge `e` into device `dst`
+  // whose _Recv is `recv`: the _Recv, or, when the edge's consumer reads
+  // host memory while other consumers of that _Recv read device memory,
+  // a _DeviceToHost of it (see MixedRecvs).
+  absl::StatusOr<std::string> RecvInput(const Edge& e, int dst,
+                                        const std::string& recv);
+  // Finds the values a _Recv will bring to a device with memory of its
+  // own for consumers some of which read host memory and some device
+  // memory. Such a _Recv delivers device memory (the GPU _Recv hands over
+  // host memory only when every consumer reads it there), so its host
+  // readers need a copy.
+  absl::Status MixedRecvs();
   // `base`, or base_1, base_2, ... : a name no node has.
   std::string UniqueName(const std::string& base);
   NodeDef* AddNode(int device) { return partitions_[device].graph.add_node(); }
@@ -183,6 +195,11 @@ class Partitioner {
   // (src id, output, direction) -> the copy node (pointers into the
   // partitions' repeated fields stay valid as nodes are added).
   absl::flat_hash_map<std::tuple<int, int, MemoryCopy>, NodeDef*> copies_;
+  // (src id, output, dst device) of the values whose _Recv on dst has both
+  // host-memory and device-memory readers (MixedRecvs), and the
+  // _DeviceToHost made for the host readers of each.
+  absl::flat_hash_set<std::tuple<int, int, int>> mixed_recvs_;
+  absl::flat_hash_map<std::tuple<int, int, int>, NodeDef*> recv_copies_;
   PartitionStats stats_;
 };
 
@@ -250,6 +267,56 @@ absl::StatusOr<std::string> Partitioner::LocalInput(const Edge& e, int device) {
     attr["_src"] = MakeAttr(TensorName(e.src, e.src_output));
     attr["_dst"].mutable_list();  // filled below, one per reading input
     ++(to_device ? stats_.host_to_device : stats_.device_to_host);
+    it->second = def;
+  }
+  it->second->mutable_attr()->at("_dst").mutable_list()->add_s(
+      absl::StrCat(e.dst->name(), ":", e.dst_input));
+  return it->second->name();
+}
+
+absl::Status Partitioner::MixedRecvs() {
+  if (!memory_.has_value()) return absl::OkStatus();
+  // (src id, output, dst device) -> {reads host memory, reads device
+  // memory} over the value's consumers on dst.
+  absl::flat_hash_map<std::tuple<int, int, int>, std::pair<bool, bool>> reads;
+  for (const Node* n : graph_.nodes()) {
+    const int dst = device_of_[n->id()];
+    if (!HasOwnMemory(device_types_[dst])) continue;
+    for (const Edge* e : n->in_edges()) {
+      if (e->IsControl() || device_of_[e->src->id()] == dst) continue;
+      absl::StatusOr<bool> host = memory_->ReadsHostMemory(*e, device_types_[dst]);
+      if (!host.ok()) return host.status();
+      std::pair<bool, bool>& r = reads[{e->src->id(), e->src_output, dst}];
+      (*host ? r.first : r.second) = true;
+    }
+  }
+  for (const auto& [key, r] : reads) {
+    if (r.first && r.second) mixed_recvs_.insert(key);
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::string> Partitioner::RecvInput(const Edge& e, int dst,
+                                                   const std::string& recv) {
+  const std::tuple<int, int, int> key{e.src->id(), e.src_output, dst};
+  if (!mixed_recvs_.contains(key)) return recv;
+  absl::StatusOr<bool> host = memory_->ReadsHostMemory(e, device_types_[dst]);
+  if (!host.ok()) return host.status();
+  if (!*host) return recv;
+  auto [it, inserted] = recv_copies_.try_emplace(key, nullptr);
+  if (inserted) {
+    NodeDef* def = AddNode(dst);
+    def->set_name(UniqueName(absl::StrCat("_device_to_host_", e.src->name(),
+                                          "_", e.src_output)));
+    def->set_op(kDeviceToHostOp);
+    def->set_device(partitions_[dst].device);
+    def->add_input(recv);
+    auto& attr = *def->mutable_attr();
+    attr["T"] = MakeAttr(BaseType(e.src->output_type(e.src_output)));
+    // The value copied (through the _Recv, its input).
+    attr["_src"] = MakeAttr(TensorName(e.src, e.src_output));
+    attr["_dst"].mutable_list();
+    ++stats_.device_to_host;
     it->second = def;
   }
   it->second->mutable_attr()->at("_dst").mutable_list()->add_s(
@@ -331,6 +398,7 @@ absl::StatusOr<std::vector<GraphPartition>> Partitioner::Run(
   for (const Node* n : nodes) {
     device_of_[n->id()] = device_index_[n->assigned_device()];
   }
+  if (absl::Status s = MixedRecvs(); !s.ok()) return s;
 
   for (const Node* n : nodes) {
     const int dst = device_of_[n->id()];
@@ -371,7 +439,10 @@ absl::StatusOr<std::vector<GraphPartition>> Partitioner::Run(
             "(the placer does this for reference edges)"));
       }
       data_from.insert(e->src->id());
-      def->add_input(DataRecv(e->src, e->src_output, dst));
+      absl::StatusOr<std::string> input =
+          RecvInput(*e, dst, DataRecv(e->src, e->src_output, dst));
+      if (!input.ok()) return input.status();
+      def->add_input(*std::move(input));
     }
     for (const Edge* e : n->in_edges()) {
       if (!e->IsControl()) continue;

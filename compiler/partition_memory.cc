@@ -84,4 +84,14 @@ absl::StatusOr<MemoryCopy> MemoryCopyAnalysis::CopyFor(
   return src_host ? MemoryCopy::kHostToDevice : MemoryCopy::kDeviceToHost;
 }
 
+absl::StatusOr<bool> MemoryCopyAnalysis::ReadsHostMemory(
+    const Edge& edge, absl::string_view device_type) {
+  if (edge.IsControl() || !HasOwnMemory(device_type)) return false;
+  const DataType consumed = edge.dst->input_type(edge.dst_input);
+  if (IsRefType(consumed) || AlwaysOnHost(consumed)) return false;
+  absl::StatusOr<const HostMemoryMap*> dst = MapOf(*edge.dst, device_type);
+  if (!dst.ok()) return dst.status();
+  return static_cast<bool>((*dst)->inputs[edge.dst_input]);
+}
+
 }  // namespace dflow

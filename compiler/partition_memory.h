@@ -69,6 +69,16 @@ class MemoryCopyAnalysis {
   absl::StatusOr<MemoryCopy> CopyFor(const Edge& edge,
                                      absl::string_view device_type);
 
+  // Whether data edge `edge`'s consumer, on a device of `device_type`,
+  // reads the value in host memory where device memory is the default.
+  // False on a device type without memory of its own and for the values
+  // CopyFor never copies (references consumed as references, strings,
+  // resource handles). The partitioner asks this of the consumers of a
+  // _Recv: when some read host memory and some device memory, the _Recv
+  // delivers device memory and the host readers get a _DeviceToHost.
+  absl::StatusOr<bool> ReadsHostMemory(const Edge& edge,
+                                       absl::string_view device_type);
+
  private:
   absl::StatusOr<const HostMemoryMap*> MapOf(const Node& node,
                                              absl::string_view device_type);

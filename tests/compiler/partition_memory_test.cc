@@ -3,7 +3,8 @@
 // one and in which direction, one copy per (tensor, direction), list
 // arguments mapped to the right flat indices, nothing on CPUs, nothing
 // without a KernelQuery, nothing for references, strings or cross-device
-// edges, and the counts in PartitionStats.
+// edges, a _DeviceToHost for the host readers of a _Recv whose other
+// readers want device memory, and the counts in PartitionStats.
 
 #include "compiler/partition_memory.h"
 
@@ -295,6 +296,81 @@ TEST(PartitionMemoryTest, CrossDeviceEdgesGetTransfersOnly) {
   EXPECT_THAT(Inputs(FindNode(GraphOf(parts, Gpu(1)), "on_gpu1")),
               ElementsAre("_recv_shape_0_to_GPU_1"));
   ExpectImports(parts);
+}
+
+TEST(PartitionMemoryTest, MixedConsumersOfARecvGetADeviceToHostCopy) {
+  // dims (CPU:0) -> Reshape's `shape` (host memory) and Cast (device
+  // memory), both on GPU:0: the _Recv delivers device memory (not every
+  // consumer reads host memory), so the host reader gets a _DeviceToHost
+  // of it; the device reader reads the _Recv.
+  Scope root = Scope::NewRootScope();
+  Output x = ops::Const(root.WithOpName("x"), {1.0f, 2.0f, 3.0f, 4.0f});
+  Output dims = ops::Const(root.WithOpName("dims"), {2, 2});
+  Output neg = ops::Neg(root.WithOpName("neg"), dims);
+  ops::Reshape(root.WithOpName("reshape"), x, neg);
+  ops::Reshape(root.WithOpName("reshape2"), x, neg);
+  ops::Cast(root.WithOpName("cast"), neg, DT_FLOAT);
+  Place(root, Gpu(0), {{"dims", Cpu(0)}, {"neg", Cpu(0)}});
+  FakeKernelQuery kernels = ShapeKernels();
+  PartitionStats stats;
+  std::vector<GraphPartition> parts =
+      Partition(*root.graph(), &kernels, &stats);
+  EXPECT_EQ(stats.sends, 1);
+  EXPECT_EQ(stats.recvs, 1);
+  EXPECT_EQ(stats.device_to_host, 1);
+  EXPECT_EQ(stats.host_to_device, 0);
+  const GraphDef* gpu = GraphOf(parts, Gpu(0));
+  const std::string recv = "_recv_neg_0_to_GPU_0";
+  const NodeDef* copy = FindNode(gpu, "_device_to_host_neg_0");
+  ASSERT_NE(copy, nullptr);
+  EXPECT_EQ(copy->op(), kDeviceToHostOp);
+  EXPECT_EQ(copy->device(), Gpu(0));
+  EXPECT_EQ(copy->attr().at("T").type(), DT_INT32);
+  EXPECT_EQ(copy->attr().at("_src").s(), "neg:0");
+  EXPECT_THAT(Inputs(copy), ElementsAre(recv));
+  EXPECT_THAT(Dsts(copy), UnorderedElementsAre("reshape:1", "reshape2:1"));
+  EXPECT_THAT(Inputs(FindNode(gpu, "reshape")),
+              ElementsAre("x", "_device_to_host_neg_0"));
+  EXPECT_THAT(Inputs(FindNode(gpu, "reshape2")),
+              ElementsAre("x", "_device_to_host_neg_0"));
+  EXPECT_THAT(Inputs(FindNode(gpu, "cast")), ElementsAre(recv));
+  ExpectImports(parts);
+}
+
+TEST(PartitionMemoryTest, RecvWhoseConsumersAllReadHostMemoryIsNotCopied) {
+  // Every consumer on GPU:0 reads host memory: the _Recv hands the value
+  // over there itself, so no copy.
+  Scope root = Scope::NewRootScope();
+  Output x = ops::Const(root.WithOpName("x"), {1.0f, 2.0f, 3.0f, 4.0f});
+  Output dims = ops::Const(root.WithOpName("dims"), {2, 2});
+  ops::Reshape(root.WithOpName("reshape"), x, dims);
+  ops::Reshape(root.WithOpName("reshape2"), x, dims);
+  Place(root, Gpu(0), {{"dims", Cpu(0)}});
+  FakeKernelQuery kernels = ShapeKernels();
+  PartitionStats stats;
+  std::vector<GraphPartition> parts =
+      Partition(*root.graph(), &kernels, &stats);
+  EXPECT_EQ(stats.recvs, 1);
+  EXPECT_EQ(stats.host_to_device + stats.device_to_host, 0);
+  EXPECT_THAT(Inputs(FindNode(GraphOf(parts, Gpu(0)), "reshape")),
+              ElementsAre("x", "_recv_dims_0_to_GPU_0"));
+  ExpectImports(parts);
+}
+
+TEST(PartitionMemoryTest, MixedConsumersOnACpuAreNotCopied) {
+  // On a CPU all memory is host memory: no copy whatever the kernels say.
+  Scope root = Scope::NewRootScope();
+  Output x = ops::Const(root.WithOpName("x"), {1.0f, 2.0f, 3.0f, 4.0f});
+  Output dims = ops::Const(root.WithOpName("dims"), {2, 2});
+  ops::Reshape(root.WithOpName("reshape"), x, dims);
+  ops::Cast(root.WithOpName("cast"), dims, DT_FLOAT);
+  Place(root, Cpu(0), {{"dims", Gpu(0)}});
+  FakeKernelQuery kernels = ShapeKernels();
+  kernels.HostMemory("Reshape", "CPU", {"shape"});
+  PartitionStats stats;
+  Partition(*root.graph(), &kernels, &stats);
+  EXPECT_EQ(stats.recvs, 1);
+  EXPECT_EQ(stats.host_to_device + stats.device_to_host, 0);
 }
 
 TEST(PartitionMemoryTest, ListArgumentsMapToTheirFlatIndices) {
