@@ -1,11 +1,14 @@
 #include "runtime/session.h"
 
+#include <algorithm>
 #include <condition_variable>
 #include <iostream>
+#include <map>
 #include <mutex>
 #include <set>
 #include <shared_mutex>
 #include <utility>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -22,7 +25,9 @@
 #include "graph/graph_def_import.h"
 #include "graph/node_def_util.h"
 #include "runtime/call_frame.h"
+#include "runtime/collective_backend.h"
 #include "runtime/collective_context.h"
+#include "runtime/collective_executor.h"
 #include "runtime/collective_registry.h"
 #include "runtime/executor.h"
 #include "runtime/placement_bridge.h"
@@ -162,6 +167,9 @@ struct Session::Impl {
   absl::Status BuildExecutors(const OptimizationOptions& optimization,
                               Graph* graph, Plan* plan,
                               std::vector<PassSummary>* passes);
+  // For log_device_placement: how each collective group of placed `graph`
+  // runs (DescribeCollectiveGroup), when any member is off the CPUs.
+  void LogCollectiveGroups(const Graph& graph) const;
   // Runs every partition of `plan` concurrently; returns the first error.
   absl::Status RunPartitioned(const Plan& plan, const Executor::Args& args,
                               std::vector<NodeExecStats>* stats);
@@ -419,8 +427,44 @@ absl::Status Session::Impl::BuildExecutors(
                 << stats.device_to_host << " device-to-host copies";
     }
     std::cerr << "\n" << std::flush;
+    LogCollectiveGroups(*graph);
   }
   return absl::OkStatus();
+}
+
+void Session::Impl::LogCollectiveGroups(const Graph& graph) const {
+  // The "say which path a group used": one line per group of
+  // collective members, when any member is on a device other than a CPU
+  // (on CPUs only the host ring exists; nothing to say).
+  std::map<int64_t, std::set<std::string>> groups;
+  std::map<int64_t, std::set<std::string>> ops;
+  for (const Node* n : graph.nodes()) {
+    if (!absl::StartsWith(n->op(), "Collective") &&
+        !absl::StartsWith(n->op(), "_FusedCollective")) {
+      continue;
+    }
+    auto key = n->def().attr().find("group_key");
+    if (key == n->def().attr().end()) continue;
+    groups[key->second.i()].insert(n->assigned_device());
+    ops[key->second.i()].insert(n->op());
+  }
+  std::string lines;
+  bool off_host = false;
+  for (const auto& [key, names] : groups) {
+    std::vector<std::string> ordered(names.begin(), names.end());
+    std::sort(ordered.begin(), ordered.end(), DeviceRankLess);
+    std::vector<const Device*> members;
+    for (const std::string& name : ordered) {
+      const Device* device = devices->Find(name);
+      if (device == nullptr) continue;
+      if (device->type() != "CPU") off_host = true;
+      members.push_back(device);
+    }
+    absl::StrAppend(&lines, "    group ", key, " (",
+                    absl::StrJoin(ops[key], ", "), ", ", members.size(),
+                    " devices): ", DescribeCollectiveGroup(members), "\n");
+  }
+  if (off_host) std::cerr << "Collectives:\n" << lines << std::flush;
 }
 
 absl::Status Session::Impl::RunPartitioned(const Plan& plan,
