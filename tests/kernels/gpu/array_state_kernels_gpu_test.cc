@@ -4,7 +4,8 @@
 // builds and the ones left to the definitions are not (these run
 // everywhere); and a graph of them on /gpu:0 (variables initialized,
 // updated in place, viewed, read) agrees with the same graph on /cpu:0
-// (needs a GPU; skips without one).
+// (needs a GPU; skips without one). Transpose, Tile, ConcatV2, Pack,
+// Slice, Fill and OnesLike run in the same graph.
 #include <memory>
 #include <string>
 #include <vector>
@@ -70,17 +71,31 @@ TEST(ArrayStateKernelsGpuTest, ImplementedDtypesAreBuilt) {
     EXPECT_TRUE(Built(ops::ZerosLike(root, x)));
   }
   EXPECT_TRUE(Built(ops::NoOp(root).node()));
-  // Left to the definitions: the int32 ZerosLike (a host kernel), complex
-  // variable updates, and the ops that move elements.
+  for (DataType t : {DT_HALF, DT_BFLOAT16, DT_FLOAT, DT_DOUBLE, DT_INT64,
+                     DT_BOOL, DT_COMPLEX64, DT_COMPLEX128, DT_INT8}) {
+    SCOPED_TRACE(DataTypeName(t));
+    auto x = ops::Placeholder(root, t);
+    EXPECT_TRUE(Built(ops::Transpose(root, x, i32)));
+    EXPECT_TRUE(Built(ops::Tile(root, x, i64)));
+    EXPECT_TRUE(Built(ops::ConcatV2(root, {x, x}, i32)));
+    EXPECT_TRUE(Built(ops::Pack(root, {x, x})));
+    EXPECT_TRUE(Built(ops::Slice(root, x, i32, i32)));
+    EXPECT_TRUE(Built(ops::Fill(root, i32, x)));
+  }
+  EXPECT_TRUE(Built(ops::Fill(root, i64, i32)));
+  EXPECT_TRUE(Built(ops::Transpose(root, i32, i32)));
+  EXPECT_TRUE(Built(ops::OnesLike(root, ops::Placeholder(root, DT_FLOAT))));
+  // Left to the definitions: the int32 ZerosLike/OnesLike/ConcatV2/Slice
+  // (host kernels), complex variable updates, and the ops not written yet.
   EXPECT_FALSE(Built(ops::ZerosLike(root, i32)));
+  EXPECT_FALSE(Built(ops::ConcatV2(root, {i32, i32}, i32)));
   auto c = ops::Placeholder(root, DT_COMPLEX64);
   EXPECT_FALSE(
       Built(ops::AssignAdd(root, ops::Variable(root, TensorShape({2}),
                                                DT_COMPLEX64),
                            c)));
   auto f = ops::Placeholder(root, DT_FLOAT);
-  EXPECT_FALSE(Built(ops::Transpose(root, f, i32)));
-  EXPECT_FALSE(Built(ops::Fill(root, i32, f)));
+  EXPECT_FALSE(Built(ops::Pad(root, f, i32)));
   ASSERT_TRUE(root.status().ok()) << root.status();
 }
 
@@ -112,6 +127,18 @@ GraphDef VariableGraph(const std::string& device) {
   ops::Size(d.WithOpName("size_of"), expanded);
   ops::Rank(d.WithOpName("rank_of"), expanded);
   ops::ZerosLike(d.WithOpName("zeros"), value);
+  Output cube = ops::Reshape(d, value, ops::Const(root, {2, 3, 4}));
+  ops::Transpose(d.WithOpName("transposed"), cube, ops::Const(root, {2, 0, 1}));
+  ops::Tile(d.WithOpName("tiled"), cube, ops::Const(root, {2, 1, 3}));
+  Output zeros = ops::ZerosLike(d, value);
+  ops::ConcatV2(d.WithOpName("concat"), {value, zeros, value},
+                ops::Const(root, 1));
+  ops::Pack(d.WithOpName("packed"), {value, zeros});
+  ops::Slice(d.WithOpName("sliced"), cube, ops::Const(root, {1, 1, 1}),
+             ops::Const(root, {1, -1, 2}));
+  ops::Fill(d.WithOpName("filled"), ops::Const(root, {3, 5}),
+            ops::Const(d, 2.5f));
+  ops::OnesLike(d.WithOpName("ones"), cube);
   ops::StopGradient(d.WithOpName("stopped"),
                     ops::ReadVariableOp(d.WithOpName("read_h"), h, DT_FLOAT));
   GraphDef def;
@@ -123,7 +150,9 @@ TEST(ArrayStateKernelsGpuTest, VariablesAndViewsOnTheGpuAgreeWithTheCpu) {
   DFLOW_SKIP_WITHOUT_GPU();
   const std::vector<std::string> fetches = {
       "value",  "reshaped", "expanded", "squeezed", "shape_of",
-      "size_of", "rank_of", "zeros",    "stopped"};
+      "size_of", "rank_of", "zeros",    "stopped",  "transposed",
+      "tiled",   "concat",  "packed",   "sliced",   "filled",
+      "ones"};
   std::vector<std::vector<Tensor>> results;
   for (const std::string device : {"/cpu:0", "/gpu:0"}) {
     SessionOptions options;

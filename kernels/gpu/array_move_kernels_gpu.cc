@@ -1,0 +1,560 @@
+// The GPU implementations of the array ops that move elements: Transpose,
+// ConcatV2, Pack, Slice, Tile (strided copies, array_ops_gpu.h), Fill and
+// OnesLike (fills). Argument checks, shapes and error messages are those
+// of the CPU kernels (kernels/cpu/transpose_op.cc, slicing_ops_*.cc,
+// constant_ops.cc); results are the same elements, moved by width.
+// Shapes, permutations and begin/size vectors are host-memory arguments
+// (kernels/gpu/kernel_defs_shape.cc); the data lives in device memory and
+// every copy is enqueued on the compute stream.
+//
+// Only built with CUDA (DFLOW_HAVE_CUDA); in other builds this file
+// registers nothing and the definitions stay unimplemented.
+#include "third_party/cuda/cuda_config.h"
+
+#if DFLOW_HAVE_CUDA
+
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/container/inlined_vector.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "graph/tensor.h"
+#include "graph/types.h"
+#include "kernels/cpu/kernel_util_array.h"
+#include "kernels/gpu/array_ops_gpu.h"
+#include "kernels/gpu/gpu_kernel_util.h"
+#include "kernels/gpu/kernel_defs_util.h"
+#include "runtime/kernel_registry.h"
+#include "runtime/op_kernel.h"
+
+namespace dflow {
+namespace {
+
+using array_kernels::IndexVec;
+using gpu_kernel_defs::Complex;
+using gpu_kernel_defs::Concat;
+using gpu_kernel_defs::DeviceMovable;
+using gpu_kernel_defs::GpuFloat;
+
+int ElemSize(const Tensor& t) { return static_cast<int>(DataTypeSize(t.dtype())); }
+
+std::vector<int64_t> DimsOf(const TensorShape& s) {
+  return std::vector<int64_t>(s.dims().begin(), s.dims().end());
+}
+
+// Plans and launches one strided copy on the kernel's compute stream.
+absl::Status StridedCopy(OpKernelContext* ctx, const char* what,
+                         const Tensor& src, Tensor* dst,
+                         absl::Span<const int64_t> dims,
+                         absl::Span<const int64_t> src_strides,
+                         absl::Span<const int64_t> dst_strides,
+                         int64_t src_offset, int64_t dst_offset,
+                         absl::Span<const int64_t> src_mod = {}) {
+  absl::StatusOr<GpuStridedCopy> plan =
+      MakeGpuStridedCopy(dims, src_strides, dst_strides, src_offset,
+                         dst_offset, src_mod, what);
+  if (!plan.ok()) return plan.status();
+  return LaunchGpuStridedCopy(ElemSize(src), *plan, src.raw_data(),
+                              dst->raw_data(), GpuComputeStreamOf(ctx));
+}
+
+// --- Transpose ---
+
+class TransposeGpuOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    DFLOW_GPU_KERNEL_PREAMBLE(ctx, gpu);
+    const Tensor& input = ctx->input(0);
+    const Tensor& perm_t = ctx->input(1);
+    const TensorShape& in_shape = input.shape();
+    const int rank = in_shape.rank();
+    OP_REQUIRES(ctx, perm_t.shape().rank() == 1,
+                absl::InvalidArgumentError(
+                    absl::StrCat("perm must be a vector, but has shape ",
+                                 perm_t.shape().ToString())));
+    IndexVec perm;
+    OP_REQUIRES_OK(ctx, array_kernels::ReadIndexVector(perm_t, "perm", &perm));
+    OP_REQUIRES(ctx, static_cast<int>(perm.size()) == rank,
+                absl::InvalidArgumentError(absl::StrCat(
+                    "perm [", absl::StrJoin(perm, ","), "] has ", perm.size(),
+                    " entries but x has shape ", in_shape.ToString(),
+                    "; it needs one entry per dimension")));
+    absl::InlinedVector<bool, 8> seen(rank, false);
+    for (int64_t p : perm) {
+      OP_REQUIRES(ctx, p >= 0 && p < rank && !seen[p],
+                  absl::InvalidArgumentError(
+                      absl::StrCat("perm [", absl::StrJoin(perm, ","),
+                                   "] is not a permutation of [0, ", rank,
+                                   ") for x of shape ", in_shape.ToString())));
+      seen[p] = true;
+    }
+    TensorShape out_shape;
+    for (int64_t p : perm) out_shape.AddDim(in_shape.dim(static_cast<int>(p)));
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, out_shape, &out));
+    if (out->NumElements() == 0) return;
+    // Iterate over the output: output dim j steps input dim perm[j].
+    const std::vector<int64_t> in_strides = RowMajorStrides(DimsOf(in_shape));
+    const std::vector<int64_t> out_dims = DimsOf(out_shape);
+    std::vector<int64_t> src_strides(rank);
+    for (int j = 0; j < rank; ++j) src_strides[j] = in_strides[perm[j]];
+    OP_REQUIRES_OK(ctx, StridedCopy(ctx, "Transpose", input, out, out_dims,
+                                    src_strides, RowMajorStrides(out_dims), 0,
+                                    0));
+  }
+};
+
+// --- ConcatV2, Pack: each input a block of rows of the output ---
+
+// Copies inputs[i], viewed as [rows, chunks[i]], into columns
+// [sum(chunks[:i]), ...) of `out` viewed as [rows, sum(chunks)].
+absl::Status ConcatRowsGpu(OpKernelContext* ctx, const char* what,
+                           absl::Span<const Tensor> inputs,
+                           absl::Span<const int64_t> chunks, int64_t rows,
+                           Tensor* out) {
+  int64_t total = 0;
+  for (int64_t c : chunks) total += c;
+  int64_t col = 0;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (chunks[i] > 0 && rows > 0) {
+      const int64_t dims[] = {rows, chunks[i]};
+      const int64_t src_strides[] = {chunks[i], 1};
+      const int64_t dst_strides[] = {total, 1};
+      absl::Status s = StridedCopy(ctx, what, inputs[i], out, dims,
+                                   src_strides, dst_strides, 0, col);
+      if (!s.ok()) return s;
+    }
+    col += chunks[i];
+  }
+  return absl::OkStatus();
+}
+
+bool SameExcept(const TensorShape& a, const TensorShape& b, int axis) {
+  if (a.rank() != b.rank()) return false;
+  for (int d = 0; d < a.rank(); ++d) {
+    if (d != axis && a.dim(d) != b.dim(d)) return false;
+  }
+  return true;
+}
+
+class ConcatV2GpuOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    DFLOW_GPU_KERNEL_PREAMBLE(ctx, gpu);
+    const int n = ctx->num_inputs() - 1;
+    absl::InlinedVector<Tensor, 8> values;
+    values.reserve(n);
+    for (int i = 0; i < n; ++i) values.push_back(ctx->input(i));
+    const TensorShape& first = values[0].shape();
+    const int rank = first.rank();
+    OP_REQUIRES(ctx, rank > 0,
+                absl::InvalidArgumentError(
+                    "cannot concatenate scalars (input 0 has shape []); use "
+                    "Pack to stack them into a vector"));
+    int64_t axis_value = 0;
+    OP_REQUIRES_OK(ctx, array_kernels::ReadIndexScalar(ctx->input(n), "axis",
+                                                       &axis_value));
+    int axis = 0;
+    OP_REQUIRES_OK(ctx, array_kernels::CanonicalAxis(axis_value, rank, first,
+                                                     "axis", &axis));
+    TensorShape out_shape = first;
+    int64_t axis_size = 0;
+    int nonempty = 0, last_nonempty = 0;
+    for (int i = 0; i < n; ++i) {
+      const TensorShape& s = values[i].shape();
+      OP_REQUIRES(ctx, SameExcept(first, s, axis),
+                  absl::InvalidArgumentError(absl::StrCat(
+                      "input ", i, " has shape ", s.ToString(),
+                      " but input 0 has shape ", first.ToString(),
+                      "; ConcatV2 inputs must match in every dimension but ",
+                      axis, " (the concat axis)")));
+      axis_size += s.dim(axis);
+      if (values[i].NumElements() > 0) {
+        ++nonempty;
+        last_nonempty = i;
+      }
+    }
+    out_shape.set_dim(axis, axis_size);
+    if (nonempty == 1 && values[last_nonempty].shape() == out_shape) {
+      ctx->set_output(0, values[last_nonempty]);
+      return;
+    }
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, out_shape, &out));
+    if (out->NumElements() == 0) return;
+    const int64_t rows = array_kernels::DimProduct(first, 0, axis);
+    IndexVec chunks(n);
+    for (int i = 0; i < n; ++i) {
+      chunks[i] = array_kernels::DimProduct(values[i].shape(), axis, rank);
+    }
+    OP_REQUIRES_OK(ctx,
+                   ConcatRowsGpu(ctx, "ConcatV2", values, chunks, rows, out));
+  }
+};
+
+class PackGpuOp : public OpKernel {
+ public:
+  explicit PackGpuOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    absl::Status s = ctx->GetAttr("axis", &axis_);
+    if (!s.ok()) ctx->SetStatus(s);
+  }
+  void Compute(OpKernelContext* ctx) override {
+    DFLOW_GPU_KERNEL_PREAMBLE(ctx, gpu);
+    const int n = ctx->num_inputs();
+    absl::InlinedVector<Tensor, 8> values;
+    values.reserve(n);
+    for (int i = 0; i < n; ++i) values.push_back(ctx->input(i));
+    const TensorShape& first = values[0].shape();
+    const int rank = first.rank();
+    OP_REQUIRES(ctx, axis_ >= -(rank + 1) && axis_ <= rank,
+                absl::InvalidArgumentError(
+                    absl::StrCat("axis ", axis_,
+                                 " is out of range for stacking tensors of "
+                                 "shape ",
+                                 first.ToString(), ": it must be in [",
+                                 -(rank + 1), ", ", rank, "]")));
+    const int axis = static_cast<int>(axis_ < 0 ? axis_ + rank + 1 : axis_);
+    for (int i = 1; i < n; ++i) {
+      OP_REQUIRES(ctx, values[i].shape() == first,
+                  absl::InvalidArgumentError(absl::StrCat(
+                      "input ", i, " has shape ", values[i].shape().ToString(),
+                      " but input 0 has shape ", first.ToString(),
+                      "; Pack inputs must all have the same shape")));
+    }
+    TensorShape out_shape = first;
+    out_shape.InsertDim(axis, n);
+    if (n == 1) {
+      absl::StatusOr<Tensor> view = values[0].Reshaped(out_shape);
+      OP_REQUIRES_OK(ctx, view.status());
+      ctx->set_output(0, *std::move(view));
+      return;
+    }
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, out_shape, &out));
+    if (out->NumElements() == 0) return;
+    const int64_t rows = array_kernels::DimProduct(first, 0, axis);
+    IndexVec chunks(n, array_kernels::DimProduct(first, axis, rank));
+    OP_REQUIRES_OK(ctx, ConcatRowsGpu(ctx, "Pack", values, chunks, rows, out));
+  }
+
+ private:
+  int64_t axis_ = 0;
+};
+
+// --- Slice ---
+
+std::string Ints(absl::Span<const int64_t> v) {
+  return absl::StrCat("[", absl::StrJoin(v, ","), "]");
+}
+
+class SliceGpuOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    DFLOW_GPU_KERNEL_PREAMBLE(ctx, gpu);
+    const Tensor& input = ctx->input(0);
+    const Tensor& begin_t = ctx->input(1);
+    const Tensor& size_tensor = ctx->input(2);
+    const TensorShape& shape = input.shape();
+    const int rank = shape.rank();
+    OP_REQUIRES(
+        ctx,
+        begin_t.shape().rank() == 1 && size_tensor.shape().rank() == 1 &&
+            begin_t.NumElements() == rank && size_tensor.NumElements() == rank,
+        absl::InvalidArgumentError(
+            absl::StrCat("begin and size must be vectors of ", rank,
+                         " entries for an input of shape ", shape.ToString(),
+                         ", but have shapes ", begin_t.shape().ToString(),
+                         " and ", size_tensor.shape().ToString())));
+    IndexVec begin, sizes;
+    OP_REQUIRES_OK(ctx,
+                   array_kernels::ReadIndexVector(begin_t, "begin", &begin));
+    OP_REQUIRES_OK(ctx,
+                   array_kernels::ReadIndexVector(size_tensor, "size", &sizes));
+    bool identity = true;
+    TensorShape out_shape;
+    for (int i = 0; i < rank; ++i) {
+      const int64_t dim = shape.dim(i);
+      const int64_t b = begin[i];
+      OP_REQUIRES(ctx, b >= 0 && b <= dim,
+                  absl::InvalidArgumentError(absl::StrCat(
+                      "begin[", i, "] = ", b, " is out of range for dimension ",
+                      i, " of shape ", shape.ToString(), " (begin = ",
+                      Ints(begin), ", size = ", Ints(sizes), ")")));
+      if (sizes[i] == -1) sizes[i] = dim - b;
+      OP_REQUIRES(ctx, sizes[i] >= 0 && sizes[i] <= dim - b,
+                  absl::InvalidArgumentError(absl::StrCat(
+                      "size[", i, "] = ", sizes[i], " is out of range for ",
+                      "dimension ", i, " of shape ", shape.ToString(),
+                      " from begin[", i, "] = ", b, ": it must be in [0, ",
+                      dim - b, "] or -1 (begin = ", Ints(begin), ")")));
+      identity = identity && b == 0 && sizes[i] == dim;
+      out_shape.AddDim(sizes[i]);
+    }
+    if (identity) {
+      ctx->set_output(0, input);
+      return;
+    }
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, out_shape, &out));
+    if (out->NumElements() == 0) return;
+    const std::vector<int64_t> in_strides = RowMajorStrides(DimsOf(shape));
+    int64_t offset = 0;
+    for (int i = 0; i < rank; ++i) offset += begin[i] * in_strides[i];
+    const std::vector<int64_t> out_dims = DimsOf(out_shape);
+    OP_REQUIRES_OK(ctx, StridedCopy(ctx, "Slice", input, out, out_dims,
+                                    in_strides, RowMajorStrides(out_dims),
+                                    offset, 0));
+  }
+};
+
+// --- Tile ---
+
+class TileGpuOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    DFLOW_GPU_KERNEL_PREAMBLE(ctx, gpu);
+    const Tensor& input = ctx->input(0);
+    const Tensor& multiples_t = ctx->input(1);
+    const TensorShape& shape = input.shape();
+    const int rank = shape.rank();
+    OP_REQUIRES(
+        ctx,
+        multiples_t.shape().rank() == 1 && multiples_t.NumElements() == rank,
+        absl::InvalidArgumentError(
+            absl::StrCat("multiples must be a vector of ", rank,
+                         " entries for an input of shape ", shape.ToString(),
+                         ", but has shape ", multiples_t.shape().ToString())));
+    IndexVec multiples;
+    OP_REQUIRES_OK(ctx, array_kernels::ReadIndexVector(multiples_t, "multiples",
+                                                       &multiples));
+    TensorShape out_shape;
+    bool identity = true;
+    for (int i = 0; i < rank; ++i) {
+      int64_t size = 0;
+      OP_REQUIRES(
+          ctx,
+          multiples[i] >= 0 &&
+              !__builtin_mul_overflow(shape.dim(i), multiples[i], &size),
+          absl::InvalidArgumentError(absl::StrCat(
+              "multiples [", absl::StrJoin(multiples, ","),
+              "] for an input of shape ", shape.ToString(), ": entry ", i,
+              " is negative or makes the dimension "
+              "too large")));
+      out_shape.AddDim(size);
+      identity = identity && multiples[i] == 1;
+    }
+    if (identity) {
+      ctx->set_output(0, input);
+      return;
+    }
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, out_shape, &out));
+    if (out->NumElements() == 0) return;
+    const std::vector<int64_t> out_dims = DimsOf(out_shape);
+    std::vector<int64_t> mod(rank, 0);
+    for (int i = 0; i < rank; ++i) {
+      if (multiples[i] != 1) mod[i] = shape.dim(i);
+    }
+    OP_REQUIRES_OK(ctx, StridedCopy(ctx, "Tile", input, out, out_dims,
+                                    RowMajorStrides(DimsOf(shape)),
+                                    RowMajorStrides(out_dims), 0, 0, mod));
+  }
+};
+
+// --- Fill, OnesLike ---
+
+// Fill: `dims` is read on the host. The device definition's `value` is a
+// device scalar, broadcast on the device; the int32 definition keeps
+// `value` and the output on the host, filled here.
+class FillGpuOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    DFLOW_GPU_KERNEL_PREAMBLE(ctx, gpu);
+    const Tensor& dims = ctx->input(0);
+    const Tensor& value = ctx->input(1);
+    OP_REQUIRES(
+        ctx, dims.shape().rank() == 1,
+        absl::InvalidArgumentError(absl::StrCat(
+            "dims must be a vector, got shape ", dims.shape().ToString())));
+    OP_REQUIRES(
+        ctx, value.shape().rank() == 0,
+        absl::InvalidArgumentError(absl::StrCat(
+            "value must be a scalar, got shape ", value.shape().ToString())));
+    OP_REQUIRES(
+        ctx, dims.dtype() == DT_INT32 || dims.dtype() == DT_INT64,
+        absl::InvalidArgumentError(absl::StrCat(
+            "dims must be int32 or int64, got ", DataTypeName(dims.dtype()))));
+    TensorShape shape;
+    for (int64_t i = 0; i < dims.NumElements(); ++i) {
+      const int64_t d = dims.dtype() == DT_INT32 ? dims.data<int32_t>()[i]
+                                                 : dims.data<int64_t>()[i];
+      OP_REQUIRES(ctx, d >= 0,
+                  absl::InvalidArgumentError(absl::StrCat(
+                      "dims[", i, "] = ", d,
+                      " is negative; Fill needs sizes >= 0 (dims: ",
+                      dims.DebugString(), ")")));
+      shape.AddDim(d);
+    }
+    OP_REQUIRES(ctx, shape.num_elements() >= 0,
+                absl::InvalidArgumentError(
+                    absl::StrCat("Fill shape ", shape.ToString(),
+                                 " has more elements than an int64 counts")));
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape, &out));
+    if (out->NumElements() == 0) return;
+    if (value.dtype() == DT_INT32) {
+      // The int32 definition: value and output in host memory.
+      const int32_t v = value.data<int32_t>()[0];
+      int32_t* o = out->data<int32_t>();
+      std::fill(o, o + out->NumElements(), v);
+      return;
+    }
+    OP_REQUIRES_OK(ctx, LaunchGpuFillFromDevice(
+                            ElemSize(value), value.raw_data(), out->raw_data(),
+                            out->NumElements(), GpuComputeStreamOf(ctx)));
+  }
+};
+
+// The bytes of one in `dtype` (the OnesLike definition's types).
+bool OneBytes(DataType dtype, unsigned char bytes[16]) {
+  std::memset(bytes, 0, 16);
+  switch (dtype) {
+    case DT_HALF: {
+      const uint16_t one = 0x3C00;
+      std::memcpy(bytes, &one, 2);
+      return true;
+    }
+    case DT_BFLOAT16: {
+      const uint16_t one = 0x3F80;
+      std::memcpy(bytes, &one, 2);
+      return true;
+    }
+    case DT_FLOAT:
+    case DT_COMPLEX64: {
+      const float one = 1.0f;
+      std::memcpy(bytes, &one, 4);  // complex: real part 1, imaginary 0
+      return true;
+    }
+    case DT_DOUBLE:
+    case DT_COMPLEX128: {
+      const double one = 1.0;
+      std::memcpy(bytes, &one, 8);
+      return true;
+    }
+    case DT_INT64: {
+      const int64_t one = 1;
+      std::memcpy(bytes, &one, 8);
+      return true;
+    }
+    case DT_BOOL:
+      bytes[0] = 1;
+      return true;
+    default:
+      return false;
+  }
+}
+
+class OnesLikeGpuOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    DFLOW_GPU_KERNEL_PREAMBLE(ctx, gpu);
+    const Tensor& x = ctx->input(0);
+    unsigned char one[16];
+    OP_REQUIRES(ctx, OneBytes(x.dtype(), one),
+                absl::UnimplementedError(absl::StrCat(
+                    "OnesLike on a GPU does not support ",
+                    DataTypeName(x.dtype()))));
+    Tensor* y = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &y));
+    OP_REQUIRES_OK(ctx, LaunchGpuFillValue(ElemSize(x), one, y->raw_data(),
+                                           y->NumElements(),
+                                           GpuComputeStreamOf(ctx)));
+  }
+};
+
+KernelDefBuilder Gpu(const char* op) {
+  KernelDefBuilder b(op);
+  b.Device(kDeviceGpu);
+  return b;
+}
+
+template <typename K>
+KernelFactory Factory() {
+  return [](OpKernelConstruction* ctx) -> std::unique_ptr<OpKernel> {
+    return std::make_unique<K>(ctx);
+  };
+}
+
+const bool kRegistered = [] {
+  KernelRegistry* r = KernelRegistry::Global();
+  const std::vector<DataType> idx = {DT_INT32, DT_INT64};
+  // Types this file moves on the device (Transpose and Tile include int32
+  // in their device definitions).
+  const std::vector<DataType> movable = DeviceMovable();
+  r->RegisterImplementation(Gpu("Transpose")
+                                .TypeConstraint("T", Concat({movable, {DT_INT32}}))
+                                .TypeConstraint("Tperm", idx)
+                                .HostMemory("perm")
+                                .def(),
+                            Factory<TransposeGpuOp>());
+  r->RegisterImplementation(Gpu("Tile")
+                                .TypeConstraint("T", Concat({movable, {DT_INT32}}))
+                                .TypeConstraint("Tmultiples", idx)
+                                .HostMemory("multiples")
+                                .def(),
+                            Factory<TileGpuOp>());
+  r->RegisterImplementation(Gpu("ConcatV2")
+                                .TypeConstraint("T", movable)
+                                .TypeConstraint("Tidx", idx)
+                                .HostMemory("axis")
+                                .def(),
+                            Factory<ConcatV2GpuOp>());
+  r->RegisterImplementation(
+      Gpu("Pack").TypeConstraint("T", movable).def(), Factory<PackGpuOp>());
+  r->RegisterImplementation(Gpu("Slice")
+                                .TypeConstraint("T", movable)
+                                .TypeConstraint("Index", idx)
+                                .HostMemory("begin")
+                                .HostMemory("size")
+                                .def(),
+                            Factory<SliceGpuOp>());
+  r->RegisterImplementation(Gpu("Fill")
+                                .TypeConstraint("T", movable)
+                                .TypeConstraint("index_type", idx)
+                                .HostMemory("dims")
+                                .def(),
+                            Factory<FillGpuOp>());
+  r->RegisterImplementation(Gpu("Fill")
+                                .TypeConstraint("T", {DT_INT32})
+                                .TypeConstraint("index_type", idx)
+                                .HostMemory("dims")
+                                .HostMemory("value")
+                                .HostMemory("output")
+                                .def(),
+                            Factory<FillGpuOp>());
+  r->RegisterImplementation(
+      Gpu("OnesLike")
+          .TypeConstraint("T",
+                          Concat({GpuFloat(), Complex(), {DT_BOOL, DT_INT64}}))
+          .def(),
+      Factory<OnesLikeGpuOp>());
+  return true;
+}();
+
+}  // namespace
+}  // namespace dflow
+
+#endif  // DFLOW_HAVE_CUDA
