@@ -25,7 +25,7 @@ tf32=0
 for arg in "$@"; do
   case "$arg" in
     --tf32) tf32=1 ;;
-    -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0"; exit 0 ;;
     *) echo "compare_torch_gpu: unknown argument '$arg' (see --help)" >&2; exit 2 ;;
   esac
 done
