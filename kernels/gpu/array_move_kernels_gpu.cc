@@ -1,6 +1,6 @@
 // The GPU implementations of the array ops that move elements: Transpose,
-// ConcatV2, Pack, Slice, Tile (strided copies, array_ops_gpu.h), Fill and
-// OnesLike (fills). Argument checks, shapes and error messages are those
+// ConcatV2, Pack, Split, SplitV, Slice, Tile, Pad (strided copies,
+// array_ops_gpu.h), Fill and OnesLike (fills). Argument checks, shapes and error messages are those
 // of the CPU kernels (kernels/cpu/transpose_op.cc, slicing_ops_*.cc,
 // constant_ops.cc); results are the same elements, moved by width.
 // Shapes, permutations and begin/size vectors are host-memory arguments
@@ -372,6 +372,204 @@ class TileGpuOp : public OpKernel {
   }
 };
 
+// --- Split, SplitV: each output a block of columns of the input ---
+
+// Output j takes, of `input` viewed as [rows, dim * inner], the columns
+// [sum(sizes[:j]) * inner, ...): its shape is the input's with `axis` of
+// size sizes[j].
+void EmitPiecesGpu(OpKernelContext* ctx, const char* what,
+                   const Tensor& input, int axis,
+                   absl::Span<const int64_t> sizes) {
+  const TensorShape& shape = input.shape();
+  const int rank = shape.rank();
+  const int64_t rows = array_kernels::DimProduct(shape, 0, axis);
+  const int64_t inner = array_kernels::DimProduct(shape, axis + 1, rank);
+  const int64_t total = shape.dim(axis) * inner;
+  int64_t col = 0;
+  for (size_t j = 0; j < sizes.size(); ++j) {
+    TensorShape piece = shape;
+    piece.set_dim(axis, sizes[j]);
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(static_cast<int>(j), piece, &out));
+    const int64_t chunk = sizes[j] * inner;
+    if (chunk > 0 && rows > 0) {
+      const int64_t dims[] = {rows, chunk};
+      const int64_t src_strides[] = {total, 1};
+      const int64_t dst_strides[] = {chunk, 1};
+      OP_REQUIRES_OK(ctx, StridedCopy(ctx, what, input, out, dims, src_strides,
+                                      dst_strides, col, 0));
+    }
+    col += chunk;
+  }
+}
+
+class SplitGpuOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    DFLOW_GPU_KERNEL_PREAMBLE(ctx, gpu);
+    const Tensor& input = ctx->input(1);
+    const int n = ctx->num_outputs();
+    int64_t axis_value = 0;
+    OP_REQUIRES_OK(ctx, array_kernels::ReadIndexScalar(
+                            ctx->input(0), "split_dim", &axis_value));
+    int axis = 0;
+    OP_REQUIRES_OK(
+        ctx, array_kernels::CanonicalAxis(axis_value, input.shape().rank(),
+                                          input.shape(), "split_dim", &axis));
+    const int64_t dim = input.shape().dim(axis);
+    OP_REQUIRES(ctx, dim % n == 0,
+                absl::InvalidArgumentError(absl::StrCat(
+                    "num_split ", n, " does not divide dimension ", axis,
+                    " of shape ", input.shape().ToString(), " (size ", dim,
+                    "); Split needs equal pieces (SplitV takes sizes)")));
+    if (n == 1) {
+      ctx->set_output(0, input);
+      return;
+    }
+    IndexVec sizes(n, dim / n);
+    EmitPiecesGpu(ctx, "Split", input, axis, sizes);
+  }
+};
+
+class SplitVGpuOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    DFLOW_GPU_KERNEL_PREAMBLE(ctx, gpu);
+    const Tensor& input = ctx->input(0);
+    const int n = ctx->num_outputs();
+    int64_t axis_value = 0;
+    OP_REQUIRES_OK(ctx, array_kernels::ReadIndexScalar(
+                            ctx->input(2), "split_dim", &axis_value));
+    int axis = 0;
+    OP_REQUIRES_OK(
+        ctx, array_kernels::CanonicalAxis(axis_value, input.shape().rank(),
+                                          input.shape(), "split_dim", &axis));
+    const Tensor& sizes_t = ctx->input(1);
+    OP_REQUIRES(ctx, sizes_t.shape().rank() == 1,
+                absl::InvalidArgumentError(
+                    absl::StrCat("size_splits must be a vector, but has shape ",
+                                 sizes_t.shape().ToString())));
+    IndexVec sizes;
+    OP_REQUIRES_OK(
+        ctx, array_kernels::ReadIndexVector(sizes_t, "size_splits", &sizes));
+    const int64_t dim = input.shape().dim(axis);
+    const auto describe = [&] {
+      return absl::StrCat("size_splits [", absl::StrJoin(sizes, ","),
+                          "] for dimension ", axis, " of shape ",
+                          input.shape().ToString(), " (size ", dim, ")");
+    };
+    OP_REQUIRES(ctx, static_cast<int>(sizes.size()) == n,
+                absl::InvalidArgumentError(absl::StrCat(
+                    describe(), ": there must be num_split = ", n, " sizes")));
+    int unknown = -1;
+    int64_t known_sum = 0;
+    for (int j = 0; j < n; ++j) {
+      if (sizes[j] == -1) {
+        OP_REQUIRES(ctx, unknown == -1,
+                    absl::InvalidArgumentError(
+                        absl::StrCat(describe(), ": only one size may be -1")));
+        unknown = j;
+        continue;
+      }
+      OP_REQUIRES(ctx, sizes[j] >= 0,
+                  absl::InvalidArgumentError(
+                      absl::StrCat(describe(), ": sizes must be >= 0 or -1")));
+      OP_REQUIRES(ctx,
+                  !__builtin_add_overflow(known_sum, sizes[j], &known_sum) &&
+                      known_sum <= dim,
+                  absl::InvalidArgumentError(absl::StrCat(
+                      describe(), ": the sizes add up to more than ", dim)));
+    }
+    if (unknown >= 0) {
+      sizes[unknown] = dim - known_sum;
+    } else {
+      OP_REQUIRES(
+          ctx, known_sum == dim,
+          absl::InvalidArgumentError(absl::StrCat(
+              describe(), ": the sizes add up to ", known_sum, ", not ", dim)));
+    }
+    if (n == 1) {
+      ctx->set_output(0, input);
+      return;
+    }
+    EmitPiecesGpu(ctx, "SplitV", input, axis, sizes);
+  }
+};
+
+// --- Pad: zeros, then the input copied into the interior ---
+
+class PadGpuOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    DFLOW_GPU_KERNEL_PREAMBLE(ctx, gpu);
+    const Tensor& input = ctx->input(0);
+    const Tensor& paddings_t = ctx->input(1);
+    const TensorShape& in_shape = input.shape();
+    const int rank = in_shape.rank();
+    OP_REQUIRES(ctx,
+                paddings_t.shape().rank() == 2 &&
+                    paddings_t.shape().dim(0) == rank &&
+                    paddings_t.shape().dim(1) == 2,
+                absl::InvalidArgumentError(absl::StrCat(
+                    "paddings must be a matrix of shape [", rank,
+                    ", 2] (before and after for each dimension of the input ",
+                    in_shape.ToString(), "), but has shape ",
+                    paddings_t.shape().ToString())));
+    IndexVec paddings;
+    {
+      absl::StatusOr<Tensor> flat =
+          paddings_t.Reshaped(TensorShape({paddings_t.NumElements()}));
+      OP_REQUIRES_OK(ctx, flat.status());
+      OP_REQUIRES_OK(ctx,
+                     array_kernels::ReadIndexVector(*flat, "paddings",
+                                                    &paddings));
+    }
+    TensorShape out_shape;
+    bool none = true;
+    for (int i = 0; i < rank; ++i) {
+      const int64_t before = paddings[2 * i], after = paddings[2 * i + 1];
+      OP_REQUIRES(
+          ctx, before >= 0 && after >= 0,
+          absl::InvalidArgumentError(absl::StrCat(
+              "paddings [", absl::StrJoin(paddings, ","),
+              "] must be non-negative (input ", in_shape.ToString(), ")")));
+      int64_t size;
+      OP_REQUIRES(ctx,
+                  !__builtin_add_overflow(in_shape.dim(i), before, &size) &&
+                      !__builtin_add_overflow(size, after, &size),
+                  absl::InvalidArgumentError(
+                      absl::StrCat("paddings [", absl::StrJoin(paddings, ","),
+                                   "] overflow dimension ", i, " of the input ",
+                                   in_shape.ToString())));
+      out_shape.AddDim(size);
+      none = none && before == 0 && after == 0;
+    }
+    if (none) {
+      ctx->set_output(0, input);
+      return;
+    }
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, out_shape, &out));
+    if (out->TotalBytes() == 0) return;
+    DFLOW_GPU_OP_REQUIRES_CUDA(
+        ctx,
+        cudaMemsetAsync(out->raw_data(), 0, out->TotalBytes(),
+                        GpuStreamOf(ctx)),
+        "clearing Pad's output");
+    if (input.NumElements() == 0) return;
+    const std::vector<int64_t> in_dims = DimsOf(in_shape);
+    const std::vector<int64_t> out_strides = RowMajorStrides(DimsOf(out_shape));
+    int64_t offset = 0;
+    for (int i = 0; i < rank; ++i) offset += paddings[2 * i] * out_strides[i];
+    OP_REQUIRES_OK(ctx, StridedCopy(ctx, "Pad", input, out, in_dims,
+                                    RowMajorStrides(in_dims), out_strides, 0,
+                                    offset));
+  }
+};
+
 // --- Fill, OnesLike ---
 
 // Fill: `dims` is read on the host. The device definition's `value` is a
@@ -531,6 +729,27 @@ const bool kRegistered = [] {
                                 .HostMemory("size")
                                 .def(),
                             Factory<SliceGpuOp>());
+  r->RegisterImplementation(
+      Gpu("Split").TypeConstraint("T", movable).HostMemory("split_dim").def(),
+      Factory<SplitGpuOp>());
+  r->RegisterImplementation(Gpu("SplitV")
+                                .TypeConstraint("T", movable)
+                                .TypeConstraint("Tlen",
+                                                {DT_INT8, DT_INT32, DT_INT64})
+                                .HostMemory("size_splits")
+                                .HostMemory("split_dim")
+                                .def(),
+                            Factory<SplitVGpuOp>());
+  // Pad's device definition: the GPU types and int8/uint8 (zero is
+  // all-zero bytes for each).
+  r->RegisterImplementation(
+      Gpu("Pad")
+          .TypeConstraint("T", Concat({gpu_kernel_defs::GpuAll(),
+                                       {DT_INT8, DT_UINT8}}))
+          .TypeConstraint("Tpaddings", idx)
+          .HostMemory("paddings")
+          .def(),
+      Factory<PadGpuOp>());
   r->RegisterImplementation(Gpu("Fill")
                                 .TypeConstraint("T", movable)
                                 .TypeConstraint("index_type", idx)

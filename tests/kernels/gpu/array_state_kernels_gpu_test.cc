@@ -5,7 +5,7 @@
 // everywhere); and a graph of them on /gpu:0 (variables initialized,
 // updated in place, viewed, read) agrees with the same graph on /cpu:0
 // (needs a GPU; skips without one). Transpose, Tile, ConcatV2, Pack,
-// Slice, Fill and OnesLike run in the same graph.
+// Slice, Split, SplitV, Pad, Fill and OnesLike run in the same graph.
 #include <memory>
 #include <string>
 #include <vector>
@@ -81,6 +81,10 @@ TEST(ArrayStateKernelsGpuTest, ImplementedDtypesAreBuilt) {
     EXPECT_TRUE(Built(ops::Pack(root, {x, x})));
     EXPECT_TRUE(Built(ops::Slice(root, x, i32, i32)));
     EXPECT_TRUE(Built(ops::Fill(root, i32, x)));
+    EXPECT_TRUE(Built(ops::Split(root, i32, x, 2)[0]));
+    EXPECT_TRUE(Built(ops::SplitV(root, x, i64, i32, 2)[0]));
+    // Pad has no int64 GPU definition.
+    EXPECT_EQ(Built(ops::Pad(root, x, i32)), t != DT_INT64);
   }
   EXPECT_TRUE(Built(ops::Fill(root, i64, i32)));
   EXPECT_TRUE(Built(ops::Transpose(root, i32, i32)));
@@ -94,8 +98,7 @@ TEST(ArrayStateKernelsGpuTest, ImplementedDtypesAreBuilt) {
       Built(ops::AssignAdd(root, ops::Variable(root, TensorShape({2}),
                                                DT_COMPLEX64),
                            c)));
-  auto f = ops::Placeholder(root, DT_FLOAT);
-  EXPECT_FALSE(Built(ops::Pad(root, f, i32)));
+  EXPECT_FALSE(Built(ops::Pad(root, i32, i32)));
   ASSERT_TRUE(root.status().ok()) << root.status();
 }
 
@@ -139,6 +142,11 @@ GraphDef VariableGraph(const std::string& device) {
   ops::Fill(d.WithOpName("filled"), ops::Const(root, {3, 5}),
             ops::Const(d, 2.5f));
   ops::OnesLike(d.WithOpName("ones"), cube);
+  ops::Split(d.WithOpName("split"), ops::Const(root, 2), cube, 2);
+  ops::SplitV(d.WithOpName("splitv"), cube, ops::Const(root, {1, -1}),
+              ops::Const(root, 1), 2);
+  ops::Pad(d.WithOpName("padded"), cube,
+           ops::Const(root, {0, 1, 2, 0, 1, 1}, TensorShape({3, 2})));
   ops::StopGradient(d.WithOpName("stopped"),
                     ops::ReadVariableOp(d.WithOpName("read_h"), h, DT_FLOAT));
   GraphDef def;
@@ -152,7 +160,8 @@ TEST(ArrayStateKernelsGpuTest, VariablesAndViewsOnTheGpuAgreeWithTheCpu) {
       "value",  "reshaped", "expanded", "squeezed", "shape_of",
       "size_of", "rank_of", "zeros",    "stopped",  "transposed",
       "tiled",   "concat",  "packed",   "sliced",   "filled",
-      "ones"};
+      "ones",    "split:0", "split:1",  "splitv:0", "splitv:1",
+      "padded"};
   std::vector<std::vector<Tensor>> results;
   for (const std::string device : {"/cpu:0", "/gpu:0"}) {
     SessionOptions options;
