@@ -1,19 +1,17 @@
 #include "kernels/gpu/matmul_gpu.h"
 
 #include <algorithm>
-#include <atomic>
 #include <cstdint>
 #include <limits>
 
 #include "absl/strings/str_cat.h"
 #include "kernels/gpu/blas_handles.h"
 #include "runtime/gpu/cuda_status.h"
+#include "runtime/gpu/gpu_math_mode.h"
 
 namespace dflow {
 
 namespace {
-
-std::atomic<bool> tensor_float_32{false};
 
 bool CublasMultiplies(DataType dtype) {
   switch (dtype) {
@@ -31,13 +29,11 @@ bool CublasMultiplies(DataType dtype) {
 
 }  // namespace
 
-void SetGpuTensorFloat32(bool enabled) {
-  tensor_float_32.store(enabled, std::memory_order_relaxed);
-}
+// One process-wide setting, shared with SessionOptions::gpu_allow_tf32
+// (runtime/gpu/gpu_math_mode.h).
+void SetGpuTensorFloat32(bool enabled) { SetGpuTensorFloat32Allowed(enabled); }
 
-bool GpuTensorFloat32Enabled() {
-  return tensor_float_32.load(std::memory_order_relaxed);
-}
+bool GpuTensorFloat32Enabled() { return GpuTensorFloat32Allowed(); }
 
 absl::StatusOr<ColumnMajorGemm> PlanMatMul(const GpuMatMulParams& p) {
   if (!CublasMultiplies(p.dtype)) {
