@@ -51,7 +51,10 @@
 // even when an end keeps its value in host memory: the GPU transfer
 // implementation stages such values itself (a GPU-to-CPU _Send copies to
 // host memory before it hands the value over), which avoids a copy to the
-// device and straight back. The control-edge dummy is a Const, which the
+// device and straight back. One exception: a _Recv on a device with memory
+// of its own whose readers want the value both in host and in device
+// memory delivers device memory, and its host-memory readers share one
+// _DeviceToHost of it. The control-edge dummy is a Const, which the
 // GPU kernels keep in device memory; nothing reads its value.
 #ifndef DFLOW_COMPILER_PARTITION_H_
 #define DFLOW_COMPILER_PARTITION_H_
