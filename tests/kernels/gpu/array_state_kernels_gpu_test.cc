@@ -5,7 +5,8 @@
 // everywhere); and a graph of them on /gpu:0 (variables initialized,
 // updated in place, viewed, read) agrees with the same graph on /cpu:0
 // (needs a GPU; skips without one). Transpose, Tile, ConcatV2, Pack,
-// Slice, Split, SplitV, Pad, Fill and OnesLike run in the same graph.
+// Slice, StridedSlice(Grad), Split, SplitV, Pad, Fill and OnesLike run in
+// the same graph.
 #include <memory>
 #include <string>
 #include <vector>
@@ -83,6 +84,8 @@ TEST(ArrayStateKernelsGpuTest, ImplementedDtypesAreBuilt) {
     EXPECT_TRUE(Built(ops::Fill(root, i32, x)));
     EXPECT_TRUE(Built(ops::Split(root, i32, x, 2)[0]));
     EXPECT_TRUE(Built(ops::SplitV(root, x, i64, i32, 2)[0]));
+    EXPECT_TRUE(Built(ops::StridedSlice(root, x, i32, i32, i32)));
+    EXPECT_TRUE(Built(ops::StridedSliceGrad(root, i64, i64, i64, i64, x)));
     // Pad has no int64 GPU definition.
     EXPECT_EQ(Built(ops::Pad(root, x, i32)), t != DT_INT64);
   }
@@ -145,6 +148,15 @@ GraphDef VariableGraph(const std::string& device) {
   ops::Split(d.WithOpName("split"), ops::Const(root, 2), cube, 2);
   ops::SplitV(d.WithOpName("splitv"), cube, ops::Const(root, {1, -1}),
               ops::Const(root, 1), 2);
+  ops::StridedSliceAttrs shrink;
+  shrink.shrink_axis_mask = 1;
+  shrink.end_mask = 4;
+  Output strided = ops::StridedSlice(
+      d.WithOpName("strided"), cube, ops::Const(root, {1, 2, -1}),
+      ops::Const(root, {2, 0, 0}), ops::Const(root, {1, -1, -2}), shrink);
+  ops::StridedSliceGrad(d.WithOpName("strided_grad"), ops::Const(root, {2, 3, 4}),
+                        ops::Const(root, {1, 2, -1}), ops::Const(root, {2, 0, 0}),
+                        ops::Const(root, {1, -1, -2}), strided, shrink);
   ops::Pad(d.WithOpName("padded"), cube,
            ops::Const(root, {0, 1, 2, 0, 1, 1}, TensorShape({3, 2})));
   ops::StopGradient(d.WithOpName("stopped"),
@@ -154,30 +166,58 @@ GraphDef VariableGraph(const std::string& device) {
   return def;
 }
 
+const std::vector<std::string>& Fetches() {
+  static const auto* fetches = new std::vector<std::string>{
+      "value",    "reshaped", "expanded", "squeezed", "shape_of",
+      "size_of",  "rank_of",  "zeros",    "stopped",  "transposed",
+      "tiled",    "concat",   "packed",   "sliced",   "filled",
+      "ones",     "split:0",  "split:1",  "splitv:0", "splitv:1",
+      "padded",   "strided",  "strided_grad"};
+  return *fetches;
+}
+
+// Builds VariableGraph(device) in a session with one GPU and runs its three
+// steps, returning the last step's fetches.
+absl::Status RunVariableGraph(const std::string& device,
+                              std::vector<Tensor>* out) {
+  SessionOptions options;
+  options.device_count = {{"GPU", 1}};
+  absl::StatusOr<std::unique_ptr<Session>> session =
+      Session::Create(VariableGraph(device), options);
+  if (!session.ok()) return session.status();
+  std::vector<Tensor> ignored;
+  absl::Status s = (*session)->Run({}, {"init"}, {"init_h"}, &ignored);
+  if (s.ok()) s = (*session)->Run({}, {"add"}, {"sub_h"}, &ignored);
+  if (s.ok()) s = (*session)->Run({}, Fetches(), {}, out);
+  return s;
+}
+
+// The graph the GPU test compares is valid (runs everywhere).
+TEST(ArrayStateKernelsGpuTest, TheComparedGraphRunsOnTheCpu) {
+  std::vector<Tensor> out;
+  absl::Status s = RunVariableGraph("/cpu:0", &out);
+  ASSERT_TRUE(s.ok()) << s;
+  ASSERT_EQ(out.size(), Fetches().size());
+  EXPECT_EQ(out[1].shape(), TensorShape({3, 8}));          // reshaped
+  EXPECT_EQ(out[9].shape(), TensorShape({4, 2, 3}));       // transposed
+  EXPECT_EQ(out[10].shape(), TensorShape({4, 3, 12}));     // tiled
+  EXPECT_EQ(out[11].shape(), TensorShape({4, 18}));        // concat
+  EXPECT_EQ(out[13].shape(), TensorShape({1, 2, 2}));      // sliced
+  EXPECT_EQ(out[20].shape(), TensorShape({3, 5, 6}));      // padded
+  EXPECT_EQ(out[22].shape(), TensorShape({2, 3, 4}));      // strided_grad
+}
+
 TEST(ArrayStateKernelsGpuTest, VariablesAndViewsOnTheGpuAgreeWithTheCpu) {
   DFLOW_SKIP_WITHOUT_GPU();
-  const std::vector<std::string> fetches = {
-      "value",  "reshaped", "expanded", "squeezed", "shape_of",
-      "size_of", "rank_of", "zeros",    "stopped",  "transposed",
-      "tiled",   "concat",  "packed",   "sliced",   "filled",
-      "ones",    "split:0", "split:1",  "splitv:0", "splitv:1",
-      "padded"};
   std::vector<std::vector<Tensor>> results;
   for (const std::string device : {"/cpu:0", "/gpu:0"}) {
-    SessionOptions options;
-    options.device_count = {{"GPU", 1}};
-    absl::StatusOr<std::unique_ptr<Session>> session =
-        Session::Create(VariableGraph(device), options);
-    ASSERT_TRUE(session.ok()) << session.status();
     std::vector<Tensor> out;
-    ASSERT_TRUE((*session)->Run({}, {"init"}, {"init_h"}, &out).ok());
-    ASSERT_TRUE((*session)->Run({}, {"add"}, {"sub_h"}, &out).ok());
-    absl::Status s = (*session)->Run({}, fetches, {}, &out);
+    absl::Status s = RunVariableGraph(device, &out);
     ASSERT_TRUE(s.ok()) << device << ": " << s;
     results.push_back(out);
   }
-  for (size_t i = 0; i < fetches.size(); ++i) {
-    ExpectBitwiseEqual(results[1][i], results[0][i], fetches[i]);
+  for (size_t i = 0; i < Fetches().size(); ++i) {
+    ExpectBitwiseEqual(results[1][i], results[0][i], Fetches()[i]);
   }
 }
 
