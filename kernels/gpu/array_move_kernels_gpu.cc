@@ -1,6 +1,8 @@
 // The GPU implementations of the array ops that move elements: Transpose,
-// ConcatV2, Pack, Split, SplitV, Slice, Tile, Pad (strided copies,
-// array_ops_gpu.h), Fill and OnesLike (fills). Argument checks, shapes and error messages are those
+// ConcatV2, Pack, Unpack, Split, SplitV, Slice, Tile, Pad (strided
+// copies, array_ops_gpu.h), Fill and OnesLike (fills). Their int32
+// definitions keep every argument in host memory: the same classes copy
+// on the host there (HostStridedCopy). Argument checks, shapes and error messages are those
 // of the CPU kernels (kernels/cpu/transpose_op.cc, slicing_ops_*.cc,
 // constant_ops.cc); results are the same elements, moved by width.
 // Shapes, permutations and begin/size vectors are host-memory arguments
@@ -31,6 +33,7 @@
 #include "kernels/gpu/array_ops_gpu.h"
 #include "kernels/gpu/gpu_kernel_util.h"
 #include "kernels/gpu/kernel_defs_util.h"
+#include "runtime/gpu/cuda_status.h"
 #include "runtime/kernel_registry.h"
 #include "runtime/op_kernel.h"
 
@@ -61,8 +64,26 @@ absl::Status StridedCopy(OpKernelContext* ctx, const char* what,
       MakeGpuStridedCopy(dims, src_strides, dst_strides, src_offset,
                          dst_offset, src_mod, what);
   if (!plan.ok()) return plan.status();
+  if (ctx->kernel().output_in_host_memory(0)) {
+    // An int32 definition keeping every argument in host memory.
+    HostStridedCopy(ElemSize(src), *plan, src.raw_data(), dst->raw_data());
+    return absl::OkStatus();
+  }
   return LaunchGpuStridedCopy(ElemSize(src), *plan, src.raw_data(),
                               dst->raw_data(), GpuComputeStreamOf(ctx));
+}
+
+// Sets every byte of `t` to zero: on the compute stream, or on the host for
+// the host-memory definitions.
+absl::Status ZeroOutput(OpKernelContext* ctx, Tensor* t, const char* what) {
+  if (t->TotalBytes() == 0) return absl::OkStatus();
+  if (ctx->kernel().output_in_host_memory(0)) {
+    std::memset(t->raw_data(), 0, t->TotalBytes());
+    return absl::OkStatus();
+  }
+  return CudaStatus(cudaMemsetAsync(t->raw_data(), 0, t->TotalBytes(),
+                                    GpuStreamOf(ctx)),
+                    absl::StrCat("clearing ", what, "'s output"));
 }
 
 // --- Transpose ---
@@ -379,7 +400,7 @@ class TileGpuOp : public OpKernel {
 // size sizes[j].
 void EmitPiecesGpu(OpKernelContext* ctx, const char* what,
                    const Tensor& input, int axis,
-                   absl::Span<const int64_t> sizes) {
+                   absl::Span<const int64_t> sizes, bool drop_axis = false) {
   const TensorShape& shape = input.shape();
   const int rank = shape.rank();
   const int64_t rows = array_kernels::DimProduct(shape, 0, axis);
@@ -389,6 +410,7 @@ void EmitPiecesGpu(OpKernelContext* ctx, const char* what,
   for (size_t j = 0; j < sizes.size(); ++j) {
     TensorShape piece = shape;
     piece.set_dim(axis, sizes[j]);
+    if (drop_axis) piece.RemoveDim(axis);
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(static_cast<int>(j), piece, &out));
     const int64_t chunk = sizes[j] * inner;
@@ -498,6 +520,33 @@ class SplitVGpuOp : public OpKernel {
   }
 };
 
+class UnpackGpuOp : public OpKernel {
+ public:
+  explicit UnpackGpuOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    absl::Status s = ctx->GetAttr("axis", &axis_);
+    if (!s.ok()) ctx->SetStatus(s);
+  }
+  void Compute(OpKernelContext* ctx) override {
+    DFLOW_GPU_KERNEL_PREAMBLE(ctx, gpu);
+    const Tensor& input = ctx->input(0);
+    const int n = ctx->num_outputs();
+    int axis = 0;
+    OP_REQUIRES_OK(ctx,
+                   array_kernels::CanonicalAxis(axis_, input.shape().rank(),
+                                                input.shape(), "axis", &axis));
+    OP_REQUIRES(ctx, input.shape().dim(axis) == n,
+                absl::InvalidArgumentError(absl::StrCat(
+                    "cannot unpack ", n, " tensors from dimension ", axis,
+                    " of shape ", input.shape().ToString(), " (size ",
+                    input.shape().dim(axis), "); attr num must equal it")));
+    IndexVec sizes(n, 1);
+    EmitPiecesGpu(ctx, "Unpack", input, axis, sizes, /*drop_axis=*/true);
+  }
+
+ private:
+  int64_t axis_ = 0;
+};
+
 // --- Pad: zeros, then the input copied into the interior ---
 
 class PadGpuOp : public OpKernel {
@@ -554,11 +603,7 @@ class PadGpuOp : public OpKernel {
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, out_shape, &out));
     if (out->TotalBytes() == 0) return;
-    DFLOW_GPU_OP_REQUIRES_CUDA(
-        ctx,
-        cudaMemsetAsync(out->raw_data(), 0, out->TotalBytes(),
-                        GpuStreamOf(ctx)),
-        "clearing Pad's output");
+    OP_REQUIRES_OK(ctx, ZeroOutput(ctx, out, "Pad"));
     if (input.NumElements() == 0) return;
     const std::vector<int64_t> in_dims = DimsOf(in_shape);
     const std::vector<int64_t> out_strides = RowMajorStrides(DimsOf(out_shape));
@@ -729,6 +774,47 @@ const bool kRegistered = [] {
                                 .HostMemory("size")
                                 .def(),
                             Factory<SliceGpuOp>());
+  // The int32 definitions keeping every argument in host memory (the
+  // kernels copy on the host: output_in_host_memory).
+  r->RegisterImplementation(Gpu("ConcatV2")
+                                .TypeConstraint("T", {DT_INT32})
+                                .TypeConstraint("Tidx", idx)
+                                .HostMemory("values")
+                                .HostMemory("axis")
+                                .HostMemory("output")
+                                .def(),
+                            Factory<ConcatV2GpuOp>());
+  r->RegisterImplementation(Gpu("Pack")
+                                .TypeConstraint("T", {DT_INT32})
+                                .HostMemory("values")
+                                .HostMemory("output")
+                                .def(),
+                            Factory<PackGpuOp>());
+  r->RegisterImplementation(Gpu("Slice")
+                                .TypeConstraint("T", {DT_INT32})
+                                .TypeConstraint("Index", idx)
+                                .HostMemory("input")
+                                .HostMemory("begin")
+                                .HostMemory("size")
+                                .HostMemory("output")
+                                .def(),
+                            Factory<SliceGpuOp>());
+  r->RegisterImplementation(
+      Gpu("Unpack").TypeConstraint("T", movable).def(), Factory<UnpackGpuOp>());
+  r->RegisterImplementation(Gpu("Unpack")
+                                .TypeConstraint("T", {DT_INT32})
+                                .HostMemory("value")
+                                .HostMemory("output")
+                                .def(),
+                            Factory<UnpackGpuOp>());
+  r->RegisterImplementation(Gpu("Pad")
+                                .TypeConstraint("T", {DT_INT32})
+                                .TypeConstraint("Tpaddings", idx)
+                                .HostMemory("input")
+                                .HostMemory("paddings")
+                                .HostMemory("output")
+                                .def(),
+                            Factory<PadGpuOp>());
   r->RegisterImplementation(
       Gpu("Split").TypeConstraint("T", movable).HostMemory("split_dim").def(),
       Factory<SplitGpuOp>());

@@ -51,6 +51,12 @@ absl::StatusOr<GpuStridedCopy> MakeGpuStridedCopy(
 // Row-major element strides of `dims`.
 std::vector<int64_t> RowMajorStrides(absl::Span<const int64_t> dims);
 
+// The same copy on the host, element by element: the int32 kernels whose
+// arguments all live in host memory run it, and tests check plans with it
+// (the GPU kernel maps indices the same way).
+void HostStridedCopy(int elem_size, const GpuStridedCopy& copy,
+                     const void* src, void* dst);
+
 // The launch (on `stream`, a cudaStream_t). elem_size: 1, 2, 4, 8 or 16.
 // The pointers are device memory (the element type's alignment).
 absl::Status LaunchGpuStridedCopy(int elem_size, const GpuStridedCopy& copy,

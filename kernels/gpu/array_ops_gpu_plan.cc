@@ -1,5 +1,6 @@
 // Host-side plans of the strided copy (array_ops_gpu.h).
 #include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -62,6 +63,24 @@ absl::StatusOr<GpuStridedCopy> MakeGpuStridedCopy(
     c.src_mod[d] = km[d];
   }
   return c;
+}
+
+void HostStridedCopy(int elem_size, const GpuStridedCopy& c, const void* src,
+                     void* dst) {
+  const auto* s = static_cast<const unsigned char*>(src);
+  auto* t = static_cast<unsigned char*>(dst);
+  for (int64_t i = 0; i < c.num_elements; ++i) {
+    int64_t rest = i;
+    int64_t so = c.src_offset;
+    int64_t to = c.dst_offset;
+    for (int d = c.rank - 1; d >= 0; --d) {
+      const int64_t idx = rest % c.dims[d];
+      rest /= c.dims[d];
+      so += (c.src_mod[d] > 0 ? idx % c.src_mod[d] : idx) * c.src_strides[d];
+      to += idx * c.dst_strides[d];
+    }
+    std::memcpy(t + to * elem_size, s + so * elem_size, elem_size);
+  }
 }
 
 }  // namespace dflow

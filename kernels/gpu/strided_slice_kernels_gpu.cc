@@ -2,7 +2,8 @@
 // slice spec selects is gathered from (or, for the gradient, scattered
 // into zeros of) device memory with one strided copy (array_ops_gpu.h);
 // begin/end/strides and the gradient's shape are host-memory arguments
-// (kernels/gpu/kernel_defs_shape.cc).
+// (kernels/gpu/kernel_defs_shape.cc). The int32 definitions keep every
+// argument in host memory: the same classes copy on the host there.
 //
 // The spec's semantics (TensorFlow's masks, ellipsis, new and shrunk axes)
 // and error messages must match the CPU kernel exactly: BuildStridedBox and
@@ -19,6 +20,7 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <tuple>
@@ -266,6 +268,12 @@ absl::Status CopyBox(OpKernelContext* ctx, const char* what,
              : MakeGpuStridedCopy(box.sizes, dense, box_strides, 0, offset, {},
                                   what);
   if (!plan.ok()) return plan.status();
+  if (ctx->kernel().output_in_host_memory(0)) {
+    // The int32 definitions: every argument in host memory.
+    HostStridedCopy(static_cast<int>(DataTypeSize(src.dtype())), *plan,
+                    src.raw_data(), dst->raw_data());
+    return absl::OkStatus();
+  }
   return LaunchGpuStridedCopy(static_cast<int>(DataTypeSize(src.dtype())),
                               *plan, src.raw_data(), dst->raw_data(),
                               GpuComputeStreamOf(ctx));
@@ -341,11 +349,15 @@ class StridedSliceGradGpuOp : public OpKernel {
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape, &out));
     if (out->TotalBytes() == 0) return;
-    DFLOW_GPU_OP_REQUIRES_CUDA(
-        ctx,
-        cudaMemsetAsync(out->raw_data(), 0, out->TotalBytes(),
-                        GpuStreamOf(ctx)),
-        "clearing StridedSliceGrad's output");
+    if (output_in_host_memory(0)) {
+      std::memset(out->raw_data(), 0, out->TotalBytes());
+    } else {
+      DFLOW_GPU_OP_REQUIRES_CUDA(
+          ctx,
+          cudaMemsetAsync(out->raw_data(), 0, out->TotalBytes(),
+                          GpuStreamOf(ctx)),
+          "clearing StridedSliceGrad's output");
+    }
     if (dy.NumElements() == 0) return;
     OP_REQUIRES_OK(ctx, CopyBox(ctx, "StridedSliceGrad", shape, box,
                                 /*gather=*/false, dy, out));
@@ -374,6 +386,28 @@ DFLOW_REGISTER_GPU_KERNEL(
         .HostMemory("end")
         .HostMemory("strides"),
     StridedSliceGradGpuOp);
+// The int32 definitions keep every argument in host memory.
+DFLOW_REGISTER_GPU_KERNEL(KernelDefBuilder("StridedSlice")
+                              .Device(kDeviceGpu)
+                              .TypeConstraint("T", {DT_INT32})
+                              .TypeConstraint("Index", {DT_INT32, DT_INT64})
+                              .HostMemory("input")
+                              .HostMemory("begin")
+                              .HostMemory("end")
+                              .HostMemory("strides")
+                              .HostMemory("output"),
+                          StridedSliceGpuOp);
+DFLOW_REGISTER_GPU_KERNEL(KernelDefBuilder("StridedSliceGrad")
+                              .Device(kDeviceGpu)
+                              .TypeConstraint("T", {DT_INT32})
+                              .TypeConstraint("Index", {DT_INT32, DT_INT64})
+                              .HostMemory("shape")
+                              .HostMemory("begin")
+                              .HostMemory("end")
+                              .HostMemory("strides")
+                              .HostMemory("dy")
+                              .HostMemory("output"),
+                          StridedSliceGradGpuOp);
 
 }  // namespace
 }  // namespace dflow

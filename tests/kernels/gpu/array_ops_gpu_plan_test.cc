@@ -73,6 +73,57 @@ TEST(ArrayOpsGpuPlanTest, TooManyDimensionsIsAnError) {
   EXPECT_NE(plan.status().message().find("at most 8"), std::string::npos);
 }
 
+// The host copy maps indices as the GPU kernel does: plans checked end to
+// end on small tensors.
+std::vector<int32_t> Copy(const GpuStridedCopy& plan,
+                          const std::vector<int32_t>& src, size_t dst_size) {
+  std::vector<int32_t> dst(dst_size, -1);
+  HostStridedCopy(4, plan, src.data(), dst.data());
+  return dst;
+}
+
+std::vector<int32_t> Iota(int n) {
+  std::vector<int32_t> v(n);
+  for (int i = 0; i < n; ++i) v[i] = i;
+  return v;
+}
+
+TEST(ArrayOpsGpuPlanTest, HostCopyTransposes) {
+  // x [2,3] -> x^T [3,2].
+  auto plan = MakeGpuStridedCopy({3, 2}, {1, 3}, {2, 1}, 0, 0, {}, "t");
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(Copy(*plan, Iota(6), 6),
+            (std::vector<int32_t>{0, 3, 1, 4, 2, 5}));
+}
+
+TEST(ArrayOpsGpuPlanTest, HostCopyTiles) {
+  // [2,2] tiled [2,2] -> [4,4].
+  auto plan =
+      MakeGpuStridedCopy({4, 4}, {2, 1}, {4, 1}, 0, 0, {2, 2}, "Tile");
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(Copy(*plan, Iota(4), 16),
+            (std::vector<int32_t>{0, 1, 0, 1, 2, 3, 2, 3, 0, 1, 0, 1, 2, 3, 2,
+                                  3}));
+}
+
+TEST(ArrayOpsGpuPlanTest, HostCopyWritesABlockAtAnOffset) {
+  // A [2,2] block into columns 1..2 of a [2,4] output.
+  auto plan = MakeGpuStridedCopy({2, 2}, {2, 1}, {4, 1}, 0, 1, {}, "Concat");
+  ASSERT_TRUE(plan.ok());
+  EXPECT_EQ(Copy(*plan, Iota(4), 8),
+            (std::vector<int32_t>{-1, 0, 1, -1, -1, 2, 3, -1}));
+}
+
+TEST(ArrayOpsGpuPlanTest, HostCopyReadsNegativeStrides) {
+  // x[::-1] of 5 elements, and x[3:0:-2].
+  auto rev = MakeGpuStridedCopy({5}, {-1}, {1}, 4, 0, {}, "StridedSlice");
+  ASSERT_TRUE(rev.ok());
+  EXPECT_EQ(Copy(*rev, Iota(5), 5), (std::vector<int32_t>{4, 3, 2, 1, 0}));
+  auto step = MakeGpuStridedCopy({2}, {-2}, {1}, 3, 0, {}, "StridedSlice");
+  ASSERT_TRUE(step.ok());
+  EXPECT_EQ(Copy(*step, Iota(5), 2), (std::vector<int32_t>{3, 1}));
+}
+
 TEST(ArrayOpsGpuPlanTest, MismatchedRanksAreAnError) {
   auto plan = MakeGpuStridedCopy({2, 3}, {3}, {3, 1}, 0, 0, {}, "Slice");
   EXPECT_FALSE(plan.ok());

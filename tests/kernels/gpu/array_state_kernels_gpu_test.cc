@@ -85,6 +85,7 @@ TEST(ArrayStateKernelsGpuTest, ImplementedDtypesAreBuilt) {
     EXPECT_TRUE(Built(ops::Split(root, i32, x, 2)[0]));
     EXPECT_TRUE(Built(ops::SplitV(root, x, i64, i32, 2)[0]));
     EXPECT_TRUE(Built(ops::StridedSlice(root, x, i32, i32, i32)));
+    EXPECT_TRUE(Built(ops::Unstack(root, x, 2)[0]));
     EXPECT_TRUE(Built(ops::StridedSliceGrad(root, i64, i64, i64, i64, x)));
     // Pad has no int64 GPU definition.
     EXPECT_EQ(Built(ops::Pad(root, x, i32)), t != DT_INT64);
@@ -95,13 +96,19 @@ TEST(ArrayStateKernelsGpuTest, ImplementedDtypesAreBuilt) {
   // Left to the definitions: the int32 ZerosLike/OnesLike/ConcatV2/Slice
   // (host kernels), complex variable updates, and the ops not written yet.
   EXPECT_FALSE(Built(ops::ZerosLike(root, i32)));
-  EXPECT_FALSE(Built(ops::ConcatV2(root, {i32, i32}, i32)));
+  // The int32 definitions keeping everything on the host.
+  EXPECT_TRUE(Built(ops::ConcatV2(root, {i32, i32}, i32)));
+  EXPECT_TRUE(Built(ops::Pack(root, {i32, i32})));
+  EXPECT_TRUE(Built(ops::Slice(root, i32, i32, i32)));
+  EXPECT_TRUE(Built(ops::StridedSlice(root, i32, i32, i32, i32)));
+  EXPECT_TRUE(Built(ops::StridedSliceGrad(root, i32, i32, i32, i32, i32)));
+  EXPECT_TRUE(Built(ops::Pad(root, i32, i32)));
+  EXPECT_TRUE(Built(ops::Unstack(root, i32, 2)[0]));
   auto c = ops::Placeholder(root, DT_COMPLEX64);
   EXPECT_FALSE(
       Built(ops::AssignAdd(root, ops::Variable(root, TensorShape({2}),
                                                DT_COMPLEX64),
                            c)));
-  EXPECT_FALSE(Built(ops::Pad(root, i32, i32)));
   ASSERT_TRUE(root.status().ok()) << root.status();
 }
 
@@ -157,6 +164,12 @@ GraphDef VariableGraph(const std::string& device) {
   ops::StridedSliceGrad(d.WithOpName("strided_grad"), ops::Const(root, {2, 3, 4}),
                         ops::Const(root, {1, 2, -1}), ops::Const(root, {2, 0, 0}),
                         ops::Const(root, {1, -1, -2}), strided, shrink);
+  ops::Unpack(d.WithOpName("unpacked"), cube, 2);
+  // int32 values on a GPU stay in host memory: the host copies.
+  Output ints = ops::Const(d, {1, 2, 3, 4, 5, 6}, TensorShape({2, 3}));
+  ops::ConcatV2(d.WithOpName("concat_i32"), {ints, ints}, ops::Const(root, 0));
+  ops::StridedSlice(d.WithOpName("strided_i32"), ints, ops::Const(root, {1, 2}),
+                    ops::Const(root, {-3, -4}), ops::Const(root, {-1, -1}));
   ops::Pad(d.WithOpName("padded"), cube,
            ops::Const(root, {0, 1, 2, 0, 1, 1}, TensorShape({3, 2})));
   ops::StopGradient(d.WithOpName("stopped"),
@@ -172,7 +185,8 @@ const std::vector<std::string>& Fetches() {
       "size_of",  "rank_of",  "zeros",    "stopped",  "transposed",
       "tiled",    "concat",   "packed",   "sliced",   "filled",
       "ones",     "split:0",  "split:1",  "splitv:0", "splitv:1",
-      "padded",   "strided",  "strided_grad"};
+      "padded",   "strided",  "strided_grad", "unpacked:0", "unpacked:1",
+      "concat_i32", "strided_i32"};
   return *fetches;
 }
 
@@ -205,6 +219,9 @@ TEST(ArrayStateKernelsGpuTest, TheComparedGraphRunsOnTheCpu) {
   EXPECT_EQ(out[13].shape(), TensorShape({1, 2, 2}));      // sliced
   EXPECT_EQ(out[20].shape(), TensorShape({3, 5, 6}));      // padded
   EXPECT_EQ(out[22].shape(), TensorShape({2, 3, 4}));      // strided_grad
+  EXPECT_EQ(out[23].shape(), TensorShape({3, 4}));         // unpacked:0
+  EXPECT_EQ(out[25].shape(), TensorShape({4, 3}));         // concat_i32
+  EXPECT_EQ(out[26].shape(), TensorShape({2, 3}));         // strided_i32
 }
 
 TEST(ArrayStateKernelsGpuTest, VariablesAndViewsOnTheGpuAgreeWithTheCpu) {
