@@ -70,7 +70,9 @@ TEST(ArrayStateKernelsGpuTest, ImplementedDtypesAreBuilt) {
     EXPECT_TRUE(Built(ops::AssignAddVariableOp(root, h, x).node()));
     EXPECT_TRUE(Built(ops::AssignSubVariableOp(root, h, x).node()));
     EXPECT_TRUE(Built(ops::ZerosLike(root, x)));
+    EXPECT_TRUE(Built(ops::AddN(root, {x, x, x})));
   }
+  EXPECT_TRUE(Built(ops::AddN(root, {i32, i32})));
   EXPECT_TRUE(Built(ops::NoOp(root).node()));
   for (DataType t : {DT_HALF, DT_BFLOAT16, DT_FLOAT, DT_DOUBLE, DT_INT64,
                      DT_BOOL, DT_COMPLEX64, DT_COMPLEX128, DT_INT8}) {
@@ -165,6 +167,8 @@ GraphDef VariableGraph(const std::string& device) {
                         ops::Const(root, {1, 2, -1}), ops::Const(root, {2, 0, 0}),
                         ops::Const(root, {1, -1, -2}), strided, shrink);
   ops::Unpack(d.WithOpName("unpacked"), cube, 2);
+  // Six inputs: a group of four, then one of two added to it.
+  ops::AddN(d.WithOpName("sum6"), {value, delta, init_value, value, delta, value});
   // int32 values on a GPU stay in host memory: the host copies.
   Output ints = ops::Const(d, {1, 2, 3, 4, 5, 6}, TensorShape({2, 3}));
   ops::ConcatV2(d.WithOpName("concat_i32"), {ints, ints}, ops::Const(root, 0));
@@ -186,7 +190,7 @@ const std::vector<std::string>& Fetches() {
       "tiled",    "concat",   "packed",   "sliced",   "filled",
       "ones",     "split:0",  "split:1",  "splitv:0", "splitv:1",
       "padded",   "strided",  "strided_grad", "unpacked:0", "unpacked:1",
-      "concat_i32", "strided_i32"};
+      "concat_i32", "strided_i32", "sum6"};
   return *fetches;
 }
 
