@@ -73,6 +73,7 @@ TEST(ArrayStateKernelsGpuTest, ImplementedDtypesAreBuilt) {
     EXPECT_TRUE(Built(ops::AddN(root, {x, x, x})));
   }
   EXPECT_TRUE(Built(ops::AddN(root, {i32, i32})));
+  EXPECT_TRUE(Built(ops::Cast(root, i32, DT_FLOAT)));
   EXPECT_TRUE(Built(ops::NoOp(root).node()));
   for (DataType t : {DT_HALF, DT_BFLOAT16, DT_FLOAT, DT_DOUBLE, DT_INT64,
                      DT_BOOL, DT_COMPLEX64, DT_COMPLEX128, DT_INT8}) {
@@ -168,7 +169,18 @@ GraphDef VariableGraph(const std::string& device) {
                         ops::Const(root, {1, -1, -2}), strided, shrink);
   ops::Unpack(d.WithOpName("unpacked"), cube, 2);
   // Six inputs: a group of four, then one of two added to it.
-  ops::AddN(d.WithOpName("sum6"), {value, delta, init_value, value, delta, value});
+  ops::AddN(d.WithOpName("sum6"),
+            {value, delta, init_value, value, delta, value});
+  // Cast: float -> half -> float, float -> int32 (toward zero, saturating),
+  // float -> bool, and a truncating float -> bfloat16.
+  Output scaled = ops::Mul(d, delta, ops::Const(d, 1e9f));
+  ops::Cast(d.WithOpName("as_float"),
+            ops::Cast(d, value, DT_HALF), DT_FLOAT);
+  ops::Cast(d.WithOpName("as_int"), scaled, DT_INT32);
+  ops::Cast(d.WithOpName("as_bool"), ops::Relu(d, delta), DT_BOOL);
+  ops::CastAttrs truncate;
+  truncate.truncate = true;
+  ops::Cast(d.WithOpName("as_bf16"), delta, DT_BFLOAT16, truncate);
   // int32 values on a GPU stay in host memory: the host copies.
   Output ints = ops::Const(d, {1, 2, 3, 4, 5, 6}, TensorShape({2, 3}));
   ops::ConcatV2(d.WithOpName("concat_i32"), {ints, ints}, ops::Const(root, 0));
@@ -190,7 +202,8 @@ const std::vector<std::string>& Fetches() {
       "tiled",    "concat",   "packed",   "sliced",   "filled",
       "ones",     "split:0",  "split:1",  "splitv:0", "splitv:1",
       "padded",   "strided",  "strided_grad", "unpacked:0", "unpacked:1",
-      "concat_i32", "strided_i32", "sum6"};
+      "concat_i32", "strided_i32", "sum6", "as_float", "as_int", "as_bool",
+      "as_bf16"};
   return *fetches;
 }
 
