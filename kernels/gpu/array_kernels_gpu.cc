@@ -5,7 +5,10 @@
 // look at the input's shape and write host-memory outputs (their
 // definitions in kernels/gpu/kernel_defs_shape.cc keep them on the host, so
 // allocate_output gives host memory). ZerosLike clears a device buffer on
-// the compute stream.
+// the compute stream (its int32 definition, a host buffer). Placeholder
+// (unfed: the CPU kernel's error), PlaceholderWithDefault (forwards), and
+// the gradients' host-memory helpers BroadcastGradientArgs and
+// InvertPermutation (computed on the host, as on the CPU).
 //
 // The shape logic and error messages are those of the CPU kernels
 // (kernels/cpu/identity_ops.cc, shape_ops.cc); the int32 definitions keep
@@ -21,6 +24,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
+#include <string>
 #include <limits>
 #include <vector>
 
@@ -244,10 +249,11 @@ class SqueezeGpuOp : public OpKernel {
 
 // --- Shape, Size, Rank: host-memory outputs ---
 
-void OutputIndexVector(OpKernelContext* ctx, absl::Span<const int64_t> values,
+void OutputIndexVector(OpKernelContext* ctx, int i,
+                       absl::Span<const int64_t> values,
                        const TensorShape& shape, absl::string_view what) {
   Tensor* out = nullptr;
-  OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape, &out));
+  OP_REQUIRES_OK(ctx, ctx->allocate_output(i, shape, &out));
   if (out->dtype() == DT_INT64) {
     std::copy(values.begin(), values.end(), out->data<int64_t>());
     return;
@@ -267,7 +273,7 @@ class ShapeGpuOp : public OpKernel {
   using OpKernel::OpKernel;
   void Compute(OpKernelContext* ctx) override {
     const TensorShape& in = ctx->input(0).shape();
-    OutputIndexVector(ctx, in.dims(), TensorShape({in.rank()}),
+    OutputIndexVector(ctx, 0, in.dims(), TensorShape({in.rank()}),
                       "a dimension of size");
   }
   bool IsExpensive() const override { return false; }
@@ -278,7 +284,7 @@ class SizeGpuOp : public OpKernel {
   using OpKernel::OpKernel;
   void Compute(OpKernelContext* ctx) override {
     const int64_t n = ctx->input(0).NumElements();
-    OutputIndexVector(ctx, absl::MakeConstSpan(&n, 1), TensorShape(),
+    OutputIndexVector(ctx, 0, absl::MakeConstSpan(&n, 1), TensorShape(),
                       "the element count");
   }
   bool IsExpensive() const override { return false; }
@@ -295,6 +301,119 @@ class RankGpuOp : public OpKernel {
   bool IsExpensive() const override { return false; }
 };
 
+// --- Host-memory helpers of gradients: BroadcastGradientArgs,
+// InvertPermutation (every argument in host memory) ---
+
+// For z = x op y with NumPy broadcasting, the axes of z that the gradients
+// of x (r0) and y (r1) must be summed over; an axis where both shapes are
+// 1 is listed for both (as the CPU kernel and TensorFlow).
+class BroadcastGradientArgsGpuOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& s0_t = ctx->input(0);
+    const Tensor& s1_t = ctx->input(1);
+    OP_REQUIRES(
+        ctx, s0_t.shape().rank() == 1 && s1_t.shape().rank() == 1,
+        absl::InvalidArgumentError(absl::StrCat(
+            "s0 and s1 must be vectors, but have shapes ",
+            s0_t.shape().ToString(), " and ", s1_t.shape().ToString())));
+    IndexVec s0, s1;
+    OP_REQUIRES_OK(ctx, array_kernels::ReadIndexVector(s0_t, "s0", &s0));
+    OP_REQUIRES_OK(ctx, array_kernels::ReadIndexVector(s1_t, "s1", &s1));
+    const auto bad = [&](absl::string_view why) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "incompatible shapes for broadcasting: [", absl::StrJoin(s0, ","),
+          "] and [", absl::StrJoin(s1, ","), "]", why));
+    };
+    const size_t n = std::max(s0.size(), s1.size());
+    IndexVec r0, r1;
+    for (size_t axis = 0; axis < n; ++axis) {
+      const size_t from_end = n - axis;  // 1 for the innermost axis
+      const int64_t x = from_end <= s0.size() ? s0[s0.size() - from_end] : 1;
+      const int64_t y = from_end <= s1.size() ? s1[s1.size() - from_end] : 1;
+      OP_REQUIRES(ctx, x >= 0 && y >= 0, bad(" (negative dimension)"));
+      if (x == y) {
+        if (x == 1) {
+          r0.push_back(static_cast<int64_t>(axis));
+          r1.push_back(static_cast<int64_t>(axis));
+        }
+      } else if (x == 1) {
+        r0.push_back(static_cast<int64_t>(axis));
+      } else if (y == 1) {
+        r1.push_back(static_cast<int64_t>(axis));
+      } else {
+        OP_REQUIRES(ctx, false, bad(""));
+      }
+    }
+    OutputIndexVector(ctx, 0, r0,
+                      TensorShape({static_cast<int64_t>(r0.size())}), "axis");
+    OutputIndexVector(ctx, 1, r1,
+                      TensorShape({static_cast<int64_t>(r1.size())}), "axis");
+  }
+  bool IsExpensive() const override { return false; }
+};
+
+class InvertPermutationGpuOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& x = ctx->input(0);
+    OP_REQUIRES(
+        ctx, x.shape().rank() == 1,
+        absl::InvalidArgumentError(absl::StrCat(
+            "x must be a vector, but has shape ", x.shape().ToString())));
+    IndexVec perm;
+    OP_REQUIRES_OK(ctx, array_kernels::ReadIndexVector(x, "x", &perm));
+    const int64_t n = static_cast<int64_t>(perm.size());
+    IndexVec inverse(perm.size(), -1);
+    for (int64_t i = 0; i < n; ++i) {
+      const int64_t p = perm[i];
+      OP_REQUIRES(
+          ctx, p >= 0 && p < n && inverse[p] < 0,
+          absl::InvalidArgumentError(absl::StrCat(
+              "x [", absl::StrJoin(perm, ","), "] is not a permutation of 0..",
+              n - 1, ": ", p < 0 || p >= n ? "entry out of range" : "duplicate",
+              " ", p, " at position ", i)));
+      inverse[p] = i;
+    }
+    Tensor* y = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &y));
+    for (int64_t i = 0; i < n; ++i) {
+      if (y->dtype() == DT_INT64) {
+        y->data<int64_t>()[i] = inverse[i];
+      } else {
+        y->data<int32_t>()[i] = static_cast<int32_t>(inverse[i]);
+      }
+    }
+  }
+  bool IsExpensive() const override { return false; }
+};
+
+// --- Placeholder, PlaceholderWithDefault ---
+
+// A placeholder that runs was not fed: the CPU kernel's error.
+class PlaceholderGpuOp : public OpKernel {
+ public:
+  explicit PlaceholderGpuOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    DataType dtype = DT_INVALID;
+    TensorShape shape = TensorShape::Unknown();
+    ctx->GetAttr("dtype", &dtype).IgnoreError();
+    ctx->GetAttr("shape", &shape).IgnoreError();
+    message_ =
+        absl::StrCat("placeholder '", ctx->name(), "' of dtype ",
+                     DataTypeName(dtype), " and shape ", shape.ToString(),
+                     " must be fed: pass it in Session::Run feeds");
+  }
+  void Compute(OpKernelContext* ctx) override {
+    ctx->SetStatus(absl::InvalidArgumentError(message_));
+  }
+  bool IsExpensive() const override { return false; }
+
+ private:
+  std::string message_;
+};
+
 // --- ZerosLike: every device type's zero is all-zero bytes ---
 
 class ZerosLikeGpuOp : public OpKernel {
@@ -306,6 +425,10 @@ class ZerosLikeGpuOp : public OpKernel {
     Tensor* y = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &y));
     if (y->TotalBytes() == 0) return;
+    if (output_in_host_memory(0)) {  // the int32 definition
+      std::memset(y->raw_data(), 0, y->TotalBytes());
+      return;
+    }
     DFLOW_GPU_OP_REQUIRES_CUDA(
         ctx,
         cudaMemsetAsync(y->raw_data(), 0, y->TotalBytes(), GpuStreamOf(ctx)),
@@ -383,8 +506,38 @@ const bool kRegistered = [] {
   RegisterDeviceAndInt32("Rank", {"output"}, {"input", "output"}, {},
                          Factory<RankGpuOp>());
 
-  // ZerosLike on the device types (the int32 definition writes `y` on the
-  // host: not implemented here).
+  r->RegisterImplementation(Gpu("BroadcastGradientArgs")
+                                .TypeConstraint("T", idx)
+                                .HostMemory("s0")
+                                .HostMemory("s1")
+                                .HostMemory("r0")
+                                .HostMemory("r1")
+                                .def(),
+                            Factory<BroadcastGradientArgsGpuOp>());
+  r->RegisterImplementation(Gpu("InvertPermutation")
+                                .TypeConstraint("T", idx)
+                                .HostMemory("x")
+                                .HostMemory("y")
+                                .def(),
+                            Factory<InvertPermutationGpuOp>());
+  r->RegisterImplementation(Gpu("Placeholder").def(),
+                            Factory<PlaceholderGpuOp>());
+  r->RegisterImplementation(
+      Gpu("PlaceholderWithDefault").TypeConstraint("dtype", DeviceMovable())
+          .def(),
+      Factory<IdentityGpuOp>());
+  r->RegisterImplementation(Gpu("PlaceholderWithDefault")
+                                .TypeConstraint("dtype", {DT_INT32})
+                                .HostMemory("input")
+                                .HostMemory("output")
+                                .def(),
+                            Factory<IdentityGpuOp>());
+  r->RegisterImplementation(Gpu("ZerosLike")
+                                .TypeConstraint("T", {DT_INT32})
+                                .HostMemory("y")
+                                .def(),
+                            Factory<ZerosLikeGpuOp>());
+  // ZerosLike on the device types.
   r->RegisterImplementation(
       Gpu("ZerosLike")
           .TypeConstraint("T", Concat({GpuFloat(), Complex(),

@@ -696,6 +696,11 @@ bool OneBytes(DataType dtype, unsigned char bytes[16]) {
       std::memcpy(bytes, &one, 8);
       return true;
     }
+    case DT_INT32: {
+      const int32_t one = 1;
+      std::memcpy(bytes, &one, 4);
+      return true;
+    }
     case DT_INT64: {
       const int64_t one = 1;
       std::memcpy(bytes, &one, 8);
@@ -722,6 +727,11 @@ class OnesLikeGpuOp : public OpKernel {
                     DataTypeName(x.dtype()))));
     Tensor* y = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &y));
+    if (output_in_host_memory(0)) {  // the int32 definition
+      int32_t* o = y->data<int32_t>();
+      std::fill(o, o + y->NumElements(), 1);
+      return;
+    }
     OP_REQUIRES_OK(ctx, LaunchGpuFillValue(ElemSize(x), one, y->raw_data(),
                                            y->NumElements(),
                                            GpuComputeStreamOf(ctx)));
@@ -855,6 +865,9 @@ const bool kRegistered = [] {
           .TypeConstraint("T",
                           Concat({GpuFloat(), Complex(), {DT_BOOL, DT_INT64}}))
           .def(),
+      Factory<OnesLikeGpuOp>());
+  r->RegisterImplementation(
+      Gpu("OnesLike").TypeConstraint("T", {DT_INT32}).HostMemory("y").def(),
       Factory<OnesLikeGpuOp>());
   return true;
 }();

@@ -96,10 +96,14 @@ TEST(ArrayStateKernelsGpuTest, ImplementedDtypesAreBuilt) {
   EXPECT_TRUE(Built(ops::Fill(root, i64, i32)));
   EXPECT_TRUE(Built(ops::Transpose(root, i32, i32)));
   EXPECT_TRUE(Built(ops::OnesLike(root, ops::Placeholder(root, DT_FLOAT))));
-  // Left to the definitions: the int32 ZerosLike/OnesLike/ConcatV2/Slice
-  // (host kernels), complex variable updates, and the ops not written yet.
-  EXPECT_FALSE(Built(ops::ZerosLike(root, i32)));
-  // The int32 definitions keeping everything on the host.
+  EXPECT_TRUE(Built(ops::ZerosLike(root, i32)));
+  EXPECT_TRUE(Built(ops::OnesLike(root, i32)));
+  EXPECT_TRUE(Built(ops::InvertPermutation(root, i64)));
+  EXPECT_TRUE(Built(ops::BroadcastGradientArgs(root, i32, i32).r0));
+  EXPECT_TRUE(Built(ops::Placeholder(root, DT_FLOAT)));
+  EXPECT_TRUE(Built(ops::PlaceholderWithDefault(root, i32, TensorShape({2}))));
+  // The int32 definitions keeping everything on the host (and the ops
+  // whose every argument is on the host).
   EXPECT_TRUE(Built(ops::ConcatV2(root, {i32, i32}, i32)));
   EXPECT_TRUE(Built(ops::Pack(root, {i32, i32})));
   EXPECT_TRUE(Built(ops::Slice(root, i32, i32, i32)));
@@ -107,6 +111,8 @@ TEST(ArrayStateKernelsGpuTest, ImplementedDtypesAreBuilt) {
   EXPECT_TRUE(Built(ops::StridedSliceGrad(root, i32, i32, i32, i32, i32)));
   EXPECT_TRUE(Built(ops::Pad(root, i32, i32)));
   EXPECT_TRUE(Built(ops::Unstack(root, i32, 2)[0]));
+  // Left to the definitions: complex variable updates and the ops not
+  // written yet (Range, OneHot, ConcatOffset).
   auto c = ops::Placeholder(root, DT_COMPLEX64);
   EXPECT_FALSE(
       Built(ops::AssignAdd(root, ops::Variable(root, TensorShape({2}),
