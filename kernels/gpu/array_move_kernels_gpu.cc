@@ -20,6 +20,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -269,6 +270,64 @@ class PackGpuOp : public OpKernel {
 
  private:
   int64_t axis_ = 0;
+};
+
+// ConcatV2's gradient helper: where each input starts in the output. Every
+// argument is in host memory (kernels/gpu/kernel_defs_shape.cc).
+class ConcatOffsetGpuOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+
+  void Compute(OpKernelContext* ctx) override {
+    const int n = ctx->num_inputs() - 1;
+    int64_t axis_value = 0;
+    OP_REQUIRES_OK(ctx, array_kernels::ReadIndexScalar(
+                            ctx->input(0), "concat_dim", &axis_value));
+    absl::InlinedVector<IndexVec, 8> shapes(n);
+    for (int i = 0; i < n; ++i) {
+      const Tensor& t = ctx->input(i + 1);
+      OP_REQUIRES(ctx, t.shape().rank() == 1,
+                  absl::InvalidArgumentError(absl::StrCat(
+                      "shape[", i, "] must be a vector, but has shape ",
+                      t.shape().ToString())));
+      OP_REQUIRES_OK(ctx, array_kernels::ReadIndexVector(
+                              t, absl::StrCat("shape[", i, "]"), &shapes[i]));
+    }
+    const IndexVec& first = shapes[0];
+    const int rank = static_cast<int>(first.size());
+    const TensorShape first_shape(absl::MakeConstSpan(first));
+    int axis = 0;
+    OP_REQUIRES_OK(ctx,
+                   array_kernels::CanonicalAxis(axis_value, rank, first_shape,
+                                                "concat_dim", &axis));
+    int64_t offset = 0;
+    for (int i = 0; i < n; ++i) {
+      const IndexVec& s = shapes[i];
+      OP_REQUIRES(
+          ctx,
+          SameExcept(first_shape, TensorShape(absl::MakeConstSpan(s)), axis),
+          absl::InvalidArgumentError(absl::StrCat(
+              "shape[", i, "] = [", absl::StrJoin(s, ","), "] and shape[0] = [",
+              absl::StrJoin(first, ","), "] must match in every dimension but ",
+              axis, " (the concat axis)")));
+      Tensor* out = nullptr;
+      OP_REQUIRES_OK(ctx, ctx->allocate_output(i, TensorShape({rank}), &out));
+      for (int d = 0; d < rank; ++d) {
+        const int64_t v = d == axis ? offset : 0;
+        if (out->dtype() == DT_INT64) {
+          out->data<int64_t>()[d] = v;
+        } else {
+          OP_REQUIRES(
+              ctx, v <= std::numeric_limits<int32_t>::max(),
+              absl::InvalidArgumentError(absl::StrCat(
+                  "offset ", v, " does not fit in int32; use int64 shapes")));
+          out->data<int32_t>()[d] = static_cast<int32_t>(v);
+        }
+      }
+      offset += s[axis];
+    }
+  }
+  bool IsExpensive() const override { return false; }
 };
 
 // --- Slice ---
@@ -809,6 +868,13 @@ const bool kRegistered = [] {
                                 .HostMemory("output")
                                 .def(),
                             Factory<SliceGpuOp>());
+  r->RegisterImplementation(Gpu("ConcatOffset")
+                                .TypeConstraint("shape_type", idx)
+                                .HostMemory("concat_dim")
+                                .HostMemory("shape")
+                                .HostMemory("offset")
+                                .def(),
+                            Factory<ConcatOffsetGpuOp>());
   r->RegisterImplementation(
       Gpu("Unpack").TypeConstraint("T", movable).def(), Factory<UnpackGpuOp>());
   r->RegisterImplementation(Gpu("Unpack")

@@ -99,6 +99,7 @@ TEST(ArrayStateKernelsGpuTest, ImplementedDtypesAreBuilt) {
   EXPECT_TRUE(Built(ops::ZerosLike(root, i32)));
   EXPECT_TRUE(Built(ops::OnesLike(root, i32)));
   EXPECT_TRUE(Built(ops::InvertPermutation(root, i64)));
+  EXPECT_TRUE(Built(ops::ConcatOffset(root, i32, {i32, i32})[0]));
   EXPECT_TRUE(Built(ops::BroadcastGradientArgs(root, i32, i32).r0));
   EXPECT_TRUE(Built(ops::Placeholder(root, DT_FLOAT)));
   EXPECT_TRUE(Built(ops::PlaceholderWithDefault(root, i32, TensorShape({2}))));
@@ -112,7 +113,7 @@ TEST(ArrayStateKernelsGpuTest, ImplementedDtypesAreBuilt) {
   EXPECT_TRUE(Built(ops::Pad(root, i32, i32)));
   EXPECT_TRUE(Built(ops::Unstack(root, i32, 2)[0]));
   // Left to the definitions: complex variable updates and the ops not
-  // written yet (Range, OneHot, ConcatOffset).
+  // written yet (Range, OneHot).
   auto c = ops::Placeholder(root, DT_COMPLEX64);
   EXPECT_FALSE(
       Built(ops::AssignAdd(root, ops::Variable(root, TensorShape({2}),
