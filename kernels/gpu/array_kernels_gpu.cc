@@ -7,8 +7,8 @@
 // allocate_output gives host memory). ZerosLike clears a device buffer on
 // the compute stream (its int32 definition, a host buffer). Placeholder
 // (unfed: the CPU kernel's error), PlaceholderWithDefault (forwards), and
-// the gradients' host-memory helpers BroadcastGradientArgs and
-// InvertPermutation (computed on the host, as on the CPU).
+// the host-memory helpers BroadcastGradientArgs, InvertPermutation and
+// the int32 Range (computed on the host, as on the CPU).
 //
 // The shape logic and error messages are those of the CPU kernels
 // (kernels/cpu/identity_ops.cc, shape_ops.cc); the int32 definitions keep
@@ -390,6 +390,54 @@ class InvertPermutationGpuOp : public OpKernel {
   bool IsExpensive() const override { return false; }
 };
 
+// --- Range (the int32 definition: every argument in host memory) ---
+
+class RangeInt32GpuOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    const char* names[] = {"start", "limit", "delta"};
+    int32_t v[3];
+    for (int i = 0; i < 3; ++i) {
+      const Tensor& t = ctx->input(i);
+      OP_REQUIRES(ctx, t.NumElements() == 1 && t.shape().rank() <= 1,
+                  absl::InvalidArgumentError(
+                      absl::StrCat(names[i], " must be a scalar, not shape ",
+                                   t.shape().ToString())));
+      v[i] = t.data<int32_t>()[0];
+    }
+    const int32_t start = v[0], limit = v[1], delta = v[2];
+    const std::string values = absl::StrCat(
+        "start = ", start, ", limit = ", limit, ", delta = ", delta);
+    OP_REQUIRES(ctx, delta != 0,
+                absl::InvalidArgumentError(
+                    absl::StrCat("Range requires delta != 0 (", values, ")")));
+    if (delta > 0) {
+      OP_REQUIRES(
+          ctx, start <= limit,
+          absl::InvalidArgumentError(absl::StrCat(
+              "Range requires start <= limit when delta > 0 (", values, ")")));
+    } else {
+      OP_REQUIRES(
+          ctx, start >= limit,
+          absl::InvalidArgumentError(absl::StrCat(
+              "Range requires start >= limit when delta < 0 (", values, ")")));
+    }
+    // In 64 bits: limit - start may overflow int32.
+    const int64_t span = static_cast<int64_t>(limit) - start;
+    const int64_t abs_span = span < 0 ? -span : span;
+    const int64_t abs_step = delta < 0 ? -static_cast<int64_t>(delta) : delta;
+    const int64_t size = (abs_span + abs_step - 1) / abs_step;
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({size}), &out));
+    int32_t* data = out->data<int32_t>();
+    for (int64_t i = 0; i < size; ++i) {
+      data[i] = static_cast<int32_t>(start + i * static_cast<int64_t>(delta));
+    }
+  }
+  bool IsExpensive() const override { return false; }
+};
+
 // --- Placeholder, PlaceholderWithDefault ---
 
 // A placeholder that runs was not fed: the CPU kernel's error.
@@ -520,6 +568,14 @@ const bool kRegistered = [] {
                                 .HostMemory("y")
                                 .def(),
                             Factory<InvertPermutationGpuOp>());
+  r->RegisterImplementation(Gpu("Range")
+                                .TypeConstraint("Tidx", {DT_INT32})
+                                .HostMemory("start")
+                                .HostMemory("limit")
+                                .HostMemory("delta")
+                                .HostMemory("output")
+                                .def(),
+                            Factory<RangeInt32GpuOp>());
   r->RegisterImplementation(Gpu("Placeholder").def(),
                             Factory<PlaceholderGpuOp>());
   r->RegisterImplementation(

@@ -99,6 +99,8 @@ TEST(ArrayStateKernelsGpuTest, ImplementedDtypesAreBuilt) {
   EXPECT_TRUE(Built(ops::ZerosLike(root, i32)));
   EXPECT_TRUE(Built(ops::OnesLike(root, i32)));
   EXPECT_TRUE(Built(ops::InvertPermutation(root, i64)));
+  EXPECT_TRUE(Built(ops::Range(root, i32, i32, i32)));
+  EXPECT_FALSE(Built(ops::Range(root, i64, i64, i64)));
   EXPECT_TRUE(Built(ops::ConcatOffset(root, i32, {i32, i32})[0]));
   EXPECT_TRUE(Built(ops::BroadcastGradientArgs(root, i32, i32).r0));
   EXPECT_TRUE(Built(ops::Placeholder(root, DT_FLOAT)));
@@ -113,7 +115,7 @@ TEST(ArrayStateKernelsGpuTest, ImplementedDtypesAreBuilt) {
   EXPECT_TRUE(Built(ops::Pad(root, i32, i32)));
   EXPECT_TRUE(Built(ops::Unstack(root, i32, 2)[0]));
   // Left to the definitions: complex variable updates and the ops not
-  // written yet (Range, OneHot).
+  // written yet (OneHot, Range on the device).
   auto c = ops::Placeholder(root, DT_COMPLEX64);
   EXPECT_FALSE(
       Built(ops::AssignAdd(root, ops::Variable(root, TensorShape({2}),
