@@ -1,18 +1,24 @@
 // Sessions on real GPUs moving values: CPU -> GPU -> CPU, between virtual
 // GPUs of one physical GPU and between physical GPUs, constants on the GPU,
 // host-memory outputs, and every GPU kernel linked here against its
-// definition. A test kernel, "Identity" for float on the GPU, checks that
-// its input really is in its own device's memory and forwards it.
+// definition. A test op, _TestOnDeviceIdentity (float, GPU only), checks
+// that its input really is in its own device's memory and forwards it; the
+// chains use it on their GPU links (a test kernel for Identity itself would
+// overlap the real one).
 //
 // The session tests skip without a GPU; the registration check runs
 // everywhere.
 #include <string>
 #include <vector>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
+#include "graph/op_registry.h"
 #include "graph/ops/ops.h"
 #include "graph/scope.h"
+#include "graph/shape_inference.h"
 #include "gtest/gtest.h"
 #include "kernels/gpu/gpu_kernel_util.h"
 #include "runtime/kernel_registry.h"
@@ -24,6 +30,24 @@ namespace {
 
 using ::testing::ElementsAreArray;
 using ::testing::HasSubstr;
+
+constexpr char kOnDeviceIdentity[] = "_TestOnDeviceIdentity";
+
+DFLOW_REGISTER_OP("_TestOnDeviceIdentity")
+    .Input("input: T")
+    .Output("output: T")
+    .Attr("T: type")
+    .SetShapeFn(shape_fns::UnchangedShape);
+
+// Its GPU definition; the implementation below attaches to it.
+const bool kOnDeviceIdentityDefined = [] {
+  KernelRegistry::Global()->Register(KernelDefBuilder(kOnDeviceIdentity)
+                                         .Device(kDeviceGpu)
+                                         .TypeConstraint<float>("T")
+                                         .def(),
+                                     nullptr);
+  return true;
+}();
 
 #if DFLOW_HAVE_CUDA
 // Identity on the GPU that insists on device memory of its own GPU.
@@ -50,9 +74,10 @@ class CheckedIdentityGpuOp : public OpKernel {
   }
   bool IsExpensive() const override { return false; }
 };
-DFLOW_REGISTER_GPU_KERNEL(
-    KernelDefBuilder("Identity").Device(kDeviceGpu).TypeConstraint<float>("T"),
-    CheckedIdentityGpuOp);
+DFLOW_REGISTER_GPU_KERNEL(KernelDefBuilder(kOnDeviceIdentity)
+                              .Device(kDeviceGpu)
+                              .TypeConstraint<float>("T"),
+                          CheckedIdentityGpuOp);
 #endif  // DFLOW_HAVE_CUDA
 
 std::vector<float> Iota(int n) {
@@ -72,6 +97,12 @@ GraphDef Chain(const std::vector<std::string>& devices, int n) {
   }
   GraphDef def;
   EXPECT_TRUE(root.ToGraphDef(&def).ok()) << root.status();
+  for (NodeDef& node : *def.mutable_node()) {
+    if (node.op() == "Identity" &&
+        absl::StrContains(absl::AsciiStrToLower(node.device()), "gpu")) {
+      node.set_op(kOnDeviceIdentity);
+    }
+  }
   return def;
 }
 
