@@ -18,7 +18,7 @@ RUN_DIR = re.compile(r"run_\d+_of_\d+")
 
 def main():
     logs, build_rc = sys.argv[1], int(sys.argv[2])
-    passed = failed = 0
+    passed = failed = skipped = 0
     broken = []
     for root, dirs, files in os.walk(logs, followlinks=True):
         if "test.xml" in files:
@@ -42,6 +42,8 @@ def main():
                 failed += 1
             elif case.get("status", "run") != "notrun" and case.find("skipped") is None:
                 passed += 1
+            else:
+                skipped += 1
         if n == 0:
             # Bazel writes a single synthetic case when the binary crashed.
             failed += 1
@@ -50,6 +52,9 @@ def main():
         failed += 1
     for b in broken:
         print("broken test log:", b)
+    if skipped:
+        # GPU tests skip themselves on a machine without a GPU.
+        print(f"({skipped} skipped)")
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 
