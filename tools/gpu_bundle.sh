@@ -5,7 +5,9 @@
 #
 #   tools/gpu_bundle.sh [--with-cuda-libs] [EXTRA_LABEL ...]
 #
-# On the GPU machine (from the folder holding gpu_bundle/):
+# It also writes gpu_bundle.tar.xz (about 16 MB; the folder is over 100 MB).
+# On the GPU machine (from the folder holding gpu_bundle/, after
+# `tar xJf gpu_bundle.tar.xz` when the archive is what travelled):
 #   gpu_bundle/run_all.sh            # every test; last line "N passed, N failed"
 #   gpu_bundle/run_all.sh --bench    # then every benchmark binary too
 #   gpu_bundle/compare_torch_gpu.sh  # dflow vs PyTorch (bench/gpu/)
@@ -34,7 +36,7 @@ extra=()
 for arg in "$@"; do
   case "$arg" in
     --with-cuda-libs) with_cuda_libs=1 ;;
-    -h|--help) sed -n '2,26p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
     *) extra+=("$arg") ;;
   esac
 done
@@ -239,4 +241,9 @@ cp bench/gpu/compare_torch_gpu.sh bench/torch_peer.py "$out/"
 
 echo "gpu_bundle: $(wc -l < "$out/tests.txt") tests, $(wc -l < "$out/benchmarks.txt") benchmarks," \
      "$(ls "$out/lib" | wc -l) libraries, $(du -sh "$out" | cut -f1) in $out/"
+# The folder is over 100 MB (OpenBLAS alone is 36 MB), more than the device
+# tool carries (64 MiB); compressed it is about 16 MB.
+tar cf - "$out" | xz -T0 -6 > "$out.tar.xz"
 echo "gpu_bundle: on the GPU machine run: $out/run_all.sh (and $out/compare_torch_gpu.sh)"
+echo "gpu_bundle: or carry $out.tar.xz ($(du -sh "$out.tar.xz" | cut -f1)) and run:" \
+     "tar xJf $out.tar.xz && $out/run_all.sh"
