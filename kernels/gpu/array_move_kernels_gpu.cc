@@ -1,10 +1,10 @@
-// The GPU implementations of the array ops that move elements: Transpose,
-// ConcatV2, Pack, Unpack, Split, SplitV, Slice, Tile, Pad (strided
-// copies, array_ops_gpu.h), Fill and OnesLike (fills). Their int32
-// definitions keep every argument in host memory: the same classes copy
-// on the host there (HostStridedCopy). Argument checks, shapes and error messages are those
-// of the CPU kernels (kernels/cpu/transpose_op.cc, slicing_ops_*.cc,
-// constant_ops.cc); results are the same elements, moved by width.
+// The GPU implementations of the array ops that move elements, part one:
+// Transpose, ConcatV2, Pack, ConcatOffset, Slice, Tile (strided copies,
+// array_ops_gpu.h; part two is array_split_pad_kernels_gpu.cc). Their
+// int32 definitions keep every argument in host memory: the same classes
+// copy on the host there (HostStridedCopy). Argument checks, shapes and
+// error messages are those of the CPU kernels (kernels/cpu/transpose_op.cc,
+// slicing_ops_*.cc); results are the same elements, moved by width.
 // Shapes, permutations and begin/size vectors are host-memory arguments
 // (kernels/gpu/kernel_defs_shape.cc); the data lives in device memory and
 // every copy is enqueued on the compute stream.
@@ -31,6 +31,7 @@
 #include "graph/tensor.h"
 #include "graph/types.h"
 #include "kernels/cpu/kernel_util_array.h"
+#include "kernels/gpu/array_move_gpu_util.h"
 #include "kernels/gpu/array_ops_gpu.h"
 #include "kernels/gpu/gpu_kernel_util.h"
 #include "kernels/gpu/kernel_defs_util.h"
@@ -42,50 +43,16 @@ namespace dflow {
 namespace {
 
 using array_kernels::IndexVec;
+using array_move_gpu::DimsOf;
+using array_move_gpu::ElemSize;
+using array_move_gpu::Factory;
+using array_move_gpu::Gpu;
+using array_move_gpu::StridedCopy;
+using array_move_gpu::ZeroOutput;
 using gpu_kernel_defs::Complex;
 using gpu_kernel_defs::Concat;
 using gpu_kernel_defs::DeviceMovable;
 using gpu_kernel_defs::GpuFloat;
-
-int ElemSize(const Tensor& t) { return static_cast<int>(DataTypeSize(t.dtype())); }
-
-std::vector<int64_t> DimsOf(const TensorShape& s) {
-  return std::vector<int64_t>(s.dims().begin(), s.dims().end());
-}
-
-// Plans and launches one strided copy on the kernel's compute stream.
-absl::Status StridedCopy(OpKernelContext* ctx, const char* what,
-                         const Tensor& src, Tensor* dst,
-                         absl::Span<const int64_t> dims,
-                         absl::Span<const int64_t> src_strides,
-                         absl::Span<const int64_t> dst_strides,
-                         int64_t src_offset, int64_t dst_offset,
-                         absl::Span<const int64_t> src_mod = {}) {
-  absl::StatusOr<GpuStridedCopy> plan =
-      MakeGpuStridedCopy(dims, src_strides, dst_strides, src_offset,
-                         dst_offset, src_mod, what);
-  if (!plan.ok()) return plan.status();
-  if (ctx->kernel().output_in_host_memory(0)) {
-    // An int32 definition keeping every argument in host memory.
-    HostStridedCopy(ElemSize(src), *plan, src.raw_data(), dst->raw_data());
-    return absl::OkStatus();
-  }
-  return LaunchGpuStridedCopy(ElemSize(src), *plan, src.raw_data(),
-                              dst->raw_data(), GpuComputeStreamOf(ctx));
-}
-
-// Sets every byte of `t` to zero: on the compute stream, or on the host for
-// the host-memory definitions.
-absl::Status ZeroOutput(OpKernelContext* ctx, Tensor* t, const char* what) {
-  if (t->TotalBytes() == 0) return absl::OkStatus();
-  if (ctx->kernel().output_in_host_memory(0)) {
-    std::memset(t->raw_data(), 0, t->TotalBytes());
-    return absl::OkStatus();
-  }
-  return CudaStatus(cudaMemsetAsync(t->raw_data(), 0, t->TotalBytes(),
-                                    GpuStreamOf(ctx)),
-                    absl::StrCat("clearing ", what, "'s output"));
-}
 
 // --- Transpose ---
 
@@ -128,9 +95,9 @@ class TransposeGpuOp : public OpKernel {
     const std::vector<int64_t> out_dims = DimsOf(out_shape);
     std::vector<int64_t> src_strides(rank);
     for (int j = 0; j < rank; ++j) src_strides[j] = in_strides[perm[j]];
-    OP_REQUIRES_OK(ctx, StridedCopy(ctx, "Transpose", input, out, out_dims,
-                                    src_strides, RowMajorStrides(out_dims), 0,
-                                    0));
+    OP_REQUIRES_OK(
+        ctx, StridedCopy(ctx, "Transpose", input, out, out_dims, src_strides,
+                         RowMajorStrides(out_dims), 0, 0));
   }
 };
 
@@ -150,8 +117,8 @@ absl::Status ConcatRowsGpu(OpKernelContext* ctx, const char* what,
       const int64_t dims[] = {rows, chunks[i]};
       const int64_t src_strides[] = {chunks[i], 1};
       const int64_t dst_strides[] = {total, 1};
-      absl::Status s = StridedCopy(ctx, what, inputs[i], out, dims,
-                                   src_strides, dst_strides, 0, col);
+      absl::Status s = StridedCopy(ctx, what, inputs[i], out, dims, src_strides,
+                                   dst_strides, 0, col);
       if (!s.ok()) return s;
     }
     col += chunks[i];
@@ -391,9 +358,9 @@ class SliceGpuOp : public OpKernel {
     int64_t offset = 0;
     for (int i = 0; i < rank; ++i) offset += begin[i] * in_strides[i];
     const std::vector<int64_t> out_dims = DimsOf(out_shape);
-    OP_REQUIRES_OK(ctx, StridedCopy(ctx, "Slice", input, out, out_dims,
-                                    in_strides, RowMajorStrides(out_dims),
-                                    offset, 0));
+    OP_REQUIRES_OK(ctx,
+                   StridedCopy(ctx, "Slice", input, out, out_dims, in_strides,
+                               RowMajorStrides(out_dims), offset, 0));
   }
 };
 
@@ -452,390 +419,34 @@ class TileGpuOp : public OpKernel {
   }
 };
 
-// --- Split, SplitV: each output a block of columns of the input ---
-
-// Output j takes, of `input` viewed as [rows, dim * inner], the columns
-// [sum(sizes[:j]) * inner, ...): its shape is the input's with `axis` of
-// size sizes[j].
-void EmitPiecesGpu(OpKernelContext* ctx, const char* what,
-                   const Tensor& input, int axis,
-                   absl::Span<const int64_t> sizes, bool drop_axis = false) {
-  const TensorShape& shape = input.shape();
-  const int rank = shape.rank();
-  const int64_t rows = array_kernels::DimProduct(shape, 0, axis);
-  const int64_t inner = array_kernels::DimProduct(shape, axis + 1, rank);
-  const int64_t total = shape.dim(axis) * inner;
-  int64_t col = 0;
-  for (size_t j = 0; j < sizes.size(); ++j) {
-    TensorShape piece = shape;
-    piece.set_dim(axis, sizes[j]);
-    if (drop_axis) piece.RemoveDim(axis);
-    Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(static_cast<int>(j), piece, &out));
-    const int64_t chunk = sizes[j] * inner;
-    if (chunk > 0 && rows > 0) {
-      const int64_t dims[] = {rows, chunk};
-      const int64_t src_strides[] = {total, 1};
-      const int64_t dst_strides[] = {chunk, 1};
-      OP_REQUIRES_OK(ctx, StridedCopy(ctx, what, input, out, dims, src_strides,
-                                      dst_strides, col, 0));
-    }
-    col += chunk;
-  }
-}
-
-class SplitGpuOp : public OpKernel {
- public:
-  using OpKernel::OpKernel;
-  void Compute(OpKernelContext* ctx) override {
-    DFLOW_GPU_KERNEL_PREAMBLE(ctx, gpu);
-    const Tensor& input = ctx->input(1);
-    const int n = ctx->num_outputs();
-    int64_t axis_value = 0;
-    OP_REQUIRES_OK(ctx, array_kernels::ReadIndexScalar(
-                            ctx->input(0), "split_dim", &axis_value));
-    int axis = 0;
-    OP_REQUIRES_OK(
-        ctx, array_kernels::CanonicalAxis(axis_value, input.shape().rank(),
-                                          input.shape(), "split_dim", &axis));
-    const int64_t dim = input.shape().dim(axis);
-    OP_REQUIRES(ctx, dim % n == 0,
-                absl::InvalidArgumentError(absl::StrCat(
-                    "num_split ", n, " does not divide dimension ", axis,
-                    " of shape ", input.shape().ToString(), " (size ", dim,
-                    "); Split needs equal pieces (SplitV takes sizes)")));
-    if (n == 1) {
-      ctx->set_output(0, input);
-      return;
-    }
-    IndexVec sizes(n, dim / n);
-    EmitPiecesGpu(ctx, "Split", input, axis, sizes);
-  }
-};
-
-class SplitVGpuOp : public OpKernel {
- public:
-  using OpKernel::OpKernel;
-  void Compute(OpKernelContext* ctx) override {
-    DFLOW_GPU_KERNEL_PREAMBLE(ctx, gpu);
-    const Tensor& input = ctx->input(0);
-    const int n = ctx->num_outputs();
-    int64_t axis_value = 0;
-    OP_REQUIRES_OK(ctx, array_kernels::ReadIndexScalar(
-                            ctx->input(2), "split_dim", &axis_value));
-    int axis = 0;
-    OP_REQUIRES_OK(
-        ctx, array_kernels::CanonicalAxis(axis_value, input.shape().rank(),
-                                          input.shape(), "split_dim", &axis));
-    const Tensor& sizes_t = ctx->input(1);
-    OP_REQUIRES(ctx, sizes_t.shape().rank() == 1,
-                absl::InvalidArgumentError(
-                    absl::StrCat("size_splits must be a vector, but has shape ",
-                                 sizes_t.shape().ToString())));
-    IndexVec sizes;
-    OP_REQUIRES_OK(
-        ctx, array_kernels::ReadIndexVector(sizes_t, "size_splits", &sizes));
-    const int64_t dim = input.shape().dim(axis);
-    const auto describe = [&] {
-      return absl::StrCat("size_splits [", absl::StrJoin(sizes, ","),
-                          "] for dimension ", axis, " of shape ",
-                          input.shape().ToString(), " (size ", dim, ")");
-    };
-    OP_REQUIRES(ctx, static_cast<int>(sizes.size()) == n,
-                absl::InvalidArgumentError(absl::StrCat(
-                    describe(), ": there must be num_split = ", n, " sizes")));
-    int unknown = -1;
-    int64_t known_sum = 0;
-    for (int j = 0; j < n; ++j) {
-      if (sizes[j] == -1) {
-        OP_REQUIRES(ctx, unknown == -1,
-                    absl::InvalidArgumentError(
-                        absl::StrCat(describe(), ": only one size may be -1")));
-        unknown = j;
-        continue;
-      }
-      OP_REQUIRES(ctx, sizes[j] >= 0,
-                  absl::InvalidArgumentError(
-                      absl::StrCat(describe(), ": sizes must be >= 0 or -1")));
-      OP_REQUIRES(ctx,
-                  !__builtin_add_overflow(known_sum, sizes[j], &known_sum) &&
-                      known_sum <= dim,
-                  absl::InvalidArgumentError(absl::StrCat(
-                      describe(), ": the sizes add up to more than ", dim)));
-    }
-    if (unknown >= 0) {
-      sizes[unknown] = dim - known_sum;
-    } else {
-      OP_REQUIRES(
-          ctx, known_sum == dim,
-          absl::InvalidArgumentError(absl::StrCat(
-              describe(), ": the sizes add up to ", known_sum, ", not ", dim)));
-    }
-    if (n == 1) {
-      ctx->set_output(0, input);
-      return;
-    }
-    EmitPiecesGpu(ctx, "SplitV", input, axis, sizes);
-  }
-};
-
-class UnpackGpuOp : public OpKernel {
- public:
-  explicit UnpackGpuOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    absl::Status s = ctx->GetAttr("axis", &axis_);
-    if (!s.ok()) ctx->SetStatus(s);
-  }
-  void Compute(OpKernelContext* ctx) override {
-    DFLOW_GPU_KERNEL_PREAMBLE(ctx, gpu);
-    const Tensor& input = ctx->input(0);
-    const int n = ctx->num_outputs();
-    int axis = 0;
-    OP_REQUIRES_OK(ctx,
-                   array_kernels::CanonicalAxis(axis_, input.shape().rank(),
-                                                input.shape(), "axis", &axis));
-    OP_REQUIRES(ctx, input.shape().dim(axis) == n,
-                absl::InvalidArgumentError(absl::StrCat(
-                    "cannot unpack ", n, " tensors from dimension ", axis,
-                    " of shape ", input.shape().ToString(), " (size ",
-                    input.shape().dim(axis), "); attr num must equal it")));
-    IndexVec sizes(n, 1);
-    EmitPiecesGpu(ctx, "Unpack", input, axis, sizes, /*drop_axis=*/true);
-  }
-
- private:
-  int64_t axis_ = 0;
-};
-
-// --- Pad: zeros, then the input copied into the interior ---
-
-class PadGpuOp : public OpKernel {
- public:
-  using OpKernel::OpKernel;
-  void Compute(OpKernelContext* ctx) override {
-    DFLOW_GPU_KERNEL_PREAMBLE(ctx, gpu);
-    const Tensor& input = ctx->input(0);
-    const Tensor& paddings_t = ctx->input(1);
-    const TensorShape& in_shape = input.shape();
-    const int rank = in_shape.rank();
-    OP_REQUIRES(ctx,
-                paddings_t.shape().rank() == 2 &&
-                    paddings_t.shape().dim(0) == rank &&
-                    paddings_t.shape().dim(1) == 2,
-                absl::InvalidArgumentError(absl::StrCat(
-                    "paddings must be a matrix of shape [", rank,
-                    ", 2] (before and after for each dimension of the input ",
-                    in_shape.ToString(), "), but has shape ",
-                    paddings_t.shape().ToString())));
-    IndexVec paddings;
-    {
-      absl::StatusOr<Tensor> flat =
-          paddings_t.Reshaped(TensorShape({paddings_t.NumElements()}));
-      OP_REQUIRES_OK(ctx, flat.status());
-      OP_REQUIRES_OK(ctx,
-                     array_kernels::ReadIndexVector(*flat, "paddings",
-                                                    &paddings));
-    }
-    TensorShape out_shape;
-    bool none = true;
-    for (int i = 0; i < rank; ++i) {
-      const int64_t before = paddings[2 * i], after = paddings[2 * i + 1];
-      OP_REQUIRES(
-          ctx, before >= 0 && after >= 0,
-          absl::InvalidArgumentError(absl::StrCat(
-              "paddings [", absl::StrJoin(paddings, ","),
-              "] must be non-negative (input ", in_shape.ToString(), ")")));
-      int64_t size;
-      OP_REQUIRES(ctx,
-                  !__builtin_add_overflow(in_shape.dim(i), before, &size) &&
-                      !__builtin_add_overflow(size, after, &size),
-                  absl::InvalidArgumentError(
-                      absl::StrCat("paddings [", absl::StrJoin(paddings, ","),
-                                   "] overflow dimension ", i, " of the input ",
-                                   in_shape.ToString())));
-      out_shape.AddDim(size);
-      none = none && before == 0 && after == 0;
-    }
-    if (none) {
-      ctx->set_output(0, input);
-      return;
-    }
-    Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, out_shape, &out));
-    if (out->TotalBytes() == 0) return;
-    OP_REQUIRES_OK(ctx, ZeroOutput(ctx, out, "Pad"));
-    if (input.NumElements() == 0) return;
-    const std::vector<int64_t> in_dims = DimsOf(in_shape);
-    const std::vector<int64_t> out_strides = RowMajorStrides(DimsOf(out_shape));
-    int64_t offset = 0;
-    for (int i = 0; i < rank; ++i) offset += paddings[2 * i] * out_strides[i];
-    OP_REQUIRES_OK(ctx, StridedCopy(ctx, "Pad", input, out, in_dims,
-                                    RowMajorStrides(in_dims), out_strides, 0,
-                                    offset));
-  }
-};
-
-// --- Fill, OnesLike ---
-
-// Fill: `dims` is read on the host. The device definition's `value` is a
-// device scalar, broadcast on the device; the int32 definition keeps
-// `value` and the output on the host, filled here.
-class FillGpuOp : public OpKernel {
- public:
-  using OpKernel::OpKernel;
-  void Compute(OpKernelContext* ctx) override {
-    DFLOW_GPU_KERNEL_PREAMBLE(ctx, gpu);
-    const Tensor& dims = ctx->input(0);
-    const Tensor& value = ctx->input(1);
-    OP_REQUIRES(
-        ctx, dims.shape().rank() == 1,
-        absl::InvalidArgumentError(absl::StrCat(
-            "dims must be a vector, got shape ", dims.shape().ToString())));
-    OP_REQUIRES(
-        ctx, value.shape().rank() == 0,
-        absl::InvalidArgumentError(absl::StrCat(
-            "value must be a scalar, got shape ", value.shape().ToString())));
-    OP_REQUIRES(
-        ctx, dims.dtype() == DT_INT32 || dims.dtype() == DT_INT64,
-        absl::InvalidArgumentError(absl::StrCat(
-            "dims must be int32 or int64, got ", DataTypeName(dims.dtype()))));
-    TensorShape shape;
-    for (int64_t i = 0; i < dims.NumElements(); ++i) {
-      const int64_t d = dims.dtype() == DT_INT32 ? dims.data<int32_t>()[i]
-                                                 : dims.data<int64_t>()[i];
-      OP_REQUIRES(ctx, d >= 0,
-                  absl::InvalidArgumentError(absl::StrCat(
-                      "dims[", i, "] = ", d,
-                      " is negative; Fill needs sizes >= 0 (dims: ",
-                      dims.DebugString(), ")")));
-      shape.AddDim(d);
-    }
-    OP_REQUIRES(ctx, shape.num_elements() >= 0,
-                absl::InvalidArgumentError(
-                    absl::StrCat("Fill shape ", shape.ToString(),
-                                 " has more elements than an int64 counts")));
-    Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape, &out));
-    if (out->NumElements() == 0) return;
-    if (value.dtype() == DT_INT32) {
-      // The int32 definition: value and output in host memory.
-      const int32_t v = value.data<int32_t>()[0];
-      int32_t* o = out->data<int32_t>();
-      std::fill(o, o + out->NumElements(), v);
-      return;
-    }
-    OP_REQUIRES_OK(ctx, LaunchGpuFillFromDevice(
-                            ElemSize(value), value.raw_data(), out->raw_data(),
-                            out->NumElements(), GpuComputeStreamOf(ctx)));
-  }
-};
-
-// The bytes of one in `dtype` (the OnesLike definition's types).
-bool OneBytes(DataType dtype, unsigned char bytes[16]) {
-  std::memset(bytes, 0, 16);
-  switch (dtype) {
-    case DT_HALF: {
-      const uint16_t one = 0x3C00;
-      std::memcpy(bytes, &one, 2);
-      return true;
-    }
-    case DT_BFLOAT16: {
-      const uint16_t one = 0x3F80;
-      std::memcpy(bytes, &one, 2);
-      return true;
-    }
-    case DT_FLOAT:
-    case DT_COMPLEX64: {
-      const float one = 1.0f;
-      std::memcpy(bytes, &one, 4);  // complex: real part 1, imaginary 0
-      return true;
-    }
-    case DT_DOUBLE:
-    case DT_COMPLEX128: {
-      const double one = 1.0;
-      std::memcpy(bytes, &one, 8);
-      return true;
-    }
-    case DT_INT32: {
-      const int32_t one = 1;
-      std::memcpy(bytes, &one, 4);
-      return true;
-    }
-    case DT_INT64: {
-      const int64_t one = 1;
-      std::memcpy(bytes, &one, 8);
-      return true;
-    }
-    case DT_BOOL:
-      bytes[0] = 1;
-      return true;
-    default:
-      return false;
-  }
-}
-
-class OnesLikeGpuOp : public OpKernel {
- public:
-  using OpKernel::OpKernel;
-  void Compute(OpKernelContext* ctx) override {
-    DFLOW_GPU_KERNEL_PREAMBLE(ctx, gpu);
-    const Tensor& x = ctx->input(0);
-    unsigned char one[16];
-    OP_REQUIRES(ctx, OneBytes(x.dtype(), one),
-                absl::UnimplementedError(absl::StrCat(
-                    "OnesLike on a GPU does not support ",
-                    DataTypeName(x.dtype()))));
-    Tensor* y = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &y));
-    if (output_in_host_memory(0)) {  // the int32 definition
-      int32_t* o = y->data<int32_t>();
-      std::fill(o, o + y->NumElements(), 1);
-      return;
-    }
-    OP_REQUIRES_OK(ctx, LaunchGpuFillValue(ElemSize(x), one, y->raw_data(),
-                                           y->NumElements(),
-                                           GpuComputeStreamOf(ctx)));
-  }
-};
-
-KernelDefBuilder Gpu(const char* op) {
-  KernelDefBuilder b(op);
-  b.Device(kDeviceGpu);
-  return b;
-}
-
-template <typename K>
-KernelFactory Factory() {
-  return [](OpKernelConstruction* ctx) -> std::unique_ptr<OpKernel> {
-    return std::make_unique<K>(ctx);
-  };
-}
-
 const bool kRegistered = [] {
   KernelRegistry* r = KernelRegistry::Global();
   const std::vector<DataType> idx = {DT_INT32, DT_INT64};
   // Types this file moves on the device (Transpose and Tile include int32
   // in their device definitions).
   const std::vector<DataType> movable = DeviceMovable();
-  r->RegisterImplementation(Gpu("Transpose")
-                                .TypeConstraint("T", Concat({movable, {DT_INT32}}))
-                                .TypeConstraint("Tperm", idx)
-                                .HostMemory("perm")
-                                .def(),
-                            Factory<TransposeGpuOp>());
-  r->RegisterImplementation(Gpu("Tile")
-                                .TypeConstraint("T", Concat({movable, {DT_INT32}}))
-                                .TypeConstraint("Tmultiples", idx)
-                                .HostMemory("multiples")
-                                .def(),
-                            Factory<TileGpuOp>());
+  r->RegisterImplementation(
+      Gpu("Transpose")
+          .TypeConstraint("T", Concat({movable, {DT_INT32}}))
+          .TypeConstraint("Tperm", idx)
+          .HostMemory("perm")
+          .def(),
+      Factory<TransposeGpuOp>());
+  r->RegisterImplementation(
+      Gpu("Tile")
+          .TypeConstraint("T", Concat({movable, {DT_INT32}}))
+          .TypeConstraint("Tmultiples", idx)
+          .HostMemory("multiples")
+          .def(),
+      Factory<TileGpuOp>());
   r->RegisterImplementation(Gpu("ConcatV2")
                                 .TypeConstraint("T", movable)
                                 .TypeConstraint("Tidx", idx)
                                 .HostMemory("axis")
                                 .def(),
                             Factory<ConcatV2GpuOp>());
-  r->RegisterImplementation(
-      Gpu("Pack").TypeConstraint("T", movable).def(), Factory<PackGpuOp>());
+  r->RegisterImplementation(Gpu("Pack").TypeConstraint("T", movable).def(),
+                            Factory<PackGpuOp>());
   r->RegisterImplementation(Gpu("Slice")
                                 .TypeConstraint("T", movable)
                                 .TypeConstraint("Index", idx)
@@ -875,66 +486,6 @@ const bool kRegistered = [] {
                                 .HostMemory("offset")
                                 .def(),
                             Factory<ConcatOffsetGpuOp>());
-  r->RegisterImplementation(
-      Gpu("Unpack").TypeConstraint("T", movable).def(), Factory<UnpackGpuOp>());
-  r->RegisterImplementation(Gpu("Unpack")
-                                .TypeConstraint("T", {DT_INT32})
-                                .HostMemory("value")
-                                .HostMemory("output")
-                                .def(),
-                            Factory<UnpackGpuOp>());
-  r->RegisterImplementation(Gpu("Pad")
-                                .TypeConstraint("T", {DT_INT32})
-                                .TypeConstraint("Tpaddings", idx)
-                                .HostMemory("input")
-                                .HostMemory("paddings")
-                                .HostMemory("output")
-                                .def(),
-                            Factory<PadGpuOp>());
-  r->RegisterImplementation(
-      Gpu("Split").TypeConstraint("T", movable).HostMemory("split_dim").def(),
-      Factory<SplitGpuOp>());
-  r->RegisterImplementation(Gpu("SplitV")
-                                .TypeConstraint("T", movable)
-                                .TypeConstraint("Tlen",
-                                                {DT_INT8, DT_INT32, DT_INT64})
-                                .HostMemory("size_splits")
-                                .HostMemory("split_dim")
-                                .def(),
-                            Factory<SplitVGpuOp>());
-  // Pad's device definition: the GPU types and int8/uint8 (zero is
-  // all-zero bytes for each).
-  r->RegisterImplementation(
-      Gpu("Pad")
-          .TypeConstraint("T", Concat({gpu_kernel_defs::GpuAll(),
-                                       {DT_INT8, DT_UINT8}}))
-          .TypeConstraint("Tpaddings", idx)
-          .HostMemory("paddings")
-          .def(),
-      Factory<PadGpuOp>());
-  r->RegisterImplementation(Gpu("Fill")
-                                .TypeConstraint("T", movable)
-                                .TypeConstraint("index_type", idx)
-                                .HostMemory("dims")
-                                .def(),
-                            Factory<FillGpuOp>());
-  r->RegisterImplementation(Gpu("Fill")
-                                .TypeConstraint("T", {DT_INT32})
-                                .TypeConstraint("index_type", idx)
-                                .HostMemory("dims")
-                                .HostMemory("value")
-                                .HostMemory("output")
-                                .def(),
-                            Factory<FillGpuOp>());
-  r->RegisterImplementation(
-      Gpu("OnesLike")
-          .TypeConstraint("T",
-                          Concat({GpuFloat(), Complex(), {DT_BOOL, DT_INT64}}))
-          .def(),
-      Factory<OnesLikeGpuOp>());
-  r->RegisterImplementation(
-      Gpu("OnesLike").TypeConstraint("T", {DT_INT32}).HostMemory("y").def(),
-      Factory<OnesLikeGpuOp>());
   return true;
 }();
 
