@@ -108,7 +108,7 @@ void ExpectSameResults(const Scope& root, int devices, int tensors,
   absl::StatusOr<TensorFusionResult> r = FuseAllReduces(&fused, options);
   ASSERT_TRUE(r.ok()) << r.status();
   EXPECT_EQ(r->buckets, expected_buckets);
-  for (const std::string& prefix : {"r", "use"}) {
+  for (const char* prefix : {"r", "use"}) {
     const std::vector<std::string> fetches = Fetches(devices, tensors, prefix);
     absl::StatusOr<std::vector<Tensor>> want =
         RunGraph(*root.graph(), devices, fetches);

@@ -278,8 +278,8 @@ TEST(FusedCollectiveTest, MembersDisagreeingOnShapesFail) {
 
 TEST(FusedCollectiveTest, FusedAndPlainMemberOfOneInstanceFail) {
   Scope root = Scope::NewRootScope();
-  Output x0 = ops::Placeholder(root.WithDevice(CpuName(0)).WithOpName("x0_0"),
-                               DT_FLOAT);
+  // x0_0 is the fused member's input (AddFused reads it by name).
+  ops::Placeholder(root.WithDevice(CpuName(0)).WithOpName("x0_0"), DT_FLOAT);
   Output x1 = ops::Placeholder(root.WithDevice(CpuName(1)).WithOpName("x0_1"),
                                DT_FLOAT);
   ops::CollectiveAllReduce(root.WithDevice(CpuName(1)).WithOpName("f_1"), x1,

@@ -404,7 +404,9 @@ TEST(TrainingOpsKernelTest, TheSameVariableTwiceIsUpdatedInTurn) {
     std::vector<double> want;
     for (double x : {1.0, 2.0, 3.0}) want.push_back((x * 0.25 + 1) * 0.5);
     EXPECT_EQ(AsDoubles(var->Read()), want);
-    if (snapshot) EXPECT_EQ(AsDoubles(before), std::vector<double>({1, 2, 3}));
+    if (snapshot) {
+      EXPECT_EQ(AsDoubles(before), std::vector<double>({1, 2, 3}));
+    }
   }
 }
 
