@@ -309,8 +309,9 @@ TEST(TrainingOpsKernelTest, UninitializedVariablesAreNamed) {
                           HasSubstr("run its initializer first")));
         // Nothing changed.
         for (int k = 0; k < num_vars; ++k) {
-          if (k != missing)
+          if (k != missing) {
             EXPECT_EQ(h.Get(k), testing_math::Rounded(DT_FLOAT, start[k]));
+          }
         }
       }
     }
