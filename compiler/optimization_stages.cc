@@ -1,82 +1,213 @@
 #include "compiler/optimization_stages.h"
 
+#include <filesystem>
+#include <fstream>
 #include <string>
+#include <system_error>
 #include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_replace.h"
 #include "absl/time/clock.h"
 #include "compiler/fuse_matmul_update.h"
+#include "compiler/tensor_fusion.h"
+#include "google/protobuf/text_format.h"
+#include "graph/graph_dot.h"
 
 namespace dflow {
 namespace {
+
+absl::StatusOr<PassResult> RunTensorFusion(const PassContext& ctx,
+                                           Graph* graph) {
+  absl::StatusOr<TensorFusionResult> fused =
+      FuseAllReduces(graph, ctx.options->tensor_fusion);
+  if (!fused.ok()) return fused.status();
+  PassResult result;
+  result.changes = fused->buckets;
+  result.what = absl::StrCat(fused->instances, " all-reduce instances into ",
+                             fused->buckets);
+  return result;
+}
+
+absl::StatusOr<PassResult> RunFuseMatMulUpdate(const PassContext& ctx,
+                                               Graph* graph) {
+  PassResult result;
+  // The fused update has kernels for CPU and GPU (kernels/cpu/
+  // training_ops_fused.cc, kernels/gpu/kernel_defs_training.cc); another
+  // device type keeps the MatMul and the update apart.
+  if (ctx.device_type != "CPU" && ctx.device_type != "GPU") {
+    result.what = "no fused kernel on " + ctx.device_type;
+    return result;
+  }
+  absl::StatusOr<int> fused = FuseMatMulIntoGradientDescent(graph);
+  if (!fused.ok()) return fused.status();
+  result.changes = *fused;
+  result.what = absl::StrCat(*fused, " MatMul+ApplyGradientDescent fused");
+  return result;
+}
+
+struct PassEntry {
+  const char* name;
+  PassStage stage;
+  GraphPassFn run;
+};
+
+// The pipeline, in order. Device-independent: rewrites that shrink the
+// graph come first, so that tensor fusion sees the final all-reduces.
+// Device-specific: fusions, then memory planning on the final partition.
+constexpr PassEntry kPasses[] = {
+    {"tensor_fusion", PassStage::kDeviceIndependent, RunTensorFusion},
+    {"fuse_matmul_update", PassStage::kDeviceSpecific, RunFuseMatMulUpdate},
+};
 
 // Prefixes a pass's error with the pass, so a failure names where it began.
 absl::Status InPass(absl::string_view pass, absl::string_view device,
                     const absl::Status& s) {
   if (s.ok()) return s;
   return absl::Status(
-      s.code(), absl::StrCat("optimization pass ", pass,
-                             device.empty() ? "" : absl::StrCat(" on ", device),
-                             " failed: ", s.message(),
-                             " (SessionOptions::optimize_graph = false runs "
-                             "the graph as built)"));
+      s.code(),
+      absl::StrCat("optimization pass ", pass,
+                   device.empty() ? "" : absl::StrCat(" on ", device),
+                   " failed: ", s.message(),
+                   " (SessionOptions::optimize_graph = false runs the graph "
+                   "as built; disabled_passes turns this one pass off)"));
+}
+
+absl::Status RunStage(PassStage stage, const PassContext& ctx, Graph* graph,
+                      std::vector<PassSummary>* summaries,
+                      PassDumper* dumper) {
+  if (!ctx.options->enabled) return absl::OkStatus();
+  for (const PassEntry& pass : kPasses) {
+    if (pass.stage != stage || !ctx.options->IsEnabled(pass.name)) continue;
+    PassSummary summary;
+    summary.pass = pass.name;
+    summary.device = ctx.device;
+    summary.nodes_before = graph->num_nodes();
+    const absl::Time start = absl::Now();
+    absl::StatusOr<PassResult> result = pass.run(ctx, graph);
+    summary.time = absl::Now() - start;
+    if (!result.ok()) return InPass(pass.name, ctx.device, result.status());
+    summary.nodes_after = graph->num_nodes();
+    summary.changes = result->changes;
+    summary.what = std::move(result->what);
+    summary.figures = std::move(result->figures);
+    if (dumper != nullptr && dumper->active()) {
+      if (absl::Status s = dumper->Dump(summary, *graph); !s.ok()) return s;
+    }
+    if (summaries != nullptr) summaries->push_back(std::move(summary));
+  }
+  return absl::OkStatus();
+}
+
+// "CPU_0" for "/job:localhost/replica:0/task:0/device:CPU:0".
+std::string ShortDeviceName(absl::string_view device) {
+  const size_t at = device.rfind("device:");
+  absl::string_view tail =
+      at == absl::string_view::npos ? device : device.substr(at + 7);
+  return absl::StrReplaceAll(tail, {{":", "_"}, {"/", "_"}});
+}
+
+absl::Status WriteFile(const std::string& path, const std::string& text,
+                       bool append) {
+  std::ofstream file(path, std::ios::binary |
+                               (append ? std::ios::app : std::ios::trunc));
+  file << text;
+  file.close();
+  if (!file) {
+    return absl::UnavailableError(absl::StrCat(
+        "cannot write the pass dump ", path,
+        " (check the dump directory is writable and has space)"));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
 
-absl::Status RunDeviceIndependentPasses(const OptimizationOptions& options,
-                                        Graph* graph,
-                                        std::vector<PassSummary>* summaries) {
-  if (!options.enabled) return absl::OkStatus();
-  const absl::Time start = absl::Now();
-  absl::StatusOr<TensorFusionResult> fused =
-      FuseAllReduces(graph, options.tensor_fusion);
-  if (!fused.ok()) return InPass("tensor_fusion", "", fused.status());
-  if (summaries != nullptr) {
-    PassSummary s;
-    s.pass = "tensor_fusion";
-    s.changes = fused->buckets;
-    s.what = absl::StrCat(fused->instances, " all-reduce instances into ",
-                          fused->buckets);
-    s.time = absl::Now() - start;
-    summaries->push_back(std::move(s));
-  }
-  return absl::OkStatus();
+std::vector<std::pair<std::string, PassStage>> PassNames() {
+  std::vector<std::pair<std::string, PassStage>> names;
+  for (const PassEntry& pass : kPasses) names.emplace_back(pass.name, pass.stage);
+  return names;
 }
 
-absl::Status RunDeviceSpecificPasses(const OptimizationOptions& options,
-                                     absl::string_view device,
-                                     absl::string_view device_type,
-                                     Graph* graph,
-                                     std::vector<PassSummary>* summaries) {
-  if (!options.enabled) return absl::OkStatus();
-  // The fused update has kernels for CPU and GPU (kernels/cpu/
-  // training_ops_fused.cc, kernels/gpu/kernel_defs_training.cc); another
-  // device type keeps the MatMul and the update apart.
-  if (device_type != "CPU" && device_type != "GPU") return absl::OkStatus();
-  const absl::Time start = absl::Now();
-  absl::StatusOr<int> fused = FuseMatMulIntoGradientDescent(graph);
-  if (!fused.ok()) return InPass("fuse_matmul_update", device, fused.status());
-  if (summaries != nullptr) {
-    PassSummary s;
-    s.pass = "fuse_matmul_update";
-    s.device = std::string(device);
-    s.changes = *fused;
-    s.what = absl::StrCat(*fused, " MatMul+ApplyGradientDescent fused");
-    s.time = absl::Now() - start;
-    summaries->push_back(std::move(s));
+absl::StatusOr<PassDumper> PassDumper::Create(const std::string& dir) {
+  PassDumper dumper;
+  if (dir.empty()) return dumper;
+  std::error_code error;
+  std::filesystem::create_directories(dir, error);
+  if (error) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot create the pass dump directory '", dir,
+                     "': ", error.message()));
   }
-  return absl::OkStatus();
+  dumper.dir_ = dir;
+  if (absl::Status s = WriteFile(dir + "/passes.txt", "", false); !s.ok()) {
+    return s;
+  }
+  return dumper;
+}
+
+absl::Status PassDumper::Dump(const PassSummary& summary, const Graph& graph) {
+  if (!active()) return absl::OkStatus();
+  std::string stem = absl::StrFormat("%03d_%s", next_++, summary.pass);
+  if (!summary.device.empty()) {
+    absl::StrAppend(&stem, "_", ShortDeviceName(summary.device));
+  }
+  GraphDef def;
+  graph.ToGraphDef(&def);
+  std::string text;
+  google::protobuf::TextFormat::PrintToString(def, &text);
+  if (absl::Status s = WriteFile(absl::StrCat(dir_, "/", stem, ".pbtxt"), text,
+                                 false);
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = WriteFile(absl::StrCat(dir_, "/", stem, ".dot"),
+                                 GraphToDot(def), false);
+      !s.ok()) {
+    return s;
+  }
+  return WriteFile(dir_ + "/passes.txt",
+                   absl::StrCat(stem, ": ", PassSummaryLine(summary), "\n"),
+                   true);
+}
+
+absl::Status RunDeviceIndependentPasses(
+    const OptimizationOptions& options,
+    const absl::flat_hash_set<std::string>& protected_nodes, Graph* graph,
+    std::vector<PassSummary>* summaries, PassDumper* dumper) {
+  PassContext ctx;
+  ctx.options = &options;
+  ctx.protected_nodes = protected_nodes;
+  return RunStage(PassStage::kDeviceIndependent, ctx, graph, summaries,
+                  dumper);
+}
+
+absl::Status RunDeviceSpecificPasses(
+    const OptimizationOptions& options, absl::string_view device,
+    absl::string_view device_type,
+    const absl::flat_hash_set<std::string>& protected_nodes, Graph* graph,
+    std::vector<PassSummary>* summaries, PassDumper* dumper) {
+  PassContext ctx;
+  ctx.options = &options;
+  ctx.device = std::string(device);
+  ctx.device_type = std::string(device_type);
+  ctx.protected_nodes = protected_nodes;
+  return RunStage(PassStage::kDeviceSpecific, ctx, graph, summaries, dumper);
 }
 
 std::string PassSummaryLine(const PassSummary& summary) {
+  std::string nodes;
+  if (summary.nodes_before != summary.nodes_after) {
+    nodes = absl::StrCat(", ", summary.nodes_before, " -> ",
+                         summary.nodes_after, " nodes");
+  }
   return absl::StrFormat(
-      "%s%s: %s (%.2f ms)", summary.pass,
+      "%s%s: %s (%.2f ms%s)", summary.pass,
       summary.device.empty() ? "" : absl::StrCat(" on ", summary.device),
-      summary.what, absl::ToDoubleMilliseconds(summary.time));
+      summary.what, absl::ToDoubleMilliseconds(summary.time), nodes);
 }
 
 }  // namespace dflow

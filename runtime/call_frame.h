@@ -13,12 +13,11 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "compiler/prune.h"  // kArgOp, kRetvalOp: the ops pruning adds
 #include "graph/tensor.h"
 
 namespace dflow {
 
-inline constexpr char kArgOp[] = "_Arg";
-inline constexpr char kRetvalOp[] = "_Retval";
 
 class CallFrame {
  public:

@@ -20,6 +20,7 @@
 #include "compiler/partition.h"
 #include "compiler/placement_log.h"
 #include "compiler/placer.h"
+#include "compiler/prune.h"
 #include "graph/attr_value_util.h"
 #include "graph/graph_def_import.h"
 #include "graph/node_def_util.h"
@@ -29,6 +30,7 @@
 #include "runtime/collective_executor.h"
 #include "runtime/collective_registry.h"
 #include "runtime/executor.h"
+#include "runtime/kernel_constant_evaluator.h"
 #include "runtime/placement_bridge.h"
 #include "runtime/rendezvous.h"
 
@@ -50,51 +52,9 @@ struct Plan {
   std::vector<std::string> feed_names;
   std::vector<DataType> feed_types;
   std::vector<TensorShape> feed_shapes;  // what the graph declares
+  // Memory planning's figure per device (RunMetadata::planned_peak_bytes).
+  std::vector<std::pair<std::string, int64_t>> planned_peak_bytes;
 };
-
-struct TensorId {
-  std::string node;
-  int index = 0;
-};
-
-absl::Status ParseTensorName(absl::string_view what, absl::string_view name,
-                             TensorId* out) {
-  size_t colon = name.rfind(':');
-  out->node = std::string(name.substr(0, colon));
-  out->index = 0;
-  if (colon != absl::string_view::npos &&
-      (!absl::SimpleAtoi(name.substr(colon + 1), &out->index) ||
-       out->index < 0)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        what, " '", name, "' is not a tensor name; use 'node' or 'node:k'"));
-  }
-  if (out->node.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(what, " name is empty"));
-  }
-  return absl::OkStatus();
-}
-
-absl::StatusOr<const Node*> FindOutput(const Graph& g, absl::string_view what,
-                                       absl::string_view name, TensorId* id) {
-  if (auto s = ParseTensorName(what, name, id); !s.ok()) return s;
-  const Node* n = g.FindNode(id->node);
-  if (n == nullptr) {
-    return absl::NotFoundError(absl::StrCat(what, " '", name,
-                                            "' refers to no node named '",
-                                            id->node, "' in the graph"));
-  }
-  if (id->index >= n->num_outputs()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        what, " '", name, "': ", NodeLabel(n->def()), " has ", n->num_outputs(),
-        " output(s)",
-        n->num_outputs() == 0 ? "; run it as a target instead" : ""));
-  }
-  return n;
-}
-
-std::string OutputName(const std::string& node, int index) {
-  return index == 0 ? node : absl::StrCat(node, ":", index);
-}
 
 // What the partitions of one step share. Held by every partition's
 // callback and keep_alive, so partitions still finishing their kernels
@@ -146,6 +106,8 @@ struct Session::Impl {
   absl::flat_hash_map<std::string, std::shared_ptr<const Plan>>
       plans;  // cache_mu
   std::atomic<int64_t> next_step{1};
+  // Numbers the run signatures dumped under dump_passes_dir.
+  std::atomic<int> next_dump_signature{0};
   // One kernel per stateful user node, shared by every plan.
   std::mutex kernels_mu;
   absl::flat_hash_map<std::string, std::shared_ptr<OpKernel>> stateful_kernels;
@@ -163,9 +125,10 @@ struct Session::Impl {
   // Builds the plan's executors for the placed `graph`: one, or one per
   // device with transfers between them; runs the device-specific passes on
   // each device's graph first.
-  absl::Status BuildExecutors(const OptimizationOptions& optimization,
-                              Graph* graph, Plan* plan,
-                              std::vector<PassSummary>* passes);
+  absl::Status BuildExecutors(
+      const OptimizationOptions& optimization,
+      const absl::flat_hash_set<std::string>& protected_nodes, Graph* graph,
+      Plan* plan, std::vector<PassSummary>* passes, PassDumper* dumper);
   // For log_device_placement: how each collective group of placed `graph`
   // runs (DescribeCollectiveGroup), when any member is off the CPUs.
   void LogCollectiveGroups(const Graph& graph) const;
@@ -200,120 +163,61 @@ absl::StatusOr<std::shared_ptr<const Plan>> Session::Impl::Compile(
     const FeedList& feeds, const std::vector<std::string>& fetches,
     const std::vector<std::string>& targets) {
   auto plan = std::make_shared<Plan>();
-  GraphDef def;
+  PruneRequest request;
+  for (const auto& [name, tensor] : feeds) request.feeds.push_back(name);
+  request.fetches = fetches;
+  request.targets = targets;
+  // Feeds and fetches are host tensors: their ends sit on the CPU.
+  request.host_device = devices->cpu()->name();
+  const absl::Time prune_start = absl::Now();
+  absl::StatusOr<PrunedGraph> pruned_def;
   {
     std::shared_lock<std::shared_mutex> lock(graph_mu);
-    // Feeds: each becomes an _Arg node replacing the fed tensor.
-    absl::flat_hash_map<std::string, int> fed;  // "node:k" -> feed index
-    for (size_t i = 0; i < feeds.size(); ++i) {
-      TensorId id;
-      absl::StatusOr<const Node*> n =
-          FindOutput(graph, "feed", feeds[i].first, &id);
-      if (!n.ok()) return n.status();
-      const std::string canonical = OutputName(id.node, id.index);
-      if (!fed.emplace(canonical, static_cast<int>(i)).second) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("'", canonical, "' is fed twice"));
-      }
-      plan->feed_names.push_back(canonical);
-      plan->feed_types.push_back(BaseType((*n)->output_type(id.index)));
-      plan->feed_shapes.push_back((*n)->output_shape(id.index));
-    }
-    auto arg_name = [](int i) { return absl::StrCat("_arg_", i); };
-    auto feed_of = [&](const std::string& node, int index) {
-      auto it = fed.find(OutputName(node, index));
-      return it == fed.end() ? -1 : it->second;
-    };
-
-    // Prune: walk back from fetches and targets, not past fed tensors.
-    std::vector<const Node*> stack;
-    std::vector<TensorId> fetch_ids(fetches.size());
-    for (size_t i = 0; i < fetches.size(); ++i) {
-      absl::StatusOr<const Node*> n =
-          FindOutput(graph, "fetch", fetches[i], &fetch_ids[i]);
-      if (!n.ok()) return n.status();
-      if (feed_of(fetch_ids[i].node, fetch_ids[i].index) < 0)
-        stack.push_back(*n);
-    }
-    for (const std::string& t : targets) {
-      const Node* n = graph.FindNode(t);
-      if (n == nullptr) {
-        return absl::NotFoundError(
-            absl::StrCat("target '", t, "' refers to no node in the graph"));
-      }
-      stack.push_back(n);
-    }
-    std::vector<bool> keep(graph.num_node_ids(), false);
-    while (!stack.empty()) {
-      const Node* n = stack.back();
-      stack.pop_back();
-      if (keep[n->id()]) continue;
-      keep[n->id()] = true;
-      for (const Edge* e : n->in_edges()) {
-        if (!e->IsControl() && feed_of(e->src->name(), e->src_output) >= 0) {
-          continue;
-        }
-        if (!keep[e->src->id()]) stack.push_back(e->src);
-      }
-    }
-
-    // The pruned graph with _Arg/_Retval nodes, as a GraphDef.
-    for (size_t i = 0; i < feeds.size(); ++i) {
-      NodeDef* arg = def.add_node();
-      arg->set_name(arg_name(static_cast<int>(i)));
-      arg->set_op(kArgOp);
-      // Feeds and fetches are host tensors: their ends sit on the CPU.
-      arg->set_device(devices->cpu()->name());
-      (*arg->mutable_attr())["T"] = MakeAttr(plan->feed_types[i]);
-      (*arg->mutable_attr())["index"] = MakeAttr(static_cast<int64_t>(i));
-    }
-    for (const Node* n : graph.nodes()) {
-      if (!keep[n->id()]) continue;
-      NodeDef* nd = def.add_node();
-      *nd = n->def();
-      std::vector<const Edge*> data(n->num_inputs(), nullptr);
-      for (const Edge* e : n->in_edges()) {
-        if (!e->IsControl()) data[e->dst_input] = e;
-      }
-      for (int k = 0; k < n->num_inputs(); ++k) {
-        const Edge* e = data[k];
-        if (e == nullptr) {
-          return absl::FailedPreconditionError(absl::StrCat(
-              NodeLabel(n->def()), ": input ", k, " is not connected"));
-        }
-        const int f = feed_of(e->src->name(), e->src_output);
-        nd->add_input(f >= 0 ? arg_name(f)
-                             : OutputName(e->src->name(), e->src_output));
-      }
-      for (const Edge* e : n->in_edges()) {
-        if (e->IsControl()) nd->add_input(absl::StrCat("^", e->src->name()));
-      }
-    }
-    for (size_t i = 0; i < fetches.size(); ++i) {
-      const TensorId& id = fetch_ids[i];
-      const Node* n = graph.FindNode(id.node);
-      NodeDef* ret = def.add_node();
-      ret->set_name(absl::StrCat("_retval_", i));
-      ret->set_op(kRetvalOp);
-      ret->set_device(devices->cpu()->name());
-      const int f = feed_of(id.node, id.index);
-      ret->add_input(f >= 0 ? arg_name(f) : OutputName(id.node, id.index));
-      (*ret->mutable_attr())["T"] =
-          MakeAttr(BaseType(n->output_type(id.index)));
-      (*ret->mutable_attr())["index"] = MakeAttr(static_cast<int64_t>(i));
-    }
+    pruned_def = PruneGraph(graph, request);
   }
+  if (!pruned_def.ok()) return pruned_def.status();
+  plan->feed_names = std::move(pruned_def->feed_names);
+  plan->feed_types = std::move(pruned_def->feed_types);
+  plan->feed_shapes = std::move(pruned_def->feed_shapes);
   Graph pruned;
   ImportOptions options;
   options.infer_shapes = false;  // shapes were checked when the graph was built
-  if (absl::Status s = ImportGraphDef(def, options, &pruned); !s.ok()) return s;
-  OptimizationOptions optimization;
-  optimization.enabled = this->options.optimize_graph;
-  optimization.tensor_fusion.threshold_bytes =
-      this->options.tensor_fusion_threshold_bytes;
+  if (absl::Status s = ImportGraphDef(pruned_def->graph, options, &pruned);
+      !s.ok()) {
+    return s;
+  }
+
+  const KernelConstantEvaluator evaluator(devices->cpu());
+  const RegistryKernelQuery kernels;
+  OptimizationOptions optimization = OptimizationOptionsOf(this->options);
+  optimization.evaluator = &evaluator;
+  optimization.kernels = &kernels;
+  PassDumper dumper;
+  if (!this->options.dump_passes_dir.empty()) {
+    absl::StatusOr<PassDumper> created = PassDumper::Create(absl::StrCat(
+        this->options.dump_passes_dir, "/sig_", next_dump_signature++));
+    if (!created.ok()) return created.status();
+    dumper = *std::move(created);
+  }
   std::vector<PassSummary> passes;
-  if (absl::Status s =
-          RunDeviceIndependentPasses(optimization, &pruned, &passes);
+  {
+    PassSummary prune;
+    prune.pass = "prune";
+    prune.changes = pruned_def->nodes_total - pruned_def->nodes_kept;
+    prune.what = absl::StrCat(pruned_def->nodes_kept, " of ",
+                              pruned_def->nodes_total, " nodes kept, ",
+                              feeds.size(), " fed, ", fetches.size(),
+                              " fetched");
+    prune.nodes_before = pruned_def->nodes_total;
+    prune.nodes_after = pruned.num_nodes();
+    prune.time = absl::Now() - prune_start;
+    if (absl::Status s = dumper.Dump(prune, pruned); !s.ok()) return s;
+    passes.push_back(std::move(prune));
+  }
+  const absl::flat_hash_set<std::string> protected_nodes(targets.begin(),
+                                                         targets.end());
+  if (absl::Status s = RunDeviceIndependentPasses(
+          optimization, protected_nodes, &pruned, &passes, &dumper);
       !s.ok()) {
     return s;
   }
@@ -321,15 +225,22 @@ absl::StatusOr<std::shared_ptr<const Plan>> Session::Impl::Compile(
       !placement.ok()) {
     return placement.status();
   }
-  if (absl::Status s =
-          BuildExecutors(optimization, &pruned, plan.get(), &passes);
+  if (absl::Status s = BuildExecutors(optimization, protected_nodes, &pruned,
+                                      plan.get(), &passes, &dumper);
       !s.ok()) {
     return s;
+  }
+  for (const PassSummary& pass : passes) {
+    for (const auto& [name, value] : pass.figures) {
+      if (name == "planned_peak_bytes") {
+        plan->planned_peak_bytes.emplace_back(pass.device, value);
+      }
+    }
   }
   if (this->options.log_device_placement) {
     std::string lines;
     for (const PassSummary& pass : passes) {
-      if (pass.changes > 0)
+      if (pass.changes > 0 && pass.pass != "prune")
         absl::StrAppend(&lines, "    ", PassSummaryLine(pass), "\n");
     }
     if (!lines.empty()) std::cerr << "Optimizations:\n" << lines << std::flush;
@@ -338,8 +249,9 @@ absl::StatusOr<std::shared_ptr<const Plan>> Session::Impl::Compile(
 }
 
 absl::Status Session::Impl::BuildExecutors(
-    const OptimizationOptions& optimization, Graph* graph, Plan* plan,
-    std::vector<PassSummary>* passes) {
+    const OptimizationOptions& optimization,
+    const absl::flat_hash_set<std::string>& protected_nodes, Graph* graph,
+    Plan* plan, std::vector<PassSummary>* passes, PassDumper* dumper) {
   auto kernel_for = [this](const Node& node, Device* device) {
     return KernelFor(node, device);
   };
@@ -365,8 +277,9 @@ absl::Status Session::Impl::BuildExecutors(
   // partitioner for its host<->device copies.
   if (only_device != nullptr && only_device->type() == "CPU") {
     Device* device = only_device;
-    if (absl::Status s = RunDeviceSpecificPasses(optimization, device->name(),
-                                                 device->type(), graph, passes);
+    if (absl::Status s = RunDeviceSpecificPasses(
+            optimization, device->name(), device->type(), protected_nodes,
+            graph, passes, dumper);
         !s.ok()) {
       return s;
     }
@@ -404,8 +317,9 @@ absl::Status Session::Impl::BuildExecutors(
           s.code(), absl::StrCat("the partition for ", partition.device, ": ",
                                  s.message()));
     }
-    if (absl::Status s = RunDeviceSpecificPasses(optimization, device->name(),
-                                                 device->type(), &part, passes);
+    if (absl::Status s = RunDeviceSpecificPasses(
+            optimization, device->name(), device->type(), protected_nodes,
+            &part, passes, dumper);
         !s.ok()) {
       return s;
     }
@@ -597,6 +511,18 @@ absl::StatusOr<std::shared_ptr<OpKernel>> Session::Impl::KernelFor(
   return result;
 }
 
+OptimizationOptions OptimizationOptionsOf(const SessionOptions& options) {
+  OptimizationOptions optimization;
+  optimization.enabled = options.optimize_graph;
+  optimization.disabled_passes.insert(options.disabled_passes.begin(),
+                                      options.disabled_passes.end());
+  optimization.tensor_fusion.threshold_bytes =
+      options.tensor_fusion_threshold_bytes;
+  optimization.constant_folding.max_constant_bytes =
+      options.constant_folding_max_bytes;
+  return optimization;
+}
+
 Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Session::~Session() = default;
 
@@ -604,6 +530,19 @@ absl::StatusOr<std::unique_ptr<Session>> Session::Create(
     const GraphDef& def, const SessionOptions& options) {
   auto impl = std::make_unique<Impl>();
   impl->options = options;
+  {
+    const std::vector<std::pair<std::string, PassStage>> known = PassNames();
+    for (const std::string& name : options.disabled_passes) {
+      if (std::none_of(known.begin(), known.end(),
+                       [&](const auto& p) { return p.first == name; })) {
+        std::vector<std::string> names;
+        for (const auto& p : known) names.push_back(p.first);
+        return absl::InvalidArgumentError(absl::StrCat(
+            "SessionOptions.disabled_passes names '", name,
+            "', which is no pass; the passes are ", absl::StrJoin(names, ", ")));
+      }
+    }
+  }
   if (!ThreadPool::ConfigureShared(options.num_threads)) {
     return absl::FailedPreconditionError(absl::StrCat(
         "SessionOptions.num_threads = ", options.num_threads,
@@ -724,6 +663,7 @@ absl::Status Session::Run(const RunOptions& options, const FeedList& feeds,
       metadata->peak_bytes.emplace_back(d->name(),
                                         d->allocator()->Stats().peak_bytes);
     }
+    metadata->planned_peak_bytes = (*plan)->planned_peak_bytes;
   }
   std::vector<Tensor> results;
   if (absl::Status s = frame->TakeRetvals(&results); !s.ok()) return s;

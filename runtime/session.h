@@ -25,6 +25,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "compiler/graph_pass.h"
 #include "graph/graph.h"
 #include "graph/tensor.h"
 #include "proto/graph.pb.h"
@@ -101,7 +102,21 @@ struct SessionOptions {
   // all-reduced together (compiler/tensor_fusion.h). 0 turns fusion off.
   // Results are bitwise the same either way.
   int64_t tensor_fusion_threshold_bytes = 64 << 20;
+  // Passes to skip, by name (compiler/optimization_stages.h lists them:
+  // "constant_folding", "cse", ...); an unknown name is an error when the
+  // session is created.
+  std::vector<std::string> disabled_passes;
+  // Constant folding leaves outputs larger than this computed at run time.
+  int64_t constant_folding_max_bytes = 1 << 20;
+  // When set, each compiled run signature writes its graph after pruning
+  // and after every pass into <dir>/sig_<k>/ as .pbtxt and .dot, with one
+  // summary line per pass in passes.txt (what `dflow run --dump_passes`
+  // shows).
+  std::string dump_passes_dir;
 };
+
+// The compiler's options for a session with `options`.
+OptimizationOptions OptimizationOptionsOf(const SessionOptions& options);
 
 // The devices a session with `options` computes on: the CPUs of
 // device_count, then the fake GPUs, or else the real GPUs the "GPU" device
@@ -180,6 +195,13 @@ struct RunMetadata {
   // (the graph's constants, variables, tensors of steps running at the same
   // time). Feeds are the caller's tensors and are not counted.
   std::vector<std::pair<std::string, int64_t>> peak_bytes;
+  // What memory planning (compiler/memory_planning.h) computed for each
+  // device's partition when the signature was compiled: the most bytes its
+  // intermediate tensors hold at once if the step ran in one topological
+  // order, with buffers freed after their last reader and forwarded in
+  // place where planned. Devices whose partition has tensors of unknown
+  // size are left out. Empty when optimization or planning is off.
+  std::vector<std::pair<std::string, int64_t>> planned_peak_bytes;
 };
 
 using FeedList = std::vector<std::pair<std::string, Tensor>>;

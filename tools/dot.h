@@ -21,15 +21,9 @@
 #include <string>
 #include <vector>
 
-#include "proto/graph.pb.h"
-#include "proto/placement.pb.h"
+#include "graph/graph_dot.h"  // GraphToDot
 
 namespace dflow {
-
-// The DOT text for `def`. With `placement` (a record of `def`'s nodes),
-// nodes are filled by assigned device; without, by requested device.
-std::string GraphToDot(const GraphDef& def,
-                       const PlacementRecord* placement = nullptr);
 
 // The verb: parses `args` (after "dot") and runs it.
 int RunDot(const std::vector<std::string>& args, std::ostream& out,

@@ -1,0 +1,62 @@
+// Pruning: the part of a graph one run signature needs, with its ends.
+//
+// A Session::Run names feeds (tensors whose values the caller supplies),
+// fetches (tensors it wants back) and targets (nodes run for their
+// effects). Only what the fetches and targets depend on, walking back
+// through data and control edges but not past a fed tensor, is kept. Each
+// fed tensor becomes an `_Arg` node (attr `index`: its position in the feed
+// list) and each fetch feeds a `_Retval` node (attr `index`: its position
+// in the fetch list); the runtime's kernels for those two ops move values
+// in and out of the step (runtime/call_frame.h). This is the first step of
+// every compile; the optimization passes start from its graph.
+#ifndef DFLOW_COMPILER_PRUNE_H_
+#define DFLOW_COMPILER_PRUNE_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "graph/graph.h"
+#include "graph/tensor_shape.h"
+#include "graph/types.h"
+#include "proto/graph.pb.h"
+
+namespace dflow {
+
+inline constexpr char kArgOp[] = "_Arg";
+inline constexpr char kRetvalOp[] = "_Retval";
+
+struct PruneRequest {
+  std::vector<std::string> feeds;    // "node" or "node:k"
+  std::vector<std::string> fetches;  // "node" or "node:k"
+  std::vector<std::string> targets;  // node names
+  // Where the _Arg and _Retval nodes sit: feeds and fetches are host
+  // tensors (the session's CPU:0).
+  std::string host_device;
+};
+
+struct PrunedGraph {
+  // The kept nodes (in the graph's id order, after the _Arg nodes), then
+  // one _Retval per fetch; consumers of a fed tensor read its _Arg.
+  GraphDef graph;
+  // Per feed: its canonical name ("x", "y:1"), and the dtype and static
+  // shape the graph declares for it.
+  std::vector<std::string> feed_names;
+  std::vector<DataType> feed_types;
+  std::vector<TensorShape> feed_shapes;
+  int nodes_kept = 0;  // of the graph's own nodes
+  int nodes_total = 0;
+};
+
+// NotFound for a feed, fetch or target naming no node; InvalidArgument for
+// a malformed tensor name, an output index out of range or a tensor fed
+// twice; FailedPrecondition for a kept node with an unconnected input.
+absl::StatusOr<PrunedGraph> PruneGraph(const Graph& graph,
+                                       const PruneRequest& request);
+
+// "node" for output 0, else "node:k".
+std::string TensorName(const std::string& node, int index);
+
+}  // namespace dflow
+
+#endif  // DFLOW_COMPILER_PRUNE_H_
