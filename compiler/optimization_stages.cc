@@ -59,8 +59,16 @@ struct PassEntry {
 // graph come first, so that tensor fusion sees the final all-reduces.
 // Device-specific: fusions, then memory planning on the final partition.
 constexpr PassEntry kPasses[] = {
+    // Device-independent.
+    // @arithmetic_simplification
+    // @constant_folding
+    // @cse
     {"tensor_fusion", PassStage::kDeviceIndependent, RunTensorFusion},
+    // Device-specific.
     {"fuse_matmul_update", PassStage::kDeviceSpecific, RunFuseMatMulUpdate},
+    // @fuse_matmul_bias
+    // @fuse_elementwise
+    // @memory_planning
 };
 
 // Prefixes a pass's error with the pass, so a failure names where it began.

@@ -127,6 +127,11 @@ absl::StatusOr<PrunedGraph> PruneGraph(const Graph& graph,
     arg->set_device(request.host_device);
     (*arg->mutable_attr())["T"] = MakeAttr(out.feed_types[i]);
     (*arg->mutable_attr())["index"] = MakeAttr(static_cast<int64_t>(i));
+    (*arg->mutable_attr())["shape"] = MakeAttr(out.feed_shapes[i]);
+    if (i < request.feed_shape_hints.size()) {
+      (*arg->mutable_attr())[kFeedShapeHintAttr] =
+          MakeAttr(request.feed_shape_hints[i]);
+    }
   }
   for (const Node* n : graph.nodes()) {
     if (!keep[n->id()]) continue;

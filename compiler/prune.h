@@ -25,6 +25,9 @@ namespace dflow {
 
 inline constexpr char kArgOp[] = "_Arg";
 inline constexpr char kRetvalOp[] = "_Retval";
+// On an _Arg: the shape fed when the signature was compiled (see
+// PruneRequest::feed_shape_hints).
+inline constexpr char kFeedShapeHintAttr[] = "_feed_shape";
 
 struct PruneRequest {
   std::vector<std::string> feeds;    // "node" or "node:k"
@@ -33,6 +36,12 @@ struct PruneRequest {
   // Where the _Arg and _Retval nodes sit: feeds and fetches are host
   // tensors (the session's CPU:0).
   std::string host_device;
+  // Optional, one per feed: the shapes of the values fed in the call that
+  // compiles the signature. Written on the _Arg nodes as `_feed_shape` for
+  // memory planning's figures; no pass may let what the graph computes
+  // depend on them (the next call may feed other shapes). Each _Arg's
+  // `shape` attr is the declared one, which every feed must fit.
+  std::vector<TensorShape> feed_shape_hints;
 };
 
 struct PrunedGraph {

@@ -164,7 +164,10 @@ absl::StatusOr<std::shared_ptr<const Plan>> Session::Impl::Compile(
     const std::vector<std::string>& targets) {
   auto plan = std::make_shared<Plan>();
   PruneRequest request;
-  for (const auto& [name, tensor] : feeds) request.feeds.push_back(name);
+  for (const auto& [name, tensor] : feeds) {
+    request.feeds.push_back(name);
+    request.feed_shape_hints.push_back(tensor.shape());
+  }
   request.fetches = fetches;
   request.targets = targets;
   // Feeds and fetches are host tensors: their ends sit on the CPU.
