@@ -178,7 +178,8 @@ absl::Status PassDumper::Dump(const PassSummary& summary, const Graph& graph) {
     return s;
   }
   return WriteFile(dir_ + "/passes.txt",
-                   absl::StrCat(stem, ": ", PassSummaryLine(summary), "\n"),
+                   absl::StrCat(stem.substr(0, 3), "  ",
+                                PassSummaryLine(summary), "\n"),
                    true);
 }
 
@@ -214,7 +215,11 @@ std::string PassSummaryLine(const PassSummary& summary) {
   }
   return absl::StrFormat(
       "%s%s: %s (%.2f ms%s)", summary.pass,
-      summary.device.empty() ? "" : absl::StrCat(" on ", summary.device),
+      summary.device.empty()
+          ? ""
+          : absl::StrCat(" on ", absl::StrReplaceAll(
+                                     ShortDeviceName(summary.device),
+                                     {{"_", ":"}})),
       summary.what, absl::ToDoubleMilliseconds(summary.time), nodes);
 }
 

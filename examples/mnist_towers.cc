@@ -33,6 +33,8 @@
 // --log_device_placement prints where every node runs (to stderr): the
 // tower_i/ nodes on CPU:i. --timeline FILE writes the Chrome trace of one
 // training step (the 10th) to FILE, for chrome://tracing or Perfetto.
+// --dump_passes DIR writes the graph of every compiled step signature after
+// pruning and after each compiler pass (.pbtxt, .dot) into DIR/sig_<k>/.
 // --eval_only restores the latest checkpoint of --checkpoint_dir into a
 // fresh session and prints the same last line.
 #include <algorithm>
@@ -66,6 +68,10 @@ ABSL_FLAG(bool, log_device_placement, false,
           "print each node's device (stderr) when a step is first compiled");
 ABSL_FLAG(std::string, timeline, "",
           "write the Chrome trace JSON of the 10th training step here");
+ABSL_FLAG(std::string, dump_passes, "",
+          "write the graph after every compiler pass here (one folder per "
+          "compiled step signature: sig_0/, ...; passes.txt says what each "
+          "pass did)");
 ABSL_FLAG(int, epochs, 3, "passes over the 60000 training images");
 ABSL_FLAG(int, batch_size, 100, "examples per tower per step");
 ABSL_FLAG(double, learning_rate, 0.5,
@@ -135,6 +141,7 @@ absl::Status Main() {
     options.device_count = {{"CPU", towers}};
   }
   options.log_device_placement = absl::GetFlag(FLAGS_log_device_placement);
+  options.dump_passes_dir = absl::GetFlag(FLAGS_dump_passes);
   mnist::TrainLoopOptions loop;
   loop.steps = absl::GetFlag(FLAGS_epochs) * steps_per_epoch;
   loop.batch_size = batch_size;
@@ -162,6 +169,7 @@ int main(int argc, char** argv) {
       "on N logical CPU devices and prints the test accuracy.\nUsage: "
       "mnist_towers [--towers N] [--strategy ps|allreduce] [--epochs N] "
       "[--batch_size B per tower] [--log_device_placement] [--timeline F] "
+      "[--dump_passes DIR] "
       "[--checkpoint_dir D] [--data_dir D] [--eval_only]");
   absl::ParseCommandLine(argc, argv);
   absl::Status s = Main();

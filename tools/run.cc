@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <optional>
@@ -32,7 +33,8 @@ constexpr char kUsage[] =
     "[--threads N] [--stats]\n"
     "                 [--devices CPU:N,GPU:M] [--soft_placement] "
     "[--log_device_placement]\n"
-    "                 [--timeline FILE]\n\n"
+    "                 [--timeline FILE] [--memory] [--dump_passes DIR]\n"
+    "                 [--no_optimize] [--disable_pass NAME ...]\n\n"
     "Runs the graph once and prints every fetched tensor: dtype,\n"
     "shape, the first values and, for floats, min/max/mean. Feeds are NumPy\n"
     ".npy files (np.save(path, a.astype(np.float32)) for a float "
@@ -43,6 +45,14 @@ constexpr char kUsage[] =
     "With --timeline FILE the step's trace is written to FILE as Chrome "
     "trace\nJSON: open it in chrome://tracing or https://ui.perfetto.dev "
     "(one process\nper device, ops named by type, transfers as arrows).\n"
+    "With --dump_passes DIR the graph after pruning and after every compiler\n"
+    "pass is written to DIR/sig_<k>/ (one folder per compiled signature: the\n"
+    "--init steps, then the run) as <n>_<pass>.pbtxt and .dot, and each\n"
+    "pass's one-line summary (nodes removed, fused, folded; time) is printed\n"
+    "and kept in passes.txt.\n"
+    "With --memory each device's planned peak (memory planning's figure for\n"
+    "the step's intermediate tensors) is printed beside the peak its\n"
+    "allocator measured (which also counts constants and variables).\n"
     "Exit code 0 on success, 1 if the graph, a feed or the run fails, 2 for "
     "a\nusage error.\n\n";
 
@@ -127,6 +137,43 @@ void PrintStepStats(const RunMetadata& metadata, double wall_ms,
   }
 }
 
+void PrintMemory(const RunMetadata& metadata, std::ostream& out) {
+  out << "memory (planned: intermediates as memory planning scheduled them; "
+         "measured: the allocator's peak, with constants and variables):\n";
+  for (const auto& [device, bytes] : metadata.peak_bytes) {
+    std::string planned = "n/a (not planned: optimization off, or sizes "
+                          "unknown until run time)";
+    for (const auto& [planned_device, planned_bytes] :
+         metadata.planned_peak_bytes) {
+      if (planned_device == device) {
+        planned = absl::StrFormat("%d bytes (%.1f KiB)", planned_bytes,
+                                  planned_bytes / 1024.0);
+      }
+    }
+    out << absl::StrFormat("  %s\n    planned peak  %s\n    measured peak "
+                           "%d bytes (%.1f KiB)\n",
+                           device, planned, bytes, bytes / 1024.0);
+  }
+}
+
+// Prints every signature's passes.txt under `dir` (sig_0, sig_1, ...).
+absl::Status PrintPassDumps(const std::string& dir, std::ostream& out) {
+  for (int k = 0;; ++k) {
+    const std::string sig = absl::StrCat(dir, "/sig_", k);
+    std::ifstream in(sig + "/passes.txt");
+    if (!in) {
+      if (k == 0) {
+        return absl::NotFoundError(
+            absl::StrCat("no pass dump was written under ", dir));
+      }
+      return absl::OkStatus();
+    }
+    out << "passes (graphs in " << sig << "/):\n";
+    std::string line;
+    while (std::getline(in, line)) out << "  " << line << "\n";
+  }
+}
+
 }  // namespace
 
 std::string NpyFileNameForFetch(absl::string_view fetch) {
@@ -169,7 +216,18 @@ int RunRun(const std::vector<std::string>& args, std::ostream& out,
        {"stats", "per-node step stats (top 10 by time) and peak memory", true},
        {"timeline",
         "FILE: write the step's timeline as Chrome trace JSON (for "
-        "chrome://tracing or ui.perfetto.dev)"}});
+        "chrome://tracing or ui.perfetto.dev)"},
+       {"memory",
+        "print each device's planned and measured peak memory of the step",
+        true},
+       {"dump_passes",
+        "DIR: write the graph after every compiler pass (.pbtxt and .dot) "
+        "and print what each pass did"},
+       {"no_optimize", "run the graph exactly as built: no compiler passes",
+        true},
+       {"disable_pass",
+        "NAME: skip one compiler pass (constant_folding, cse, ...; an "
+        "unknown name lists them); repeatable"}});
   if (std::optional<int> done = cli.ParseVerb(args, kUsage, out, err)) {
     return *done;
   }
@@ -197,6 +255,9 @@ int RunRun(const std::vector<std::string>& args, std::ostream& out,
   session_options.fake_gpus = devices->num_fake_gpus;
   session_options.allow_soft_placement = cli.GetBool("soft_placement");
   session_options.log_device_placement = cli.GetBool("log_device_placement");
+  session_options.optimize_graph = !cli.GetBool("no_optimize");
+  session_options.disabled_passes = cli.GetAll("disable_pass");
+  session_options.dump_passes_dir = cli.Get("dump_passes");
   std::vector<Feed> feeds;
   for (const std::string& flag : cli.GetAll("feed")) {
     absl::StatusOr<Feed> feed = ParseFeedFlag(flag);
@@ -309,6 +370,14 @@ int RunRun(const std::vector<std::string>& args, std::ostream& out,
     out << "  wrote " << path << "\n";
   }
   if (cli.GetBool("stats")) PrintStepStats(metadata, wall_ms, out);
+  if (cli.GetBool("memory")) PrintMemory(metadata, out);
+  if (cli.Has("dump_passes")) {
+    if (absl::Status s = PrintPassDumps(cli.Get("dump_passes"), out);
+        !s.ok()) {
+      err << "error: --dump_passes: " << s.message() << "\n";
+      return 1;
+    }
+  }
   if (timeline) {
     const std::string path = cli.Get("timeline");
     if (absl::Status s = WriteChromeTrace(metadata, path); !s.ok()) {

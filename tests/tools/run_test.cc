@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include <cmath>
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -14,15 +15,20 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "gmock/gmock.h"
+#include "compiler/optimization_stages.h"
 #include "google/protobuf/struct.pb.h"
+#include "google/protobuf/text_format.h"
 #include "google/protobuf/util/json_util.h"
 #include "graph/npy.h"
 #include "graph/tensor.h"
 #include "gtest/gtest.h"
+#include "proto/graph.pb.h"
 #include "proto/tensor.pb.h"
 #include "tests/tools/tool_test_util.h"
 
@@ -337,6 +343,92 @@ TEST(RunTest, TimelineIsChromeTraceJson) {
   EXPECT_EQ(r.rc, 1);
   EXPECT_THAT(r.err, HasSubstr("error: --timeline: "));
   EXPECT_THAT(r.err, HasSubstr(bad));
+}
+
+// --dump_passes: one folder per compiled signature, the graph after
+// pruning and after every enabled pass as .pbtxt (a GraphDef that parses)
+// and .dot, and each pass's line printed and kept in passes.txt.
+TEST(RunTest, DumpPassesWritesTheGraphAfterEveryPass) {
+  const std::string dir = TempPath("dump_mlp");
+  Result r = RunVerb({"--graph", kMlp, "--feed", "input/x=" + MlpInputNpy(),
+                      "--fetch", "output/Softmax", "--dump_passes", dir});
+  ASSERT_EQ(r.rc, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("passes (graphs in " + dir + "/sig_0/):\n"));
+  const std::string listing = ReadFile(dir + "/sig_0/passes.txt");
+  std::vector<std::string> lines =
+      absl::StrSplit(listing, '\n', absl::SkipEmpty());
+  // prune, the device-independent passes, then the device-specific ones on
+  // the one CPU.
+  std::vector<std::string> expected = {"prune"};
+  for (const auto& [name, stage] : PassNames()) expected.push_back(name);
+  ASSERT_EQ(lines.size(), expected.size()) << listing;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const std::string number = absl::StrFormat("%03d", i);
+    EXPECT_TRUE(absl::StartsWith(lines[i], number + "  " + expected[i]))
+        << lines[i];
+    EXPECT_THAT(r.out, HasSubstr(lines[i]));
+    std::string stem = absl::StrCat(dir, "/sig_0/", number, "_", expected[i]);
+    if (i > 0 && PassNames()[i - 1].second == PassStage::kDeviceSpecific) {
+      absl::StrAppend(&stem, "_CPU_0");
+    }
+    GraphDef def;
+    EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(
+        ReadFile(stem + ".pbtxt"), &def))
+        << stem;
+    EXPECT_GT(def.node_size(), 0) << stem;
+    EXPECT_THAT(ReadFile(stem + ".dot"), HasSubstr("digraph")) << stem;
+  }
+  EXPECT_THAT(lines[0], HasSubstr("prune: "));
+  EXPECT_THAT(lines[0], HasSubstr("1 fed, 1 fetched"));
+}
+
+// --no_optimize runs the graph as built (only pruning is dumped) with the
+// same values; --disable_pass skips one pass; an unknown name lists them.
+TEST(RunTest, OptimizationFlags) {
+  const std::string x = MlpInputNpy();
+  Result on = RunVerb({"--graph", kMlp, "--feed", "input/x=" + x, "--fetch",
+                       "output/Softmax"});
+  const std::string dir = TempPath("dump_off");
+  Result off = RunVerb({"--graph", kMlp, "--feed", "input/x=" + x, "--fetch",
+                        "output/Softmax", "--no_optimize", "--dump_passes",
+                        dir});
+  ASSERT_EQ(on.rc, 0) << on.err;
+  ASSERT_EQ(off.rc, 0) << off.err;
+  auto values = [](const std::string& out) {
+    return out.substr(out.find("fetch output/Softmax"),
+                      out.find("passes (") == std::string::npos
+                          ? std::string::npos
+                          : out.find("passes (") - out.find("fetch output/"));
+  };
+  EXPECT_EQ(values(on.out), values(off.out));
+  const std::string listing = ReadFile(dir + "/sig_0/passes.txt");
+  EXPECT_EQ(std::count(listing.begin(), listing.end(), '\n'), 1) << listing;
+
+  const std::string first = PassNames()[0].first;
+  const std::string skipped = TempPath("dump_skip");
+  Result skip = RunVerb({"--graph", kMlp, "--feed", "input/x=" + x,
+                         "--fetch", "output/Softmax", "--disable_pass", first,
+                         "--dump_passes", skipped});
+  ASSERT_EQ(skip.rc, 0) << skip.err;
+  EXPECT_THAT(ReadFile(skipped + "/sig_0/passes.txt"),
+              Not(HasSubstr("  " + first + ":")));
+
+  Result bad = RunVerb({"--graph", kMlp, "--feed", "input/x=" + x, "--fetch",
+                        "output/Softmax", "--disable_pass", "folding"});
+  EXPECT_EQ(bad.rc, 1);
+  EXPECT_THAT(bad.err, HasSubstr("names 'folding', which is no pass; the "
+                                 "passes are " + first));
+}
+
+// --memory: each device's planned and measured peak.
+TEST(RunTest, MemoryPrintsPlannedAndMeasuredPeaks) {
+  Result r = RunVerb({"--graph", kMlp, "--feed", "input/x=" + MlpInputNpy(),
+                      "--fetch", "output/Softmax", "--memory"});
+  ASSERT_EQ(r.rc, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("memory (planned: "));
+  EXPECT_THAT(r.out, HasSubstr("  /job:localhost/replica:0/task:0/device:CPU:0\n"
+                               "    planned peak  "));
+  EXPECT_THAT(r.out, HasSubstr("    measured peak "));
 }
 
 TEST(RunTest, FileNamesForFetches) {
