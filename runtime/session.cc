@@ -52,8 +52,11 @@ struct Plan {
   std::vector<std::string> feed_names;
   std::vector<DataType> feed_types;
   std::vector<TensorShape> feed_shapes;  // what the graph declares
-  // Memory planning's figure per device (RunMetadata::planned_peak_bytes).
+  // Memory planning's figure per device (RunMetadata::planned_peak_bytes),
+  // computed for the shapes fed when the signature was compiled: valid for
+  // steps fed the same shapes.
   std::vector<std::pair<std::string, int64_t>> planned_peak_bytes;
+  std::vector<TensorShape> planned_feed_shapes;
 };
 
 // What the partitions of one step share. Held by every partition's
@@ -168,6 +171,7 @@ absl::StatusOr<std::shared_ptr<const Plan>> Session::Impl::Compile(
     request.feeds.push_back(name);
     request.feed_shape_hints.push_back(tensor.shape());
   }
+  plan->planned_feed_shapes = request.feed_shape_hints;
   request.fetches = fetches;
   request.targets = targets;
   // Feeds and fetches are host tensors: their ends sit on the CPU.
@@ -666,7 +670,15 @@ absl::Status Session::Run(const RunOptions& options, const FeedList& feeds,
       metadata->peak_bytes.emplace_back(d->name(),
                                         d->allocator()->Stats().peak_bytes);
     }
-    metadata->planned_peak_bytes = (*plan)->planned_peak_bytes;
+    metadata->planned_peak_bytes.clear();
+    bool planned_shapes = true;
+    for (size_t i = 0; i < feeds.size(); ++i) {
+      planned_shapes = planned_shapes && feeds[i].second.shape() ==
+                                             (*plan)->planned_feed_shapes[i];
+    }
+    if (planned_shapes) {
+      metadata->planned_peak_bytes = (*plan)->planned_peak_bytes;
+    }
   }
   std::vector<Tensor> results;
   if (absl::Status s = frame->TakeRetvals(&results); !s.ok()) return s;

@@ -199,8 +199,10 @@ struct RunMetadata {
   // device's partition when the signature was compiled: the most bytes its
   // intermediate tensors hold at once if the step ran in one topological
   // order, with buffers freed after their last reader and forwarded in
-  // place where planned. Devices whose partition has tensors of unknown
-  // size are left out. Empty when optimization or planning is off.
+  // place where planned. It is computed for the shapes fed in the call
+  // that compiled the signature, so it is given for steps fed those
+  // shapes only. Devices whose partition has tensors of unknown size are
+  // left out. Empty when optimization or planning is off.
   std::vector<std::pair<std::string, int64_t>> planned_peak_bytes;
 };
 
