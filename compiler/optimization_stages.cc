@@ -12,6 +12,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
 #include "absl/time/clock.h"
+#include "compiler/constant_folding.h"
 #include "compiler/fuse_matmul_update.h"
 #include "compiler/tensor_fusion.h"
 #include "google/protobuf/text_format.h"
@@ -61,7 +62,7 @@ struct PassEntry {
 constexpr PassEntry kPasses[] = {
     // Device-independent.
     // @arithmetic_simplification
-    // @constant_folding
+    {"constant_folding", PassStage::kDeviceIndependent, FoldConstants},
     // @cse
     {"tensor_fusion", PassStage::kDeviceIndependent, RunTensorFusion},
     // Device-specific.
