@@ -15,9 +15,11 @@
 // The counters loss_before and loss_after are the loss of the fixed batch
 // before the first step and after the timed ones, fetched outside the
 // timing: a finite loss that went down says the steps trained (the same
-// check as torch_peer.py's). DFLOW_NUM_THREADS=1 or 2 sets the pool;
+// check as torch_peer.py's). Counters peak_bytes, resident_bytes and
+// planned_peak_bytes: the step's memory (ReportPeakMemory). DFLOW_NUM_THREADS=1 or 2 sets the pool;
 // bench/compare_torch.sh
 // runs this next to PyTorch (bench/torch_peer.py's mlp_train).
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -26,6 +28,7 @@
 #include "benchmark/benchmark.h"
 #include "graph/ops/ops.h"
 #include "graph/training/training.h"
+#include "runtime/device.h"
 #include "runtime/session.h"
 
 namespace dflow {
@@ -48,6 +51,40 @@ Layer MakeLayer(const Scope& root, const char* name, int in, int out,
                              train::TruncatedNormalInitializer(0.1, seed)),
           train::NewVariable(s, "biases", {out}, DT_FLOAT,
                              train::ZerosInitializer())};
+}
+
+// Memory of one more step, untimed, as counters (bytes, summed over the
+// session's devices): peak_bytes, RunMetadata's measured peak (what the
+// allocators held at most during the step: the variables plus the step's
+// tensors; the fed batch is the caller's and not counted);
+// resident_bytes, what they held before the step (the variables), so
+// peak_bytes - resident_bytes is the step's own; planned_peak_bytes,
+// memory planning's figure for the step's intermediate tensors, only when
+// the pass ran and knew every size (RunMetadata::planned_peak_bytes
+// empty: no counter). torch_peer.py's mlp_train measures PyTorch's.
+void ReportPeakMemory(benchmark::State& state, Session* session,
+                      const FeedList& feeds, const std::string& target) {
+  if (session == nullptr || state.error_occurred()) return;
+  int64_t resident = 0;
+  for (const auto& device : session->devices().devices()) {
+    resident += device->allocator()->Stats().live_bytes;
+  }
+  RunMetadata metadata;
+  if (!session->Run(RunOptions(), feeds, {}, {target}, nullptr, &metadata)
+           .ok()) {
+    return;
+  }
+  int64_t peak = 0;
+  for (const auto& [device, bytes] : metadata.peak_bytes) peak += bytes;
+  state.counters["peak_bytes"] = static_cast<double>(peak);
+  state.counters["resident_bytes"] = static_cast<double>(resident);
+  if (!metadata.planned_peak_bytes.empty()) {
+    int64_t planned = 0;
+    for (const auto& [device, bytes] : metadata.planned_peak_bytes) {
+      planned += bytes;
+    }
+    state.counters["planned_peak_bytes"] = static_cast<double>(planned);
+  }
 }
 
 void BM_MlpTrainStep(benchmark::State& state) {
@@ -91,6 +128,7 @@ void BM_MlpTrainStep(benchmark::State& state) {
   bench::RunSteps(state, session.get(), feeds, {}, {train_op->name()});
   state.SetItemsProcessed(state.iterations() * batch);
   fetch_loss("loss_after");
+  ReportPeakMemory(state, session.get(), feeds, train_op->name());
 }
 // Real time: with 2 threads the calling thread mostly waits for the pool,
 // so its CPU time would make items_per_second meaningless.
