@@ -13,6 +13,8 @@
 #include "absl/strings/str_replace.h"
 #include "absl/time/clock.h"
 #include "compiler/constant_folding.h"
+#include "compiler/fuse_elementwise.h"
+#include "compiler/fuse_matmul_bias.h"
 #include "compiler/fuse_matmul_update.h"
 #include "compiler/tensor_fusion.h"
 #include "google/protobuf/text_format.h"
@@ -67,8 +69,8 @@ constexpr PassEntry kPasses[] = {
     {"tensor_fusion", PassStage::kDeviceIndependent, RunTensorFusion},
     // Device-specific.
     {"fuse_matmul_update", PassStage::kDeviceSpecific, RunFuseMatMulUpdate},
-    // @fuse_matmul_bias
-    // @fuse_elementwise
+    {"fuse_matmul_bias", PassStage::kDeviceSpecific, FuseMatMulBias},
+    {"fuse_elementwise", PassStage::kDeviceSpecific, FuseElementwise},
     // @memory_planning
 };
 

@@ -1,0 +1,318 @@
+#include "compiler/fuse_elementwise.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "graph/op_registry.h"
+#include "graph/shape_inference.h"
+
+namespace dflow {
+namespace {
+
+// NumPy broadcasting over all inputs (for the pass's trees: the one shape
+// S that every input has or repeats into).
+absl::Status FusedElementwiseShape(InferenceContext* c) {
+  TensorShape out = c->input(0);
+  for (int i = 1; i < c->num_inputs(); ++i) {
+    TensorShape next;
+    if (auto s = c->BroadcastShapes(out, c->input(i), &next); !s.ok()) {
+      return s;
+    }
+    out = std::move(next);
+  }
+  c->set_output(0, std::move(out));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+// Internal: only this pass creates it.
+DFLOW_REGISTER_OP("_FusedElementwise")
+    .Input("inputs: N * T")
+    .Output("y: T")
+    .Attr("N: int >= 1")
+    .Attr("T: {float, double}")
+    .Attr("ops: list(string)")
+    .Attr("operands: list(int)")
+    .SetShapeFn(FusedElementwiseShape)
+    .Doc("A tree of element-wise ops evaluated in one loop: ops in order, "
+         "operands 1 or 2 per op (k < N: inputs[k]; k >= N: the result of "
+         "ops[k - N]); y is the last op's result. Made by the compiler's "
+         "fuse_elementwise pass (compiler/fuse_elementwise.h).");
+
+int FusableElementwiseArity(absl::string_view op) {
+  static const auto* const kArity =
+      new absl::flat_hash_map<std::string, int>{
+          {"Neg", 1},     {"Square", 1},  {"Sqrt", 1},
+          {"Rsqrt", 1},   {"Exp", 1},     {"Log", 1},
+          {"Relu", 1},    {"Sigmoid", 1}, {"Tanh", 1},
+          {"Add", 2},     {"AddV2", 2},   {"Sub", 2},
+          {"Mul", 2},     {"RealDiv", 2}, {"Maximum", 2},
+          {"Minimum", 2}, {"SquaredDifference", 2}};
+  auto it = kArity->find(op);
+  return it == kArity->end() ? 0 : it->second;
+}
+
+namespace {
+
+DataType TypeOf(const Node* node) {
+  DataType type = DT_INVALID;
+  if (!node->GetAttr("T", &type).ok()) return DT_INVALID;
+  return type;
+}
+
+// `shape` is S, or a one-element tensor that repeats over S.
+bool FitsShape(const TensorShape& shape, const TensorShape& s) {
+  if (shape.unknown_rank() || !shape.IsFullyDefined()) return false;
+  if (shape == s) return true;
+  return shape.num_elements() == 1 && shape.rank() <= s.rank();
+}
+
+// An element-wise node with connected inputs and a fully known shape.
+bool Candidate(const Node* node) {
+  const int arity = FusableElementwiseArity(node->op());
+  if (arity == 0 || node->num_inputs() != arity ||
+      node->output_shapes().empty()) {
+    return false;
+  }
+  const DataType type = TypeOf(node);
+  if (type != DT_FLOAT && type != DT_DOUBLE) return false;
+  for (int i = 0; i < arity; ++i) {
+    if (node->input_edge(i) == nullptr) return false;
+  }
+  const TensorShape& shape = node->output_shape(0);
+  return !shape.unknown_rank() && shape.IsFullyDefined();
+}
+
+// Whether every operand of `node` has shape `s` or repeats over it.
+bool InputsFit(const Node* node, const TensorShape& s) {
+  for (int i = 0; i < node->num_inputs(); ++i) {
+    const Edge* e = node->input_edge(i);
+    if (e->src->output_shapes().size() <= static_cast<size_t>(e->src_output) ||
+        !FitsShape(e->src->output_shape(e->src_output), s)) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// An operand read from outside the tree, found again at fusion time (its
+// producer may itself have been fused meanwhile, under the same name).
+struct ExternalRef {
+  Node* member;
+  int input;
+};
+
+struct Group {
+  Node* root = nullptr;
+  std::vector<Node*> members;  // root first
+};
+
+class Grouper {
+ public:
+  explicit Grouper(const absl::flat_hash_set<std::string>& protected_nodes)
+      : protected_(protected_nodes) {}
+
+  // The tree below `root` (root included), absorbing producers breadth
+  // first until kMaxFusedOps.
+  Group Grow(Node* root) {
+    Group g;
+    g.root = root;
+    g.members.push_back(root);
+    taken_.insert(root);
+    const TensorShape& s = root->output_shape(0);
+    const DataType type = TypeOf(root);
+    for (size_t next = 0; next < g.members.size(); ++next) {
+      Node* member = g.members[next];
+      for (int i = 0; i < member->num_inputs(); ++i) {
+        if (static_cast<int>(g.members.size()) >= kMaxFusedOps) return g;
+        Node* p = member->input_edge(i)->src;
+        if (Absorbable(p, member, s, type)) {
+          g.members.push_back(p);
+          taken_.insert(p);
+        }
+      }
+    }
+    return g;
+  }
+
+  bool taken(Node* n) const { return taken_.contains(n); }
+
+ private:
+  // Whether producer `p` may become part of the tree as an operand of
+  // `member`: every out-edge of p is data from output 0 into `member`.
+  bool Absorbable(Node* p, Node* member, const TensorShape& s,
+                  DataType type) const {
+    if (taken_.contains(p) || !Candidate(p) || TypeOf(p) != type ||
+        protected_.contains(p->name()) ||
+        p->requested_device() != member->requested_device() ||
+        p->assigned_device() != member->assigned_device() ||
+        !FitsShape(p->output_shape(0), s) || !InputsFit(p, s)) {
+      return false;
+    }
+    for (const Edge* e : p->out_edges()) {
+      if (e->IsControl() || e->src_output != 0 || e->dst != member) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  const absl::flat_hash_set<std::string>& protected_;
+  absl::flat_hash_set<Node*> taken_;
+};
+
+absl::Status Fuse(Graph* graph, const Group& g, int* ops_fused) {
+  absl::flat_hash_set<const Node*> in(g.members.begin(), g.members.end());
+  // The program: ops in post-order from the root, operands as
+  // (is_input, index) until N is known.
+  struct Operand {
+    bool is_input;
+    int index;
+  };
+  struct Instr {
+    std::string op;
+    std::vector<Operand> operands;
+  };
+  std::vector<Instr> program;
+  absl::flat_hash_map<const Node*, int> result_of;
+  std::vector<std::pair<Node*, int>> inputs;  // (src, slot), deduplicated
+  absl::flat_hash_map<std::pair<Node*, int>, int> input_index;
+
+  // Post-order without recursion: (node, next input to visit).
+  std::vector<std::pair<Node*, int>> stack = {{g.root, 0}};
+  while (!stack.empty()) {
+    auto& [node, next] = stack.back();
+    if (next < node->num_inputs()) {
+      Node* src = node->input_edge(next)->src;
+      ++next;
+      if (in.contains(src) && !result_of.contains(src)) {
+        stack.push_back({src, 0});
+      }
+      continue;
+    }
+    Instr instr;
+    instr.op = node->op();
+    for (int i = 0; i < node->num_inputs(); ++i) {
+      const Edge* e = node->input_edge(i);
+      if (in.contains(e->src)) {
+        instr.operands.push_back({false, result_of.at(e->src)});
+        continue;
+      }
+      const std::pair<Node*, int> key(e->src, e->src_output);
+      auto [it, added] =
+          input_index.try_emplace(key, static_cast<int>(inputs.size()));
+      if (added) inputs.push_back(key);
+      instr.operands.push_back({true, it->second});
+    }
+    result_of[node] = static_cast<int>(program.size());
+    program.push_back(std::move(instr));
+    stack.pop_back();
+  }
+
+  const int n = static_cast<int>(inputs.size());
+  NodeDef def;
+  def.set_name(g.root->name());
+  def.set_op(kFusedElementwiseOp);
+  def.set_device(g.root->requested_device());
+  auto& attrs = *def.mutable_attr();
+  attrs["T"] = g.root->def().attr().at("T");
+  attrs["N"].set_i(n);
+  AttrValue::ListValue* ops = attrs["ops"].mutable_list();
+  AttrValue::ListValue* operands = attrs["operands"].mutable_list();
+  for (const Instr& instr : program) {
+    ops->add_s(instr.op);
+    for (const Operand& o : instr.operands) {
+      operands->add_i(o.is_input ? o.index : n + o.index);
+    }
+  }
+  if (const AttrValue* v = g.root->FindAttr("_class")) attrs["_class"] = *v;
+
+  std::vector<Node*> control_in;
+  absl::flat_hash_set<Node*> seen;
+  for (Node* m : g.members) {
+    for (const Edge* e : m->in_edges()) {
+      if (e->IsControl() && seen.insert(e->src).second) {
+        control_in.push_back(e->src);
+      }
+    }
+  }
+  std::vector<std::pair<Node*, int>> data_out;
+  std::vector<Node*> control_out;
+  for (const Edge* e : g.root->out_edges()) {
+    if (e->IsControl()) {
+      control_out.push_back(e->dst);
+    } else {
+      data_out.push_back({e->dst, e->dst_input});
+    }
+  }
+  const std::string assigned = g.root->assigned_device();
+  for (Node* m : g.members) graph->RemoveNode(m);
+  absl::StatusOr<Node*> fused = graph->AddNode(std::move(def));
+  if (!fused.ok()) return fused.status();
+  (*fused)->set_assigned_device(assigned);
+  for (int i = 0; i < n; ++i) {
+    absl::StatusOr<const Edge*> e =
+        graph->AddEdge(inputs[i].first, inputs[i].second, *fused, i);
+    if (!e.ok()) return e.status();
+  }
+  for (Node* src : control_in) graph->AddControlEdge(src, *fused);
+  for (Node* dst : control_out) graph->AddControlEdge(*fused, dst);
+  for (const auto& [dst, slot] : data_out) {
+    absl::StatusOr<const Edge*> e = graph->AddEdge(*fused, 0, dst, slot);
+    if (!e.ok()) return e.status();
+  }
+  graph->InferShapesForNode(*fused).IgnoreError();
+  *ops_fused += static_cast<int>(program.size());
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<PassResult> FuseElementwise(const PassContext& ctx,
+                                           Graph* graph) {
+  PassResult result;
+  if (ctx.device_type != "CPU") {
+    result.what = absl::StrCat("no fused kernel on ",
+                               ctx.device_type.empty() ? "an unplaced graph"
+                                                       : ctx.device_type);
+    return result;
+  }
+  // Fusion needs static shapes; nodes whose shapes stay unknown are left.
+  graph->InferShapes().IgnoreError();
+  absl::StatusOr<std::vector<Node*>> order = graph->TopologicalOrder();
+  if (!order.ok()) return order.status();
+  // Consumers first, so that each tree is found from its root.
+  Grouper grouper(ctx.protected_nodes);
+  std::vector<Group> groups;
+  for (auto it = order->rbegin(); it != order->rend(); ++it) {
+    Node* node = *it;
+    if (grouper.taken(node) || !Candidate(node) ||
+        !InputsFit(node, node->output_shape(0))) {
+      continue;
+    }
+    Group g = grouper.Grow(node);
+    if (g.members.size() >= 2) groups.push_back(std::move(g));
+  }
+  // Producers' trees first, so each fused node's inputs have shapes.
+  int ops_fused = 0;
+  for (auto it = groups.rbegin(); it != groups.rend(); ++it) {
+    const std::string root = it->root->name();
+    if (absl::Status s = Fuse(graph, *it, &ops_fused); !s.ok()) {
+      return absl::Status(
+          s.code(), absl::StrCat("fusing the element-wise tree ending at '",
+                                 root, "': ", s.message()));
+    }
+  }
+  result.changes = static_cast<int>(groups.size());
+  result.what = absl::StrCat(groups.size(),
+                             groups.size() == 1 ? " chain of " : " chains of ",
+                             ops_fused, " ops fused");
+  return result;
+}
+
+}  // namespace dflow

@@ -1,0 +1,254 @@
+#include "compiler/fuse_matmul_bias.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "graph/op_registry.h"
+#include "graph/shape_inference.h"
+
+namespace dflow {
+namespace {
+
+// [m, n] from op(a) [m, k] and op(b) [k, n], n agreeing with the bias.
+absl::Status FusedMatMulShape(InferenceContext* c) {
+  bool transpose_a = false, transpose_b = false;
+  if (auto s = c->GetAttr("transpose_a", &transpose_a); !s.ok()) return s;
+  if (auto s = c->GetAttr("transpose_b", &transpose_b); !s.ok()) return s;
+  TensorShape a, b, bias;
+  if (auto s = c->WithRank(c->input(0), 2, "input 'a'", &a); !s.ok()) return s;
+  if (auto s = c->WithRank(c->input(1), 2, "input 'b'", &b); !s.ok()) return s;
+  if (auto s = c->WithRank(c->input(2), 1, "input 'bias'", &bias); !s.ok()) {
+    return s;
+  }
+  int64_t k = 0, n = 0;
+  if (auto s = c->MergeDim(a.dim(transpose_a ? 0 : 1),
+                           b.dim(transpose_b ? 1 : 0),
+                           "the inner dimensions of 'a' and 'b'", &k);
+      !s.ok()) {
+    return s;
+  }
+  if (auto s = c->MergeDim(b.dim(transpose_b ? 0 : 1), bias.dim(0),
+                           "the columns of the product and the bias", &n);
+      !s.ok()) {
+    return s;
+  }
+  c->set_output(0, TensorShape({a.dim(transpose_a ? 1 : 0), n}));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+// Internal: only this pass creates it (TensorFlow's _FusedMatMul takes a
+// list of fused ops instead; this one is dflow's own).
+DFLOW_REGISTER_OP("_FusedMatMul")
+    .Input("a: T")
+    .Input("b: T")
+    .Input("bias: T")
+    .Output("product: T")
+    .Attr("T: {float, double}")
+    .Attr("transpose_a: bool = false")
+    .Attr("transpose_b: bool = false")
+    .Attr("activation: string = ''")
+    .SetShapeFn(FusedMatMulShape)
+    .Doc("activation(op(a) op(b) + bias), activation '' (none) or 'Relu'; "
+         "made by the compiler from MatMul, BiasAdd and Relu.");
+
+namespace {
+
+struct Match {
+  Node* matmul = nullptr;
+  Node* bias_add = nullptr;
+  int product_input = 0;  // which input of bias_add is the product
+  Node* relu = nullptr;   // null: no activation
+  Node* last() const { return relu != nullptr ? relu : bias_add; }
+};
+
+DataType TypeOf(const Node* node) {
+  DataType type = DT_INVALID;
+  if (!node->GetAttr("T", &type).ok()) return DT_INVALID;
+  return type;
+}
+
+// Whether `from`'s output 0 may disappear into `to`: it is read by `to`
+// alone (no fetch, no other reader, no control edge out), nobody asked
+// for it by name, and both run on the same device.
+bool FeedsOnly(const Node* from, const Node* to,
+               const absl::flat_hash_set<std::string>& protected_nodes) {
+  if (from->out_edges().size() != 1) return false;
+  const Edge* e = from->out_edges()[0];
+  return !e->IsControl() && e->src_output == 0 && e->dst == to &&
+         !protected_nodes.contains(from->name()) &&
+         from->requested_device() == to->requested_device() &&
+         from->assigned_device() == to->assigned_device() &&
+         TypeOf(from) == TypeOf(to);
+}
+
+// Which input of an Add/AddV2 or BiasAdd `node` is a bias for `product`
+// ([m, n]): BiasAdd's 1 (its value is rank 2 here, so either data format
+// is channels-last); for Add the other operand when its static shape is
+// [n] with n known and equal to the product's columns. -1: not a bias add.
+int BiasInput(const Node* node, const Node* product, int product_input) {
+  if (node->op() == "BiasAdd") return product_input == 0 ? 1 : -1;
+  if (node->op() != "Add" && node->op() != "AddV2") return -1;
+  const int other = 1 - product_input;
+  const Edge* e = node->input_edge(other);
+  if (e == nullptr || e->src->output_shapes().size() <=
+                          static_cast<size_t>(e->src_output)) {
+    return -1;
+  }
+  const TensorShape& bias = e->src->output_shape(e->src_output);
+  if (product->output_shapes().empty()) return -1;
+  const TensorShape& prod = product->output_shape(0);
+  if (bias.rank() != 1 || prod.rank() != 2 || bias.dim(0) < 0 ||
+      bias.dim(0) != prod.dim(1)) {
+    return -1;
+  }
+  return other;
+}
+
+bool FindMatch(Node* matmul,
+               const absl::flat_hash_set<std::string>& protected_nodes,
+               Match* m) {
+  if (matmul->op() != "MatMul") return false;
+  const DataType type = TypeOf(matmul);
+  if (type != DT_FLOAT && type != DT_DOUBLE) return false;
+  if (matmul->input_edge(0) == nullptr || matmul->input_edge(1) == nullptr ||
+      matmul->out_edges().size() != 1) {
+    return false;
+  }
+  Node* add = matmul->out_edges()[0]->dst;
+  const int product_input = matmul->out_edges()[0]->dst_input;
+  if (!FeedsOnly(matmul, add, protected_nodes) ||
+      BiasInput(add, matmul, product_input) < 0 ||
+      add->input_edge(1 - product_input) == nullptr) {
+    return false;
+  }
+  *m = Match{matmul, add, product_input, nullptr};
+  if (add->out_edges().size() == 1) {
+    Node* relu = add->out_edges()[0]->dst;
+    if (relu->op() == "Relu" && FeedsOnly(add, relu, protected_nodes)) {
+      m->relu = relu;
+    }
+  }
+  return true;
+}
+
+absl::Status Fuse(Graph* graph, const Match& m) {
+  struct Link {
+    Node* node;
+    int slot;
+  };
+  auto input = [](const Node* n, int i) {
+    const Edge* e = n->input_edge(i);
+    return Link{e->src, e->src_output};
+  };
+  const Link inputs[] = {input(m.matmul, 0), input(m.matmul, 1),
+                         input(m.bias_add, 1 - m.product_input)};
+  Node* last = m.last();
+  std::vector<Node*> control_in;
+  absl::flat_hash_set<Node*> seen;
+  for (Node* n : {m.matmul, m.bias_add, m.relu}) {
+    if (n == nullptr) continue;
+    for (const Edge* e : n->in_edges()) {
+      if (e->IsControl() && seen.insert(e->src).second) {
+        control_in.push_back(e->src);
+      }
+    }
+  }
+  std::vector<Link> data_out;
+  std::vector<Node*> control_out;
+  for (const Edge* e : last->out_edges()) {
+    if (e->IsControl()) {
+      control_out.push_back(e->dst);
+    } else {
+      data_out.push_back({e->dst, e->dst_input});
+    }
+  }
+
+  NodeDef def;
+  def.set_name(last->name());
+  def.set_op(kFusedMatMulOp);
+  def.set_device(last->requested_device());
+  auto& attrs = *def.mutable_attr();
+  attrs["T"] = m.matmul->def().attr().at("T");
+  for (const char* attr : {"transpose_a", "transpose_b"}) {
+    if (const AttrValue* v = m.matmul->FindAttr(attr)) attrs[attr] = *v;
+  }
+  if (const AttrValue* v = last->FindAttr("_class")) attrs["_class"] = *v;
+  attrs["activation"].set_s(m.relu != nullptr ? "Relu" : "");
+  const std::string assigned = last->assigned_device();
+
+  graph->RemoveNode(m.matmul);
+  graph->RemoveNode(m.bias_add);
+  if (m.relu != nullptr) graph->RemoveNode(m.relu);
+  absl::StatusOr<Node*> fused = graph->AddNode(std::move(def));
+  if (!fused.ok()) return fused.status();
+  (*fused)->set_assigned_device(assigned);
+  for (int i = 0; i < 3; ++i) {
+    absl::StatusOr<const Edge*> e =
+        graph->AddEdge(inputs[i].node, inputs[i].slot, *fused, i);
+    if (!e.ok()) return e.status();
+  }
+  for (Node* src : control_in) graph->AddControlEdge(src, *fused);
+  for (Node* dst : control_out) graph->AddControlEdge(*fused, dst);
+  for (const Link& out : data_out) {
+    absl::StatusOr<const Edge*> e =
+        graph->AddEdge(*fused, 0, out.node, out.slot);
+    if (!e.ok()) return e.status();
+  }
+  // Later passes (memory planning) read static shapes.
+  graph->InferShapesForNode(*fused).IgnoreError();
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<PassResult> FuseMatMulBias(const PassContext& ctx,
+                                          Graph* graph) {
+  PassResult result;
+  if (ctx.device_type != "CPU") {
+    result.what = absl::StrCat("no fused kernel on ",
+                               ctx.device_type.empty() ? "an unplaced graph"
+                                                       : ctx.device_type);
+    return result;
+  }
+  // Static shapes tell an Add of a [n] bias from a broadcasting Add; a
+  // graph whose shapes cannot all be inferred still fuses BiasAdds.
+  graph->InferShapes().IgnoreError();
+  std::vector<Match> matches;
+  for (Node* node : graph->nodes()) {
+    Match m;
+    if (FindMatch(node, ctx.protected_nodes, &m)) matches.push_back(m);
+  }
+  int with_relu = 0;
+  for (const Match& m : matches) {
+    // Named before Fuse removes the nodes.
+    const std::string what =
+        absl::StrCat("fusing MatMul '", m.matmul->name(), "' into '",
+                     m.last()->name(), "': ");
+    with_relu += m.relu != nullptr;
+    if (absl::Status s = Fuse(graph, m); !s.ok()) {
+      return absl::Status(s.code(), absl::StrCat(what, s.message()));
+    }
+  }
+  result.changes = static_cast<int>(matches.size());
+  const int without = result.changes - with_relu;
+  if (result.changes == 0) {
+    result.what = "0 MatMul+BiasAdd fused";
+  } else {
+    std::vector<std::string> parts;
+    if (with_relu > 0) {
+      parts.push_back(absl::StrCat(with_relu, " MatMul+BiasAdd+Relu"));
+    }
+    if (without > 0) parts.push_back(absl::StrCat(without, " MatMul+BiasAdd"));
+    result.what = absl::StrCat(
+        parts[0], parts.size() > 1 ? absl::StrCat(", ", parts[1]) : "",
+        " fused");
+  }
+  return result;
+}
+
+}  // namespace dflow

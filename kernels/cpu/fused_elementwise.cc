@@ -1,0 +1,415 @@
+// _FusedElementwise (made by compiler/fuse_elementwise.h): a tree of
+// element-wise ops evaluated in one walk over the data.
+//
+// The output is cut into blocks of kBlock elements; for each block every
+// op of the program runs in order on the block, its result going to a
+// temporary of kBlock elements (or, for the last op, straight into the
+// output). Temporaries are reused once their last reader has run, so a
+// tree needs as many as it has results alive at once; at kBlock = 2048
+// a float temporary is 8 KiB and a few fit in L1/L2, so intermediate
+// results never go to memory. Blocks are spread over the pool when the
+// work is large (ParallelForShards).
+//
+// Each op applies the same Eigen expression as its unfused kernel (the
+// functors of cwise_ops_common.h, and those of cwise_ops_unary.cc and
+// activations.cc restated below), to maps that start at multiples of
+// kBlock (a multiple of every packet size), so the vectorized and scalar
+// parts of each op line up with the unfused kernel's on one thread: the
+// results are the same bits. (Unfused kernels split over threads at other
+// offsets may give Exp/Log/Tanh/Sigmoid results one ulp apart where one
+// takes Eigen's scalar path and the other its packet path.)
+//
+// A one-element operand repeats over the block, as in the unfused binary
+// kernels (FlatBinary's constant()); an op of one-element operands only
+// is computed on one element.
+#include <algorithm>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "kernels/cpu/cwise_ops_common.h"
+#include "kernels/cpu/kernel_util.h"
+#include "runtime/kernel_registry.h"
+#include "runtime/op_kernel.h"
+
+namespace dflow {
+namespace {
+
+using cwise::FunctorBase;
+
+// Elements per block: a multiple of every SIMD packet (16 floats).
+constexpr int64_t kBlock = 2048;
+
+// --- The unary functors of cwise_ops_unary.cc and activations.cc. ---
+// They live in those files' anonymous namespaces; the same expressions are
+// restated here and tests/kernels/fused_kernels_test.cc checks every op
+// against its unfused kernel bit for bit.
+
+struct NegF : FunctorBase {
+  template <typename X>
+  static auto Apply(const X& x) {
+    return -x;
+  }
+};
+struct SquareF : FunctorBase {
+  template <typename X>
+  static auto Apply(const X& x) {
+    return x.square();
+  }
+};
+struct SqrtF : FunctorBase {
+  static constexpr int64_t kCost = 8;
+  template <typename X>
+  static auto Apply(const X& x) {
+    return x.sqrt();
+  }
+};
+struct RsqrtF : FunctorBase {
+  static constexpr int64_t kCost = 10;
+  template <typename X>
+  static auto Apply(const X& x) {
+    return x.rsqrt();
+  }
+};
+
+// Eigen's clamps of exp's argument and log's denormals, repaired as in
+// cwise_ops_unary.cc (see there for why).
+template <typename S>
+struct ExpLogConstants;
+template <>
+struct ExpLogConstants<float> {
+  static constexpr float kExpLow = -88.72f;
+  static constexpr float kExpShift = 44.3614195558365f;
+  static constexpr float kExpScale = 5.421010862427522e-20f;
+  static constexpr float kMinNormal = 1.17549435e-38f;
+  static constexpr float kLogScale = 16777216.0f;
+  static constexpr float kLogShift = 16.635532333438686f;
+};
+template <>
+struct ExpLogConstants<double> {
+  static constexpr double kExpLow = -709.78;
+  static constexpr double kExpShift = 44.3614195558365;
+  static constexpr double kExpScale = 5.421010862427522e-20;
+  static constexpr double kMinNormal = 2.2250738585072014e-308;
+  static constexpr double kLogScale = 18014398509481984.0;
+  static constexpr double kLogShift = 37.42994775023705;
+};
+
+struct ExpF : FunctorBase {
+  static constexpr int64_t kCost = 20;
+  template <typename X>
+  static auto Apply(const X& x) {
+    using S = std::remove_const_t<typename X::Scalar>;
+    using C = ExpLogConstants<S>;
+    const auto low = x < x.constant(C::kExpLow);
+    return low.select(x + x.constant(C::kExpShift), x).exp() *
+           low.select(x.constant(C::kExpScale), x.constant(S(1)));
+  }
+};
+struct LogF : FunctorBase {
+  static constexpr int64_t kCost = 20;
+  template <typename X>
+  static auto Apply(const X& x) {
+    using S = std::remove_const_t<typename X::Scalar>;
+    using C = ExpLogConstants<S>;
+    const auto tiny = x < x.constant(C::kMinNormal);
+    return (x * tiny.select(x.constant(C::kLogScale), x.constant(S(1))))
+               .log() -
+           tiny.select(x.constant(C::kLogShift), x.constant(S(0)));
+  }
+};
+struct ReluF : FunctorBase {
+  template <typename X>
+  static auto Apply(const X& x) {
+    using S = std::remove_const_t<typename X::Scalar>;
+    return x.template cwiseMax<Eigen::PropagateNaN>(S(0));
+  }
+};
+struct SigmoidF : FunctorBase {
+  static constexpr int64_t kCost = 20;
+  template <typename X>
+  static auto Apply(const X& x) {
+    return x.sigmoid();
+  }
+};
+struct TanhF : FunctorBase {
+  static constexpr int64_t kCost = 20;
+  template <typename X>
+  static auto Apply(const X& x) {
+    return x.tanh();
+  }
+};
+
+enum class Code {
+  kNeg, kSquare, kSqrt, kRsqrt, kExp, kLog, kRelu, kSigmoid, kTanh,
+  kAdd, kSub, kMul, kDiv, kMaximum, kMinimum, kSquaredDifference,
+};
+
+struct OpInfo {
+  const char* name;
+  Code code;
+  int arity;
+  int64_t cost;
+};
+
+constexpr OpInfo kOps[] = {
+    {"Neg", Code::kNeg, 1, NegF::kCost},
+    {"Square", Code::kSquare, 1, SquareF::kCost},
+    {"Sqrt", Code::kSqrt, 1, SqrtF::kCost},
+    {"Rsqrt", Code::kRsqrt, 1, RsqrtF::kCost},
+    {"Exp", Code::kExp, 1, ExpF::kCost},
+    {"Log", Code::kLog, 1, LogF::kCost},
+    {"Relu", Code::kRelu, 1, ReluF::kCost},
+    {"Sigmoid", Code::kSigmoid, 1, SigmoidF::kCost},
+    {"Tanh", Code::kTanh, 1, TanhF::kCost},
+    {"Add", Code::kAdd, 2, cwise::AddFunctor::kCost},
+    {"AddV2", Code::kAdd, 2, cwise::AddFunctor::kCost},
+    {"Sub", Code::kSub, 2, cwise::SubFunctor::kCost},
+    {"Mul", Code::kMul, 2, cwise::MulFunctor::kCost},
+    {"RealDiv", Code::kDiv, 2, cwise::DivFunctor::kCost},
+    {"Maximum", Code::kMaximum, 2, cwise::MaximumFunctor::kCost},
+    {"Minimum", Code::kMinimum, 2, cwise::MinimumFunctor::kCost},
+    {"SquaredDifference", Code::kSquaredDifference, 2,
+     cwise::SquaredDifferenceFunctor::kCost},
+};
+
+const OpInfo* FindOp(const std::string& name) {
+  for (const OpInfo& op : kOps) {
+    if (name == op.name) return &op;
+  }
+  return nullptr;
+}
+
+// One op of the program: operands k < N are inputs, k >= N results.
+struct Instr {
+  Code code;
+  int arity;
+  int operand[2];
+  int slot;  // the temporary its result goes to (-1: the output)
+};
+
+// One operand or result within a block: `len` elements at `data`, or one
+// element that repeats.
+template <typename E>
+struct Value {
+  const E* data;
+  bool repeats;
+};
+
+template <typename F, typename E>
+void Unary(const Value<E>& x, E* out, int64_t len) {
+  cwise::InMap<E, 1> xm(x.data, len);
+  cwise::OutMap<E, 1> om(out, len);
+  om = F::Apply(xm);
+}
+
+// As cwise::FlatBinary, on one block.
+template <typename F, typename E>
+void Binary(const Value<E>& x, const Value<E>& y, E* out, int64_t len) {
+  cwise::OutMap<E, 1> om(out, len);
+  if (x.repeats && len > 1) {
+    cwise::InMap<E, 1> ym(y.data, len);
+    om = F::Apply(ym.constant(x.data[0]), ym);
+  } else if (y.repeats && len > 1) {
+    cwise::InMap<E, 1> xm(x.data, len);
+    om = F::Apply(xm, xm.constant(y.data[0]));
+  } else {
+    cwise::InMap<E, 1> xm(x.data, len);
+    cwise::InMap<E, 1> ym(y.data, len);
+    om = F::Apply(xm, ym);
+  }
+}
+
+template <typename E>
+void Apply(Code code, const Value<E>& x, const Value<E>& y, E* out,
+           int64_t len) {
+  switch (code) {
+    case Code::kNeg: return Unary<NegF>(x, out, len);
+    case Code::kSquare: return Unary<SquareF>(x, out, len);
+    case Code::kSqrt: return Unary<SqrtF>(x, out, len);
+    case Code::kRsqrt: return Unary<RsqrtF>(x, out, len);
+    case Code::kExp: return Unary<ExpF>(x, out, len);
+    case Code::kLog: return Unary<LogF>(x, out, len);
+    case Code::kRelu: return Unary<ReluF>(x, out, len);
+    case Code::kSigmoid: return Unary<SigmoidF>(x, out, len);
+    case Code::kTanh: return Unary<TanhF>(x, out, len);
+    case Code::kAdd: return Binary<cwise::AddFunctor>(x, y, out, len);
+    case Code::kSub: return Binary<cwise::SubFunctor>(x, y, out, len);
+    case Code::kMul: return Binary<cwise::MulFunctor>(x, y, out, len);
+    case Code::kDiv: return Binary<cwise::DivFunctor>(x, y, out, len);
+    case Code::kMaximum: return Binary<cwise::MaximumFunctor>(x, y, out, len);
+    case Code::kMinimum: return Binary<cwise::MinimumFunctor>(x, y, out, len);
+    case Code::kSquaredDifference:
+      return Binary<cwise::SquaredDifferenceFunctor>(x, y, out, len);
+  }
+}
+
+template <typename T>
+class FusedElementwiseOp : public OpKernel {
+ public:
+  explicit FusedElementwiseOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    ctx->SetStatus(Init(ctx));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const int n_inputs = ctx->num_inputs();
+    // The output's shape: the input with the most elements (then the
+    // highest rank); every other input has it or one element.
+    int widest = 0;
+    for (int i = 1; i < n_inputs; ++i) {
+      const TensorShape& s = ctx->input(i).shape();
+      const TensorShape& w = ctx->input(widest).shape();
+      if (s.num_elements() > w.num_elements() ||
+          (s.num_elements() == w.num_elements() && s.rank() > w.rank())) {
+        widest = i;
+      }
+    }
+    const TensorShape shape = ctx->input(widest).shape();
+    std::vector<Value<T>> inputs(n_inputs);
+    for (int i = 0; i < n_inputs; ++i) {
+      const Tensor& t = ctx->input(i);
+      const bool repeats = t.shape() != shape;
+      OP_REQUIRES(
+          ctx,
+          !repeats ||
+              (t.NumElements() == 1 && t.shape().rank() <= shape.rank()),
+          absl::InvalidArgumentError(absl::StrCat(
+              "input ", i, " has shape ", t.shape().ToString(),
+              " but the fused element-wise ops need ", shape.ToString(),
+              " or one element (", absl::StrJoin(op_names_, ","),
+              "); the fused tree was built for other shapes: disable "
+              "the fuse_elementwise pass")));
+      inputs[i] = {t.data<T>(), repeats};
+    }
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape, &out));
+    const int64_t n = out->NumElements();
+    if (n == 0) return;
+    T* o = out->data<T>();
+    const int64_t blocks = (n + kBlock - 1) / kBlock;
+    const int64_t block_len = std::min(n, kBlock);
+    ParallelForShards(
+        ctx, blocks, block_len * cost_, [&](int64_t b0, int64_t b1) {
+          std::unique_ptr<T[]> temps(new T[num_slots_ * block_len]);
+          std::vector<Value<T>> results(program_.size());
+          for (int64_t b = b0; b < b1; ++b) {
+            const int64_t begin = b * kBlock;
+            const int64_t len = std::min(kBlock, n - begin);
+            auto operand = [&](int k) {
+              if (k < n_inputs) {
+                const Value<T>& v = inputs[k];
+                return Value<T>{v.repeats ? v.data : v.data + begin,
+                                v.repeats};
+              }
+              return results[k - n_inputs];
+            };
+            for (size_t j = 0; j < program_.size(); ++j) {
+              const Instr& in = program_[j];
+              const Value<T> x = operand(in.operand[0]);
+              const Value<T> y =
+                  in.arity == 2 ? operand(in.operand[1]) : Value<T>{};
+              const bool repeats = x.repeats && (in.arity == 1 || y.repeats);
+              T* dst = in.slot < 0 ? o + begin
+                                   : temps.get() + in.slot * block_len;
+              Apply<T>(in.code, x, y, dst, repeats ? 1 : len);
+              results[j] = {dst, repeats};
+            }
+          }
+        });
+  }
+
+ private:
+  absl::Status Init(OpKernelConstruction* ctx) {
+    int64_t n = 0;
+    std::vector<int64_t> operands;
+    if (auto s = ctx->GetAttr("N", &n); !s.ok()) return s;
+    if (auto s = ctx->GetAttr("ops", &op_names_); !s.ok()) return s;
+    if (auto s = ctx->GetAttr("operands", &operands); !s.ok()) return s;
+    auto bad = [&](const std::string& why) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "_FusedElementwise has a bad program (ops [",
+          absl::StrJoin(op_names_, ","), "], operands [",
+          absl::StrJoin(operands, ","), "], N=", n, "): ", why,
+          ". The node was not made by dflow's fuse_elementwise pass; "
+          "disable that pass or fix the attrs"));
+    };
+    if (op_names_.empty()) return bad("no ops");
+    std::vector<bool> input_read(n, false);
+    std::vector<int> last_reader(op_names_.size(), -1);
+    size_t next = 0;
+    for (size_t j = 0; j < op_names_.size(); ++j) {
+      const OpInfo* info = FindOp(op_names_[j]);
+      if (info == nullptr) {
+        return bad(absl::StrCat("op ", j, " '", op_names_[j],
+                                "' is not an element-wise op it computes"));
+      }
+      Instr in{info->code, info->arity, {0, 0}, -1};
+      for (int a = 0; a < info->arity; ++a, ++next) {
+        if (next >= operands.size()) return bad("too few operands");
+        const int64_t k = operands[next];
+        if (k < 0 || k >= n + static_cast<int64_t>(j)) {
+          return bad(absl::StrCat("operand ", a, " of op ", j, " is ", k,
+                                  ", not an input or an earlier result"));
+        }
+        in.operand[a] = static_cast<int>(k);
+        if (k < n) {
+          input_read[k] = true;
+        } else {
+          last_reader[k - n] = static_cast<int>(j);
+        }
+      }
+      cost_ += info->cost;
+      program_.push_back(in);
+    }
+    if (next != operands.size()) return bad("too many operands");
+    for (int64_t i = 0; i < n; ++i) {
+      if (!input_read[i]) return bad(absl::StrCat("input ", i, " is unread"));
+    }
+    for (size_t j = 0; j + 1 < program_.size(); ++j) {
+      if (last_reader[j] < 0) {
+        return bad(absl::StrCat("the result of op ", j, " is unread"));
+      }
+    }
+    // Temporaries: a result's slot is free again after its last reader.
+    std::vector<int> free_slots;
+    std::vector<std::vector<int>> frees_after(program_.size());
+    for (size_t j = 0; j + 1 < program_.size(); ++j) {
+      frees_after[last_reader[j]].push_back(static_cast<int>(j));
+    }
+    for (size_t j = 0; j < program_.size(); ++j) {
+      if (j + 1 < program_.size()) {
+        // Slots freed by j's reads are released after j takes its own,
+        // so an op never writes the temporary it is reading.
+        if (free_slots.empty()) {
+          program_[j].slot = num_slots_++;
+        } else {
+          program_[j].slot = free_slots.back();
+          free_slots.pop_back();
+        }
+      }
+      for (int done : frees_after[j]) free_slots.push_back(program_[done].slot);
+    }
+    return absl::OkStatus();
+  }
+
+  std::vector<std::string> op_names_;
+  std::vector<Instr> program_;
+  int num_slots_ = 0;
+  int64_t cost_ = 0;
+};
+
+#define DFLOW_REGISTER_FUSED_ELEMENTWISE(T)                   \
+  DFLOW_REGISTER_KERNEL(KernelDefBuilder("_FusedElementwise") \
+                            .Device(kDeviceCpu)               \
+                            .TypeConstraint<T>("T"),          \
+                        FusedElementwiseOp<T>)
+DFLOW_REGISTER_FUSED_ELEMENTWISE(float);
+DFLOW_REGISTER_FUSED_ELEMENTWISE(double);
+#undef DFLOW_REGISTER_FUSED_ELEMENTWISE
+
+}  // namespace
+}  // namespace dflow
