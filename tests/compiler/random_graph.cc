@@ -1,0 +1,811 @@
+#include "tests/compiler/random_graph.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <numeric>
+#include <random>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "google/protobuf/text_format.h"
+#include "graph/ops/ops.h"
+#include "graph/scope.h"
+#include "graph/tensor_shape.h"
+#include "graph/types.h"
+
+namespace dflow {
+namespace {
+
+// Operands larger than these are squashed before they enter an op, so that
+// products stay far from float overflow and int32 never wraps: every op's
+// inputs are at most this large, and the largest op (a MatMul of inner size
+// 4, or a Sum of 64 elements) stays below 2^24 (floats of integers stay
+// exact) and 2^31.
+constexpr double kFloatLimit = 50;
+constexpr double kIntLimit = 200;
+// Exp's input is squashed below this (e^4 = 55).
+constexpr double kExpLimit = 4;
+
+// A value in the graph being built, with what the generator knows of it.
+struct Val {
+  Output out;
+  DataType dtype = DT_FLOAT;
+  TensorShape shape;
+  double bound = 1;      // |element| <= bound
+  double scale = 1;      // bound of everything it was computed from
+  bool integral = true;  // a float holding exact integers (castable to int)
+  bool leaf = false;     // a Const or Placeholder
+};
+
+bool IsFloat(const Val& v) { return v.dtype == DT_FLOAT; }
+
+class Generator {
+ public:
+  Generator(uint64_t seed, const RandomGraphOptions& options,
+            RandomGraph* result)
+      : rng_(seed), options_(options), result_(result),
+        root_(Scope::NewRootScope()) {}
+
+  absl::Status Build() {
+    result_->cpu_devices = Chance(options_.two_device_probability) ? 2 : 1;
+    // A few leaves to start from, of both dtypes.
+    for (int i = 0; i < 3; ++i) pool_.push_back(Leaf(DT_FLOAT, RandomShape()));
+    pool_.push_back(Leaf(DT_INT32, RandomShape()));
+    const int steps = Uniform(options_.min_steps, options_.max_steps);
+    for (int step = 0; step < steps; ++step) {
+      Step();
+      if (!root_.ok()) {
+        return absl::InternalError(absl::StrCat(
+            "random graph seed ", result_->seed, " step ", step,
+            ": building failed: ", root_.status().message()));
+      }
+    }
+    for (const Val& v : pool_) {
+      if (!v.out.shape().IsCompatibleWith(v.shape)) {
+        return absl::InternalError(absl::StrCat(
+            "random graph seed ", result_->seed, ": ", v.out.name(),
+            " infers shape ", v.out.shape().ToString(),
+            " but the generator tracked ", v.shape.ToString()));
+      }
+    }
+    ChooseFetches();
+    return root_.ToGraphDef(&result_->graph);
+  }
+
+ private:
+  // --- Randomness. ---
+  int Uniform(int lo, int hi) {  // inclusive
+    return std::uniform_int_distribution<int>(lo, hi)(rng_);
+  }
+  bool Chance(double p) { return std::bernoulli_distribution(p)(rng_); }
+  template <typename T>
+  const T& OneOf(const std::vector<T>& items) {
+    return items[Uniform(0, static_cast<int>(items.size()) - 1)];
+  }
+
+  TensorShape RandomShape() {
+    static const int kRankWeights[] = {1, 3, 5, 2};  // ranks 0..3
+    const int rank = std::discrete_distribution<int>(
+        std::begin(kRankWeights), std::end(kRankWeights))(rng_);
+    TensorShape shape;
+    for (int i = 0; i < rank; ++i) shape.AddDim(Uniform(1, 4));
+    return shape;
+  }
+
+  // The scope for the next op: on two-device graphs, pinned to a random
+  // CPU or left to the placer.
+  Scope S() {
+    if (result_->cpu_devices < 2) return root_;
+    const int pick = Uniform(0, 4);
+    if (pick == 4) return root_;
+    return root_.WithDevice(absl::StrCat("/cpu:", pick % 2));
+  }
+
+  // --- Leaves. ---
+  // kind: 0 any values, 1 positive (a denominator), 2 integer-valued floats.
+  Val Leaf(DataType dtype, const TensorShape& shape, int kind = -1,
+           bool constant = false) {
+    if (kind < 0) kind = dtype == DT_FLOAT && Chance(0.3) ? 2 : 0;
+    Tensor t(dtype, shape);
+    Val v;
+    v.dtype = dtype;
+    v.shape = shape;
+    v.leaf = true;
+    if (dtype == DT_FLOAT) {
+      std::uniform_real_distribution<float> any(-2.0f, 2.0f);
+      std::uniform_real_distribution<float> positive(0.5f, 2.0f);
+      for (float& x : t.flat<float>()) {
+        x = kind == 1   ? positive(rng_)
+            : kind == 2 ? static_cast<float>(Uniform(-3, 3))
+                        : any(rng_);
+      }
+      v.bound = kind == 2 ? 3 : 2;
+      v.integral = kind == 2;
+    } else {
+      for (int32_t& x : t.flat<int32_t>()) {
+        x = kind == 1 ? Uniform(1, 5) : Uniform(-5, 5);
+      }
+      v.bound = 5;
+    }
+    v.scale = v.bound;
+    if (constant || Chance(0.5)) {
+      v.out = ops::Const(S(), t);
+    } else {
+      v.out = ops::Placeholder(S(), dtype,
+                               ops::PlaceholderAttrs().Shape(shape));
+      if (v.out.valid()) result_->feeds.emplace_back(v.out.op().name(), t);
+    }
+    return v;
+  }
+
+  // --- Picking operands. ---
+  Val Pick() { return pool_[Uniform(0, static_cast<int>(pool_.size()) - 1)]; }
+  // A value satisfying `want`, or a new leaf of `dtype` and `shape` when
+  // none does (or sometimes anyway, so fresh inputs keep coming).
+  Val PickWhere(const std::function<bool(const Val&)>& want, DataType dtype,
+                const TensorShape& shape) {
+    std::vector<int> matches;
+    for (int i = 0; i < static_cast<int>(pool_.size()); ++i) {
+      if (want(pool_[i])) matches.push_back(i);
+    }
+    if (matches.empty() || Chance(0.2)) return Leaf(dtype, shape);
+    return pool_[OneOf(matches)];
+  }
+  Val PickLike(const Val& like) {
+    return PickWhere(
+        [&](const Val& v) {
+          return v.dtype == like.dtype && v.shape == like.shape;
+        },
+        like.dtype, like.shape);
+  }
+  // An operand that broadcasts into `a`: its shape, a suffix of it, or a
+  // scalar.
+  Val PickBroadcastable(const Val& a) {
+    if (Chance(0.6)) return PickLike(a);
+    const int rank = a.shape.rank();
+    const int keep = Uniform(0, rank);
+    TensorShape suffix;
+    for (int i = rank - keep; i < rank; ++i) suffix.AddDim(a.shape.dim(i));
+    return PickWhere(
+        [&](const Val& v) { return v.dtype == a.dtype && v.shape == suffix; },
+        a.dtype, suffix);
+  }
+
+  // `v` squashed below the limits (an op of its own when it was not).
+  Val Tame(const Val& v, double limit = -1) {
+    if (IsFloat(v)) {
+      if (limit < 0) limit = kFloatLimit;
+      if (v.bound <= limit) return v;
+      Val t = v;
+      t.out = ops::Tanh(S(), v.out);
+      t.bound = 1;
+      t.integral = false;
+      t.leaf = false;
+      return Add(t);
+    }
+    if (limit < 0) limit = kIntLimit;
+    if (v.bound <= limit) return v;
+    Val t = v;
+    const int clamp = Uniform(3, 50);
+    t.out = ops::Minimum(S(), ops::Maximum(S(), v.out, -clamp), clamp);
+    t.bound = clamp;
+    t.leaf = false;
+    return Add(t);
+  }
+
+  Val Add(Val v) {
+    v.scale = std::max(v.scale, v.bound);
+    if (v.bound >= (1 << 20)) v.integral = false;
+    pool_.push_back(v);
+    return v;
+  }
+
+  // A result of `a`'s dtype from inputs `ins`.
+  static Val Derived(const Val& a, std::initializer_list<const Val*> ins,
+                     const TensorShape& shape, double bound) {
+    Val r;
+    r.dtype = a.dtype;
+    r.shape = shape;
+    r.bound = bound;
+    r.scale = 1;
+    r.integral = true;
+    for (const Val* in : ins) {
+      r.scale = std::max(r.scale, in->scale);
+      r.integral = r.integral && in->integral;
+    }
+    return r;
+  }
+
+  // --- Ops. Each builds one op (or a short pattern) and adds results. ---
+  using Recipe = std::function<Val()>;
+
+  // An element-wise binary op of `a` and a broadcastable operand.
+  Recipe Binary(const Val& a0) {
+    const Val a = Tame(a0);
+    const Val b = Tame(PickBroadcastable(a));
+    const bool swap = Chance(0.3);
+    std::vector<int> choices = {0, 1, 2, 3, 4};
+    if (IsFloat(a)) choices.push_back(5);
+    const int op = OneOf(choices);
+    if (op == 5) {
+      const Val d = Denominator(b);
+      return [=, this] {
+        Val r = Derived(a, {&a, &d}, a.shape, a.bound / 0.35);
+        r.integral = false;
+        r.scale = std::max(r.scale, a.scale / 0.35);
+        r.out = ops::RealDiv(S(), a.out, d.out);
+        return Add(r);
+      };
+    }
+    return [=, this] {
+      const Val& x = swap ? b : a;
+      const Val& y = swap ? a : b;
+      Val r = Derived(a, {&a, &b}, a.shape, a.bound + b.bound);
+      switch (op) {
+        case 0: r.out = ops::AddV2(S(), x.out, y.out); break;
+        case 1: r.out = ops::Sub(S(), x.out, y.out); break;
+        case 2:
+          r.out = ops::Mul(S(), x.out, y.out);
+          r.bound = a.bound * b.bound;
+          r.scale = std::max(r.scale, a.scale * b.scale);
+          break;
+        case 3:
+          r.out = ops::Maximum(S(), x.out, y.out);
+          r.bound = std::max(a.bound, b.bound);
+          break;
+        default:
+          r.out = ops::Minimum(S(), x.out, y.out);
+          r.bound = std::max(a.bound, b.bound);
+          break;
+      }
+      return Add(r);
+    };
+  }
+
+  // A float value of `b`'s shape kept away from zero (|d| >= 0.35).
+  Val Denominator(const Val& b) {
+    switch (Uniform(0, 2)) {
+      case 0:
+        return Leaf(DT_FLOAT, b.shape, /*kind=*/1);
+      case 1: {  // exp(tanh(b)) in [0.37, 2.72]
+        Val r = Derived(b, {&b}, b.shape, 2.72);
+        r.out = ops::Exp(S(), ops::Tanh(S(), b.out));
+        r.integral = false;
+        return Add(r);
+      }
+      default: {  // b^2 + 0.5
+        const Val t = Tame(b, 5);
+        Val r = Derived(t, {&t}, t.shape, t.bound * t.bound + 0.5);
+        r.out = ops::AddV2(S(), ops::Square(S(), t.out), 0.5f);
+        r.integral = false;
+        return Add(r);
+      }
+    }
+  }
+
+  Recipe Unary(const Val& a0) {
+    const Val a = Tame(a0);
+    std::vector<int> choices = {0, 1, 2, 3};
+    if (IsFloat(a)) choices.insert(choices.end(), {4, 5, 6});
+    const int op = OneOf(choices);
+    const Val e = op == 6 ? Tame(a, kExpLimit) : a;
+    return [=, this] {
+      Val r = Derived(e, {&e}, e.shape, e.bound);
+      switch (op) {
+        case 0: r.out = ops::Neg(S(), e.out); break;
+        case 1:
+          r.out = ops::Square(S(), e.out);
+          r.bound = e.bound * e.bound;
+          r.scale = std::max(r.scale, e.scale * e.scale);
+          break;
+        case 2: r.out = ops::Relu(S(), e.out); break;
+        case 3: r.out = ops::Identity(S(), e.out); break;
+        case 4:
+          r.out = ops::Tanh(S(), e.out);
+          r.bound = 1;
+          r.integral = false;
+          break;
+        case 5:
+          r.out = ops::Sigmoid(S(), e.out);
+          r.bound = 1;
+          r.integral = false;
+          break;
+        default:
+          r.out = ops::Exp(S(), e.out);
+          r.bound = std::exp(e.bound);
+          r.scale = std::max(r.scale, e.scale * r.bound);
+          r.integral = false;
+          break;
+      }
+      return Add(r);
+    };
+  }
+
+  // A rank-2 value of `dtype` (a new leaf when there is none).
+  Val Matrix(DataType dtype) {
+    return Tame(PickWhere(
+        [&](const Val& v) { return v.dtype == dtype && v.shape.rank() == 2; },
+        dtype, TensorShape({Uniform(1, 4), Uniform(1, 4)})));
+  }
+
+  Recipe MatMul(DataType dtype) {
+    const Val a = Matrix(dtype);
+    const bool ta = Chance(0.3);
+    const int64_t k = a.shape.dim(ta ? 0 : 1);
+    const int64_t m = a.shape.dim(ta ? 1 : 0);
+    const Val b = Tame(PickWhere(
+        [&](const Val& v) {
+          return v.dtype == dtype && v.shape.rank() == 2 &&
+                 (v.shape.dim(0) == k || v.shape.dim(1) == k);
+        },
+        dtype,
+        Chance(0.5) ? TensorShape({k, Uniform(1, 4)})
+                    : TensorShape({Uniform(1, 4), k})));
+    // Prefer the layout that needs no transpose, but use both.
+    bool tb = b.shape.dim(0) != k;
+    if (b.shape.dim(0) == k && b.shape.dim(1) == k) tb = Chance(0.5);
+    const int64_t n = b.shape.dim(tb ? 0 : 1);
+    return [=, this] {
+      Val r = Derived(a, {&a, &b}, TensorShape({m, n}),
+                      a.bound * b.bound * static_cast<double>(k));
+      r.scale = std::max(r.scale, r.bound);
+      r.out = ops::MatMul(S(), a.out, b.out,
+                          ops::MatMulAttrs().TransposeA(ta).TransposeB(tb));
+      return Add(r);
+    };
+  }
+
+  // A bias for the last dimension of `a`.
+  Val Bias(const Val& a) {
+    const TensorShape shape({a.shape.dim(a.shape.rank() - 1)});
+    return Tame(PickWhere(
+        [&](const Val& v) { return v.dtype == a.dtype && v.shape == shape; },
+        a.dtype, shape));
+  }
+
+  Val BiasAdd(const Val& a0) {
+    const Val a = Tame(a0);
+    const Val b = Bias(a);
+    Val r = Derived(a, {&a, &b}, a.shape, a.bound + b.bound);
+    r.out = ops::BiasAdd(S(), a.out, b.out);
+    return Add(r);
+  }
+
+  Val Transpose(const Val& a, std::vector<int32_t> perm = {}) {
+    const int rank = a.shape.rank();
+    if (perm.empty()) {
+      perm.resize(rank);
+      std::iota(perm.begin(), perm.end(), 0);
+      std::shuffle(perm.begin(), perm.end(), rng_);
+    }
+    TensorShape shape;
+    for (int i = 0; i < rank; ++i) shape.AddDim(a.shape.dim(perm[i]));
+    Val r = Derived(a, {&a}, shape, a.bound);
+    r.out = ops::Transpose(S(), a.out, Tensor::FromVector(perm));
+    return Add(r);
+  }
+
+  // A random shape with `a`'s number of elements (sometimes written with a
+  // -1).
+  Val Reshape(const Val& a) {
+    int64_t left = a.shape.num_elements();
+    if (left == 0) return a;  // (Shape of a scalar) any shape is ambiguous
+    std::vector<int32_t> dims;
+    while (left > 1 && dims.size() < 3) {
+      std::vector<int32_t> divisors;
+      for (int d = 1; d <= left; ++d) {
+        if (left % d == 0) divisors.push_back(d);
+      }
+      const int32_t d = OneOf(divisors);
+      dims.push_back(d);
+      left /= d;
+    }
+    if (left > 1) dims.back() *= static_cast<int32_t>(left);
+    if (Chance(0.3)) dims.push_back(1);
+    std::shuffle(dims.begin(), dims.end(), rng_);
+    TensorShape shape;
+    for (int32_t d : dims) shape.AddDim(d);
+    std::vector<int32_t> written = dims;
+    if (!written.empty() && Chance(0.3)) {
+      written[Uniform(0, static_cast<int>(written.size()) - 1)] = -1;
+    }
+    Val r = Derived(a, {&a}, shape, a.bound);
+    r.out = ops::Reshape(S(), a.out, Tensor::FromVector(written));
+    return Add(r);
+  }
+
+  Val Cast(const Val& a) {
+    DataType to = a.dtype;
+    if (a.dtype == DT_INT32) {
+      to = Chance(0.7) ? DT_FLOAT : DT_INT32;
+    } else if (a.integral && Chance(0.7)) {
+      to = DT_INT32;
+    }
+    Val r = Derived(a, {&a}, a.shape, a.bound);
+    r.dtype = to;
+    r.out = ops::Cast(S(), a.out, to);
+    return Add(r);
+  }
+
+  Val AddN(const Val& a0, int n) {
+    const Val a = Tame(a0);
+    std::vector<Val> ins = {a};
+    for (int i = 1; i < n; ++i) ins.push_back(Tame(PickLike(a)));
+    std::vector<Output> outs;
+    Val r = Derived(a, {}, a.shape, 0);
+    for (const Val& v : ins) {
+      outs.push_back(v.out);
+      r.bound += v.bound;
+      r.scale = std::max(r.scale, v.scale);
+      r.integral = r.integral && v.integral;
+    }
+    r.out = ops::AddN(S(), outs);
+    return Add(r);
+  }
+
+  // Shape, Size or Rank of any value: an int32 value known at build time.
+  Val ShapeOp(const Val& a) {
+    Val r;
+    r.dtype = DT_INT32;
+    switch (Uniform(0, 2)) {
+      case 0:
+        r.shape = TensorShape({a.shape.rank()});
+        r.bound = 4;
+        r.out = ops::Shape(S(), a.out);
+        break;
+      case 1:
+        r.shape = TensorShape();
+        r.bound = static_cast<double>(a.shape.num_elements());
+        r.out = ops::Size(S(), a.out);
+        break;
+      default:
+        r.shape = TensorShape();
+        r.bound = 3;
+        r.out = ops::Rank(S(), a.out);
+        break;
+    }
+    return Add(r);
+  }
+
+  // Fill(dims, scalar), with dims a constant or the Shape of a value.
+  Val Fill(const Val& like) {
+    const Val s = Tame(PickWhere(
+        [&](const Val& v) { return v.dtype == like.dtype && v.shape.rank() == 0; },
+        like.dtype, TensorShape()));
+    Val r = Derived(s, {&s}, like.shape, s.bound);
+    Output dims;
+    if (Chance(0.5)) {
+      dims = ops::Shape(S(), like.out);
+    } else {
+      std::vector<int32_t> d(like.shape.dims().begin(),
+                             like.shape.dims().end());
+      dims = ops::Const(S(), Tensor::FromVector(d));
+    }
+    r.out = ops::Fill(S(), dims, s.out);
+    return Add(r);
+  }
+
+  Val ZerosOrOnes(const Val& a) {
+    Val r = Derived(a, {}, a.shape, 1);
+    r.out = Chance(0.5) ? ops::ZerosLike(S(), a.out) : ops::OnesLike(S(), a.out);
+    return Add(r);
+  }
+
+  Val Reduce(const Val& a0) {
+    const Val a = Tame(a0);
+    const int rank = a.shape.rank();
+    std::vector<int32_t> axes;
+    for (int i = 0; i < rank; ++i) {
+      if (Chance(0.5)) axes.push_back(Chance(0.2) ? i - rank : i);
+    }
+    if (axes.empty()) axes.push_back(Uniform(0, rank - 1));
+    const bool keep = Chance(0.4);
+    TensorShape shape;
+    double count = 1;
+    for (int i = 0; i < rank; ++i) {
+      const bool reduced = std::count(axes.begin(), axes.end(), i) > 0 ||
+                           std::count(axes.begin(), axes.end(), i - rank) > 0;
+      if (reduced) count *= static_cast<double>(a.shape.dim(i));
+      if (!reduced) shape.AddDim(a.shape.dim(i));
+      if (reduced && keep) shape.AddDim(1);
+    }
+    const bool mean = Chance(0.4);
+    Val r = Derived(a, {&a}, shape, mean ? a.bound : a.bound * count);
+    if (mean) r.integral = false;
+    const Input axis = axes.size() == 1 && Chance(0.5)
+                           ? Input(Tensor::Scalar<int32_t>(axes[0]))
+                           : Input(Tensor::FromVector(axes));
+    const ops::ReductionAttrs attrs = ops::ReductionAttrs().KeepDims(keep);
+    r.out = mean ? ops::Mean(S(), a.out, axis, attrs)
+                 : ops::Sum(S(), a.out, axis, attrs);
+    return Add(r);
+  }
+
+  // `a` and 1-2 values of its shape, or of its shape but for the axis.
+  Val Concat(const Val& a) {
+    const int rank = a.shape.rank();
+    const int axis = Uniform(0, rank - 1);
+    std::vector<Val> ins = {a};
+    const int n = Uniform(2, 3);
+    for (int i = 1; i < n; ++i) {
+      if (Chance(0.5)) {
+        ins.push_back(PickLike(a));
+      } else {
+        TensorShape shape = a.shape;
+        shape.set_dim(axis, Uniform(1, 3));
+        ins.push_back(PickWhere(
+            [&](const Val& v) { return v.dtype == a.dtype && v.shape == shape; },
+            a.dtype, shape));
+      }
+    }
+    TensorShape shape = a.shape;
+    int64_t total = 0;
+    std::vector<Output> outs;
+    Val r = Derived(a, {}, shape, 0);
+    for (const Val& v : ins) {
+      total += v.shape.dim(axis);
+      outs.push_back(v.out);
+      r.bound = std::max(r.bound, v.bound);
+      r.scale = std::max(r.scale, v.scale);
+      r.integral = r.integral && v.integral;
+    }
+    r.shape.set_dim(axis, total);
+    r.out = ops::ConcatV2(S(), outs, Chance(0.2) ? axis - rank : axis);
+    return Add(r);
+  }
+
+  Val Softmax(const Val& a) {
+    Val r = Derived(a, {&a}, a.shape, 1);
+    r.integral = false;
+    // Softmax's outputs depend on differences of its inputs.
+    r.scale = std::max(r.scale, 2 * a.bound);
+    r.out = ops::Softmax(S(), a.out);
+    return Add(r);
+  }
+
+  // --- Patterns the passes look for. ---
+  void Identities(const Val& a, int n) {
+    Val v = a;
+    for (int i = 0; i < n; ++i) {
+      Val r = v;
+      r.leaf = false;
+      r.out = ops::Identity(S(), v.out);
+      v = Add(r);
+    }
+  }
+
+  // x*1, x+0, x-0, 1*x, 0+x, x/1, x-x (ints), with scalar or full-shaped
+  // neutral constants.
+  void Neutral(const Val& a) {
+    const bool full = Chance(0.3);
+    auto constant = [&](float f) -> Input {
+      if (!full) {
+        return IsFloat(a) ? Input(Tensor::Scalar<float>(f))
+                          : Input(Tensor::Scalar<int32_t>(static_cast<int>(f)));
+      }
+      Tensor t(a.dtype, a.shape);
+      if (IsFloat(a)) {
+        for (float& x : t.flat<float>()) x = f;
+      } else {
+        for (int32_t& x : t.flat<int32_t>()) x = static_cast<int32_t>(f);
+      }
+      return Input(t);
+    };
+    Val r = a;
+    r.leaf = false;
+    int pick = Uniform(0, IsFloat(a) ? 5 : 6);
+    switch (pick) {
+      case 0: r.out = ops::Mul(S(), a.out, constant(1)); break;
+      case 1: r.out = ops::Mul(S(), constant(1), a.out); break;
+      case 2: r.out = ops::AddV2(S(), a.out, constant(0)); break;
+      case 3: r.out = ops::AddV2(S(), constant(0), a.out); break;
+      case 4: r.out = ops::Sub(S(), a.out, constant(0)); break;
+      case 5:
+        if (IsFloat(a)) {
+          r.out = ops::RealDiv(S(), a.out, constant(1));
+        } else {
+          r.out = ops::Mul(S(), a.out, ops::OnesLike(S(), a.out));
+        }
+        break;
+      default:  // x - x: exactly 0 for ints
+        r.out = ops::Sub(S(), a.out, a.out);
+        r.bound = 0;
+        break;
+    }
+    Add(r);
+  }
+
+  // Transpose then undo it (or permute again).
+  void DoubleTranspose(const Val& a) {
+    std::vector<int32_t> perm(a.shape.rank());
+    std::iota(perm.begin(), perm.end(), 0);
+    std::shuffle(perm.begin(), perm.end(), rng_);
+    const Val t = Transpose(a, perm);
+    if (Chance(0.7)) {
+      std::vector<int32_t> inverse(perm.size());
+      for (size_t i = 0; i < perm.size(); ++i) inverse[perm[i]] = i;
+      Transpose(t, inverse);
+    } else {
+      Transpose(t);
+    }
+  }
+
+  void DoubleReshape(const Val& a) { Reshape(Reshape(a)); }
+
+  // MatMul -> BiasAdd [-> Relu], as a dense layer.
+  void Dense(DataType dtype) {
+    const Val m = MatMul(dtype)();
+    const Val b = BiasAdd(m);
+    if (Chance(0.7)) {
+      Val r = b;
+      r.out = ops::Relu(S(), b.out);
+      Add(r);
+    }
+  }
+
+  // A few element-wise ops in a row, with scalar constants.
+  void Chain(const Val& a0) {
+    Val v = Tame(a0);
+    const int n = Uniform(2, 5);
+    for (int i = 0; i < n; ++i) {
+      if (Chance(0.5)) {
+        v = Unary(v)();
+      } else {
+        Val r = Derived(v, {&v}, v.shape, v.bound);
+        const int c = Uniform(1, 3);
+        const Input k = IsFloat(v) ? Input(Tensor::Scalar<float>(c * 0.5f))
+                                   : Input(Tensor::Scalar<int32_t>(c));
+        switch (Uniform(0, 2)) {
+          case 0:
+            r.out = ops::Mul(S(), v.out, k);
+            r.bound = v.bound * c;
+            if (IsFloat(v)) r.integral = false;
+            break;
+          case 1:
+            r.out = ops::AddV2(S(), v.out, k);
+            r.bound = v.bound + c;
+            if (IsFloat(v)) r.integral = false;
+            break;
+          default:
+            r.out = ops::Maximum(S(), v.out, k);
+            r.bound = std::max<double>(v.bound, c);
+            if (IsFloat(v)) r.integral = false;
+            break;
+        }
+        v = Add(r);
+      }
+      v = Tame(v);
+    }
+  }
+
+  // Ops on constants only: all of it can be folded.
+  void ConstantSubgraph() {
+    const DataType dtype = Chance(0.7) ? DT_FLOAT : DT_INT32;
+    const TensorShape shape = RandomShape();
+    const Val a = Leaf(dtype, shape, -1, /*constant=*/true);
+    const Val b = Leaf(dtype, shape, -1, /*constant=*/true);
+    Val r = Derived(a, {&a, &b}, shape, a.bound * b.bound);
+    r.out = ops::Mul(S(), a.out, b.out);
+    r = Add(r);
+    Unary(r)();
+    if (shape.rank() >= 1) Reduce(r);
+    ShapeOp(r);
+  }
+
+  void Step() {
+    const Val a = Pick();
+    const int rank = a.shape.rank();
+    switch (Uniform(0, 27)) {
+      case 0: case 1: case 2: Binary(a)(); break;
+      case 3: case 4: Unary(a)(); break;
+      case 5: case 6: MatMul(Chance(0.75) ? DT_FLOAT : DT_INT32)(); break;
+      case 7: if (rank >= 2) BiasAdd(a); break;
+      case 8: if (rank >= 2) Transpose(a); break;
+      case 9: Reshape(a); break;
+      case 10: Cast(a); break;
+      case 11: AddN(a, Uniform(2, 4)); break;
+      case 12: ShapeOp(a); break;
+      case 13: Fill(a); break;
+      case 14: ZerosOrOnes(a); break;
+      case 15: if (rank >= 1) Reduce(a); break;
+      case 16: if (rank >= 1) Concat(a); break;
+      case 17: if (rank == 2 && IsFloat(a)) Softmax(Tame(a)); break;
+      // Patterns.
+      case 18: {  // a duplicated subexpression
+        Recipe r = Chance(0.5) ? Binary(a) : Unary(a);
+        r();
+        r();
+        break;
+      }
+      case 19: Neutral(a); break;
+      case 20: if (rank >= 2) DoubleTranspose(a); break;
+      case 21: DoubleReshape(a); break;
+      case 22: Identities(a, Uniform(2, 4)); break;
+      case 23: AddN(a, 1); break;
+      case 24: {  // a cast to the same type
+        Val r = a;
+        r.leaf = false;
+        r.out = ops::Cast(S(), a.out, a.dtype);
+        Add(r);
+        break;
+      }
+      case 25: Dense(Chance(0.8) ? DT_FLOAT : DT_INT32); break;
+      case 26: Chain(a); break;
+      default: ConstantSubgraph(); break;
+    }
+  }
+
+  // 3-8 distinct values, mostly intermediates (which a fusion would
+  // otherwise consume), always the newest one; sometimes a target.
+  void ChooseFetches() {
+    std::vector<int> order(pool_.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::shuffle(order.begin(), order.end(), rng_);
+    std::vector<int> chosen = {static_cast<int>(pool_.size()) - 1};
+    const int want = Uniform(3, 8);
+    for (int i : order) {
+      if (static_cast<int>(chosen.size()) >= want) break;
+      if (pool_[i].leaf && Chance(0.8)) continue;
+      chosen.push_back(i);
+    }
+    std::set<std::string> names;
+    std::set<std::string> fetched_nodes;
+    for (int i : chosen) {
+      const std::string name = pool_[i].out.name();
+      if (!names.insert(name).second) continue;
+      result_->fetches.push_back(name);
+      result_->fetch_scales.push_back(IsFloat(pool_[i]) ? pool_[i].scale : 1);
+      fetched_nodes.insert(pool_[i].out.op().name());
+    }
+    if (Chance(options_.target_probability)) {
+      for (int i : order) {
+        const std::string node = pool_[i].out.op().name();
+        if (!pool_[i].leaf && !fetched_nodes.count(node)) {
+          result_->targets.push_back(node);
+          break;
+        }
+      }
+    }
+  }
+
+  std::mt19937_64 rng_;
+  RandomGraphOptions options_;
+  RandomGraph* result_;
+  Scope root_;
+  std::vector<Val> pool_;
+};
+
+}  // namespace
+
+std::string RandomGraph::DebugString() const {
+  std::string text;
+  google::protobuf::TextFormat::PrintToString(graph, &text);
+  std::vector<std::string> fed;
+  for (const auto& [name, tensor] : feeds) {
+    fed.push_back(absl::StrCat(name, " ", DataTypeName(tensor.dtype()),
+                               tensor.shape().ToString()));
+  }
+  return absl::StrCat("# random graph seed ", seed, ", ", cpu_devices,
+                      " CPU device(s)\n# feeds: ", absl::StrJoin(fed, ", "),
+                      "\n# fetches: ", absl::StrJoin(fetches, ", "),
+                      "\n# targets: ", absl::StrJoin(targets, ", "), "\n",
+                      text);
+}
+
+absl::StatusOr<RandomGraph> GenerateRandomGraph(
+    uint64_t seed, const RandomGraphOptions& options) {
+  RandomGraph result;
+  result.seed = seed;
+  Generator generator(seed, options, &result);
+  if (absl::Status s = generator.Build(); !s.ok()) return s;
+  return result;
+}
+
+}  // namespace dflow

@@ -1,0 +1,73 @@
+// A seeded generator of random, runnable dataflow graphs for differential
+// tests of the compiler passes (tests/compiler/differential_passes_test.cc).
+//
+// Every graph is a DAG built with the C++ builder from a broad op set
+// (element-wise arithmetic, activations, MatMul, BiasAdd, reshapes and
+// transposes, casts, AddN, shape ops, fills, reductions, concatenation,
+// softmax) on float and int32 paths, with fixed, fully known shapes, fed
+// Placeholders and Consts. It also builds on purpose the patterns the
+// passes look for: duplicated subexpressions, x*1, x+0, x-x, double
+// transposes and reshapes, Identity chains, AddN of one, casts to the same
+// type, MatMul->BiasAdd->Relu, element-wise chains and constant subgraphs.
+//
+// Values stay finite and int32 arithmetic never overflows: the generator
+// tracks a bound on every value's magnitude and squashes (Tanh for floats,
+// a clamp for ints) an operand that is too large before it enters an op.
+// The same seed always gives the same graph, feeds and fetches.
+#ifndef DFLOW_TESTS_COMPILER_RANDOM_GRAPH_H_
+#define DFLOW_TESTS_COMPILER_RANDOM_GRAPH_H_
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "graph/tensor.h"
+#include "proto/graph.pb.h"
+
+namespace dflow {
+
+struct RandomGraphOptions {
+  // Construction steps (one op or one pattern of a few ops each).
+  int min_steps = 14;
+  int max_steps = 30;
+  // The share of graphs that use two logical CPU devices, each op pinned to
+  // /cpu:0, /cpu:1 or left to the placer.
+  double two_device_probability = 0.3;
+  // The share of graphs whose run also names a target (a node computed
+  // but not fetched, which passes must keep by name).
+  double target_probability = 0.3;
+};
+
+struct RandomGraph {
+  uint64_t seed = 0;
+  GraphDef graph;
+  // One fed tensor per Placeholder, by node name.
+  std::vector<std::pair<std::string, Tensor>> feeds;
+  // Tensor names ("node" or "node:k"); no duplicates.
+  std::vector<std::string> fetches;
+  // For each fetch, a bound on the magnitude of every float value its
+  // result was computed from (1 for ints): a reordered float computation
+  // differs from the original by about epsilon times this, not times the
+  // result (cancellation), so float comparisons scale their absolute
+  // tolerance by it.
+  std::vector<double> fetch_scales;
+  // Node names run for their effect; empty or one.
+  std::vector<std::string> targets;
+  // Logical CPU devices the graph's nodes are pinned to (1 or 2).
+  int cpu_devices = 1;
+
+  // The graph as text (pbtxt), with the feeds' shapes, the fetches and the
+  // targets: what a failing test prints to reproduce the seed.
+  std::string DebugString() const;
+};
+
+// The graph of `seed`. An error means a bug in the generator (a value it
+// meant to build failed shape inference), naming the step.
+absl::StatusOr<RandomGraph> GenerateRandomGraph(
+    uint64_t seed, const RandomGraphOptions& options = {});
+
+}  // namespace dflow
+
+#endif  // DFLOW_TESTS_COMPILER_RANDOM_GRAPH_H_
