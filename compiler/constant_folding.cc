@@ -8,9 +8,11 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "compiler/kernel_query.h"
 #include "graph/attr_value_util.h"
 #include "graph/node_def_util.h"
 #include "graph/tensor.h"
@@ -141,6 +143,66 @@ std::string UniqueName(const Graph& graph, const std::string& base) {
   }
 }
 
+// Whether some output's statically known size is over the limit: such a
+// node is not even evaluated (Fill([100000, 100000]) would take 40 GB to
+// compute at compile time just to be thrown away).
+bool KnownToBeTooBig(const Node& node, int64_t max_bytes) {
+  for (int k = 0; k < node.num_outputs(); ++k) {
+    const TensorShape& shape = node.output_shape(k);
+    const int element = DataTypeSize(node.output_type(k));
+    if (element == 0 || !shape.IsFullyDefined()) continue;
+    const int64_t n = shape.num_elements();
+    if (n < 0 || n > max_bytes / element) return true;
+  }
+  return false;
+}
+
+// Device types with a Const kernel for each dtype, asked once: a folded
+// node's Consts must be placeable wherever the node was (the placer runs
+// after this pass; a GPU has no string Const, for one).
+class ConstPlacement {
+ public:
+  ConstPlacement(const KernelQuery* kernels, const OpRegistry* registry)
+      : kernels_(kernels), scratch_(registry) {}
+
+  // True without a KernelQuery (nothing to check against).
+  bool Covers(const Node& node) {
+    if (kernels_ == nullptr) return true;
+    const std::vector<std::string> needed = kernels_->SupportedDeviceTypes(node);
+    for (DataType t : node.output_types()) {
+      const absl::flat_hash_set<std::string>& have = TypesFor(t);
+      for (const std::string& type : needed) {
+        if (!have.contains(type)) return false;
+      }
+    }
+    return true;
+  }
+
+ private:
+  const absl::flat_hash_set<std::string>& TypesFor(DataType dtype) {
+    auto it = by_dtype_.find(dtype);
+    if (it != by_dtype_.end()) return it->second;
+    absl::flat_hash_set<std::string>& types = by_dtype_[dtype];
+    NodeDef def;
+    def.set_name(absl::StrCat("const_", by_dtype_.size()));
+    def.set_op(kConstOp);
+    TensorShape empty({0});
+    (*def.mutable_attr())["value"] = MakeAttr(Tensor(dtype, empty));
+    (*def.mutable_attr())["dtype"] = MakeAttr(dtype);
+    absl::StatusOr<Node*> probe = scratch_.AddNode(std::move(def));
+    if (probe.ok()) {
+      for (std::string& t : kernels_->SupportedDeviceTypes(**probe)) {
+        types.insert(std::move(t));
+      }
+    }
+    return types;
+  }
+
+  const KernelQuery* kernels_;
+  Graph scratch_;
+  absl::flat_hash_map<DataType, absl::flat_hash_set<std::string>> by_dtype_;
+};
+
 absl::Status Broken(const Node& node, absl::string_view what) {
   return absl::FailedPreconditionError(
       absl::StrCat(NodeLabel(node.def()), " ", what,
@@ -172,6 +234,8 @@ absl::StatusOr<PassResult> FoldConstants(const PassContext& ctx,
   std::vector<char> folded(num_ids, 0);
   int skipped_size = 0;
   int not_evaluated = 0;
+  int not_placeable = 0;
+  ConstPlacement placement(ctx.options->kernels, graph->registry());
 
   for (Node* node : *order) {
     if (node->op() == kConstOp) {
@@ -202,6 +266,10 @@ absl::StatusOr<PassResult> FoldConstants(const PassContext& ctx,
     }
     std::vector<Tensor> outputs;
     if (all_constant) {
+      if (shapes_known && KnownToBeTooBig(*node, max_bytes)) {
+        ++skipped_size;
+        continue;
+      }
       absl::StatusOr<std::vector<Tensor>> evaluated =
           evaluator->Evaluate(*node, inputs);
       if (!evaluated.ok()) {
@@ -231,6 +299,10 @@ absl::StatusOr<PassResult> FoldConstants(const PassContext& ctx,
     for (const Tensor& t : outputs) too_big |= ConstantBytes(t) > max_bytes;
     if (too_big) {
       ++skipped_size;
+      continue;
+    }
+    if (!placement.Covers(*node)) {
+      ++not_placeable;
       continue;
     }
     value[node->id()] = std::move(outputs);
@@ -382,6 +454,10 @@ absl::StatusOr<PassResult> FoldConstants(const PassContext& ctx,
                              " skipped over the size limit");
   if (not_evaluated > 0) {
     absl::StrAppend(&result.what, ", ", not_evaluated, " not evaluable");
+  }
+  if (not_placeable > 0) {
+    absl::StrAppend(&result.what, ", ", not_placeable,
+                    " kept: no Const kernel where they may run");
   }
   if (removed_consts > 0) {
     absl::StrAppend(&result.what, ", ", removed_consts,

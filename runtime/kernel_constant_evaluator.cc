@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "graph/node_def_util.h"
+#include "graph/types.h"
 #include "runtime/op_kernel.h"
 
 namespace dflow {
@@ -25,6 +26,16 @@ absl::StatusOr<std::vector<Tensor>> KernelConstantEvaluator::Evaluate(
     if (IsRefType(t) || t == DT_RESOURCE) {
       return absl::FailedPreconditionError(absl::StrCat(
           NodeLabel(node.def()), " reads a variable: not folded"));
+    }
+  }
+  // Kernels trust their inputs' dtypes (they index buffers by them); an
+  // uninitialized tensor is DT_INVALID.
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (inputs[i].dtype() != node.input_type(static_cast<int>(i))) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          NodeLabel(node.def()), ": input ", i, " is ",
+          DataTypeName(inputs[i].dtype()), ", the node takes ",
+          DataTypeName(node.input_type(static_cast<int>(i)))));
     }
   }
   absl::StatusOr<std::unique_ptr<OpKernel>> kernel =

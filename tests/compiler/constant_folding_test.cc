@@ -14,6 +14,7 @@
 #include "gmock/gmock.h"
 #include "graph/ops/ops.h"
 #include "gtest/gtest.h"
+#include "tests/compiler/fake_kernel_query.h"
 
 namespace dflow {
 namespace {
@@ -367,6 +368,52 @@ TEST(ConstantFoldingTest, AnEvaluationErrorLeavesTheNodeForRunTime) {
   EXPECT_EQ(g->FindNode("s")->op(), "Sub");
   EXPECT_EQ(g->FindNode("m")->op(), "Mul");
   EXPECT_THAT(r->what, HasSubstr("1 not evaluable"));
+}
+
+TEST(ConstantFoldingTest, AStaticallyHugeOutputIsNotEvenEvaluated) {
+  Scope root = Scope::NewRootScope();
+  Output x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT);
+  Output huge = ops::Fill(root.WithOpName("huge"),
+                          ops::Const(root.WithOpName("dims"), {100000, 100000}),
+                          1.0f);
+  ops::AddV2(root.WithOpName("y"), huge, x);
+  ASSERT_TRUE(root.ok()) << root.status();
+  Graph* g = root.graph();
+
+  Folder f;
+  absl::StatusOr<PassResult> r = f.Run(g);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->changes, 0);
+  EXPECT_THAT(f.evaluator.asked, IsEmpty());  // 40 GB never computed
+  EXPECT_THAT(r->what, HasSubstr("1 skipped over the size limit"));
+  EXPECT_EQ(g->FindNode("huge")->op(), "Fill");
+}
+
+TEST(ConstantFoldingTest, KeepsANodeWhoseConstCouldNotBePlacedWhereItRuns) {
+  Scope root = Scope::NewRootScope();
+  Output x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT);
+  Output a = ops::Const(root.WithOpName("a"), 2.0f);
+  Output c = ops::AddV2(root.WithOpName("c"), a, a);
+  ops::Mul(root.WithOpName("y"), c, x);
+  ASSERT_TRUE(root.ok()) << root.status();
+
+  // AddV2 may run on a GPU (the query's default), a Const only on the CPU.
+  FakeKernelQuery kernels;
+  kernels.Kernels("Const", {"CPU"});
+  Folder f;
+  f.options.kernels = &kernels;
+  absl::StatusOr<PassResult> r = f.Run(root.graph());
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->changes, 0);
+  EXPECT_EQ(root.graph()->FindNode("c")->op(), "AddV2");
+
+  // With Consts everywhere it folds.
+  FakeKernelQuery everywhere;
+  f.options.kernels = &everywhere;
+  r = f.Run(root.graph());
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(r->changes, 1);
+  EXPECT_THAT(FloatsOf(root.graph()->FindNode("c")), ElementsAre(4.0f));
 }
 
 TEST(ConstantFoldingTest, WithoutAnEvaluatorNothingChanges) {

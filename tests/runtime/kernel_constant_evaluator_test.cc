@@ -116,6 +116,11 @@ TEST_F(KernelConstantEvaluatorTest, AKernelErrorIsReturnedNotRaised) {
   EXPECT_FALSE(out.ok());
   // The wrong number of inputs is refused before any kernel runs.
   EXPECT_FALSE(Eval(r, {Tensor::FromVector<float>({1, 2, 3})}).ok());
+  // So are inputs of another dtype than the node takes, and no value.
+  EXPECT_FALSE(Eval(r, {Tensor::FromVector<int32_t>({1, 2, 3}),
+                        Tensor::FromVector<int32_t>({3})})
+                   .ok());
+  EXPECT_FALSE(Eval(r, {Tensor(), Tensor::FromVector<int32_t>({3})}).ok());
 }
 
 TEST_F(KernelConstantEvaluatorTest, StatefulAndVariableOpsAreRefused) {
