@@ -16,6 +16,7 @@
 #include "compiler/fuse_elementwise.h"
 #include "compiler/fuse_matmul_bias.h"
 #include "compiler/fuse_matmul_update.h"
+#include "compiler/memory_planning.h"
 #include "compiler/tensor_fusion.h"
 #include "google/protobuf/text_format.h"
 #include "graph/graph_dot.h"
@@ -71,7 +72,7 @@ constexpr PassEntry kPasses[] = {
     {"fuse_matmul_update", PassStage::kDeviceSpecific, RunFuseMatMulUpdate},
     {"fuse_matmul_bias", PassStage::kDeviceSpecific, FuseMatMulBias},
     {"fuse_elementwise", PassStage::kDeviceSpecific, FuseElementwise},
-    // @memory_planning
+    {"memory_planning", PassStage::kDeviceSpecific, RunMemoryPlanning},
 };
 
 // Prefixes a pass's error with the pass, so a failure names where it began.

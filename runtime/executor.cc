@@ -51,6 +51,14 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(
       item.kernel = *std::move(kernel);
     }
     item.label = NodeLabel(n->def());
+    // "_forward_input" is compiler/memory_planning.h's kForwardInputAttr
+    // (spelled out: the runtime library does not link the planner).
+    if (const AttrValue* plan = n->FindAttr("_forward_input")) {
+      for (int64_t k : plan->list().i()) {
+        item.forward_inputs.push_back(static_cast<int>(k));
+      }
+      item.forward_inputs.resize(n->num_outputs(), -1);
+    }
     item.input_start = exec->total_inputs_;
     item.num_inputs = n->num_inputs();
     item.pending_init = static_cast<int>(n->in_edges().size());
@@ -427,6 +435,9 @@ class Executor::Step : public std::enable_shared_from_this<Step> {
     params.rendezvous = args_.rendezvous;
     params.collective_context = args_.collective_context;
     params.record_phases = !stats_.empty();
+    if (!item.forward_inputs.empty()) {
+      params.forward_inputs = &item.forward_inputs;
+    }
     const int64_t start_us = stats_.empty() ? 0 : ElapsedMicros();
     if (AsyncOpKernel* async = item.kernel->AsAsync()) {
       // The callback owns the context, so a kernel that drops `done`

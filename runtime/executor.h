@@ -144,6 +144,10 @@ class Executor : public std::enable_shared_from_this<Executor> {
     // Input slots fed by a reference output but read as values: the
     // variable is read (and checked initialized) right before the kernel.
     std::vector<int> deref_slots;
+    // Memory planning's `_forward_input` attr (compiler/memory_planning.h):
+    // per output, the input whose buffer it may reuse, or -1; empty when
+    // the node has no plan.
+    std::vector<int> forward_inputs;
   };
   // One fan-out edge: output `src_output` of a node feeds input slot `slot`
   // (absolute index into the step's input table) of node `dst`; control

@@ -1,5 +1,7 @@
 #include "runtime/op_kernel.h"
 
+#include <atomic>
+
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
 #include "graph/node_def_util.h"
@@ -60,12 +62,41 @@ absl::Status OpKernelContext::AllocationError(const absl::Status& failed,
                                    device()->name(), ": ", failed.message()));
 }
 
+bool OpKernelContext::ForwardInput(int k, int i, DataType dtype,
+                                   const TensorShape& shape, Tensor** out) {
+  // A host-memory output of a device kernel lives elsewhere than its inputs.
+  if (k < 0 || k >= num_inputs() || params_.kernel->output_in_host_memory(i)) {
+    return false;
+  }
+  const TensorValue& v = params_.inputs[k];
+  const Tensor& in = v.tensor;
+  if (v.var != nullptr || in.dtype() != dtype || !in.IsInitialized() ||
+      in.NumElements() == 0 || !shape.IsFullyDefined() ||
+      in.NumElements() != shape.num_elements() || in.RefCount() != 1) {
+    return false;
+  }
+  // use_count() is a relaxed load; the fence orders the reads other
+  // holders made before dropping their reference (acq_rel) before our
+  // writes to the buffer.
+  std::atomic_thread_fence(std::memory_order_acquire);
+  absl::StatusOr<Tensor> view = in.Reshaped(shape);
+  if (!view.ok()) return false;
+  outputs_[i].tensor = *std::move(view);
+  *out = &outputs_[i].tensor;
+  return true;
+}
+
 absl::Status OpKernelContext::allocate_output(int i, const TensorShape& shape,
                                               Tensor** out) {
+  const DataType dtype = params_.kernel->output_type(i);
+  if (params_.forward_inputs != nullptr &&
+      i < static_cast<int>(params_.forward_inputs->size()) &&
+      ForwardInput((*params_.forward_inputs)[i], i, dtype, shape, out)) {
+    return absl::OkStatus();
+  }
   Allocator* allocator = params_.kernel->output_in_host_memory(i)
                              ? host_allocator()
                              : this->allocator();
-  const DataType dtype = params_.kernel->output_type(i);
   absl::StatusOr<Tensor> t = Tensor::Allocate(allocator, dtype, shape);
   if (!t.ok()) {
     absl::Status s = AllocationError(t.status(), allocator, dtype, shape,

@@ -163,6 +163,10 @@ class OpKernelContext {
     // Whether the step records step stats, and so the phases kernels time
     // (RecordPhase).
     bool record_phases = false;
+    // Memory planning's permission to forward (compiler/memory_planning.h):
+    // per output, the input whose buffer allocate_output may reuse, or -1;
+    // null when the node has none (then allocate_output costs nothing more).
+    const std::vector<int>* forward_inputs = nullptr;
   };
 
   explicit OpKernelContext(const Params& params);
@@ -178,7 +182,14 @@ class OpKernelContext {
   Var* input_var(int i) const { return params_.inputs[i].var; }
 
   // Allocates output i on this kernel's device (in host memory when the
-  // kernel keeps that output there: OpKernel::output_in_host_memory). On
+  // kernel keeps that output there: OpKernel::output_in_host_memory), or,
+  // where memory planning allows it (Params::forward_inputs), reuses the
+  // planned input's buffer: only when that input has the output's dtype and
+  // element count, is a plain value (not a variable's) and is held by no
+  // one else (Tensor::RefCount() == 1: the executor moved it into this
+  // node's input slot, so no feed, fetch, Const, variable or other reader
+  // holds it). The kernel must then read each input element before it
+  // writes the output element at the same offset (element-wise kernels). On
   // failure (out of memory, bad shape) sets the status and returns it; out
   // of memory is ResourceExhausted, explained by the allocator when it can
   // (Allocator::OutOfMemoryError: a GPU's limit, use and fragmentation).
@@ -250,6 +261,11 @@ class OpKernelContext {
   absl::Status AllocationError(const absl::Status& failed, Allocator* allocator,
                                DataType dtype, const TensorShape& shape,
                                absl::string_view what) const;
+
+  // allocate_output's in-place case: output i takes input k's buffer if
+  // allowed (see allocate_output); false: allocate as usual.
+  bool ForwardInput(int k, int i, DataType dtype, const TensorShape& shape,
+                    Tensor** out);
 
   Params params_;
   OutputValues outputs_;  // inline: no allocation per node for <= 4 outputs

@@ -53,11 +53,12 @@ struct TanhFunctor {
 // [100,500] batch, against 5 us for an add.
 // GCC's -O2 does not vectorize loops that need a remainder; this one is
 // worth it (O3 turns the ternary, both loads unconditional, into
-// compare-and-blend).
+// compare-and-blend). `out` may be `g` (memory planning forwards the
+// gradients' buffer, compiler/memory_planning.h), so neither is restrict.
 template <typename U>
-__attribute__((optimize("O3"))) void ReluGradRange(const U* __restrict g,
+__attribute__((optimize("O3"))) void ReluGradRange(const U* g,
                                                    const U* __restrict f,
-                                                   U* __restrict out,
+                                                   U* out,
                                                    int64_t begin,
                                                    int64_t end) {
   const U zero = static_cast<U>(0.0f);
@@ -82,9 +83,9 @@ class ReluGradOp : public OpKernel {
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, g.shape(), &out));
     using U = E<T>;  // Eigen's half types compare and convert
-    const U* __restrict pg = EigenData<T>(g);
+    const U* pg = EigenData<T>(g);
     const U* __restrict pf = EigenData<T>(f);
-    U* __restrict po = EigenData<T>(*out);
+    U* po = EigenData<T>(*out);
     ParallelForShards(ctx, g.NumElements(), 1,
                       [pg, pf, po](int64_t begin, int64_t end) {
                         ReluGradRange(pg, pf, po, begin, end);

@@ -1,0 +1,365 @@
+#include "compiler/memory_planning.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "compiler/prune.h"
+#include "graph/node_def_util.h"
+#include "graph/tensor.h"
+
+namespace dflow {
+namespace {
+
+// Ops whose CPU kernel may write output 0 over input k (listed in order
+// of preference) and how that is safe: each kernel reads input element i
+// before it writes output element i, at the same offset, in one pass
+// (Eigen element-wise expressions, plain index loops), and allocates its
+// output through allocate_output.
+//   UnaryOp / UnaryActivationOp (kernels/cpu/cwise_ops_common.h,
+//   activations.cc): o[i] = f(x[i]).
+//   BinaryOp (cwise_ops_common.h): o[i] = f(x[i'], y[i'']); an operand with
+//   the output's element count is not broadcast, so i' == i. The other
+//   operand is read many times, but it is another buffer (a tensor read
+//   twice by one node is held twice and never forwarded).
+//   SigmoidGrad, TanhGrad: o[i] from a[i], b[i]. ReluGrad: o[i] from g[i],
+//   f[i], input 0 only (its loop keeps `f` restrict, activations.cc).
+//   BiasAdd: o[i] = value[i] + bias[channel(i)]; the bias never matches.
+// Left out: AddN (its kernel copies its inputs into a local vector, so
+// every input is held twice), Cast and comparisons (other output dtype),
+// string ops, and _FusedElementwise until its kernel is audited the same
+// way (a kernel writing its output in several passes would read what it
+// had overwritten).
+const absl::flat_hash_map<std::string, std::vector<int>>& ForwardableOps() {
+  static const auto* ops =
+      new absl::flat_hash_map<std::string, std::vector<int>>{
+          {"Neg", {0}},      {"Square", {0}},     {"Sqrt", {0}},
+          {"Rsqrt", {0}},    {"Exp", {0}},        {"Log", {0}},
+          {"Relu", {0}},     {"Sigmoid", {0}},    {"Tanh", {0}},
+          {"ReluGrad", {0}},  {"SigmoidGrad", {1, 0}},
+          {"TanhGrad", {1, 0}},                   {"Add", {0, 1}},
+          {"AddV2", {0, 1}}, {"Sub", {0, 1}},     {"Mul", {0, 1}},
+          {"RealDiv", {0, 1}},                    {"Maximum", {0, 1}},
+          {"Minimum", {0, 1}},                    {"Pow", {0, 1}},
+          {"SquaredDifference", {0, 1}},          {"BiasAdd", {0}},
+      };
+  return *ops;
+}
+
+// Ops whose output o is a view of input o's buffer (the kernels return the
+// input tensor or Tensor::Reshaped of it): they cost nothing and keep the
+// buffer alive for their own readers.
+bool IsAliasOp(const std::string& op) {
+  return op == "Identity" || op == "IdentityN" || op == "StopGradient" ||
+         op == "PreventGradient" || op == "Snapshot" || op == "Reshape" ||
+         op == "Squeeze" || op == "ExpandDims" || op == "ReadVariableOp";
+}
+
+// Outputs that are not the step's to plan: constants (held by their
+// kernel), feeds (the caller's), variables.
+bool IsPersistentOp(const std::string& op) {
+  return op == "Const" || op == "HostConst" || op == "_Arg";
+}
+
+// Readers that keep a tensor beyond the step's schedule: fetches sit in
+// the call frame until the run returns, sends in the rendezvous.
+bool IsEscapingReader(const std::string& op) {
+  return op == "_Retval" || op == "_Send";
+}
+
+bool PlainTensorType(DataType t) {
+  return !IsRefType(t) && t != DT_RESOURCE && t != DT_VARIANT &&
+         t != DT_STRING;
+}
+
+// The input output 0 of `n` may take, or -1.
+int ChooseForwardInput(const Node& n, const std::vector<int>& candidates) {
+  if (n.num_outputs() != 1 || n.IsStateful()) return -1;
+  const DataType out_type = n.output_type(0);
+  if (!PlainTensorType(out_type)) return -1;
+  const TensorShape& out_shape = n.output_shape(0);
+  int fallback = -1;
+  for (int k : candidates) {
+    if (k >= n.num_inputs() || n.input_type(k) != out_type) continue;
+    const Edge* e = n.input_edge(k);
+    if (e == nullptr || !PlainTensorType(e->src->output_type(e->src_output))) {
+      continue;
+    }
+    const TensorShape& in_shape = e->src->output_shape(e->src_output);
+    if (out_shape.IsFullyDefined() && in_shape.IsFullyDefined()) {
+      // Known shapes: only an operand with the output's element count can
+      // be overwritten (a broadcast one would be read after).
+      if (in_shape.num_elements() == out_shape.num_elements()) return k;
+      continue;
+    }
+    // Unknown shapes: the runtime checks the element count; prefer the
+    // first candidate.
+    if (fallback < 0) fallback = k;
+  }
+  return fallback;
+}
+
+// Infers static shapes for the figures, _Arg nodes taking the `_feed_shape`
+// hint where the declared shape is partial. Errors leave a node's outputs
+// unknown (the figure then says which).
+void InferShapesWithHints(const std::vector<Node*>& order, Graph* graph) {
+  for (Node* n : order) {
+    if (n->op() == "_Arg") {
+      TensorShape declared = TensorShape::Unknown();
+      TensorShape hint;
+      const bool has_declared = n->GetAttr("shape", &declared).ok();
+      if ((!has_declared || !declared.IsFullyDefined()) &&
+          n->FindAttr(kFeedShapeHintAttr) != nullptr &&
+          n->GetAttr(kFeedShapeHintAttr, &hint).ok() &&
+          hint.IsFullyDefined()) {
+        n->set_output_shapes({hint});
+        continue;
+      }
+    }
+    if (!graph->InferShapesForNode(n).ok()) {
+      n->set_output_shapes(std::vector<TensorShape>(n->num_outputs(),
+                                                    TensorShape::Unknown()));
+    }
+  }
+}
+
+struct Buffer {
+  int64_t bytes = 0;
+  int start = 0;
+  int end = 0;
+  int readers_left = 0;
+  bool escapes = false;
+};
+
+int64_t AlignUp(int64_t bytes) {
+  const int64_t a = static_cast<int64_t>(kTensorAlignment);
+  return (bytes + a - 1) / a * a;
+}
+
+// Greedy static assignment: largest first, each at the lowest offset that
+// overlaps no placed buffer live at the same time. Returns the arena size.
+int64_t AssignOffsets(const std::vector<Buffer>& buffers) {
+  std::vector<int> by_size(buffers.size());
+  for (size_t i = 0; i < buffers.size(); ++i) by_size[i] = static_cast<int>(i);
+  std::stable_sort(by_size.begin(), by_size.end(), [&](int a, int b) {
+    return buffers[a].bytes > buffers[b].bytes;
+  });
+  std::vector<int64_t> offset(buffers.size(), -1);
+  std::vector<int> placed;
+  int64_t arena = 0;
+  for (int i : by_size) {
+    const Buffer& b = buffers[i];
+    const int64_t size = AlignUp(b.bytes);
+    std::vector<std::pair<int64_t, int64_t>> busy;  // [begin, end) in use
+    for (int j : placed) {
+      const Buffer& o = buffers[j];
+      if (o.start <= b.end && b.start <= o.end) {
+        busy.emplace_back(offset[j], offset[j] + AlignUp(o.bytes));
+      }
+    }
+    std::sort(busy.begin(), busy.end());
+    int64_t at = 0;
+    for (const auto& [begin, end] : busy) {
+      if (begin - at >= size) break;
+      at = std::max(at, end);
+    }
+    offset[i] = at;
+    placed.push_back(i);
+    arena = std::max(arena, at + size);
+  }
+  return arena;
+}
+
+// The figures on shapes already inferred.
+void Simulate(const std::vector<Node*>& order, const Graph& graph,
+              MemoryPlan* plan) {
+  // Buffer of each (node id, output); -1: not counted.
+  std::vector<std::vector<int>> buffer_of(graph.num_node_ids());
+  std::vector<Buffer> buffers;
+  int64_t live = 0;
+  plan->sizes_known = true;
+  auto readers = [](const Node& n, int output) {
+    int count = 0;
+    for (const Edge* e : n.out_edges()) {
+      if (!e->IsControl() && e->src_output == output) ++count;
+    }
+    return count;
+  };
+  auto input_buffer = [&](const Node& n, int k) {
+    const Edge* e = n.input_edge(k);
+    if (e == nullptr) return -1;
+    const std::vector<int>& b = buffer_of[e->src->id()];
+    return e->src_output < static_cast<int>(b.size()) ? b[e->src_output] : -1;
+  };
+  const int steps = static_cast<int>(order.size());
+  for (int t = 0; t < steps; ++t) {
+    const Node& n = *order[t];
+    std::vector<int>& outs = buffer_of[n.id()];
+    outs.assign(n.num_outputs(), -1);
+    std::vector<int64_t> forward;
+    if (const AttrValue* a = n.FindAttr(kForwardInputAttr); a != nullptr) {
+      for (int64_t k : a->list().i()) forward.push_back(k);
+    }
+    for (int o = 0; o < n.num_outputs(); ++o) {
+      const DataType type = n.output_type(o);
+      if (IsRefType(type) || type == DT_RESOURCE || IsPersistentOp(n.op())) {
+        continue;
+      }
+      const int r = readers(n, o);
+      if (IsAliasOp(n.op())) {
+        const int k = n.op() == "IdentityN" ? o : 0;
+        const int b = k < n.num_inputs() ? input_buffer(n, k) : -1;
+        outs[o] = b;
+        if (b >= 0) buffers[b].readers_left += r;
+        continue;
+      }
+      const TensorShape& shape = n.output_shape(o);
+      const int64_t element = PlainTensorType(type) ? DataTypeSize(type) : 0;
+      if (!shape.IsFullyDefined() || element <= 0) {
+        if (plan->sizes_known) {
+          plan->sizes_known = false;
+          plan->unknown_reason = absl::StrCat(
+              NodeLabel(n.def()), " output ", o, " has ",
+              element <= 0 ? absl::StrCat("dtype ", DataTypeName(type))
+                           : absl::StrCat("shape ", shape.ToString()),
+              ", of unknown size");
+        }
+        continue;
+      }
+      const int64_t bytes = shape.num_elements() * element;
+      if (o < static_cast<int>(forward.size()) && forward[o] >= 0 &&
+          forward[o] < n.num_inputs()) {
+        const int b = input_buffer(n, static_cast<int>(forward[o]));
+        int reads_here = 0;
+        for (int k = 0; k < n.num_inputs(); ++k) {
+          if (b >= 0 && input_buffer(n, k) == b) ++reads_here;
+        }
+        if (b >= 0 && !buffers[b].escapes && buffers[b].bytes == bytes &&
+            buffers[b].readers_left == 1 && reads_here == 1) {
+          // This node is the buffer's last reader: the output takes it
+          // (its reader count drops to 0 below and comes back with r).
+          outs[o] = b;
+          buffers[b].readers_left += r;
+          ++plan->forwarded;
+          continue;
+        }
+      }
+      Buffer buf;
+      buf.bytes = bytes;
+      buf.start = t;
+      buf.end = t;
+      buf.readers_left = r;
+      outs[o] = static_cast<int>(buffers.size());
+      buffers.push_back(buf);
+      live += bytes;
+    }
+    plan->peak_bytes = std::max(plan->peak_bytes, live);
+    const bool escaping = IsEscapingReader(n.op());
+    for (int k = 0; k < n.num_inputs(); ++k) {
+      const int b = input_buffer(n, k);
+      if (b < 0) continue;
+      Buffer& buf = buffers[b];
+      if (escaping && !buf.escapes) {
+        buf.escapes = true;
+        buf.end = steps;  // held until the run returns
+      }
+      --buf.readers_left;
+    }
+    // Free what this node read last and what no one reads.
+    for (int k = 0; k < n.num_inputs(); ++k) {
+      const int b = input_buffer(n, k);
+      if (b < 0) continue;
+      Buffer& buf = buffers[b];
+      if (buf.readers_left == 0 && !buf.escapes && buf.end < t) {
+        buf.end = t;
+        live -= buf.bytes;
+      }
+    }
+    for (int b : outs) {
+      if (b < 0) continue;
+      Buffer& buf = buffers[b];
+      if (buf.readers_left == 0 && !buf.escapes && buf.start == t &&
+          buf.end == t) {
+        live -= buf.bytes;
+        buf.end = t;
+        buf.readers_left = -1;  // freed; not freed again
+      }
+    }
+  }
+  plan->tensors = static_cast<int>(buffers.size());
+  for (const Buffer& b : buffers) plan->no_reuse_bytes += b.bytes;
+  plan->arena_bytes = AssignOffsets(buffers);
+}
+
+std::string Megabytes(int64_t bytes) {
+  return absl::StrFormat("%.2f MB", static_cast<double>(bytes) / 1e6);
+}
+
+}  // namespace
+
+absl::StatusOr<MemoryPlan> PlanMemory(Graph* graph, bool mark_forwarding) {
+  absl::StatusOr<std::vector<Node*>> order = graph->TopologicalOrder();
+  if (!order.ok()) return order.status();
+  // The shapes other code sees stay as they were: the hint is the fed shape
+  // of one call, and the next call may feed another.
+  std::vector<std::pair<std::vector<TensorShape>, std::vector<TensorShape>>>
+      saved(graph->num_node_ids());
+  for (Node* n : *order) {
+    saved[n->id()] = {n->output_shapes(), n->output_shape_values()};
+  }
+  InferShapesWithHints(*order, graph);
+
+  MemoryPlan plan;
+  if (mark_forwarding) {
+    const auto& ops = ForwardableOps();
+    for (Node* n : *order) {
+      auto it = ops.find(n->op());
+      const int k = it == ops.end() ? -1 : ChooseForwardInput(*n, it->second);
+      if (k < 0) {
+        n->ClearAttr(kForwardInputAttr);
+        continue;
+      }
+      AttrValue value;
+      value.mutable_list()->add_i(k);
+      n->SetAttr(kForwardInputAttr, std::move(value));
+      ++plan.nodes_marked;
+    }
+  }
+  Simulate(*order, *graph, &plan);
+
+  for (Node* n : *order) {
+    n->set_output_shapes(std::move(saved[n->id()].first));
+    n->set_output_shape_values(std::move(saved[n->id()].second));
+  }
+  return plan;
+}
+
+absl::StatusOr<PassResult> RunMemoryPlanning(const PassContext& ctx,
+                                             Graph* graph) {
+  absl::StatusOr<MemoryPlan> plan =
+      PlanMemory(graph, /*mark_forwarding=*/ctx.device_type == "CPU");
+  if (!plan.ok()) return plan.status();
+  PassResult result;
+  result.changes = plan->nodes_marked;
+  if (!plan->sizes_known) {
+    result.what = absl::StrCat(plan->nodes_marked,
+                               " nodes may forward in place; no peak: ",
+                               plan->unknown_reason);
+    return result;
+  }
+  result.what = absl::StrCat(
+      plan->tensors, " tensors, ", plan->forwarded, " forwarded in place, peak ",
+      Megabytes(plan->peak_bytes), " (arena ", Megabytes(plan->arena_bytes),
+      ", no reuse ", Megabytes(plan->no_reuse_bytes), ")");
+  result.figures.emplace_back("planned_peak_bytes", plan->peak_bytes);
+  result.figures.emplace_back("arena_bytes", plan->arena_bytes);
+  return result;
+}
+
+}  // namespace dflow
