@@ -264,6 +264,14 @@ absl::StatusOr<PassResult> FoldConstants(const PassContext& ctx,
       }
       inputs.push_back((*src)[e->src_output]);
     }
+    if (!all_constant && (!shapes_known || !ValuesFromStaticShapes(*node))) {
+      continue;
+    }
+    // Asked before computing anything: what cannot be placed is not folded.
+    if (!placement.Covers(*node)) {
+      ++not_placeable;
+      continue;
+    }
     std::vector<Tensor> outputs;
     if (all_constant) {
       if (shapes_known && KnownToBeTooBig(*node, max_bytes)) {
@@ -278,11 +286,7 @@ absl::StatusOr<PassResult> FoldConstants(const PassContext& ctx,
       }
       outputs = *std::move(evaluated);
     } else {
-      if (!shapes_known) continue;
-      std::optional<std::vector<Tensor>> from_shapes =
-          ValuesFromStaticShapes(*node);
-      if (!from_shapes.has_value()) continue;
-      outputs = *std::move(from_shapes);
+      outputs = *ValuesFromStaticShapes(*node);
     }
     // An evaluator that answers something else than the node declares is
     // not trusted with this node.
@@ -299,10 +303,6 @@ absl::StatusOr<PassResult> FoldConstants(const PassContext& ctx,
     for (const Tensor& t : outputs) too_big |= ConstantBytes(t) > max_bytes;
     if (too_big) {
       ++skipped_size;
-      continue;
-    }
-    if (!placement.Covers(*node)) {
-      ++not_placeable;
       continue;
     }
     value[node->id()] = std::move(outputs);
