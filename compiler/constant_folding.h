@@ -12,11 +12,14 @@
 // Never folded: stateful ops (variables, random ops, _Arg, _Retval,
 // collectives, transfers), Placeholders, nodes with reference or resource
 // inputs or outputs, the caller's protected nodes (a run's targets), Consts,
-// nodes without outputs or consumers, and nodes whose evaluation fails (the
-// error belongs to the step, which may never run that node). An output
+// nodes without outputs or consumers, nodes whose evaluation fails (the
+// error belongs to the step, which may never run that node), and, given a
+// KernelQuery, nodes that may run on a device type without a Const kernel
+// for their dtypes (the Const must stay placeable there). An output
 // larger than ConstantFoldingOptions::max_constant_bytes stays computed at
 // run time, and so does everything computed from it, so that folding never
-// bloats the graph nor compile-time memory.
+// bloats the graph nor compile-time memory (an output whose static shape is
+// already over the limit is not even evaluated).
 //
 // Each folded output that still has a consumer becomes a Const on the
 // original's requested device with its `_class` colocation: named as the
