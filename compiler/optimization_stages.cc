@@ -15,6 +15,8 @@
 #include "compiler/constant_folding.h"
 #include "compiler/fuse_elementwise.h"
 #include "compiler/fuse_matmul_bias.h"
+#include "compiler/arithmetic_simplification.h"
+#include "compiler/common_subexpression_elimination.h"
 #include "compiler/fuse_matmul_update.h"
 #include "compiler/memory_planning.h"
 #include "compiler/tensor_fusion.h"
@@ -64,9 +66,10 @@ struct PassEntry {
 // Device-specific: fusions, then memory planning on the final partition.
 constexpr PassEntry kPasses[] = {
     // Device-independent.
-    // @arithmetic_simplification
+    {"arithmetic_simplification", PassStage::kDeviceIndependent,
+     SimplifyArithmetic},
     {"constant_folding", PassStage::kDeviceIndependent, FoldConstants},
-    // @cse
+    {"cse", PassStage::kDeviceIndependent, EliminateCommonSubexpressions},
     {"tensor_fusion", PassStage::kDeviceIndependent, RunTensorFusion},
     // Device-specific.
     {"fuse_matmul_update", PassStage::kDeviceSpecific, RunFuseMatMulUpdate},

@@ -1,0 +1,197 @@
+#include "compiler/common_subexpression_elimination.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/hash/hash.h"
+#include "absl/strings/str_cat.h"
+#include "google/protobuf/io/coded_stream.h"
+#include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "graph/types.h"
+
+namespace dflow {
+namespace {
+
+bool IsRefOrResource(DataType t) { return IsRefType(t) || t == DT_RESOURCE; }
+
+// Whether `node` may be merged with an equal one at all.
+bool Mergeable(const Node* node) {
+  if (node->IsStateful()) return false;
+  // Each placeholder is a distinct value fed by name, whatever its attrs.
+  if (node->op() == "Placeholder" || node->op() == "PlaceholderWithDefault") {
+    return false;
+  }
+  for (DataType t : node->input_types()) {
+    if (IsRefOrResource(t)) return false;
+  }
+  for (DataType t : node->output_types()) {
+    if (IsRefOrResource(t)) return false;
+  }
+  // A value input fed by a ref output reads the variable when the node
+  // runs: two such reads are two moments, not one value.
+  for (const Edge* e : node->in_edges()) {
+    if (!e->IsControl() &&
+        IsRefOrResource(e->src->output_type(e->src_output))) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Appends `value` serialized with map entries in a fixed order (protobuf's
+// default order of a map is unspecified), length-prefixed so that no two
+// attr lists run into each other.
+void AppendAttr(const AttrValue& value, std::string* key) {
+  std::string bytes;
+  {
+    google::protobuf::io::StringOutputStream stream(&bytes);
+    google::protobuf::io::CodedOutputStream coded(&stream);
+    coded.SetSerializationDeterministic(true);
+    value.SerializeToCodedStream(&coded);
+  }
+  absl::StrAppend(key, bytes.size(), ":", bytes);
+}
+
+// What makes two nodes the same computation, with inputs named by their
+// equivalence class (so a consumer of a merged node matches a consumer of
+// its keeper before any edge moves).
+std::string Key(const Node* node, const std::vector<int>& class_of) {
+  std::string key;
+  absl::StrAppend(&key, node->op().size(), ":", node->op(),
+                  node->requested_device().size(), ":",
+                  node->requested_device(), node->assigned_device().size(),
+                  ":", node->assigned_device(), "|");
+  std::vector<const std::string*> names;
+  names.reserve(node->def().attr().size());
+  for (const auto& [name, value] : node->def().attr()) names.push_back(&name);
+  std::sort(names.begin(), names.end(),
+            [](const std::string* a, const std::string* b) { return *a < *b; });
+  for (const std::string* name : names) {
+    absl::StrAppend(&key, name->size(), ":", *name);
+    AppendAttr(node->def().attr().at(*name), &key);
+  }
+  absl::StrAppend(&key, "|");
+  for (int i = 0; i < node->num_inputs(); ++i) {
+    const Edge* e = node->input_edge(i);
+    if (e == nullptr) {
+      absl::StrAppend(&key, "-,");
+    } else {
+      absl::StrAppend(&key, class_of[e->src->id()], ":", e->src_output, ",");
+    }
+  }
+  absl::StrAppend(&key, "|");
+  std::vector<int> control;
+  for (const Edge* e : node->in_edges()) {
+    if (e->IsControl()) control.push_back(class_of[e->src->id()]);
+  }
+  std::sort(control.begin(), control.end());
+  control.erase(std::unique(control.begin(), control.end()), control.end());
+  for (int c : control) absl::StrAppend(&key, c, ",");
+  return key;
+}
+
+struct EquivalenceClass {
+  Node* first;   // the member whose key the class was registered with
+  Node* keeper;  // the member that stays
+  bool has_protected = false;
+};
+
+}  // namespace
+
+absl::StatusOr<PassResult> EliminateCommonSubexpressions(
+    const PassContext& ctx, Graph* graph) {
+  absl::StatusOr<std::vector<Node*>> order = graph->TopologicalOrder();
+  if (!order.ok()) return order.status();
+
+  // Phase 1: classes. A node's key names its inputs' classes, so the walk
+  // in topological order finds whole equal subgraphs in one pass, without
+  // moving an edge; keys are hashed and compared in full only on a hash
+  // hit (a Const's key holds its whole value).
+  std::vector<int> class_of(graph->num_node_ids(), -1);
+  std::vector<EquivalenceClass> classes;
+  classes.reserve(order->size());
+  absl::flat_hash_map<size_t, std::vector<int>> by_hash;
+  for (Node* node : *order) {
+    const bool is_protected = ctx.protected_nodes.contains(node->name());
+    int joined = -1;
+    size_t hash = 0;
+    std::string key;
+    if (Mergeable(node)) {
+      key = Key(node, class_of);
+      hash = absl::Hash<std::string>{}(key);
+      auto it = by_hash.find(hash);
+      if (it != by_hash.end()) {
+        for (int c : it->second) {
+          if (Key(classes[c].first, class_of) == key) {
+            joined = c;
+            break;
+          }
+        }
+      }
+      // Two targets both keep their names: the second starts a class of
+      // its own (later equal nodes join the first).
+      if (joined >= 0 && is_protected && classes[joined].has_protected) {
+        class_of[node->id()] = static_cast<int>(classes.size());
+        classes.push_back({node, node, true});
+        continue;
+      }
+    }
+    if (joined < 0) {
+      const int c = static_cast<int>(classes.size());
+      class_of[node->id()] = c;
+      classes.push_back({node, node, is_protected});
+      if (!key.empty()) by_hash[hash].push_back(c);
+      continue;
+    }
+    class_of[node->id()] = joined;
+    EquivalenceClass& cls = classes[joined];
+    if (is_protected) {
+      cls.keeper = node;
+      cls.has_protected = true;
+    } else if (!cls.has_protected && node->id() < cls.keeper->id()) {
+      cls.keeper = node;
+    }
+  }
+
+  // Phase 2: every other member hands its consumers to its class's keeper.
+  // Members of one class have equal depth from the graph's sources, so no
+  // keeper is a consumer of a member of its own class: no cycle appears.
+  int merged = 0;
+  for (Node* node : *order) {
+    Node* keeper = classes[class_of[node->id()]].keeper;
+    if (keeper == node) continue;
+    const std::vector<const Edge*> out(node->out_edges().begin(),
+                                       node->out_edges().end());
+    for (const Edge* e : out) {
+      Node* dst = e->dst;
+      if (e->IsControl()) {
+        graph->RemoveEdge(e);
+        graph->AddControlEdge(keeper, dst);
+        continue;
+      }
+      const int slot = e->src_output;
+      const int input = e->dst_input;
+      if (absl::Status s = graph->UpdateEdge(keeper, slot, dst, input);
+          !s.ok()) {
+        return absl::Status(
+            s.code(), absl::StrCat("merging '", node->name(), "' (", node->op(),
+                                   ") into '", keeper->name(),
+                                   "': ", s.message()));
+      }
+    }
+    graph->RemoveNode(node);
+    ++merged;
+  }
+
+  PassResult result;
+  result.changes = merged;
+  result.what = absl::StrCat(merged, merged == 1 ? " node" : " nodes",
+                             " merged");
+  return result;
+}
+
+}  // namespace dflow
