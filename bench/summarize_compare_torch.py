@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Side-by-side table of dflow (bench/executor_bench, bench/training_bench,
-bench/matmul_bench) and PyTorch (bench/torch_peer.py) for
-bench/compare_torch.sh, then one machine-readable line per figure:
+bench/matmul_bench, bench/compile_bench, bench/graph_bench) and PyTorch
+(bench/torch_peer.py) for bench/compare_torch.sh, then one machine-readable
+line per figure:
 
   metric <name> dflow=<value> torch=<value> unit=<unit>
 
@@ -10,11 +11,24 @@ fanout_us_per_node, mlp_forward_ms, mlp_train_step_ms,
 mlp_train_examples_per_s, matmul1024_gflops and matmul1024_pct_of_blas
 (each side's GFLOP/s as a percentage of cblas_sgemm called directly with
 the same thread count, from matmul_bench), each with the suffix
-_t<threads>. A figure one side lacks is written "nan".
+_t<threads>; and the memory of the MLP training step (training_bench's
+counters, torch_peer.py's train_step_memory): mlp_train_peak_kb (measured
+peak, parameters included, the fed batch not), mlp_train_step_peak_kb (the
+same less what was held before the step) and mlp_train_planned_step_peak_kb
+(dflow: memory planning's figure for the step's tensors; PyTorch: its
+measured step peak), _t<threads> too. Compile figures have no PyTorch side
+(torch=nan, shown n/a): compile_10k_ms, compile_100k_ms, compile_1m_ms
+(compile_bench's BM_Compile total: prune to device-specific passes, before
+executors), compile_linearity (per-node time at the largest size over that
+at 10k; 1.0 is linear), compile_<size>_<stage>_ms per stage,
+session_first_run_<size>_ms (Session::Create + first Run, BM_SessionFirstRun),
+graphdef_parse_1m_ms and graphdef_serialize_1m_ms (graph_bench's binary
+chain of 1M nodes), each with _t1 (they run on one thread).
 
   summarize_compare_torch.py --executor 1=executor_t1.json
       --executor 2=executor_t2.json --training 1=training_t1.json
       --training 2=training_t2.json --matmul matmul.json
+      --compile compile.json --graph graph.json
       --torch torch_t1.json --torch torch_t2.json [--markdown]
 
 --executor and --training are Google Benchmark's JSON from executor_bench
@@ -49,9 +63,35 @@ FIGURES = [
     ("matmul1024_gflops", "MatMul 1024^3 float32", "GFLOP/s", False, None),
     ("matmul1024_pct_of_blas", "MatMul 1024^3, % of cblas_sgemm", "%", False,
      (">= 95", lambda v: v >= 95)),
+    ("mlp_train_peak_kb", "MLP train step, peak memory (with params)", "KB",
+     True, None),
+    ("mlp_train_step_peak_kb", "MLP train step, peak less params", "KB",
+     True, None),
+    ("mlp_train_planned_step_peak_kb",
+     "MLP train step, planned (dflow) vs step peak", "KB", True, None),
+    ("compile_10k_ms", "compile 10k nodes, 4 CPU devices", "ms", True, None),
+    ("compile_100k_ms", "compile 100k nodes", "ms", True, None),
+    ("compile_1m_ms", "compile 1M nodes", "ms", True,
+     ("<= 1000", lambda v: v <= 1000)),
+    ("compile_linearity", "compile per-node time, largest / 10k", "x", True,
+     ("<= 1.5 (linear)", lambda v: v <= 1.5)),
+    ("session_first_run_10k_ms", "Session::Create + first Run, 10k", "ms",
+     True, None),
+    ("session_first_run_100k_ms", "Session::Create + first Run, 100k", "ms",
+     True, None),
+    ("graphdef_parse_1m_ms", "GraphDef parse, binary, 1M-node chain", "ms",
+     True, None),
+    ("graphdef_serialize_1m_ms", "GraphDef serialize, binary, 1M chain", "ms",
+     True, None),
 ]
+# Figures with no PyTorch counterpart: the table says n/a.
+DFLOW_ONLY = ("compile_", "session_first_run_", "graphdef_")
+# compile_bench's counters, in pipeline order (BM_Compile's stages).
+COMPILE_STAGES = ["prune", "import", "indep", "place", "partition",
+                  "specific"]
+COMPILE_SIZES = {10000: "10k", 100000: "100k", 1000000: "1m"}
 UNIT_NAMES = {"us/node": "us", "ms": "ms", "examples/s": "examples/s",
-              "GFLOP/s": "GFLOP/s", "%": "%"}
+              "GFLOP/s": "GFLOP/s", "%": "%", "KB": "KB", "x": "x"}
 # Google Benchmark names (executor_bench, training_bench) -> figure.
 EXECUTOR = {"BM_ChainOfScalarAdds/10000": "chain_us_per_node",
             "BM_FanOutFanIn/10000": "fanout_us_per_node",
@@ -94,9 +134,9 @@ def parse_threads_path(text, parser):
     return int(threads), path
 
 
-def fmt(v):
+def fmt(v, missing="-"):
     if v is None or (isinstance(v, float) and math.isnan(v)):
-        return "-"
+        return missing
     if abs(v) >= 100:
         return "%.0f" % v
     if abs(v) >= 10:
@@ -119,6 +159,9 @@ def main():
     parser.add_argument("--training", action="append", default=[],
                         metavar="THREADS=PATH")
     parser.add_argument("--matmul")
+    parser.add_argument("--compile", help="compile_bench's JSON")
+    parser.add_argument("--graph", help="graph_bench's JSON (Parse, "
+                        "Serialize of binary_chain/1000000)")
     parser.add_argument("--torch", action="append", default=[],
                         metavar="PATH")
     parser.add_argument("--markdown", action="store_true",
@@ -151,6 +194,17 @@ def main():
             if "loss_before" in b and "loss_after" in b:
                 train_loss["dflow", threads] = (b["loss_before"],
                                                 b["loss_after"])
+            if "peak_bytes" in b:
+                peak = b["peak_bytes"] / 1e3
+                dflow["mlp_train_peak_kb", threads] = {"wall": peak,
+                                                       "cpu": None}
+                if "resident_bytes" in b:
+                    dflow["mlp_train_step_peak_kb", threads] = {
+                        "wall": peak - b["resident_bytes"] / 1e3,
+                        "cpu": None}
+            if "planned_peak_bytes" in b:
+                dflow["mlp_train_planned_step_peak_kb", threads] = {
+                    "wall": b["planned_peak_bytes"] / 1e3, "cpu": None}
     if args.matmul:
         with open(args.matmul) as f:
             doc = json.load(f)
@@ -174,6 +228,57 @@ def main():
                                                        "cpu": cpu}
             elif parts[0] == "cblas":
                 blas[threads] = gflops
+    # size label -> {stage: ms}, for the breakdown below the table.
+    stages = {}
+    if args.compile:
+        with open(args.compile) as f:
+            doc = json.load(f)
+        contexts["compile_bench"] = doc.get("context", {})
+        per_node = {}
+        for name, b in medians(doc).items():
+            parts = name.split("/")  # BM_Compile/1000000/manual_time
+            if len(parts) < 2 or not parts[1].isdigit():
+                continue
+            size = COMPILE_SIZES.get(int(parts[1]))
+            if size is None:
+                continue
+            if b.get("error_occurred"):
+                errors.append("%s: %s" % (name, b.get("error_message", "?")))
+                continue
+            ms = seconds(b, "real_time") * 1e3
+            if parts[0] == "BM_Compile":
+                dflow["compile_%s_ms" % size, 1] = {"wall": ms, "cpu": None}
+                per_node[int(parts[1])] = ms / int(parts[1])
+                stages[size] = {st: b.get(st + "_ms") for st in
+                                COMPILE_STAGES}
+                for st, v in stages[size].items():
+                    if v is not None:
+                        dflow["compile_%s_%s_ms" % (size, st), 1] = {
+                            "wall": v, "cpu": None}
+            elif parts[0] == "BM_SessionFirstRun":
+                dflow["session_first_run_%s_ms" % size, 1] = {
+                    "wall": ms, "cpu": None}
+        if 10000 in per_node and len(per_node) > 1:
+            largest = max(per_node)
+            dflow["compile_linearity", 1] = {
+                "wall": per_node[largest] / per_node[10000], "cpu": None}
+    if args.graph:
+        with open(args.graph) as f:
+            doc = json.load(f)
+        for name, b in medians(doc).items():
+            parts = name.split("/")  # BM_Parse/binary_chain/1000000/real_time
+            if (len(parts) < 3 or parts[1] != "binary_chain"
+                    or parts[2] != "1000000"):
+                continue
+            key = {"BM_Parse": "graphdef_parse_1m_ms",
+                   "BM_Serialize": "graphdef_serialize_1m_ms"}.get(parts[0])
+            if key is None:
+                continue
+            if b.get("error_occurred"):
+                errors.append("%s: %s" % (name, b.get("error_message", "?")))
+                continue
+            dflow[key, 1] = {"wall": seconds(b, "real_time") * 1e3,
+                             "cpu": None}
     torch_context = {}
     for path in args.torch:
         with open(path) as f:
@@ -196,6 +301,15 @@ def main():
                 if "loss_before" in r and "loss_after" in r:
                     train_loss["PyTorch", t] = (r["loss_before"],
                                                 r["loss_after"])
+                if "peak_bytes" in r:
+                    peak = r["peak_bytes"] / 1e3
+                    step = peak - r.get("resident_bytes", 0) / 1e3
+                    torch["mlp_train_peak_kb", t] = {"wall": peak,
+                                                     "cpu": None}
+                    torch["mlp_train_step_peak_kb", t] = {"wall": step,
+                                                          "cpu": None}
+                    torch["mlp_train_planned_step_peak_kb", t] = {
+                        "wall": step, "cpu": None}
             elif r["workload"] == "matmul":
                 torch["matmul1024_gflops", t] = {"wall": r["gflops"],
                                                  "cpu": r.get("cpu_gflops")}
@@ -218,6 +332,8 @@ def main():
                 continue
             dw = d["wall"] if d else None
             pw = p["wall"] if p else None
+            torch_text = fmt(pw, "n/a" if key.startswith(DFLOW_ONLY)
+                             else "-")
             speedup = cpu_speedup = ""
             if dw and pw:
                 speedup = "%.2fx" % ((pw / dw) if lower_better else (dw / pw))
@@ -238,10 +354,16 @@ def main():
                 # ratio.
                 speedup = cpu_speedup = ""
             row_keys.append(key)
-            rows.append((row_label, str(t), unit, fmt(dw), fmt(pw), speedup,
-                         cpu_speedup, goal_text))
+            rows.append((row_label, str(t), unit, fmt(dw), torch_text,
+                         speedup, cpu_speedup, goal_text))
             metrics.append("metric %s_t%d dflow=%s torch=%s unit=%s" % (
                 key, t, metric_value(dw), metric_value(pw), UNIT_NAMES[unit]))
+
+    for (key, t), v in sorted(dflow.items()):
+        if key.startswith("compile_") and key.count("_") == 3:
+            # compile_<size>_<stage>_ms: metric lines, and the breakdown.
+            metrics.append("metric %s_t%d dflow=%s torch=nan unit=ms" % (
+                key, t, metric_value(v["wall"])))
 
     header = ("workload", "threads", "unit", "dflow", "PyTorch",
               "dflow speedup", "(by CPU)", "dflow goal")
@@ -263,8 +385,18 @@ def main():
             previous = key
             print((fmt_row % r).rstrip())
     print()
+    if stages:
+        print("compile stages, ms (BM_Compile, mean of the median run): " +
+              "; ".join("%s: %s" % (size, ", ".join(
+                  "%s %s" % (st, fmt(v)) for st, v in parts.items()
+                  if v is not None))
+                        for size, parts in sorted(
+                            stages.items(),
+                            key=lambda kv: list(COMPILE_SIZES.values())
+                            .index(kv[0]))))
     print("dflow speedup: PyTorch's time / dflow's (GFLOP/s: dflow's / "
-          "PyTorch's); above 1x dflow is faster. (by CPU): the same per CPU "
+          "PyTorch's; memory: PyTorch's bytes / dflow's); above 1x dflow is "
+          "faster (smaller). (by CPU): the same per CPU "
           "second, 1-thread rows only (steadier on a busy machine).")
     print("dflow: Session::Run of the whole graph per step (executor_bench, "
           "training_bench; DFLOW_NUM_THREADS=N); the MatMul kernel alone "

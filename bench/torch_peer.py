@@ -27,7 +27,9 @@ under torch.no_grad() except the training step:
            loss.backward(), torch.optim.SGD(lr=0.01).step(); weights
            truncated normal(0.1) and zero biases as the seed's, the fixed
            batch training_bench feeds (int64 labels: cross_entropy takes no
-           int32); ms per step and examples/s
+           int32); ms per step and examples/s; on the CPU also the
+           step's peak bytes (train_step_memory: torch.profiler's memory
+           events, the parameters included, the fed batch not)
   matmul   torch.mm of two 1024x1024 matrices, a new output each call as
            dflow's kernel allocates one; GFLOP/s = 2 * 1024^3 / time
 
@@ -179,7 +181,46 @@ def make_mlp_train(torch, device="cpu", batch=TRAIN_BATCH):
     # check training_bench makes with its loss_before/loss_after counters.
     step.loss_before = loss_now()
     step.loss_now = loss_now
+    step.params = [w1, b1, w2, b2]
+    step.optimizer = optimizer
     return step
+
+
+def train_step_memory(torch, step):
+    """Peak bytes of one training step on the CPU, as dflow's
+    RunMetadata::peak_bytes counts them (training_bench's peak_bytes): what
+    the allocator holds at most during the step, the parameters included,
+    the fixed batch (fed, on dflow's side) not.
+
+    Why the profiler: tracemalloc sees only Python's allocator, not
+    PyTorch's C++ one; ru_maxrss is the process's high-water mark, set by
+    importing torch (hundreds of MB) and by OpenBLAS's buffers, so a step of
+    a few MB disappears in it and a delta in a fresh process still counts
+    page-granular, never-returned heap. torch.profiler with profile_memory
+    records every allocation and free of c10's CPU allocator with its size,
+    which is what dflow's TrackingAllocator counts. The step starts with no
+    gradients held (zero_grad(set_to_none=True) before profiling: the
+    profiler cannot size frees of blocks allocated before it started), so
+    the peak is the parameters plus the highest running sum of the step's
+    allocations and frees. Returns {} when the profiler gives no memory
+    events (another torch version)."""
+    from torch.profiler import ProfilerActivity, profile
+
+    step.optimizer.zero_grad(set_to_none=True)
+    with profile(activities=[ProfilerActivity.CPU],
+                 profile_memory=True) as prof:
+        step()
+    events = [e for e in prof.profiler.kineto_results.events()
+              if e.name() == "[memory]"]
+    if not events:
+        return {}
+    live = peak = 0
+    for e in sorted(events, key=lambda e: e.start_us()):
+        live += e.nbytes()
+        peak = max(peak, live)
+    params = sum(p.numel() * p.element_size() for p in step.params)
+    return {"peak_bytes": params + peak, "resident_bytes": params,
+            "allocations": sum(1 for e in events if e.nbytes() > 0)}
 
 
 def make_matmul(torch, device="cpu", n=MATMUL_N):
@@ -321,9 +362,17 @@ def main():
                 r["device"] = args.device
                 r["loss_before"] = step.loss_before
                 r["loss_after"] = step.loss_now()
+                if args.device == "cpu":
+                    try:
+                        r.update(train_step_memory(torch, step))
+                    except Exception as e:  # the profiler is optional
+                        print("train step memory: %s" % e, file=sys.stderr)
                 text = ("%.3f ms per step (%.0f examples/s; loss %.3f before,"
                         " %.3f after)" % (r["ms"], r["examples_per_s"],
                                           r["loss_before"], r["loss_after"]))
+                if "peak_bytes" in r:
+                    text += "; peak %.0f KB (%.0f KB parameters)" % (
+                        r["peak_bytes"] / 1e3, r["resident_bytes"] / 1e3)
             else:
                 flops = 2.0 * args.matmul_n ** 3
                 r["n"] = args.matmul_n
