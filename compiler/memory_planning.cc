@@ -31,11 +31,14 @@ namespace {
 //   SigmoidGrad, TanhGrad: o[i] from a[i], b[i]. ReluGrad: o[i] from g[i],
 //   f[i], input 0 only (its loop keeps `f` restrict, activations.cc).
 //   BiasAdd: o[i] = value[i] + bias[channel(i)]; the bias never matches.
+//   _FusedElementwise (kernels/cpu/fused_elementwise.cc), any input: per
+//   block, every op reads its operands' block and only the last op writes
+//   the output block, so each input block is read before the output block
+//   at the same offsets is written; intermediates live in temporaries.
 // Left out: AddN (its kernel copies its inputs into a local vector, so
 // every input is held twice), Cast and comparisons (other output dtype),
-// string ops, and _FusedElementwise until its kernel is audited the same
-// way (a kernel writing its output in several passes would read what it
-// had overwritten).
+// string ops. A kernel writing its output in several passes would read
+// what it had overwritten: audit a kernel before listing it.
 const absl::flat_hash_map<std::string, std::vector<int>>& ForwardableOps() {
   static const auto* ops =
       new absl::flat_hash_map<std::string, std::vector<int>>{
@@ -318,9 +321,15 @@ absl::StatusOr<MemoryPlan> PlanMemory(Graph* graph, bool mark_forwarding) {
   MemoryPlan plan;
   if (mark_forwarding) {
     const auto& ops = ForwardableOps();
+    std::vector<int> all_inputs;
     for (Node* n : *order) {
       auto it = ops.find(n->op());
-      const int k = it == ops.end() ? -1 : ChooseForwardInput(*n, it->second);
+      int k = it == ops.end() ? -1 : ChooseForwardInput(*n, it->second);
+      if (n->op() == "_FusedElementwise") {
+        all_inputs.clear();
+        for (int i = 0; i < n->num_inputs(); ++i) all_inputs.push_back(i);
+        k = ChooseForwardInput(*n, all_inputs);
+      }
       if (k < 0) {
         n->ClearAttr(kForwardInputAttr);
         continue;

@@ -21,23 +21,24 @@ constexpr int kRows = 256;
 constexpr int kCols = 256;
 constexpr int64_t kBytes = int64_t{kRows} * kCols * sizeof(float);  // 256 KiB
 
-// Every pass but memory planning off (the others would fold or fuse the
-// small graphs below); `planning` false turns it off too.
-SessionOptions Options(bool planning) {
+// Every pass but memory planning and `also` off (the others would fold or
+// fuse the small graphs below); `planning` false turns it off too.
+SessionOptions Options(bool planning, const std::string& also) {
   SessionOptions options;
   for (const auto& [name, stage] : PassNames()) {
-    if (name != "memory_planning" || !planning) {
+    if ((name != "memory_planning" || !planning) && name != also) {
       options.disabled_passes.push_back(name);
     }
   }
   return options;
 }
 
-std::unique_ptr<Session> MakeSession(const Scope& root, bool planning) {
+std::unique_ptr<Session> MakeSession(const Scope& root, bool planning,
+                                     const std::string& also = "") {
   GraphDef def;
   EXPECT_TRUE(root.ToGraphDef(&def).ok()) << root.status();
   absl::StatusOr<std::unique_ptr<Session>> s =
-      Session::Create(def, Options(planning));
+      Session::Create(def, Options(planning, also));
   EXPECT_TRUE(s.ok()) << s.status();
   return s.ok() ? *std::move(s) : nullptr;
 }
@@ -221,6 +222,35 @@ TEST(InplaceForwardingTest, BroadcastAddAndBiasAddReadTheSmallOperandIntact) {
   // Row 0, column 1: max(exp(0.001) - 2, 0) = 0; column 0: exp(0).
   EXPECT_FLOAT_EQ(results[1][0], 1.0f);
   EXPECT_FLOAT_EQ(results[1][1], 0.0f);
+}
+
+// A fused element-wise tree (compiler/fuse_elementwise.h) takes the
+// buffer of its input from a MatMul, which only it reads.
+TEST(InplaceForwardingTest, FusedElementwiseTakesItsInputsBuffer) {
+  Scope root = Scope::NewRootScope();
+  Output m = ops::MatMul(root.WithOpName("m"), Input(root),
+                         ops::Const(root.WithOpName("w"), Ramp(-0.1f)));
+  Output t = ops::Tanh(root.WithOpName("t"),
+                       ops::Neg(root.WithOpName("n"), m));
+  ops::Mul(root.WithOpName("y"), t, t);
+  ASSERT_TRUE(root.ok()) << root.status();
+  const Tensor x = Ramp(0.0f);
+  int64_t peak[2] = {0, 0};
+  std::vector<float> results[2];
+  for (const bool planning : {false, true}) {
+    auto session = MakeSession(root, planning, "fuse_elementwise");
+    ASSERT_NE(session, nullptr);
+    RunStep(session.get(), {{"x", x}}, {"y"});
+    Step step = RunStep(session.get(), {{"x", x}}, {"y"});
+    ASSERT_EQ(step.out.size(), 1u);
+    auto f = step.out[0].flat<float>();
+    results[planning].assign(f.begin(), f.end());
+    peak[planning] = CpuPeak(step.metadata);
+  }
+  EXPECT_EQ(results[0], results[1]);
+  EXPECT_GT(results[1][0], 0.0f);
+  EXPECT_LE(peak[1], peak[0] - kBytes)
+      << "planned " << peak[1] << " bytes, unplanned " << peak[0];
 }
 
 }  // namespace
