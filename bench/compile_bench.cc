@@ -15,7 +15,9 @@
 //
 // BM_Compile/<nodes> runs the whole pipeline per iteration and reports each
 // stage as counters: <stage>_ms (mean per compile) and <stage>_nodes_per_s
-// (the stage's input nodes per second); the benchmark's own time is the
+// (the stage's input nodes per second), pass_<name>_ms per pass (from its
+// PassSummary, summed over partitions: which pass limits indep/specific);
+// the benchmark's own time is the
 // total (manual time) and items_per_second is the graph's nodes per second
 // of total. BM_SessionFirstRun/<nodes> times Session::Create and the first
 // Session::Run (compile + executor creation + one step), with the second
@@ -48,6 +50,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
 #include "benchmark/benchmark.h"
 #include "compiler/graph_pass.h"
 #include "compiler/optimization_stages.h"
@@ -187,6 +190,8 @@ void BM_Compile(benchmark::State& state) {
   partition_options.kernels = &kernels;
 
   double seconds[kStages] = {};
+  // Per pass (both stages, all partitions), from the PassSummaries.
+  std::map<std::string, double> pass_seconds;
   int64_t stage_nodes[kStages] = {};
   int64_t partitions = 0, transfers = 0, final_nodes = 0;
   for (auto _ : state) {
@@ -253,6 +258,9 @@ void BM_Compile(benchmark::State& state) {
       seconds[i] += stage[i];
       stage_nodes[i] = nodes[i];
     }
+    for (const PassSummary& pass : passes) {
+      pass_seconds[pass.pass] += absl::ToDoubleSeconds(pass.time);
+    }
     partitions = static_cast<int64_t>(parts->size());
     transfers = stats.sends + stats.recvs;
     final_nodes = after;
@@ -269,6 +277,10 @@ void BM_Compile(benchmark::State& state) {
         mean > 0 ? stage_nodes[i] / mean : 0;
   }
   state.counters["total_ms"] = total * 1e3;
+  for (const auto& [pass, s] : pass_seconds) {
+    state.counters[absl::StrCat("pass_", pass, "_ms")] =
+        s / iterations * 1e3;
+  }
   state.counters["nodes"] = static_cast<double>(synthetic.graph->num_nodes());
   state.counters["partitions"] = static_cast<double>(partitions);
   state.counters["transfers"] = static_cast<double>(transfers);

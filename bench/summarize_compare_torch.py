@@ -20,7 +20,8 @@ measured step peak), _t<threads> too. Compile figures have no PyTorch side
 (torch=nan, shown n/a): compile_10k_ms, compile_100k_ms, compile_1m_ms
 (compile_bench's BM_Compile total: prune to device-specific passes, before
 executors), compile_linearity (per-node time at the largest size over that
-at 10k; 1.0 is linear), compile_<size>_<stage>_ms per stage,
+at 10k; 1.0 is linear), compile_<size>_<stage>_ms per stage (and, below the table only, each
+pass's time at the largest size),
 session_first_run_<size>_ms (Session::Create + first Run, BM_SessionFirstRun),
 graphdef_parse_1m_ms and graphdef_serialize_1m_ms (graph_bench's binary
 chain of 1M nodes), each with _t1 (they run on one thread).
@@ -230,6 +231,7 @@ def main():
                 blas[threads] = gflops
     # size label -> {stage: ms}, for the breakdown below the table.
     stages = {}
+    passes = {}  # size label -> {pass: ms} (pass_<name>_ms counters)
     if args.compile:
         with open(args.compile) as f:
             doc = json.load(f)
@@ -251,6 +253,10 @@ def main():
                 per_node[int(parts[1])] = ms / int(parts[1])
                 stages[size] = {st: b.get(st + "_ms") for st in
                                 COMPILE_STAGES}
+                passes[size] = {k[len("pass_"):-len("_ms")]: v
+                                for k, v in b.items()
+                                if k.startswith("pass_") and
+                                k.endswith("_ms")}
                 for st, v in stages[size].items():
                     if v is not None:
                         dflow["compile_%s_%s_ms" % (size, st), 1] = {
@@ -386,7 +392,7 @@ def main():
             print((fmt_row % r).rstrip())
     print()
     if stages:
-        print("compile stages, ms (BM_Compile, mean of the median run): " +
+        print("compile stages, ms (BM_Compile, the median run): " +
               "; ".join("%s: %s" % (size, ", ".join(
                   "%s %s" % (st, fmt(v)) for st, v in parts.items()
                   if v is not None))
@@ -394,6 +400,14 @@ def main():
                             stages.items(),
                             key=lambda kv: list(COMPILE_SIZES.values())
                             .index(kv[0]))))
+    if any(passes.values()):
+        # The largest size: where a pass that does not scale shows.
+        size = max((k for k, v in passes.items() if v),
+                   key=lambda k: list(COMPILE_SIZES.values()).index(k))
+        print("compile passes at %s nodes, ms (indep and specific, summed "
+              "over partitions): %s" % (size, ", ".join(
+                  "%s %s" % (name, fmt(v)) for name, v in sorted(
+                      passes[size].items(), key=lambda kv: -kv[1]))))
     print("dflow speedup: PyTorch's time / dflow's (GFLOP/s: dflow's / "
           "PyTorch's; memory: PyTorch's bytes / dflow's); above 1x dflow is "
           "faster (smaller). (by CPU): the same per CPU "
