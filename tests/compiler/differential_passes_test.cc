@@ -17,7 +17,9 @@
 //     --test_env=DFLOW_DIFF_SEED=1234 --test_output=all
 // A failure prints the seed, the pass configuration, the differing
 // elements, and the graph reduced to the failing fetch as pbtxt.
-// DFLOW_DIFF_SEEDS=N runs N seeds instead of the default.
+// DFLOW_DIFF_SEEDS=N runs N seeds instead of the default;
+// DFLOW_DIFF_VERBOSE=1 prints what every pass changed, and
+// DFLOW_DIFF_SEED=k DFLOW_DIFF_DUMP=1 prints seed k's graph.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -29,6 +31,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -170,6 +173,8 @@ struct Outcome {
   absl::Status status;
   std::vector<Tensor> first;
   std::vector<Tensor> second;
+  // Runs of the same plan from several threads at once.
+  std::vector<std::vector<Tensor>> concurrent;
   std::string feed_damage;  // a fed tensor changed by a run
   std::string log;          // stderr when captured
 };
@@ -200,6 +205,32 @@ Outcome RunConfig(const RandomGraph& graph, const PassConfig& config,
             outcome.feed_damage.empty()) {
           outcome.feed_damage = absl::StrCat(
               "the run wrote into the fed tensor ", graph.feeds[i].first);
+        }
+      }
+    }
+    // The cached plan is shared by concurrent runs: buffers a pass planned
+    // (or forwarded in place) must be per step.
+    if (outcome.status.ok()) {
+      constexpr int kThreads = 3;
+      outcome.concurrent.resize(kThreads);
+      std::vector<absl::Status> status(kThreads);
+      std::vector<std::thread> threads;
+      for (int t = 0; t < kThreads; ++t) {
+        threads.emplace_back([&, t] {
+          status[t] = (*session)->Run(graph.feeds, graph.fetches,
+                                      graph.targets, &outcome.concurrent[t]);
+        });
+      }
+      for (std::thread& thread : threads) thread.join();
+      for (const absl::Status& s : status) {
+        if (outcome.status.ok() && !s.ok()) outcome.status = s;
+      }
+      for (size_t i = 0; i < fed.size(); ++i) {
+        if (!SameBytes(fed[i], graph.feeds[i].second) &&
+            outcome.feed_damage.empty()) {
+          outcome.feed_damage = absl::StrCat(
+              "a concurrent run wrote into the fed tensor ",
+              graph.feeds[i].first);
         }
       }
     }
@@ -268,6 +299,7 @@ RandomGraph ReduceTo(const RandomGraph& graph, size_t fetch) {
 void CheckSeed(uint64_t seed, std::map<std::string, int>* changed) {
   absl::StatusOr<RandomGraph> graph = GenerateRandomGraph(seed);
   ASSERT_TRUE(graph.ok()) << graph.status();
+  if (EnvInt("DFLOW_DIFF_DUMP", 0) != 0) std::cout << graph->DebugString();
   const std::vector<PassConfig> configs = Configs();
   const Outcome reference = RunConfig(*graph, configs[0], false);
   ASSERT_TRUE(reference.status.ok())
@@ -301,7 +333,9 @@ void CheckSeed(uint64_t seed, std::map<std::string, int>* changed) {
                   << repro;
   };
   for (const PassConfig& config : configs) {
-    const bool capture = changed != nullptr && config.name != "off";
+    const bool verbose = EnvInt("DFLOW_DIFF_VERBOSE", 0) != 0;
+    const bool capture =
+        (changed != nullptr || verbose) && config.name != "off";
     const Outcome got = config.name == "off" ? reference
                                              : RunConfig(*graph, config, capture);
     if (!got.status.ok()) {
@@ -310,13 +344,26 @@ void CheckSeed(uint64_t seed, std::map<std::string, int>* changed) {
       continue;
     }
     if (!got.feed_damage.empty()) report(config, got.feed_damage, -1);
+    if (verbose) {
+      std::cout << "seed " << seed << " " << config.name << ":\n";
+      bool in_block = false;
+      for (absl::string_view line : absl::StrSplit(got.log, '\n')) {
+        if (line == "Optimizations:") in_block = true;
+        else if (!absl::StartsWith(line, "    ")) in_block = false;
+        else if (in_block) std::cout << line << "\n";
+      }
+    }
     if (changed != nullptr && absl::StartsWith(config.name, "only:")) {
       std::set<std::string> seen;
       for (const std::string& pass : ChangedPasses(got.log)) seen.insert(pass);
       for (const std::string& pass : seen) ++(*changed)[pass];
     }
-    for (const auto* run : {&got.first, &got.second}) {
-      const char* which = run == &got.first ? "first run" : "second run";
+    std::vector<std::pair<std::string, const std::vector<Tensor>*>> runs = {
+        {"first run", &got.first}, {"second run", &got.second}};
+    for (size_t t = 0; t < got.concurrent.size(); ++t) {
+      runs.emplace_back(absl::StrCat("concurrent run ", t), &got.concurrent[t]);
+    }
+    for (const auto& [which, run] : runs) {
       if (run->size() != graph->fetches.size()) {
         report(config, absl::StrCat(which, ": ", run->size(), " outputs"), -1);
         continue;

@@ -42,7 +42,26 @@ struct Val {
   double scale = 1;      // bound of everything it was computed from
   bool integral = true;  // a float holding exact integers (castable to int)
   bool leaf = false;     // a Const or Placeholder
+  // May be fed (any value in +-its bound): not a Placeholder (fed anyway)
+  // nor a denominator (kept away from zero).
+  bool feedable = true;
 };
+
+// The shape of a broadcasting element-wise op on `a` and `b`, or unknown
+// rank when they do not broadcast.
+TensorShape BroadcastShape(const TensorShape& a, const TensorShape& b) {
+  const int rank = std::max(a.rank(), b.rank());
+  std::vector<int64_t> dims(rank);
+  for (int i = 0; i < rank; ++i) {
+    const int ia = a.rank() - rank + i;
+    const int ib = b.rank() - rank + i;
+    const int64_t da = ia >= 0 ? a.dim(ia) : 1;
+    const int64_t db = ib >= 0 ? b.dim(ib) : 1;
+    if (da != db && da != 1 && db != 1) return TensorShape::Unknown();
+    dims[i] = da == 1 ? db : da;
+  }
+  return TensorShape(absl::MakeConstSpan(dims));
+}
 
 bool IsFloat(const Val& v) { return v.dtype == DT_FLOAT; }
 
@@ -55,9 +74,10 @@ class Generator {
 
   absl::Status Build() {
     result_->cpu_devices = Chance(options_.two_device_probability) ? 2 : 1;
+    big_ = Chance(options_.big_probability);
     // A few leaves to start from, of both dtypes.
-    for (int i = 0; i < 3; ++i) pool_.push_back(Leaf(DT_FLOAT, RandomShape()));
-    pool_.push_back(Leaf(DT_INT32, RandomShape()));
+    for (int i = 0; i < 3; ++i) Leaf(DT_FLOAT, RandomShape());
+    Leaf(DT_INT32, RandomShape());
     const int steps = Uniform(options_.min_steps, options_.max_steps);
     for (int step = 0; step < steps; ++step) {
       Step();
@@ -91,6 +111,12 @@ class Generator {
   }
 
   TensorShape RandomShape() {
+    if (big_ && Chance(0.3)) {
+      // Large enough for kernels' and fusions' blocking (and odd).
+      TensorShape shape({Uniform(100, 2500)});
+      if (Chance(0.5)) shape.InsertDim(Uniform(0, 1), Uniform(1, 3));
+      return shape;
+    }
     static const int kRankWeights[] = {1, 3, 5, 2};  // ranks 0..3
     const int rank = std::discrete_distribution<int>(
         std::begin(kRankWeights), std::end(kRankWeights))(rng_);
@@ -135,13 +161,16 @@ class Generator {
       v.bound = 5;
     }
     v.scale = v.bound;
-    if (constant || Chance(0.5)) {
+    v.feedable = kind != 1;
+    if (constant || Chance(0.35)) {
       v.out = ops::Const(S(), t);
     } else {
       v.out = ops::Placeholder(S(), dtype,
                                ops::PlaceholderAttrs().Shape(shape));
+      v.feedable = false;
       if (v.out.valid()) result_->feeds.emplace_back(v.out.op().name(), t);
     }
+    pool_.push_back(v);
     return v;
   }
 
@@ -165,17 +194,40 @@ class Generator {
         },
         like.dtype, like.shape);
   }
-  // An operand that broadcasts into `a`: its shape, a suffix of it, or a
-  // scalar.
+  // An operand that broadcasts with `a`: its shape, a suffix of it (or a
+  // scalar), its shape with a leading dimension more (the result grows), or
+  // its shape with 1s on either side ([3,1] and [1,4] give [3,4]).
   Val PickBroadcastable(const Val& a) {
-    if (Chance(0.6)) return PickLike(a);
     const int rank = a.shape.rank();
-    const int keep = Uniform(0, rank);
-    TensorShape suffix;
-    for (int i = rank - keep; i < rank; ++i) suffix.AddDim(a.shape.dim(i));
+    TensorShape shape;
+    switch (Uniform(0, 9)) {
+      case 0: case 1: case 2: case 3: case 4:
+        return PickLike(a);
+      case 5: case 6: {
+        const int keep = Uniform(0, rank);
+        for (int i = rank - keep; i < rank; ++i) shape.AddDim(a.shape.dim(i));
+        break;
+      }
+      case 7:
+        if (rank >= 3 || a.shape.num_elements() > 4096) return PickLike(a);
+        shape = a.shape;
+        shape.InsertDim(0, Uniform(2, 3));
+        break;
+      default:
+        if (rank == 0 || a.shape.num_elements() > 4096) return PickLike(a);
+        shape = a.shape;
+        for (int i = 0; i < rank; ++i) {
+          if (a.shape.dim(i) == 1) {
+            shape.set_dim(i, Uniform(1, 3));
+          } else if (Chance(0.5)) {
+            shape.set_dim(i, 1);
+          }
+        }
+        break;
+    }
     return PickWhere(
-        [&](const Val& v) { return v.dtype == a.dtype && v.shape == suffix; },
-        a.dtype, suffix);
+        [&](const Val& v) { return v.dtype == a.dtype && v.shape == shape; },
+        a.dtype, shape);
   }
 
   // `v` squashed below the limits (an op of its own when it was not).
@@ -237,7 +289,8 @@ class Generator {
     if (op == 5) {
       const Val d = Denominator(b);
       return [=, this] {
-        Val r = Derived(a, {&a, &d}, a.shape, a.bound / 0.35);
+        Val r = Derived(a, {&a, &d}, BroadcastShape(a.shape, d.shape),
+                        a.bound / 0.35);
         r.integral = false;
         r.scale = std::max(r.scale, a.scale / 0.35);
         r.out = ops::RealDiv(S(), a.out, d.out);
@@ -247,7 +300,8 @@ class Generator {
     return [=, this] {
       const Val& x = swap ? b : a;
       const Val& y = swap ? a : b;
-      Val r = Derived(a, {&a, &b}, a.shape, a.bound + b.bound);
+      Val r = Derived(a, {&a, &b}, BroadcastShape(a.shape, b.shape),
+                      a.bound + b.bound);
       switch (op) {
         case 0: r.out = ops::AddV2(S(), x.out, y.out); break;
         case 1: r.out = ops::Sub(S(), x.out, y.out); break;
@@ -278,6 +332,7 @@ class Generator {
         Val r = Derived(b, {&b}, b.shape, 2.72);
         r.out = ops::Exp(S(), ops::Tanh(S(), b.out));
         r.integral = false;
+        r.feedable = false;
         return Add(r);
       }
       default: {  // b^2 + 0.5
@@ -285,6 +340,7 @@ class Generator {
         Val r = Derived(t, {&t}, t.shape, t.bound * t.bound + 0.5);
         r.out = ops::AddV2(S(), ops::Square(S(), t.out), 0.5f);
         r.integral = false;
+        r.feedable = false;
         return Add(r);
       }
     }
@@ -351,6 +407,17 @@ class Generator {
     // Prefer the layout that needs no transpose, but use both.
     bool tb = b.shape.dim(0) != k;
     if (b.shape.dim(0) == k && b.shape.dim(1) == k) tb = Chance(0.5);
+    if (m * b.shape.dim(tb ? 0 : 1) > (1 << 16)) {
+      // Two long matrices would make a huge product: a narrow one instead.
+      return MatMulOf(a, ta, Leaf(dtype, TensorShape({k, Uniform(1, 4)})),
+                      false);
+    }
+    return MatMulOf(a, ta, b, tb);
+  }
+
+  Recipe MatMulOf(const Val& a, bool ta, const Val& b, bool tb) {
+    const int64_t k = a.shape.dim(ta ? 0 : 1);
+    const int64_t m = a.shape.dim(ta ? 1 : 0);
     const int64_t n = b.shape.dim(tb ? 0 : 1);
     return [=, this] {
       Val r = Derived(a, {&a, &b}, TensorShape({m, n}),
@@ -584,13 +651,19 @@ class Generator {
   // x*1, x+0, x-0, 1*x, 0+x, x/1, x-x (ints), with scalar or full-shaped
   // neutral constants.
   void Neutral(const Val& a) {
-    const bool full = Chance(0.3);
+    const bool full = Chance(0.4);
+    // A neutral constant of a larger shape makes the result larger than x:
+    // x * ones([2] + shape(x)) is not x.
+    TensorShape shape = a.shape;
+    if (full && Chance(0.4) && shape.rank() < 3 && shape.num_elements() < 4096) {
+      shape.InsertDim(0, Uniform(2, 3));
+    }
     auto constant = [&](float f) -> Input {
       if (!full) {
         return IsFloat(a) ? Input(Tensor::Scalar<float>(f))
                           : Input(Tensor::Scalar<int32_t>(static_cast<int>(f)));
       }
-      Tensor t(a.dtype, a.shape);
+      Tensor t(a.dtype, shape);
       if (IsFloat(a)) {
         for (float& x : t.flat<float>()) x = f;
       } else {
@@ -600,6 +673,8 @@ class Generator {
     };
     Val r = a;
     r.leaf = false;
+    r.feedable = true;
+    r.shape = shape;
     int pick = Uniform(0, IsFloat(a) ? 5 : 6);
     switch (pick) {
       case 0: r.out = ops::Mul(S(), a.out, constant(1)); break;
@@ -612,10 +687,12 @@ class Generator {
           r.out = ops::RealDiv(S(), a.out, constant(1));
         } else {
           r.out = ops::Mul(S(), a.out, ops::OnesLike(S(), a.out));
+          r.shape = a.shape;
         }
         break;
       default:  // x - x: exactly 0 for ints
         r.out = ops::Sub(S(), a.out, a.out);
+        r.shape = a.shape;
         r.bound = 0;
         break;
     }
@@ -742,18 +819,45 @@ class Generator {
     }
   }
 
-  // 3-8 distinct values, mostly intermediates (which a fusion would
+  // 4-10 distinct values, mostly intermediates (which a fusion would
   // otherwise consume), always the newest one; sometimes a target.
   void ChooseFetches() {
     std::vector<int> order(pool_.size());
     std::iota(order.begin(), order.end(), 0);
     std::shuffle(order.begin(), order.end(), rng_);
     std::vector<int> chosen = {static_cast<int>(pool_.size()) - 1};
-    const int want = Uniform(3, 8);
+    const int want = Uniform(4, 10);
     for (int i : order) {
       if (static_cast<int>(chosen.size()) >= want) break;
       if (pool_[i].leaf && Chance(0.8)) continue;
       chosen.push_back(i);
+    }
+    // Feeding a computed value (or a Const) replaces it: what a pass
+    // folded, merged or fused from it must not survive.
+    if (Chance(options_.feed_intermediate_probability)) {
+      const int n = Uniform(1, 2);
+      std::set<std::string> fed;
+      for (int i : order) {
+        if (static_cast<int>(fed.size()) >= n) break;
+        const Val& v = pool_[i];
+        if (!v.feedable || !v.out.valid() || !fed.insert(v.out.name()).second) {
+          continue;
+        }
+        Tensor t(v.dtype, v.shape);
+        if (IsFloat(v)) {
+          const double b = std::min(v.bound, 2.0);
+          std::uniform_real_distribution<float> any(-b, b);
+          for (float& x : t.flat<float>()) {
+            x = v.integral ? static_cast<float>(
+                                 Uniform(-static_cast<int>(b), static_cast<int>(b)))
+                           : any(rng_);
+          }
+        } else {
+          const int b = static_cast<int>(std::min(v.bound, 5.0));
+          for (int32_t& x : t.flat<int32_t>()) x = Uniform(-b, b);
+        }
+        result_->feeds.emplace_back(v.out.name(), t);
+      }
     }
     std::set<std::string> names;
     std::set<std::string> fetched_nodes;
@@ -767,7 +871,9 @@ class Generator {
     if (Chance(options_.target_probability)) {
       for (int i : order) {
         const std::string node = pool_[i].out.op().name();
-        if (!pool_[i].leaf && !fetched_nodes.count(node)) {
+        bool fed = false;
+        for (const auto& feed : result_->feeds) fed = fed || feed.first == node;
+        if (!pool_[i].leaf && !fetched_nodes.count(node) && !fed) {
           result_->targets.push_back(node);
           break;
         }
@@ -780,6 +886,7 @@ class Generator {
   RandomGraph* result_;
   Scope root_;
   std::vector<Val> pool_;
+  bool big_ = false;  // some shapes of this graph have thousands of elements
 };
 
 }  // namespace

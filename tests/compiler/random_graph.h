@@ -30,20 +30,27 @@ namespace dflow {
 
 struct RandomGraphOptions {
   // Construction steps (one op or one pattern of a few ops each).
-  int min_steps = 14;
-  int max_steps = 30;
+  int min_steps = 25;
+  int max_steps = 50;
   // The share of graphs that use two logical CPU devices, each op pinned to
   // /cpu:0, /cpu:1 or left to the placer.
   double two_device_probability = 0.3;
   // The share of graphs whose run also names a target (a node computed
   // but not fetched, which passes must keep by name).
   double target_probability = 0.3;
+  // The share of graphs with some shapes of 100-2500 elements (one long
+  // dimension), beyond the block sizes of kernels and fusions.
+  double big_probability = 0.2;
+  // The share of graphs whose run also feeds 1-2 computed values or Consts
+  // (TensorFlow lets any tensor be fed).
+  double feed_intermediate_probability = 0.3;
 };
 
 struct RandomGraph {
   uint64_t seed = 0;
   GraphDef graph;
-  // One fed tensor per Placeholder, by node name.
+  // One fed tensor per Placeholder, by node name; sometimes also computed
+  // values or Consts, by tensor name.
   std::vector<std::pair<std::string, Tensor>> feeds;
   // Tensor names ("node" or "node:k"); no duplicates.
   std::vector<std::string> fetches;
