@@ -160,8 +160,13 @@ absl::StatusOr<PassResult> EliminateCommonSubexpressions(
   // Phase 2: every other member hands its consumers to its class's keeper.
   // Members of one class have equal depth from the graph's sources, so no
   // keeper is a consumer of a member of its own class: no cycle appears.
+  // Consumers go first (reverse topological order): a merged node is
+  // removed while its inputs are still its own class's members, not a
+  // keeper that gathered thousands of consumers (removing an edge costs
+  // the source's out-degree: a shared Const would make it quadratic).
   int merged = 0;
-  for (Node* node : *order) {
+  for (auto it = order->rbegin(); it != order->rend(); ++it) {
+    Node* node = *it;
     Node* keeper = classes[class_of[node->id()]].keeper;
     if (keeper == node) continue;
     const std::vector<const Edge*> out(node->out_edges().begin(),
