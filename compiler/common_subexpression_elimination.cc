@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "graph/tensor.h"
 #include "graph/types.h"
 
 namespace dflow {
@@ -72,7 +73,19 @@ std::string Key(const Node* node, const std::vector<int>& class_of) {
             [](const std::string* a, const std::string* b) { return *a < *b; });
   for (const std::string* name : names) {
     absl::StrAppend(&key, name->size(), ":", *name);
-    AppendAttr(node->def().attr().at(*name), &key);
+    const AttrValue& value = node->def().attr().at(*name);
+    // A Const's value in one encoding: float_val [2] and the bytes of 2.0f
+    // in tensor_content are the same constant.
+    if (node->op() == "Const" && *name == "value" && value.has_tensor()) {
+      if (absl::StatusOr<Tensor> t = Tensor::FromProto(value.tensor());
+          t.ok()) {
+        AttrValue canonical;
+        t->ToProto(canonical.mutable_tensor(), /*use_tensor_content=*/true);
+        AppendAttr(canonical, &key);
+        continue;
+      }
+    }
+    AppendAttr(value, &key);
   }
   absl::StrAppend(&key, "|");
   for (int i = 0; i < node->num_inputs(); ++i) {

@@ -86,6 +86,35 @@ Node* AddNeg(Graph* g, const std::string& name) {
   return n.ok() ? *n : nullptr;
 }
 
+TEST(CseTest, ConstsMergeByValueWhateverTheirEncoding) {
+  // An imported GraphDef may spell 2.0f as float_val or as raw bytes.
+  Graph g;
+  auto add_const = [&](const std::string& name, const TensorProto& value) {
+    NodeDef def;
+    def.set_name(name);
+    def.set_op("Const");
+    (*def.mutable_attr())["dtype"] = MakeAttr(DT_FLOAT);
+    *(*def.mutable_attr())["value"].mutable_tensor() = value;
+    absl::StatusOr<Node*> n = g.AddNode(def);
+    EXPECT_TRUE(n.ok()) << n.status();
+  };
+  TensorProto typed;
+  typed.set_dtype(DT_FLOAT);
+  typed.add_float_val(2.0f);
+  TensorProto bytes;
+  Tensor::Scalar(2.0f).ToProto(&bytes, /*use_tensor_content=*/true);
+  TensorProto other;
+  Tensor::Scalar(3.0f).ToProto(&other, /*use_tensor_content=*/true);
+  ASSERT_NE(typed.SerializeAsString(), bytes.SerializeAsString());
+  add_const("typed", typed);
+  add_const("bytes", bytes);
+  add_const("other", other);
+  EXPECT_EQ(Cse(&g).changes, 1);
+  EXPECT_NE(g.FindNode("typed"), nullptr);
+  EXPECT_EQ(g.FindNode("bytes"), nullptr);
+  EXPECT_NE(g.FindNode("other"), nullptr);
+}
+
 TEST(CseTest, KeepsTheSmallestIdWhateverTheTopologicalOrder) {
   // "late" has the smaller id, but x's edge to "early" comes first, so the
   // walk meets "early" first.
