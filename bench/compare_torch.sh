@@ -20,8 +20,9 @@
 # session_first_run_100k_ms, graphdef_parse_1m_ms, graphdef_serialize_1m_ms,
 # each _t1: names kept stable for tools).
 #
-#   bench/compare_torch.sh             # 7 repetitions of 0.3 s, ~6 minutes
-#   bench/compare_torch.sh --quick     # 3 repetitions of 0.1 s, ~2.5 minutes
+#   bench/compare_torch.sh             # 7 repetitions of 0.3 s, ~8 minutes
+#   bench/compare_torch.sh --quick     # 3 repetitions of 0.1 s, ~3 minutes
+# (most of it the 1M-node compiles: ~1 minute each while compile is slow)
 #   bench/compare_torch.sh --markdown  # the table as Markdown
 #
 # Times exclude the bazel build and the one-off python3-torch install
@@ -38,7 +39,7 @@ for arg in "$@"; do
   case "$arg" in
     --quick) quick=1 ;;
     --markdown) markdown=(--markdown) ;;
-    -h|--help) sed -n '2,34p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,32p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "unknown argument '$arg' (see --help)" >&2; exit 2 ;;
   esac
 done
