@@ -2,7 +2,7 @@
 // through Session::Run: the default pipeline (fused) against the same
 // pipeline with the one pass disabled (unfused), on
 //
-//   Chain:        a 4-op element-wise chain over 1M floats (and 16M),
+//   Chain:        a 4-op element-wise chain over 1M floats (16M, 64K),
 //                 fed and fetched: Relu(Square(x * 0.5 + 1)) (cheap ops)
 //                 and Tanh(x * 0.5 + 1) * x (one transcendental)
 //   DenseLayer:   the seed MLP's first layer, Relu(BiasAdd(x W, b)) with
@@ -79,7 +79,8 @@ void TimeSteps(benchmark::State& state, const GraphDef& def, bool fused,
 
 // range(0): fused; range(1): 0 cheap chain, 1 with Tanh; range(2): the
 // number of elements (1M: 4 MB per tensor, within this machine's 32 MB
-// L3; 16M: 64 MB, beyond it).
+// L3; 16M: 64 MB, beyond it; 64K: about an MLP activation, where the
+// executor's cost per node counts).
 void BM_Chain(benchmark::State& state) {
   const int64_t size = state.range(2);
   Scope root = Scope::NewRootScope();
@@ -106,6 +107,8 @@ BENCHMARK(BM_Chain)
     ->Args({1, 1, 1 << 20})
     ->Args({0, 0, 1 << 24})
     ->Args({1, 0, 1 << 24})
+    ->Args({0, 0, 1 << 16})
+    ->Args({1, 0, 1 << 16})
     ->Unit(benchmark::kMicrosecond)
     ->UseRealTime();
 

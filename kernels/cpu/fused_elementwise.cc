@@ -5,10 +5,19 @@
 // op of the program runs in order on the block, its result going to a
 // temporary of kBlock elements (or, for the last op, straight into the
 // output). Temporaries are reused once their last reader has run, so a
-// tree needs as many as it has results alive at once; at kBlock = 2048
-// a float temporary is 8 KiB and a few fit in L1/L2, so intermediate
-// results never go to memory. Blocks are spread over the pool when the
-// work is large (ParallelForShards).
+// tree needs as many as it has results alive at once. Blocks are spread
+// over the pool when the work is large (ParallelForShards).
+//
+// kBlock = 512: a float temporary is 2 KiB, so a block's inputs, output
+// and temporaries stay in the 32 KiB L1. Measured with bench/fusion_bench
+// on the 2-core development machine (AMD EPYC, 32 MiB L3, loaded by other
+// builds: medians of CPU time, 1 thread), Relu(Square(x * 0.5 + 1)) over
+// 1M floats: unfused ~700-900 us; fused with 512-element blocks ~560-
+// 1100 us, with 2048 ~1050-1280 us (a 2048-block working set of 32 KiB
+// thrashes L1). Over 64K floats (all in L2) fusion does not pay here:
+// ~45 us unfused, ~55 us fused (each op is one Eigen call per block).
+// Because of the 32 MiB L3, unfused chains over 1M floats never reach
+// DRAM either; the gain of one pass shows only where tensors outgrow it.
 //
 // Each op applies the same Eigen expression as its unfused kernel (the
 // functors of cwise_ops_common.h, and those of cwise_ops_unary.cc and
@@ -16,8 +25,9 @@
 // kBlock (a multiple of every packet size), so the vectorized and scalar
 // parts of each op line up with the unfused kernel's on one thread: the
 // results are the same bits. (Unfused kernels split over threads at other
-// offsets may give Exp/Log/Tanh/Sigmoid results one ulp apart where one
-// takes Eigen's scalar path and the other its packet path.)
+// offsets may give Sqrt/Rsqrt/Exp/Log/Tanh/Sigmoid results an ulp apart
+// where one takes Eigen's scalar path and the other its packet path;
+// tests/kernels/fused_kernels_test.cc allows 2 ulps there.)
 //
 // A one-element operand repeats over the block, as in the unfused binary
 // kernels (FlatBinary's constant()); an op of one-element operands only
@@ -41,8 +51,9 @@ namespace {
 
 using cwise::FunctorBase;
 
-// Elements per block: a multiple of every SIMD packet (16 floats).
-constexpr int64_t kBlock = 2048;
+// Elements per block: a multiple of every SIMD packet (16 floats); see
+// the top of the file for the choice.
+constexpr int64_t kBlock = 512;
 
 // --- The unary functors of cwise_ops_unary.cc and activations.cc. ---
 // They live in those files' anonymous namespaces; the same expressions are
@@ -292,9 +303,15 @@ class FusedElementwiseOp : public OpKernel {
     T* o = out->data<T>();
     const int64_t blocks = (n + kBlock - 1) / kBlock;
     const int64_t block_len = std::min(n, kBlock);
+    // Temporaries kBlock * sizeof(T) apart (a multiple of 4 KiB) make
+    // every op that reads one and writes the next stall on 4K aliasing
+    // (a load whose address matches an earlier store's low 12 bits waits
+    // for it): measured 1.5x slower on this machine. A 64-byte pad avoids
+    // it.
+    const int64_t stride = block_len + 64 / static_cast<int64_t>(sizeof(T));
     ParallelForShards(
         ctx, blocks, block_len * cost_, [&](int64_t b0, int64_t b1) {
-          std::unique_ptr<T[]> temps(new T[num_slots_ * block_len]);
+          std::unique_ptr<T[]> temps(new T[num_slots_ * stride]);
           std::vector<Value<T>> results(program_.size());
           for (int64_t b = b0; b < b1; ++b) {
             const int64_t begin = b * kBlock;
@@ -314,7 +331,7 @@ class FusedElementwiseOp : public OpKernel {
                   in.arity == 2 ? operand(in.operand[1]) : Value<T>{};
               const bool repeats = x.repeats && (in.arity == 1 || y.repeats);
               T* dst = in.slot < 0 ? o + begin
-                                   : temps.get() + in.slot * block_len;
+                                   : temps.get() + in.slot * stride;
               Apply<T>(in.code, x, y, dst, repeats ? 1 : len);
               results[j] = {dst, repeats};
             }
