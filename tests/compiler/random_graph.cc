@@ -79,7 +79,15 @@ class Generator {
     for (int i = 0; i < 3; ++i) Leaf(DT_FLOAT, RandomShape());
     Leaf(DT_INT32, RandomShape());
     const int steps = Uniform(options_.min_steps, options_.max_steps);
+    const int all_reduce_step =
+        result_->cpu_devices == 2 && Chance(options_.all_reduce_probability)
+            ? Uniform(0, steps - 1)
+            : -1;
+    const int training_step =
+        Chance(options_.training_probability) ? Uniform(0, steps - 1) : -1;
     for (int step = 0; step < steps; ++step) {
+      if (step == all_reduce_step) AllReduces();
+      if (step == training_step) TrainingStep();
       Step();
       if (!root_.ok()) {
         return absl::InternalError(absl::StrCat(
@@ -776,6 +784,70 @@ class Generator {
     ShapeOp(r);
   }
 
+  // 2-4 all-reduces of small tensors, one member on each CPU. Every member
+  // is fetched, so every one runs (a member left out would leave the other
+  // waiting).
+  void AllReduces() {
+    result_->has_collectives = true;
+    const DataType dtype = Chance(0.7) ? DT_FLOAT : DT_INT32;
+    const int n = Uniform(2, 4);
+    for (int i = 0; i < n; ++i) {
+      const int64_t instance = 100 + i;
+      const TensorShape shape = RandomShape();
+      const char* reduction = Chance(0.7) ? "sum" : "max";
+      // Both inputs first: a member reading the other's result would wait
+      // for itself.
+      std::vector<Val> ins;
+      for (int device = 0; device < 2; ++device) {
+        ins.push_back(Tame(PickWhere(
+            [&](const Val& v) { return v.dtype == dtype && v.shape == shape; },
+            dtype, shape)));
+      }
+      for (int device = 0; device < 2; ++device) {
+        const Val& in = ins[device];
+        Val r = Derived(in, {&in}, shape, 2 * in.bound);
+        r.scale = std::max(r.scale, r.bound);
+        r.feedable = false;
+        r.out = ops::CollectiveAllReduce(
+            root_.WithDevice(absl::StrCat("/cpu:", device)), in.out,
+            /*group_size=*/2, /*group_key=*/1, instance, reduction,
+            ops::CollectiveAttrs().TimeoutSeconds(30));
+        Add(r);
+        result_->group_fetches.push_back(r.out.name());
+        group_scales_.push_back(r.scale);
+      }
+    }
+  }
+
+  // A variable updated by ApplyGradientDescent(var, 0.1, MatMul(a, b)), the
+  // MatMul used by nothing else; the update's value is fetched.
+  void TrainingStep() {
+    result_->stateful = true;
+    const Scope scope = S();
+    const Val a = Matrix(DT_FLOAT);
+    const bool ta = Chance(0.3);
+    const bool tb = Chance(0.3);
+    const int64_t m = a.shape.dim(ta ? 1 : 0);
+    const int64_t k = a.shape.dim(ta ? 0 : 1);
+    const int64_t n = Uniform(1, 4);
+    const Val b = Tame(Leaf(DT_FLOAT, tb ? TensorShape({n, k})
+                                          : TensorShape({k, n})));
+    const Output grad =
+        ops::MatMul(scope, a.out, b.out,
+                    ops::MatMulAttrs().TransposeA(ta).TransposeB(tb));
+    const Output var = ops::Variable(scope, TensorShape({m, n}), DT_FLOAT);
+    Tensor initial(DT_FLOAT, TensorShape({m, n}));
+    std::uniform_real_distribution<float> any(-2.0f, 2.0f);
+    for (float& x : initial.flat<float>()) x = any(rng_);
+    const Output init = ops::Assign(scope, var, ops::Const(scope, initial));
+    const Output update = ops::ApplyGradientDescent(scope, var, 0.1f, grad);
+    if (!root_.ok()) return;
+    result_->init_targets.push_back(init.op().name());
+    result_->group_fetches.push_back(update.name());
+    // Each run subtracts up to 0.1 * |grad| more.
+    group_scales_.push_back(2 + a.scale * b.scale * static_cast<double>(k));
+  }
+
   void Step() {
     const Val a = Pick();
     const int rank = a.shape.rank();
@@ -861,6 +933,13 @@ class Generator {
     }
     std::set<std::string> names;
     std::set<std::string> fetched_nodes;
+    for (size_t i = 0; i < result_->group_fetches.size(); ++i) {
+      const std::string& name = result_->group_fetches[i];
+      names.insert(name);
+      result_->fetches.push_back(name);
+      result_->fetch_scales.push_back(group_scales_[i]);
+      fetched_nodes.insert(name.substr(0, name.find(':')));
+    }
     for (int i : chosen) {
       const std::string name = pool_[i].out.name();
       if (!names.insert(name).second) continue;
@@ -887,6 +966,7 @@ class Generator {
   Scope root_;
   std::vector<Val> pool_;
   bool big_ = false;  // some shapes of this graph have thousands of elements
+  std::vector<double> group_scales_;  // fetch_scales of group_fetches
 };
 
 }  // namespace
@@ -902,7 +982,9 @@ std::string RandomGraph::DebugString() const {
   return absl::StrCat("# random graph seed ", seed, ", ", cpu_devices,
                       " CPU device(s)\n# feeds: ", absl::StrJoin(fed, ", "),
                       "\n# fetches: ", absl::StrJoin(fetches, ", "),
-                      "\n# targets: ", absl::StrJoin(targets, ", "), "\n",
+                      "\n# targets: ", absl::StrJoin(targets, ", "),
+                      "\n# run once first: ", absl::StrJoin(init_targets, ", "),
+                      "\n",
                       text);
 }
 

@@ -44,6 +44,12 @@ struct RandomGraphOptions {
   // The share of graphs whose run also feeds 1-2 computed values or Consts
   // (TensorFlow lets any tensor be fed).
   double feed_intermediate_probability = 0.3;
+  // The share of two-device graphs with 2-4 small all-reduces, one member
+  // on each CPU (tensor fusion packs them).
+  double all_reduce_probability = 0.4;
+  // The share of graphs with a variable updated by ApplyGradientDescent of
+  // a MatMul (the MatMul+update fusion): such graphs are stateful.
+  double training_probability = 0.2;
 };
 
 struct RandomGraph {
@@ -62,6 +68,16 @@ struct RandomGraph {
   std::vector<double> fetch_scales;
   // Node names run for their effect; empty or one.
   std::vector<std::string> targets;
+  // Fetches that must stay together (every member of an all-reduce, a
+  // variable's update), also in a reduced repro.
+  std::vector<std::string> group_fetches;
+  // Run once, before the first run, when not empty (a variable's Assign).
+  std::vector<std::string> init_targets;
+  // A run changes state (a variable): run k must be compared with run k of
+  // the reference, and runs must not overlap.
+  bool stateful = false;
+  // Has collectives: runs must not overlap (members pair by instance key).
+  bool has_collectives = false;
   // Logical CPU devices the graph's nodes are pinned to (1 or 2).
   int cpu_devices = 1;
 
