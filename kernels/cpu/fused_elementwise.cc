@@ -211,8 +211,11 @@ struct Value {
   bool repeats;
 };
 
+// Not inlined: each op's loop is compiled on its own, as in its kernel,
+// rather than all sixteen inside one switch.
 template <typename F, typename E>
-void Unary(const Value<E>& x, E* out, int64_t len) {
+__attribute__((noinline)) void Unary(const Value<E>& x, E* out,
+                                     int64_t len) {
   cwise::InMap<E, 1> xm(x.data, len);
   cwise::OutMap<E, 1> om(out, len);
   om = F::Apply(xm);
@@ -220,7 +223,8 @@ void Unary(const Value<E>& x, E* out, int64_t len) {
 
 // As cwise::FlatBinary, on one block.
 template <typename F, typename E>
-void Binary(const Value<E>& x, const Value<E>& y, E* out, int64_t len) {
+__attribute__((noinline)) void Binary(const Value<E>& x, const Value<E>& y,
+                                      E* out, int64_t len) {
   cwise::OutMap<E, 1> om(out, len);
   if (x.repeats && len > 1) {
     cwise::InMap<E, 1> ym(y.data, len);
