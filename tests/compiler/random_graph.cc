@@ -840,12 +840,43 @@ class Generator {
     std::uniform_real_distribution<float> any(-2.0f, 2.0f);
     for (float& x : initial.flat<float>()) x = any(rng_);
     const Output init = ops::Assign(scope, var, ops::Const(scope, initial));
-    const Output update = ops::ApplyGradientDescent(scope, var, 0.1f, grad);
+    // Reads ordered by control edges only: one before the update, one
+    // after. A pass that drops or moves a control edge (removing x*1 or an
+    // Identity, merging equal reads) lets the read race the update.
+    const bool reads = Chance(0.6);
+    Output before;
+    Scope update_scope = scope;
+    if (reads) {
+      before = ReadOf(scope, var);
+      update_scope = scope.WithControlDependencies({before.op()});
+    }
+    const Output update =
+        ops::ApplyGradientDescent(update_scope, var, 0.1f, grad);
+    Output after;
+    if (reads) after = ReadOf(scope.WithControlDependencies({update.op()}), var);
     if (!root_.ok()) return;
     result_->init_targets.push_back(init.op().name());
-    result_->group_fetches.push_back(update.name());
     // Each run subtracts up to 0.1 * |grad| more.
-    group_scales_.push_back(2 + a.scale * b.scale * static_cast<double>(k));
+    const double scale = 2 + a.scale * b.scale * static_cast<double>(k);
+    result_->group_fetches.push_back(update.name());
+    group_scales_.push_back(scale);
+    if (reads) {
+      for (const Output& read : {before, after}) {
+        result_->group_fetches.push_back(read.name());
+        group_scales_.push_back(scale);
+      }
+    }
+  }
+
+  // The variable's value through an op a pass may remove: Identity, x*1,
+  // x+0, or an Identity chain.
+  Output ReadOf(const Scope& scope, const Output& var) {
+    switch (Uniform(0, 3)) {
+      case 0: return ops::Identity(scope, var);
+      case 1: return ops::Mul(scope, var, 1.0f);
+      case 2: return ops::AddV2(scope, var, 0.0f);
+      default: return ops::Identity(scope, ops::Identity(scope, var));
+    }
   }
 
   void Step() {
