@@ -78,6 +78,9 @@ struct RandomGraph {
   bool stateful = false;
   // Has collectives: runs must not overlap (members pair by instance key).
   bool has_collectives = false;
+  // Further runs of the same signature with other feeds (other batch
+  // sizes: GenerateBatchGraph), after the first two.
+  std::vector<std::vector<std::pair<std::string, Tensor>>> later_feeds;
   // Logical CPU devices the graph's nodes are pinned to (1 or 2).
   int cpu_devices = 1;
 
@@ -90,6 +93,14 @@ struct RandomGraph {
 // meant to build failed shape inference), naming the step.
 absl::StatusOr<RandomGraph> GenerateRandomGraph(
     uint64_t seed, const RandomGraphOptions& options = {});
+
+// A graph whose input has an unknown batch dimension ([-1, d]): a random
+// stack of dense layers, activations, element-wise ops with [d] vectors,
+// x*1, AddN and Softmax, all shape-agnostic in the batch. It is fed batches
+// of one size in `feeds` and of other sizes in `later_feeds`: one cached
+// plan must serve them all (a plan sized for the first feed's shape would
+// not).
+absl::StatusOr<RandomGraph> GenerateBatchGraph(uint64_t seed);
 
 }  // namespace dflow
 
