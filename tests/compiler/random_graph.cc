@@ -978,6 +978,15 @@ class Generator {
       result_->fetch_scales.push_back(IsFloat(pool_[i]) ? pool_[i].scale : 1);
       fetched_nodes.insert(pool_[i].out.op().name());
     }
+    // The same tensor fetched twice ("x" and "x:0", or "x" again): both
+    // results must be right, whatever buffer they share.
+    if (!result_->fetches.empty() && Chance(0.15)) {
+      const size_t i = Uniform(0, static_cast<int>(result_->fetches.size()) - 1);
+      const std::string name = result_->fetches[i];
+      const bool plain = name.find(':') == std::string::npos;
+      result_->fetches.push_back(plain && Chance(0.5) ? name + ":0" : name);
+      result_->fetch_scales.push_back(result_->fetch_scales[i]);
+    }
     if (Chance(options_.target_probability)) {
       for (int i : order) {
         const std::string node = pool_[i].out.op().name();

@@ -58,7 +58,7 @@ struct RandomGraph {
   // One fed tensor per Placeholder, by node name; sometimes also computed
   // values or Consts, by tensor name.
   std::vector<std::pair<std::string, Tensor>> feeds;
-  // Tensor names ("node" or "node:k"); no duplicates.
+  // Tensor names ("node" or "node:k"); sometimes one tensor twice.
   std::vector<std::string> fetches;
   // For each fetch, a bound on the magnitude of every float value its
   // result was computed from (1 for ints): a reordered float computation
