@@ -864,6 +864,16 @@ class Generator {
       for (const Output& read : {before, after}) {
         result_->group_fetches.push_back(read.name());
         group_scales_.push_back(scale);
+        // Later ops compute on the reads: a kernel forwarding a read's
+        // buffer in place would write into the variable.
+        Val r;
+        r.out = read;
+        r.shape = TensorShape({m, n});
+        r.bound = 2 + 0.2 * a.bound * b.bound * static_cast<double>(k);
+        r.scale = scale;
+        r.integral = false;
+        r.feedable = false;
+        Add(r);
       }
     }
   }
