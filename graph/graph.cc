@@ -163,6 +163,8 @@ absl::StatusOr<const Edge*> Graph::AddEdge(Node* src, int src_output, Node* dst,
   edge->src_output = src_output;
   edge->dst = dst;
   edge->dst_input = dst_input;
+  edge->out_index = static_cast<int>(src->out_edges_.size());
+  edge->in_index = static_cast<int>(dst->in_edges_.size());
   const Edge* raw = edge.get();
   src->out_edges_.push_back(raw);
   dst->in_edges_.push_back(raw);
@@ -184,6 +186,8 @@ const Edge* Graph::AddControlEdge(Node* src, Node* dst) {
   edge->src_output = kControlSlot;
   edge->dst = dst;
   edge->dst_input = kControlSlot;
+  edge->out_index = static_cast<int>(src->out_edges_.size());
+  edge->in_index = static_cast<int>(dst->in_edges_.size());
   const Edge* raw = edge.get();
   src->out_edges_.push_back(raw);
   dst->in_edges_.push_back(raw);
@@ -193,11 +197,19 @@ const Edge* Graph::AddControlEdge(Node* src, Node* dst) {
 }
 
 void Graph::RemoveEdge(const Edge* edge) {
-  auto erase = [edge](std::vector<const Edge*>& v) {
-    v.erase(std::remove(v.begin(), v.end(), edge), v.end());
-  };
-  erase(edge->src->out_edges_);
-  erase(edge->dst->in_edges_);
+  // Out-edges: the last one fills the hole, O(1).
+  std::vector<const Edge*>& outs = edge->src->out_edges_;
+  Edge* moved = edges_[outs.back()->id].get();
+  outs[edge->out_index] = moved;
+  moved->out_index = edge->out_index;
+  outs.pop_back();
+  // In-edges keep their order: O(edges after it), nothing when removing
+  // from the back as RemoveNode does.
+  std::vector<const Edge*>& ins = edge->dst->in_edges_;
+  ins.erase(ins.begin() + edge->in_index);
+  for (size_t i = edge->in_index; i < ins.size(); ++i) {
+    edges_[ins[i]->id]->in_index = static_cast<int>(i);
+  }
   if (edge->IsControl()) {
     control_edges_.erase({edge->src->id(), edge->dst->id()});
   } else {

@@ -45,6 +45,11 @@ struct Edge {
   int src_output = 0;  // kControlSlot for control edges
   Node* dst = nullptr;
   int dst_input = 0;  // kControlSlot for control edges
+  // Where this edge sits in src->out_edges() and dst->in_edges(), kept by
+  // the Graph so that removing an edge costs O(1) on the source side (a
+  // weight read by 30,000 nodes) instead of a scan.
+  int out_index = -1;
+  int in_index = -1;
   bool IsControl() const { return src_output == kControlSlot; }
 };
 
@@ -104,7 +109,9 @@ class Node {
   void SetAttr(absl::string_view name, AttrValue value);
   void ClearAttr(absl::string_view name);
 
-  // Edges, in the order they were added. Data in-edges are also reachable by
+  // In-edges in the order they were added (so control inputs keep their
+  // order through rewrites); out-edges in no particular order (removing one
+  // moves the last into its place). Data in-edges are also reachable by
   // input index through input_edge().
   const std::vector<const Edge*>& in_edges() const { return in_edges_; }
   const std::vector<const Edge*>& out_edges() const { return out_edges_; }
