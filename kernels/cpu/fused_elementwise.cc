@@ -272,14 +272,16 @@ class FusedElementwiseOp : public OpKernel {
 
   void Compute(OpKernelContext* ctx) override {
     const int n_inputs = ctx->num_inputs();
-    // The output's shape: the input with the most elements (then the
-    // highest rank); every other input has it or one element.
+    // The output's shape: every input has it or is one element of at most
+    // its rank, so it is an input of the highest rank, preferring one that
+    // is not one element ([3,4] over [1,1]; [0], no elements, over []).
     int widest = 0;
     for (int i = 1; i < n_inputs; ++i) {
       const TensorShape& s = ctx->input(i).shape();
       const TensorShape& w = ctx->input(widest).shape();
-      if (s.num_elements() > w.num_elements() ||
-          (s.num_elements() == w.num_elements() && s.rank() > w.rank())) {
+      if (s.rank() > w.rank() ||
+          (s.rank() == w.rank() && w.num_elements() == 1 &&
+           s.num_elements() != 1)) {
         widest = i;
       }
     }

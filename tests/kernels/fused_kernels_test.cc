@@ -282,6 +282,25 @@ TEST(FusedElementwiseKernelTest, ATreeWithScalarsAndReusedTemporaries) {
   EXPECT_EQ(got1.shape(), TensorShape({1, 1}));
 }
 
+// A tensor with no elements ([0], e.g. Shape of a scalar cast to float)
+// against a scalar gives an empty result, as the unfused Mul does; found by
+// differential_passes_test (seed 5951, fuse_elementwise alone).
+TEST(FusedElementwiseKernelTest, AnEmptyTensorWithAScalar) {
+  Scope root = Scope::NewRootScope();
+  auto x = ops::Placeholder(root, DT_FLOAT);
+  auto c = ops::Placeholder(root, DT_FLOAT);
+  Output fused = Fused(root, {x, c}, {"Neg", "Mul"}, {0, 2, 1});
+  ASSERT_TRUE(root.ok()) << root.status();
+  const Tensor empty(DT_FLOAT, TensorShape({0}));
+  for (const auto& inputs :
+       {std::vector<Tensor>{empty, Random<float>({}, 1)},
+        std::vector<Tensor>{Random<float>({}, 1), empty}}) {
+    absl::StatusOr<std::vector<Tensor>> r = RunKernel(fused.node(), inputs);
+    ASSERT_TRUE(r.ok()) << r.status();
+    EXPECT_EQ((*r)[0].shape(), TensorShape({0}));
+  }
+}
+
 TEST(FusedElementwiseKernelTest, MismatchedShapesAreErrors) {
   Scope root = Scope::NewRootScope();
   auto x = ops::Placeholder(root, DT_FLOAT);
