@@ -19,13 +19,14 @@ void Skip(benchmark::State& state, const absl::Status& s) {
 }  // namespace
 
 std::unique_ptr<Session> MakeSessionOrSkip(benchmark::State& state,
-                                           const Scope& root) {
+                                           const Scope& root,
+                                           const SessionOptions& options) {
   GraphDef def;
   if (absl::Status s = root.ToGraphDef(&def); !s.ok()) {
     Skip(state, s);
     return nullptr;
   }
-  absl::StatusOr<std::unique_ptr<Session>> session = Session::Create(def);
+  absl::StatusOr<std::unique_ptr<Session>> session = Session::Create(def, options);
   if (!session.ok()) {
     Skip(state, session.status());
     return nullptr;

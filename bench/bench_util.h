@@ -21,8 +21,9 @@ namespace bench {
 
 // A session over `root`'s graph; on error marks `state` skipped with the
 // message and returns nullptr (RunSteps then does nothing).
-std::unique_ptr<Session> MakeSessionOrSkip(benchmark::State& state,
-                                           const Scope& root);
+std::unique_ptr<Session> MakeSessionOrSkip(
+    benchmark::State& state, const Scope& root,
+    const SessionOptions& options = SessionOptions());
 
 // Runs `targets` once (e.g. the variables' initializer) before timing;
 // false (and `state` skipped) on error.
