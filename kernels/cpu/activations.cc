@@ -6,11 +6,16 @@
 #include <type_traits>
 
 #include "absl/strings/str_cat.h"
+#include "kernels/cpu/cwise_ops_unary_functors.h"
 #include "kernels/cpu/kernel_util.h"
 #include "runtime/kernel_registry.h"
 
 namespace dflow {
 namespace {
+
+using cwise::ReluFunctor;
+using cwise::SigmoidFunctor;
+using cwise::TanhFunctor;
 
 template <typename T>
 using E = EigenElement<T>;
@@ -18,32 +23,6 @@ template <typename T>
 using InMap = ConstEigenTensorMap<T, 1>;
 template <typename T>
 using OutMap = EigenTensorMap<T, 1>;
-
-// relu(x) = max(x, 0); NaN stays NaN.
-struct ReluFunctor {
-  static constexpr int64_t kCost = 1;
-  template <typename X>
-  static auto Apply(const X& x) {
-    using S = std::remove_const_t<typename X::Scalar>;
-    return x.template cwiseMax<Eigen::PropagateNaN>(S(0));
-  }
-};
-
-struct SigmoidFunctor {
-  static constexpr int64_t kCost = 20;
-  template <typename X>
-  static auto Apply(const X& x) {
-    return x.sigmoid();
-  }
-};
-
-struct TanhFunctor {
-  static constexpr int64_t kCost = 20;
-  template <typename X>
-  static auto Apply(const X& x) {
-    return x.tanh();
-  }
-};
 
 // Gradients: Apply(a, b) for the op's inputs in order.
 

@@ -20,8 +20,7 @@
 // DRAM either; the gain of one pass shows only where tensors outgrow it.
 //
 // Each op applies the same Eigen expression as its unfused kernel (the
-// functors of cwise_ops_common.h, and those of cwise_ops_unary.cc and
-// activations.cc restated below), to maps that start at multiples of
+// functors of cwise_ops_common.h and cwise_ops_unary_functors.h), to maps that start at multiples of
 // kBlock (a multiple of every packet size), so the vectorized and scalar
 // parts of each op line up with the unfused kernel's on one thread: the
 // results are the same bits. (Unfused kernels split over threads at other
@@ -42,6 +41,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "kernels/cpu/cwise_ops_common.h"
+#include "kernels/cpu/cwise_ops_unary_functors.h"
 #include "kernels/cpu/kernel_util.h"
 #include "runtime/kernel_registry.h"
 #include "runtime/op_kernel.h"
@@ -49,111 +49,10 @@
 namespace dflow {
 namespace {
 
-using cwise::FunctorBase;
 
 // Elements per block: a multiple of every SIMD packet (16 floats); see
 // the top of the file for the choice.
 constexpr int64_t kBlock = 512;
-
-// --- The unary functors of cwise_ops_unary.cc and activations.cc. ---
-// They live in those files' anonymous namespaces; the same expressions are
-// restated here and tests/kernels/fused_kernels_test.cc checks every op
-// against its unfused kernel bit for bit.
-
-struct NegF : FunctorBase {
-  template <typename X>
-  static auto Apply(const X& x) {
-    return -x;
-  }
-};
-struct SquareF : FunctorBase {
-  template <typename X>
-  static auto Apply(const X& x) {
-    return x.square();
-  }
-};
-struct SqrtF : FunctorBase {
-  static constexpr int64_t kCost = 8;
-  template <typename X>
-  static auto Apply(const X& x) {
-    return x.sqrt();
-  }
-};
-struct RsqrtF : FunctorBase {
-  static constexpr int64_t kCost = 10;
-  template <typename X>
-  static auto Apply(const X& x) {
-    return x.rsqrt();
-  }
-};
-
-// Eigen's clamps of exp's argument and log's denormals, repaired as in
-// cwise_ops_unary.cc (see there for why).
-template <typename S>
-struct ExpLogConstants;
-template <>
-struct ExpLogConstants<float> {
-  static constexpr float kExpLow = -88.72f;
-  static constexpr float kExpShift = 44.3614195558365f;
-  static constexpr float kExpScale = 5.421010862427522e-20f;
-  static constexpr float kMinNormal = 1.17549435e-38f;
-  static constexpr float kLogScale = 16777216.0f;
-  static constexpr float kLogShift = 16.635532333438686f;
-};
-template <>
-struct ExpLogConstants<double> {
-  static constexpr double kExpLow = -709.78;
-  static constexpr double kExpShift = 44.3614195558365;
-  static constexpr double kExpScale = 5.421010862427522e-20;
-  static constexpr double kMinNormal = 2.2250738585072014e-308;
-  static constexpr double kLogScale = 18014398509481984.0;
-  static constexpr double kLogShift = 37.42994775023705;
-};
-
-struct ExpF : FunctorBase {
-  static constexpr int64_t kCost = 20;
-  template <typename X>
-  static auto Apply(const X& x) {
-    using S = std::remove_const_t<typename X::Scalar>;
-    using C = ExpLogConstants<S>;
-    const auto low = x < x.constant(C::kExpLow);
-    return low.select(x + x.constant(C::kExpShift), x).exp() *
-           low.select(x.constant(C::kExpScale), x.constant(S(1)));
-  }
-};
-struct LogF : FunctorBase {
-  static constexpr int64_t kCost = 20;
-  template <typename X>
-  static auto Apply(const X& x) {
-    using S = std::remove_const_t<typename X::Scalar>;
-    using C = ExpLogConstants<S>;
-    const auto tiny = x < x.constant(C::kMinNormal);
-    return (x * tiny.select(x.constant(C::kLogScale), x.constant(S(1))))
-               .log() -
-           tiny.select(x.constant(C::kLogShift), x.constant(S(0)));
-  }
-};
-struct ReluF : FunctorBase {
-  template <typename X>
-  static auto Apply(const X& x) {
-    using S = std::remove_const_t<typename X::Scalar>;
-    return x.template cwiseMax<Eigen::PropagateNaN>(S(0));
-  }
-};
-struct SigmoidF : FunctorBase {
-  static constexpr int64_t kCost = 20;
-  template <typename X>
-  static auto Apply(const X& x) {
-    return x.sigmoid();
-  }
-};
-struct TanhF : FunctorBase {
-  static constexpr int64_t kCost = 20;
-  template <typename X>
-  static auto Apply(const X& x) {
-    return x.tanh();
-  }
-};
 
 enum class Code {
   kNeg, kSquare, kSqrt, kRsqrt, kExp, kLog, kRelu, kSigmoid, kTanh,
@@ -168,15 +67,15 @@ struct OpInfo {
 };
 
 constexpr OpInfo kOps[] = {
-    {"Neg", Code::kNeg, 1, NegF::kCost},
-    {"Square", Code::kSquare, 1, SquareF::kCost},
-    {"Sqrt", Code::kSqrt, 1, SqrtF::kCost},
-    {"Rsqrt", Code::kRsqrt, 1, RsqrtF::kCost},
-    {"Exp", Code::kExp, 1, ExpF::kCost},
-    {"Log", Code::kLog, 1, LogF::kCost},
-    {"Relu", Code::kRelu, 1, ReluF::kCost},
-    {"Sigmoid", Code::kSigmoid, 1, SigmoidF::kCost},
-    {"Tanh", Code::kTanh, 1, TanhF::kCost},
+    {"Neg", Code::kNeg, 1, cwise::NegFunctor::kCost},
+    {"Square", Code::kSquare, 1, cwise::SquareFunctor::kCost},
+    {"Sqrt", Code::kSqrt, 1, cwise::SqrtFunctor::kCost},
+    {"Rsqrt", Code::kRsqrt, 1, cwise::RsqrtFunctor::kCost},
+    {"Exp", Code::kExp, 1, cwise::ExpFunctor::kCost},
+    {"Log", Code::kLog, 1, cwise::LogFunctor::kCost},
+    {"Relu", Code::kRelu, 1, cwise::ReluFunctor::kCost},
+    {"Sigmoid", Code::kSigmoid, 1, cwise::SigmoidFunctor::kCost},
+    {"Tanh", Code::kTanh, 1, cwise::TanhFunctor::kCost},
     {"Add", Code::kAdd, 2, cwise::AddFunctor::kCost},
     {"AddV2", Code::kAdd, 2, cwise::AddFunctor::kCost},
     {"Sub", Code::kSub, 2, cwise::SubFunctor::kCost},
@@ -243,15 +142,15 @@ template <typename E>
 void Apply(Code code, const Value<E>& x, const Value<E>& y, E* out,
            int64_t len) {
   switch (code) {
-    case Code::kNeg: return Unary<NegF>(x, out, len);
-    case Code::kSquare: return Unary<SquareF>(x, out, len);
-    case Code::kSqrt: return Unary<SqrtF>(x, out, len);
-    case Code::kRsqrt: return Unary<RsqrtF>(x, out, len);
-    case Code::kExp: return Unary<ExpF>(x, out, len);
-    case Code::kLog: return Unary<LogF>(x, out, len);
-    case Code::kRelu: return Unary<ReluF>(x, out, len);
-    case Code::kSigmoid: return Unary<SigmoidF>(x, out, len);
-    case Code::kTanh: return Unary<TanhF>(x, out, len);
+    case Code::kNeg: return Unary<cwise::NegFunctor>(x, out, len);
+    case Code::kSquare: return Unary<cwise::SquareFunctor>(x, out, len);
+    case Code::kSqrt: return Unary<cwise::SqrtFunctor>(x, out, len);
+    case Code::kRsqrt: return Unary<cwise::RsqrtFunctor>(x, out, len);
+    case Code::kExp: return Unary<cwise::ExpFunctor>(x, out, len);
+    case Code::kLog: return Unary<cwise::LogFunctor>(x, out, len);
+    case Code::kRelu: return Unary<cwise::ReluFunctor>(x, out, len);
+    case Code::kSigmoid: return Unary<cwise::SigmoidFunctor>(x, out, len);
+    case Code::kTanh: return Unary<cwise::TanhFunctor>(x, out, len);
     case Code::kAdd: return Binary<cwise::AddFunctor>(x, y, out, len);
     case Code::kSub: return Binary<cwise::SubFunctor>(x, y, out, len);
     case Code::kMul: return Binary<cwise::MulFunctor>(x, y, out, len);
