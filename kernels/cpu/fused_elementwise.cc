@@ -49,7 +49,6 @@
 namespace dflow {
 namespace {
 
-
 // Elements per block: a multiple of every SIMD packet (16 floats); see
 // the top of the file for the choice.
 constexpr int64_t kBlock = 512;
