@@ -42,6 +42,13 @@ DFLOW_REGISTER_OP("_Send")
         "rendezvous key RendezvousKey(send_device, recv_device, "
         "tensor_name, key_prefix) plus the step (made by partitioning).");
 
+absl::Status RecvShape(InferenceContext* c) {
+  TensorShape shape;
+  if (absl::Status s = c->GetAttr("shape", &shape); !s.ok()) return s;
+  c->set_output(0, shape);
+  return absl::OkStatus();
+}
+
 DFLOW_REGISTER_OP("_Recv")
     .Output("tensor: tensor_type")
     .Attr("tensor_type: type")
@@ -51,8 +58,12 @@ DFLOW_REGISTER_OP("_Recv")
     .Attr("recv_device: string")
     .Attr("client_terminated: bool = false")
     .Attr("key_prefix: string = ''")
+    // The static shape of what arrives, as the sending side inferred it
+    // (unknown when it did not): lets the receiving partition's passes,
+    // memory planning among them, size what the other device computes.
+    .Attr("shape: shape = { unknown_rank: true }")
     .SetIsStateful()
-    .SetShapeFn(shape_fns::Unknown)
+    .SetShapeFn(RecvShape)
     .Doc(
         "Receives the tensor its _Send sent under the same key (made by "
         "partitioning).");
@@ -157,9 +168,11 @@ class Partitioner {
   std::string ControlRecv(const Node* src, int dst);
   // Adds a _Send/_Recv pair moving `input` (of base type `type`, named
   // `tensor_name`) from device `src` to `dst`; returns the _Recv's name.
+  // `shape`: what the sender's side inferred (unknown rank: nothing).
   std::string AddTransfer(const std::string& input,
                           const std::string& tensor_name, DataType type,
-                          const std::string& id, int src, int dst);
+                          const TensorShape& shape, const std::string& id,
+                          int src, int dst);
   // The input string for data edge `e` inside device `device`: its source,
   // or the host<->device copy of it the edge needs.
   absl::StatusOr<std::string> LocalInput(const Edge& e, int device);
@@ -212,8 +225,9 @@ std::string Partitioner::UniqueName(const std::string& base) {
 
 std::string Partitioner::AddTransfer(const std::string& input,
                                      const std::string& tensor_name,
-                                     DataType type, const std::string& id,
-                                     int src, int dst) {
+                                     DataType type, const TensorShape& shape,
+                                     const std::string& id, int src,
+                                     int dst) {
   const std::string& send_device = partitions_[src].device;
   const std::string& recv_device = partitions_[dst].device;
   auto set_common = [&](NodeDef* def) {
@@ -239,6 +253,7 @@ std::string Partitioner::AddTransfer(const std::string& input,
   recv->set_device(recv_device);
   (*recv->mutable_attr())["tensor_type"] = MakeAttr(type);
   set_common(recv);
+  if (!shape.unknown_rank()) (*recv->mutable_attr())["shape"] = MakeAttr(shape);
   ++stats_.sends;
   ++stats_.recvs;
   return recv->name();
@@ -332,6 +347,9 @@ std::string Partitioner::DataRecv(const Node* src, int output, int dst) {
   it->second =
       AddTransfer(InputName(src->name(), output), TensorName(src, output),
                   BaseType(src->output_type(output)),
+                  output < static_cast<int>(src->output_shapes().size())
+                      ? src->output_shape(output)
+                      : TensorShape::Unknown(),
                   absl::StrCat(src->name(), "_", output, "_to_", tags_[dst]),
                   device_of_[src->id()], dst);
   return it->second;
@@ -356,7 +374,7 @@ std::string Partitioner::ControlRecv(const Node* src, int dst) {
   }
   it->second = AddTransfer(
       dummy->second, absl::StrCat(dummy->second, ":0"), DT_FLOAT,
-      absl::StrCat(src->name(), "_ctrl_to_", tags_[dst]), src_device, dst);
+      TensorShape(), absl::StrCat(src->name(), "_ctrl_to_", tags_[dst]), src_device, dst);
   ++stats_.control_transfers;
   return it->second;
 }
