@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/time.h"
 #include "gmock/gmock.h"
@@ -146,10 +147,8 @@ TEST(PassDumperTest, WritesEachPassGraphAndItsLine) {
       absl::StrSplit(ReadFile(dir + "/passes.txt"), '\n', absl::SkipEmpty());
   ASSERT_EQ(lines.size(), summaries.size());
   for (size_t i = 0; i < lines.size(); ++i) {
-    char number[8];
-    std::snprintf(number, sizeof(number), "%03zu", i);
-    EXPECT_EQ(lines[i],
-              std::string(number) + "  " + PassSummaryLine(summaries[i]));
+    const std::string number = absl::StrFormat("%03d", i);
+    EXPECT_EQ(lines[i], number + "  " + PassSummaryLine(summaries[i]));
     std::string stem = dir + "/" + number + "_" + summaries[i].pass;
     if (!summaries[i].device.empty()) stem += "_CPU_0";
     GraphDef def;

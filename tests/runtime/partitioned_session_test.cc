@@ -203,7 +203,7 @@ TEST(PartitionedSessionTest, OneTransferPerTensorAndDevice) {
   Output b1 = ops::Neg(cpu1.WithOpName("b1"), a);
   Output b2 = ops::Mul(cpu1.WithOpName("b2"), a, a);
   Output b3 = ops::AddV2(cpu1.WithOpName("b3"), a, ops::Const(cpu1, 1.0f));
-  Output sum = ops::AddN(cpu1.WithOpName("sum"), {b1, b2, b3});
+  ops::AddN(cpu1.WithOpName("sum"), {b1, b2, b3});
   auto session = MakeSession(ToDef(root), Cpus(2));
   RunOptions options;
   options.collect_step_stats = true;
@@ -223,8 +223,12 @@ TEST(PartitionedSessionTest, OneTransferPerTensorAndDevice) {
   for (const NodeExecStats& st : metadata.step_stats) {
     EXPECT_GE(st.start_us, 0) << st.node;
     EXPECT_LE(st.start_us, st.end_us) << st.node;
-    if (st.node == "b1") EXPECT_THAT(st.device, HasSubstr("CPU:1"));
-    if (st.node == "a") EXPECT_THAT(st.device, HasSubstr("CPU:0"));
+    if (st.node == "b1") {
+      EXPECT_THAT(st.device, HasSubstr("CPU:1"));
+    }
+    if (st.node == "a") {
+      EXPECT_THAT(st.device, HasSubstr("CPU:0"));
+    }
   }
 }
 
@@ -235,7 +239,7 @@ TEST(PartitionedSessionTest, VariablesAcrossDevices) {
   Scope cpu0 = root.WithDevice("/cpu:0");
   Output v =
       ops::Variable(cpu0.WithOpName("v"), TensorShape({2}), DT_FLOAT);
-  Output init = ops::Assign(cpu0.WithOpName("init"), v,
+  ops::Assign(cpu0.WithOpName("init"), v,
                             ops::Const(cpu0, {1.0f, 2.0f}, TensorShape({2})));
   Output doubled =
       ops::Mul(root.WithDevice("/cpu:1").WithOpName("doubled"), v,
