@@ -7,6 +7,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "compiler/fused_node.h"
 #include "graph/op_registry.h"
 #include "graph/shape_inference.h"
 
@@ -232,41 +233,9 @@ absl::Status Fuse(Graph* graph, const Group& g, int* ops_fused) {
   }
   if (const AttrValue* v = g.root->FindAttr("_class")) attrs["_class"] = *v;
 
-  std::vector<Node*> control_in;
-  absl::flat_hash_set<Node*> seen;
-  for (Node* m : g.members) {
-    for (const Edge* e : m->in_edges()) {
-      if (e->IsControl() && seen.insert(e->src).second) {
-        control_in.push_back(e->src);
-      }
-    }
-  }
-  std::vector<std::pair<Node*, int>> data_out;
-  std::vector<Node*> control_out;
-  for (const Edge* e : g.root->out_edges()) {
-    if (e->IsControl()) {
-      control_out.push_back(e->dst);
-    } else {
-      data_out.push_back({e->dst, e->dst_input});
-    }
-  }
-  const std::string assigned = g.root->assigned_device();
-  for (Node* m : g.members) graph->RemoveNode(m);
-  absl::StatusOr<Node*> fused = graph->AddNode(std::move(def));
+  absl::StatusOr<Node*> fused =
+      ReplaceWithFusedNode(graph, g.members, g.root, std::move(def), inputs);
   if (!fused.ok()) return fused.status();
-  (*fused)->set_assigned_device(assigned);
-  for (int i = 0; i < n; ++i) {
-    absl::StatusOr<const Edge*> e =
-        graph->AddEdge(inputs[i].first, inputs[i].second, *fused, i);
-    if (!e.ok()) return e.status();
-  }
-  for (Node* src : control_in) graph->AddControlEdge(src, *fused);
-  for (Node* dst : control_out) graph->AddControlEdge(*fused, dst);
-  for (const auto& [dst, slot] : data_out) {
-    absl::StatusOr<const Edge*> e = graph->AddEdge(*fused, 0, dst, slot);
-    if (!e.ok()) return e.status();
-  }
-  graph->InferShapesForNode(*fused).IgnoreError();
   *ops_fused += static_cast<int>(program.size());
   return absl::OkStatus();
 }

@@ -6,6 +6,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "compiler/fused_node.h"
 #include "graph/op_registry.h"
 #include "graph/shape_inference.h"
 
@@ -137,37 +138,14 @@ bool FindMatch(Node* matmul,
 }
 
 absl::Status Fuse(Graph* graph, const Match& m) {
-  struct Link {
-    Node* node;
-    int slot;
-  };
   auto input = [](const Node* n, int i) {
     const Edge* e = n->input_edge(i);
-    return Link{e->src, e->src_output};
+    return std::pair<Node*, int>(e->src, e->src_output);
   };
-  const Link inputs[] = {input(m.matmul, 0), input(m.matmul, 1),
-                         input(m.bias_add, 1 - m.product_input)};
+  const std::vector<std::pair<Node*, int>> inputs = {
+      input(m.matmul, 0), input(m.matmul, 1),
+      input(m.bias_add, 1 - m.product_input)};
   Node* last = m.last();
-  std::vector<Node*> control_in;
-  absl::flat_hash_set<Node*> seen;
-  for (Node* n : {m.matmul, m.bias_add, m.relu}) {
-    if (n == nullptr) continue;
-    for (const Edge* e : n->in_edges()) {
-      if (e->IsControl() && seen.insert(e->src).second) {
-        control_in.push_back(e->src);
-      }
-    }
-  }
-  std::vector<Link> data_out;
-  std::vector<Node*> control_out;
-  for (const Edge* e : last->out_edges()) {
-    if (e->IsControl()) {
-      control_out.push_back(e->dst);
-    } else {
-      data_out.push_back({e->dst, e->dst_input});
-    }
-  }
-
   NodeDef def;
   def.set_name(last->name());
   def.set_op(kFusedMatMulOp);
@@ -179,29 +157,10 @@ absl::Status Fuse(Graph* graph, const Match& m) {
   }
   if (const AttrValue* v = last->FindAttr("_class")) attrs["_class"] = *v;
   attrs["activation"].set_s(m.relu != nullptr ? "Relu" : "");
-  const std::string assigned = last->assigned_device();
-
-  graph->RemoveNode(m.matmul);
-  graph->RemoveNode(m.bias_add);
-  if (m.relu != nullptr) graph->RemoveNode(m.relu);
-  absl::StatusOr<Node*> fused = graph->AddNode(std::move(def));
-  if (!fused.ok()) return fused.status();
-  (*fused)->set_assigned_device(assigned);
-  for (int i = 0; i < 3; ++i) {
-    absl::StatusOr<const Edge*> e =
-        graph->AddEdge(inputs[i].node, inputs[i].slot, *fused, i);
-    if (!e.ok()) return e.status();
-  }
-  for (Node* src : control_in) graph->AddControlEdge(src, *fused);
-  for (Node* dst : control_out) graph->AddControlEdge(*fused, dst);
-  for (const Link& out : data_out) {
-    absl::StatusOr<const Edge*> e =
-        graph->AddEdge(*fused, 0, out.node, out.slot);
-    if (!e.ok()) return e.status();
-  }
-  // Later passes (memory planning) read static shapes.
-  graph->InferShapesForNode(*fused).IgnoreError();
-  return absl::OkStatus();
+  std::vector<Node*> members = {m.matmul, m.bias_add};
+  if (m.relu != nullptr) members.push_back(m.relu);
+  return ReplaceWithFusedNode(graph, members, last, std::move(def), inputs)
+      .status();
 }
 
 }  // namespace
