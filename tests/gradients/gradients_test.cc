@@ -350,7 +350,7 @@ TEST(GradientsTest, ForwardAndGradientReadOneSnapshotOfAVariable) {
   EXPECT_EQ(y.node()->input_edge(0)->src, read);
   EXPECT_EQ(y.node()->input_edge(1)->src, read);
   // The update does not wait for the gradient's readers of w.
-  Output grad = ops::Identity(root.WithOpName("grad"), (*grads)[0]);
+  ops::Identity(root.WithOpName("grad"), (*grads)[0]);
   ops::AssignSub(root.WithOpName("update"), w, ops::Const(root, {1.0f}));
   GraphDef def;
   ASSERT_TRUE(root.ToGraphDef(&def).ok()) << root.status();
