@@ -1,6 +1,7 @@
 #include "kernels/cpu/kernel_util_array.h"
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 
 namespace dflow {
 namespace array_kernels {
@@ -89,6 +90,79 @@ int64_t DimProduct(const TensorShape& shape, int begin, int end) {
   int64_t product = 1;
   for (int i = begin; i < end; ++i) product *= shape.dim(i);
   return product;
+}
+
+absl::StatusOr<TensorShape> ReshapeTarget(const TensorShape& input,
+                                          const Tensor& sizes_t) {
+  if (sizes_t.shape().rank() > 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "shape must be a vector, not shape ", sizes_t.shape().ToString()));
+  }
+  IndexVec sizes;
+  if (absl::Status s = ReadIndexVector(sizes_t, "shape", &sizes); !s.ok()) {
+    return s;
+  }
+  // Only built for error messages.
+  const auto requested = [&sizes] {
+    return absl::StrCat("[", absl::StrJoin(sizes, ","), "]");
+  };
+  // Zero sizes are left out of `product` so that -1 can still be inferred
+  // from the other dimensions ([0,4] -> [-1,0] gives [4,0]).
+  int unknown = -1;
+  int64_t product = 1;
+  bool sizes_have_zero = false;
+  TensorShape shape;
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    const int64_t size = sizes[d];
+    if (size == -1) {
+      if (unknown != -1) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "only one dimension of shape may be -1, not both ", unknown,
+            " and ", d, " (shape = ", requested(), ")"));
+      }
+      unknown = static_cast<int>(d);
+      shape.AddDim(1);
+    } else if (size < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("dimension ", d, " of shape must be >= 0 or -1, not ",
+                       size, " (shape = ", requested(), ")"));
+    } else {
+      if (size == 0) {
+        sizes_have_zero = true;
+      } else if (__builtin_mul_overflow(product, size, &product)) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("shape ", requested(), " has too many elements"));
+      }
+      shape.AddDim(size);
+    }
+  }
+  if (unknown != -1) {
+    int64_t input_elements = 1;
+    bool input_has_zero = false;
+    for (int64_t dim : input.dims()) {
+      if (dim > 0 || !sizes_have_zero) {
+        input_elements *= dim;
+      } else {
+        input_has_zero = true;
+      }
+    }
+    const int64_t missing = input_elements / product;
+    if (!input_has_zero && missing * product != input_elements) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "cannot reshape a tensor of shape ", input.ToString(), " (",
+          input.num_elements(), " elements) to shape ", requested(),
+          ": the known dimensions hold ", product,
+          " elements, which does not divide ", input.num_elements()));
+    }
+    shape.set_dim(unknown, missing);
+  }
+  if (shape.num_elements() != input.num_elements()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "cannot reshape a tensor of shape ", input.ToString(), " (",
+        input.num_elements(), " elements) to shape ", requested(), " (",
+        shape.num_elements(), " elements)"));
+  }
+  return shape;
 }
 
 }  // namespace array_kernels

@@ -12,6 +12,7 @@
 
 #include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "graph/tensor.h"
 #include "graph/types.h"
@@ -43,6 +44,14 @@ absl::Status ReadIndexScalar(const Tensor& t, absl::string_view what,
 // `what` names the argument ("axis", "split_dim").
 absl::Status CanonicalAxis(int64_t axis, int rank, const TensorShape& shape,
                            absl::string_view what, int* out);
+
+// Reshape's output shape: `input` reshaped to the int vector `sizes_t`,
+// where one size may be -1 (inferred from the others; zero sizes are left
+// out of the inference, so [0,4] -> [-1,0] gives [4,0]). InvalidArgument
+// naming the requested shape when sizes are bad or the element counts
+// differ. Shared by the CPU and GPU Reshape kernels.
+absl::StatusOr<TensorShape> ReshapeTarget(const TensorShape& input,
+                                          const Tensor& sizes_t);
 
 // Product of dims [begin, end) of `shape` (1 for an empty range).
 int64_t DimProduct(const TensorShape& shape, int begin, int end);

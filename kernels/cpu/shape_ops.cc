@@ -57,76 +57,10 @@ class ReshapeOp : public OpKernel {
 
   void Compute(OpKernelContext* ctx) override {
     const Tensor& input = ctx->input(0);
-    const Tensor& sizes_t = ctx->input(1);
-    OP_REQUIRES(
-        ctx, sizes_t.shape().rank() <= 1,
-        absl::InvalidArgumentError(absl::StrCat(
-            "shape must be a vector, not shape ", sizes_t.shape().ToString())));
-    IndexVec sizes;
-    OP_REQUIRES_OK(ctx,
-                   array_kernels::ReadIndexVector(sizes_t, "shape", &sizes));
-    // Only built for error messages.
-    const auto requested = [&sizes] {
-      return absl::StrCat("[", absl::StrJoin(sizes, ","), "]");
-    };
-    // Zero sizes are left out of `product` so that -1 can still be inferred
-    // from the other dimensions ([0,4] -> [-1,0] gives [4,0]).
-    int unknown = -1;
-    int64_t product = 1;
-    bool sizes_have_zero = false;
-    TensorShape shape;
-    for (size_t d = 0; d < sizes.size(); ++d) {
-      const int64_t size = sizes[d];
-      if (size == -1) {
-        OP_REQUIRES(ctx, unknown == -1,
-                    absl::InvalidArgumentError(absl::StrCat(
-                        "only one dimension of shape may be -1, not both ",
-                        unknown, " and ", d, " (shape = ", requested(), ")")));
-        unknown = static_cast<int>(d);
-        shape.AddDim(1);
-      } else if (size < 0) {
-        OP_REQUIRES(ctx, false,
-                    absl::InvalidArgumentError(absl::StrCat(
-                        "dimension ", d, " of shape must be >= 0 or -1, not ",
-                        size, " (shape = ", requested(), ")")));
-      } else {
-        if (size == 0) {
-          sizes_have_zero = true;
-        } else {
-          OP_REQUIRES(ctx, !__builtin_mul_overflow(product, size, &product),
-                      absl::InvalidArgumentError(absl::StrCat(
-                          "shape ", requested(), " has too many elements")));
-        }
-        shape.AddDim(size);
-      }
-    }
-    if (unknown != -1) {
-      int64_t input_elements = 1;
-      bool input_has_zero = false;
-      for (int64_t dim : input.shape().dims()) {
-        if (dim > 0 || !sizes_have_zero) {
-          input_elements *= dim;
-        } else {
-          input_has_zero = true;
-        }
-      }
-      const int64_t missing = input_elements / product;
-      OP_REQUIRES(
-          ctx, input_has_zero || missing * product == input_elements,
-          absl::InvalidArgumentError(absl::StrCat(
-              "cannot reshape a tensor of shape ", input.shape().ToString(),
-              " (", input.NumElements(), " elements) to shape ", requested(),
-              ": the known dimensions hold ", product,
-              " elements, which does not divide ", input.NumElements())));
-      shape.set_dim(unknown, missing);
-    }
-    OP_REQUIRES(
-        ctx, shape.num_elements() == input.NumElements(),
-        absl::InvalidArgumentError(absl::StrCat(
-            "cannot reshape a tensor of shape ", input.shape().ToString(), " (",
-            input.NumElements(), " elements) to shape ", requested(), " (",
-            shape.num_elements(), " elements)")));
-    SetReshaped(ctx, input, shape);
+    absl::StatusOr<TensorShape> shape =
+        array_kernels::ReshapeTarget(input.shape(), ctx->input(1));
+    OP_REQUIRES_OK(ctx, shape.status());
+    SetReshaped(ctx, input, *shape);
   }
   bool IsExpensive() const override { return false; }
 };
