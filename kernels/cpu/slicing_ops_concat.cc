@@ -11,6 +11,7 @@
 #include "graph/tensor.h"
 #include "graph/types.h"
 #include "kernels/cpu/kernel_util_array.h"
+#include "kernels/cpu/kernel_util_concat.h"
 #include "kernels/cpu/slicing_ops_util.h"
 #include "runtime/kernel_registry.h"
 #include "runtime/op_kernel.h"
@@ -21,14 +22,7 @@ namespace {
 using array_kernels::DimProduct;
 using array_kernels::IndexVec;
 
-// Shapes match except (optionally) in dimension `skip`.
-bool SameExcept(const TensorShape& a, const TensorShape& b, int skip) {
-  if (a.rank() != b.rank()) return false;
-  for (int i = 0; i < a.rank(); ++i) {
-    if (i != skip && a.dim(i) != b.dim(i)) return false;
-  }
-  return true;
-}
+using array_kernels::SameExceptAxis;
 
 class ConcatV2Op : public OpKernel {
  public:
@@ -56,7 +50,7 @@ class ConcatV2Op : public OpKernel {
     int nonempty = 0, last_nonempty = 0;
     for (int i = 0; i < n; ++i) {
       const TensorShape& s = values[i].shape();
-      OP_REQUIRES(ctx, SameExcept(first, s, axis),
+      OP_REQUIRES(ctx, SameExceptAxis(first, s, axis),
                   absl::InvalidArgumentError(absl::StrCat(
                       "input ", i, " has shape ", s.ToString(),
                       " but input 0 has shape ", first.ToString(),
@@ -135,66 +129,11 @@ class PackOp : public OpKernel {
   int64_t axis_ = 0;
 };
 
-class ConcatOffsetOp : public OpKernel {
- public:
-  using OpKernel::OpKernel;
-
-  void Compute(OpKernelContext* ctx) override {
-    const int n = ctx->num_inputs() - 1;
-    int64_t axis_value = 0;
-    OP_REQUIRES_OK(ctx, array_kernels::ReadIndexScalar(
-                            ctx->input(0), "concat_dim", &axis_value));
-    absl::InlinedVector<IndexVec, 8> shapes(n);
-    for (int i = 0; i < n; ++i) {
-      const Tensor& t = ctx->input(i + 1);
-      OP_REQUIRES(ctx, t.shape().rank() == 1,
-                  absl::InvalidArgumentError(absl::StrCat(
-                      "shape[", i, "] must be a vector, but has shape ",
-                      t.shape().ToString())));
-      OP_REQUIRES_OK(ctx, array_kernels::ReadIndexVector(
-                              t, absl::StrCat("shape[", i, "]"), &shapes[i]));
-    }
-    const IndexVec& first = shapes[0];
-    const int rank = static_cast<int>(first.size());
-    const TensorShape first_shape(absl::MakeConstSpan(first));
-    int axis = 0;
-    OP_REQUIRES_OK(ctx,
-                   array_kernels::CanonicalAxis(axis_value, rank, first_shape,
-                                                "concat_dim", &axis));
-    int64_t offset = 0;
-    for (int i = 0; i < n; ++i) {
-      const IndexVec& s = shapes[i];
-      OP_REQUIRES(
-          ctx,
-          SameExcept(first_shape, TensorShape(absl::MakeConstSpan(s)), axis),
-          absl::InvalidArgumentError(absl::StrCat(
-              "shape[", i, "] = [", absl::StrJoin(s, ","), "] and shape[0] = [",
-              absl::StrJoin(first, ","), "] must match in every dimension but ",
-              axis, " (the concat axis)")));
-      Tensor* out = nullptr;
-      OP_REQUIRES_OK(ctx, ctx->allocate_output(i, TensorShape({rank}), &out));
-      for (int d = 0; d < rank; ++d) {
-        const int64_t v = d == axis ? offset : 0;
-        if (out->dtype() == DT_INT64) {
-          out->data<int64_t>()[d] = v;
-        } else {
-          OP_REQUIRES(
-              ctx, v <= std::numeric_limits<int32_t>::max(),
-              absl::InvalidArgumentError(absl::StrCat(
-                  "offset ", v, " does not fit in int32; use int64 shapes")));
-          out->data<int32_t>()[d] = static_cast<int32_t>(v);
-        }
-      }
-      offset += s[axis];
-    }
-  }
-  bool IsExpensive() const override { return false; }
-};
 
 DFLOW_REGISTER_KERNEL(KernelDefBuilder("ConcatOffset")
                           .Device(kDeviceCpu)
                           .TypeConstraint("shape_type", {DT_INT32, DT_INT64}),
-                      ConcatOffsetOp);
+                      array_kernels::ConcatOffsetKernel);
 DFLOW_REGISTER_KERNEL(KernelDefBuilder("ConcatV2")
                           .Device(kDeviceCpu)
                           .TypeConstraint("T", array_kernels::AllTensorTypes())

@@ -31,6 +31,7 @@
 #include "graph/tensor.h"
 #include "graph/types.h"
 #include "kernels/cpu/kernel_util_array.h"
+#include "kernels/cpu/kernel_util_concat.h"
 #include "kernels/gpu/array_move_gpu_util.h"
 #include "kernels/gpu/array_ops_gpu.h"
 #include "kernels/gpu/gpu_kernel_util.h"
@@ -126,13 +127,7 @@ absl::Status ConcatRowsGpu(OpKernelContext* ctx, const char* what,
   return absl::OkStatus();
 }
 
-bool SameExcept(const TensorShape& a, const TensorShape& b, int axis) {
-  if (a.rank() != b.rank()) return false;
-  for (int d = 0; d < a.rank(); ++d) {
-    if (d != axis && a.dim(d) != b.dim(d)) return false;
-  }
-  return true;
-}
+using array_kernels::SameExceptAxis;
 
 class ConcatV2GpuOp : public OpKernel {
  public:
@@ -160,7 +155,7 @@ class ConcatV2GpuOp : public OpKernel {
     int nonempty = 0, last_nonempty = 0;
     for (int i = 0; i < n; ++i) {
       const TensorShape& s = values[i].shape();
-      OP_REQUIRES(ctx, SameExcept(first, s, axis),
+      OP_REQUIRES(ctx, SameExceptAxis(first, s, axis),
                   absl::InvalidArgumentError(absl::StrCat(
                       "input ", i, " has shape ", s.ToString(),
                       " but input 0 has shape ", first.ToString(),
@@ -239,63 +234,6 @@ class PackGpuOp : public OpKernel {
   int64_t axis_ = 0;
 };
 
-// ConcatV2's gradient helper: where each input starts in the output. Every
-// argument is in host memory (kernels/gpu/kernel_defs_shape.cc).
-class ConcatOffsetGpuOp : public OpKernel {
- public:
-  using OpKernel::OpKernel;
-
-  void Compute(OpKernelContext* ctx) override {
-    const int n = ctx->num_inputs() - 1;
-    int64_t axis_value = 0;
-    OP_REQUIRES_OK(ctx, array_kernels::ReadIndexScalar(
-                            ctx->input(0), "concat_dim", &axis_value));
-    absl::InlinedVector<IndexVec, 8> shapes(n);
-    for (int i = 0; i < n; ++i) {
-      const Tensor& t = ctx->input(i + 1);
-      OP_REQUIRES(ctx, t.shape().rank() == 1,
-                  absl::InvalidArgumentError(absl::StrCat(
-                      "shape[", i, "] must be a vector, but has shape ",
-                      t.shape().ToString())));
-      OP_REQUIRES_OK(ctx, array_kernels::ReadIndexVector(
-                              t, absl::StrCat("shape[", i, "]"), &shapes[i]));
-    }
-    const IndexVec& first = shapes[0];
-    const int rank = static_cast<int>(first.size());
-    const TensorShape first_shape(absl::MakeConstSpan(first));
-    int axis = 0;
-    OP_REQUIRES_OK(ctx,
-                   array_kernels::CanonicalAxis(axis_value, rank, first_shape,
-                                                "concat_dim", &axis));
-    int64_t offset = 0;
-    for (int i = 0; i < n; ++i) {
-      const IndexVec& s = shapes[i];
-      OP_REQUIRES(
-          ctx,
-          SameExcept(first_shape, TensorShape(absl::MakeConstSpan(s)), axis),
-          absl::InvalidArgumentError(absl::StrCat(
-              "shape[", i, "] = [", absl::StrJoin(s, ","), "] and shape[0] = [",
-              absl::StrJoin(first, ","), "] must match in every dimension but ",
-              axis, " (the concat axis)")));
-      Tensor* out = nullptr;
-      OP_REQUIRES_OK(ctx, ctx->allocate_output(i, TensorShape({rank}), &out));
-      for (int d = 0; d < rank; ++d) {
-        const int64_t v = d == axis ? offset : 0;
-        if (out->dtype() == DT_INT64) {
-          out->data<int64_t>()[d] = v;
-        } else {
-          OP_REQUIRES(
-              ctx, v <= std::numeric_limits<int32_t>::max(),
-              absl::InvalidArgumentError(absl::StrCat(
-                  "offset ", v, " does not fit in int32; use int64 shapes")));
-          out->data<int32_t>()[d] = static_cast<int32_t>(v);
-        }
-      }
-      offset += s[axis];
-    }
-  }
-  bool IsExpensive() const override { return false; }
-};
 
 // --- Slice ---
 
@@ -485,7 +423,8 @@ const bool kRegistered = [] {
                                 .HostMemory("shape")
                                 .HostMemory("offset")
                                 .def(),
-                            Factory<ConcatOffsetGpuOp>());
+                            // Every argument in host memory: the CPU's kernel.
+                            Factory<array_kernels::ConcatOffsetKernel>());
   return true;
 }();
 
