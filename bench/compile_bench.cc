@@ -5,12 +5,11 @@
 // RegistryKernelQuery over the linked CPU kernels) on 4 logical CPU
 // devices:
 //
-//   prune        PruneGraph (feeds -> _Arg, fetch -> _Retval)
-//   import       the pruned GraphDef -> Graph (no shape inference)
+//   prune        PruneGraph (feeds -> _Arg, fetch -> _Retval): a new Graph
 //   indep        RunDeviceIndependentPasses on the pruned graph
 //   place        PlaceGraph (the session's PlacerOptions)
-//   partition    PartitionGraph into one GraphDef per device
-//   specific     per partition: import, RunDeviceSpecificPasses
+//   partition    PartitionIntoGraphs: one Graph per device
+//   specific     per partition: RunDeviceSpecificPasses
 //   total        the sum: a signature's compile up to executor creation
 //
 // BM_Compile/<nodes> runs the whole pipeline per iteration and reports each
@@ -166,9 +165,11 @@ double ThreadCpuSeconds() {
   return ts.tv_sec + ts.tv_nsec * 1e-9;
 }
 
-enum Stage { kPrune, kImport, kIndep, kPlace, kPartition, kSpecific, kStages };
-constexpr const char* kStageNames[kStages] = {
-    "prune", "import", "indep", "place", "partition", "specific"};
+// No GraphDef between prune and the executors: the stage that imported the
+// pruned GraphDef (and the imports of the partitions) is gone.
+enum Stage { kPrune, kIndep, kPlace, kPartition, kSpecific, kStages };
+constexpr const char* kStageNames[kStages] = {"prune", "indep", "place",
+                                              "partition", "specific"};
 
 void BM_Compile(benchmark::State& state) {
   const int n = static_cast<int>(state.range(0));
@@ -211,20 +212,12 @@ void BM_Compile(benchmark::State& state) {
     int64_t nodes[kStages] = {};
     const double cpu_start = ThreadCpuSeconds();
     Clock::time_point t = Clock::now();
-    absl::StatusOr<PrunedGraph> pruned_def =
+    absl::StatusOr<PrunedGraph> pruned_result =
         PruneGraph(*synthetic.graph, request);
     stage[kPrune] = Since(t);
-    BENCH_CHECK_OK(state, pruned_def.status());
+    BENCH_CHECK_OK(state, pruned_result.status());
     nodes[kPrune] = synthetic.graph->num_nodes();
-
-    t = Clock::now();
-    auto pruned = std::make_unique<Graph>();
-    ImportOptions import;
-    import.infer_shapes = false;  // as the session: checked when built
-    BENCH_CHECK_OK(state,
-                   ImportGraphDef(pruned_def->graph, import, pruned.get()));
-    stage[kImport] = Since(t);
-    nodes[kImport] = pruned->num_nodes();
+    std::unique_ptr<Graph> pruned = std::move(pruned_result->graph);
 
     std::vector<PassSummary> passes;
     nodes[kIndep] = pruned->num_nodes();
@@ -244,17 +237,16 @@ void BM_Compile(benchmark::State& state) {
     nodes[kPartition] = pruned->num_nodes();
     t = Clock::now();
     PartitionStats stats;
-    absl::StatusOr<std::vector<GraphPartition>> parts =
-        PartitionGraph(*pruned, partition_options, &stats);
+    absl::StatusOr<std::vector<DevicePartition>> parts =
+        PartitionIntoGraphs(*pruned, partition_options, &stats);
     stage[kPartition] = Since(t);
     BENCH_CHECK_OK(state, parts.status());
 
     t = Clock::now();
     int64_t after = 0;
-    for (const GraphPartition& partition : *parts) {
-      nodes[kSpecific] += partition.graph.node_size();
-      Graph part;
-      BENCH_CHECK_OK(state, ImportGraphDef(partition.graph, import, &part));
+    for (const DevicePartition& partition : *parts) {
+      nodes[kSpecific] += partition.graph->num_nodes();
+      Graph& part = *partition.graph;
       const Device* device = (*devices)->Find(partition.device);
       BENCH_CHECK_OK(state, RunDeviceSpecificPasses(
                                 optimization, partition.device,

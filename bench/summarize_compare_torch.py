@@ -91,7 +91,7 @@ FIGURES = [
 # Figures with no PyTorch counterpart: the table says n/a.
 DFLOW_ONLY = ("compile_", "session_first_run_", "graphdef_")
 # compile_bench's counters, in pipeline order (BM_Compile's stages).
-COMPILE_STAGES = ["prune", "import", "indep", "place", "partition",
+COMPILE_STAGES = ["prune", "indep", "place", "partition",
                   "specific"]
 COMPILE_SIZES = {10000: "10k", 100000: "100k", 1000000: "1m"}
 UNIT_NAMES = {"us/node": "us", "ms": "ms", "examples/s": "examples/s",

@@ -147,9 +147,11 @@ std::string TensorName(const Node* node, int output) {
   return absl::StrCat(node->name(), ":", output);
 }
 
-std::string InputName(const std::string& node, int output) {
-  return output == 0 ? node : absl::StrCat(node, ":", output);
-}
+// An output of a node in a partition's graph.
+struct Endpoint {
+  Node* node = nullptr;
+  int output = 0;
+};
 
 class Partitioner {
  public:
@@ -158,61 +160,69 @@ class Partitioner {
     if (options.kernels != nullptr) memory_.emplace(*options.kernels);
   }
 
-  absl::StatusOr<std::vector<GraphPartition>> Run(PartitionStats* stats);
+  absl::StatusOr<std::vector<DevicePartition>> Run(PartitionStats* stats);
 
  private:
   // The _Recv on device `dst` of `src:output`, made (with its _Send) on
   // first use.
-  std::string DataRecv(const Node* src, int output, int dst);
+  absl::StatusOr<Node*> DataRecv(const Node* src, int output, int dst);
   // The _Recv on device `dst` that fires after `src` ran.
-  std::string ControlRecv(const Node* src, int dst);
+  absl::StatusOr<Node*> ControlRecv(const Node* src, int dst);
   // Adds a _Send/_Recv pair moving `input` (of base type `type`, named
-  // `tensor_name`) from device `src` to `dst`; returns the _Recv's name.
+  // `tensor_name`) from device `src` to `dst`; returns the _Recv.
   // `shape`: what the sender's side inferred (unknown rank: nothing).
-  std::string AddTransfer(const std::string& input,
-                          const std::string& tensor_name, DataType type,
-                          const TensorShape& shape, const std::string& id,
-                          int src, int dst);
-  // The input string for data edge `e` inside device `device`: its source,
+  absl::StatusOr<Node*> AddTransfer(Endpoint input,
+                                    const std::string& tensor_name,
+                                    DataType type, const TensorShape& shape,
+                                    const std::string& id, int src, int dst);
+  // What data edge `e` inside device `device` reads: its source's copy,
   // or the host<->device copy of it the edge needs.
-  absl::StatusOr<std::string> LocalInput(const Edge& e, int device);
-  // The input string for cross-device data edge `e` into device `dst`
-  // whose _Recv is `recv`: the _Recv, or, when the edge's consumer reads
-  // host memory while other consumers of that _Recv read device memory,
-  // a _DeviceToHost of it (see MixedRecvs).
-  absl::StatusOr<std::string> RecvInput(const Edge& e, int dst,
-                                        const std::string& recv);
+  absl::StatusOr<Endpoint> LocalInput(const Edge& e, int device);
+  // What cross-device data edge `e` into device `dst` whose _Recv is
+  // `recv` reads: the _Recv, or, when the edge's consumer reads host memory
+  // while other consumers of that _Recv read device memory, a
+  // _DeviceToHost of it (see MixedRecvs).
+  absl::StatusOr<Endpoint> RecvInput(const Edge& e, int dst, Node* recv);
   // Finds the values a _Recv will bring to a device with memory of its
   // own for consumers some of which read host memory and some device
   // memory. Such a _Recv delivers device memory (the GPU _Recv hands over
   // host memory only when every consumer reads it there), so its host
   // readers need a copy.
   absl::Status MixedRecvs();
+  // A host<->device copy of `input` on `device`, for the inputs listed
+  // later in its `_dst` attr.
+  absl::StatusOr<Node*> AddMemoryCopy(const Edge& e, Endpoint input,
+                                      bool to_device, int device);
   // `base`, or base_1, base_2, ... : a name no node has.
   std::string UniqueName(const std::string& base);
-  NodeDef* AddNode(int device) { return partitions_[device].graph.add_node(); }
+  // Adds `def` to the partition of `device`, on that device.
+  absl::StatusOr<Node*> AddNode(NodeDef def, int device);
+  Graph& graph_of(int device) { return *partitions_[device].graph; }
 
   const Graph& graph_;
   const PartitionOptions& options_;
-  std::vector<GraphPartition> partitions_;
+  std::vector<DevicePartition> partitions_;
   std::vector<std::string> tags_;
   absl::flat_hash_map<std::string, int> device_index_;
   std::vector<int> device_of_;  // by node id
+  std::vector<Node*> copy_of_;  // by node id: the node in its partition
   absl::flat_hash_set<std::string> names_;
-  // (src id, output, dst device) -> _Recv name; output -1: control.
-  absl::flat_hash_map<std::tuple<int, int, int>, std::string> recvs_;
-  absl::flat_hash_map<int, std::string> dummies_;  // src id -> Const name
+  // (src id, output, dst device) -> _Recv; output -1: control.
+  absl::flat_hash_map<std::tuple<int, int, int>, Node*> recvs_;
+  absl::flat_hash_map<int, Node*> dummies_;  // src id -> Const
   // Set when options_.kernels is; device types by device index.
   std::optional<MemoryCopyAnalysis> memory_;
   std::vector<std::string> device_types_;
-  // (src id, output, direction) -> the copy node (pointers into the
-  // partitions' repeated fields stay valid as nodes are added).
-  absl::flat_hash_map<std::tuple<int, int, MemoryCopy>, NodeDef*> copies_;
+  // (src id, output, direction) -> the copy node.
+  absl::flat_hash_map<std::tuple<int, int, MemoryCopy>, Node*> copies_;
   // (src id, output, dst device) of the values whose _Recv on dst has both
   // host-memory and device-memory readers (MixedRecvs), and the
   // _DeviceToHost made for the host readers of each.
   absl::flat_hash_set<std::tuple<int, int, int>> mixed_recvs_;
-  absl::flat_hash_map<std::tuple<int, int, int>, NodeDef*> recv_copies_;
+  absl::flat_hash_map<std::tuple<int, int, int>, Node*> recv_copies_;
+  // The inputs that read each copy node ("dst:k"), its `_dst` attr, set
+  // once every edge is wired.
+  absl::flat_hash_map<Node*, std::vector<std::string>> copy_readers_;
   PartitionStats stats_;
 };
 
@@ -223,11 +233,32 @@ std::string Partitioner::UniqueName(const std::string& base) {
   return name;
 }
 
-std::string Partitioner::AddTransfer(const std::string& input,
-                                     const std::string& tensor_name,
-                                     DataType type, const TensorShape& shape,
-                                     const std::string& id, int src,
-                                     int dst) {
+absl::StatusOr<Node*> Partitioner::AddNode(NodeDef def, int device) {
+  def.set_device(partitions_[device].device);
+  absl::StatusOr<Node*> node = graph_of(device).AddNode(std::move(def));
+  if (!node.ok()) return node.status();
+  (*node)->set_assigned_device(partitions_[device].device);
+  return node;
+}
+
+// Wires data edge src:k -> dst:input in a partition's graph; every caller
+// connects an input once, so a failure is a bug here, reported as one.
+absl::Status Connect(Endpoint src, Node* dst, int input) {
+  absl::StatusOr<const Edge*> edge =
+      dst->graph()->AddEdge(src.node, src.output, dst, input);
+  if (!edge.ok()) {
+    return absl::InternalError(
+        absl::StrCat("partitioning: ", edge.status().message()));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Node*> Partitioner::AddTransfer(Endpoint input,
+                                               const std::string& tensor_name,
+                                               DataType type,
+                                               const TensorShape& shape,
+                                               const std::string& id, int src,
+                                               int dst) {
   const std::string& send_device = partitions_[src].device;
   const std::string& recv_device = partitions_[dst].device;
   auto set_common = [&](NodeDef* def) {
@@ -239,54 +270,69 @@ std::string Partitioner::AddTransfer(const std::string& input,
     attr["client_terminated"] = MakeAttr(false);
     attr["key_prefix"] = MakeAttr(options_.key_prefix);
   };
-  NodeDef* send = AddNode(src);
-  send->set_name(UniqueName(absl::StrCat("_send_", id)));
-  send->set_op(kSendOp);
-  send->set_device(send_device);
-  send->add_input(input);
-  (*send->mutable_attr())["T"] = MakeAttr(type);
-  set_common(send);
+  NodeDef send;
+  send.set_name(UniqueName(absl::StrCat("_send_", id)));
+  send.set_op(kSendOp);
+  (*send.mutable_attr())["T"] = MakeAttr(type);
+  set_common(&send);
+  absl::StatusOr<Node*> send_node = AddNode(std::move(send), src);
+  if (!send_node.ok()) return send_node.status();
+  if (absl::Status s = Connect(input, *send_node, 0); !s.ok()) return s;
 
-  NodeDef* recv = AddNode(dst);
-  recv->set_name(UniqueName(absl::StrCat("_recv_", id)));
-  recv->set_op(kRecvOp);
-  recv->set_device(recv_device);
-  (*recv->mutable_attr())["tensor_type"] = MakeAttr(type);
-  set_common(recv);
-  if (!shape.unknown_rank()) (*recv->mutable_attr())["shape"] = MakeAttr(shape);
+  NodeDef recv;
+  recv.set_name(UniqueName(absl::StrCat("_recv_", id)));
+  recv.set_op(kRecvOp);
+  (*recv.mutable_attr())["tensor_type"] = MakeAttr(type);
+  set_common(&recv);
+  if (!shape.unknown_rank()) (*recv.mutable_attr())["shape"] = MakeAttr(shape);
+  absl::StatusOr<Node*> recv_node = AddNode(std::move(recv), dst);
+  if (!recv_node.ok()) return recv_node.status();
+  (*recv_node)->set_output_shapes({shape});
   ++stats_.sends;
   ++stats_.recvs;
-  return recv->name();
+  return recv_node;
 }
 
-absl::StatusOr<std::string> Partitioner::LocalInput(const Edge& e, int device) {
-  std::string source = InputName(e.src->name(), e.src_output);
+absl::StatusOr<Node*> Partitioner::AddMemoryCopy(const Edge& e, Endpoint input,
+                                                 bool to_device, int device) {
+  NodeDef def;
+  def.set_name(UniqueName(
+      absl::StrCat(to_device ? "_host_to_device_" : "_device_to_host_",
+                   e.src->name(), "_", e.src_output)));
+  def.set_op(to_device ? kHostToDeviceOp : kDeviceToHostOp);
+  auto& attr = *def.mutable_attr();
+  // A reference read as a value is copied as the value.
+  attr["T"] = MakeAttr(BaseType(e.src->output_type(e.src_output)));
+  // The value copied (through the _Recv, when that is the input).
+  attr["_src"] = MakeAttr(TensorName(e.src, e.src_output));
+  absl::StatusOr<Node*> copy = AddNode(std::move(def), device);
+  if (!copy.ok()) return copy.status();
+  if (absl::Status s = Connect(input, *copy, 0); !s.ok()) return s;
+  if (e.src_output < static_cast<int>(e.src->output_shapes().size())) {
+    (*copy)->set_output_shapes({e.src->output_shape(e.src_output)});
+  }
+  copy_readers_[*copy];  // a `_dst` attr even when it stays empty
+  ++(to_device ? stats_.host_to_device : stats_.device_to_host);
+  return copy;
+}
+
+absl::StatusOr<Endpoint> Partitioner::LocalInput(const Edge& e, int device) {
+  const Endpoint source{copy_of_[e.src->id()], e.src_output};
   if (!memory_.has_value()) return source;
   absl::StatusOr<MemoryCopy> copy = memory_->CopyFor(e, device_types_[device]);
   if (!copy.ok()) return copy.status();
   if (*copy == MemoryCopy::kNone) return source;
-  const bool to_device = *copy == MemoryCopy::kHostToDevice;
   auto [it, inserted] =
       copies_.try_emplace({e.src->id(), e.src_output, *copy}, nullptr);
   if (inserted) {
-    NodeDef* def = AddNode(device);
-    def->set_name(UniqueName(
-        absl::StrCat(to_device ? "_host_to_device_" : "_device_to_host_",
-                     e.src->name(), "_", e.src_output)));
-    def->set_op(to_device ? kHostToDeviceOp : kDeviceToHostOp);
-    def->set_device(partitions_[device].device);
-    def->add_input(source);
-    auto& attr = *def->mutable_attr();
-    // A reference read as a value is copied as the value.
-    attr["T"] = MakeAttr(BaseType(e.src->output_type(e.src_output)));
-    attr["_src"] = MakeAttr(TensorName(e.src, e.src_output));
-    attr["_dst"].mutable_list();  // filled below, one per reading input
-    ++(to_device ? stats_.host_to_device : stats_.device_to_host);
-    it->second = def;
+    absl::StatusOr<Node*> added = AddMemoryCopy(
+        e, source, *copy == MemoryCopy::kHostToDevice, device);
+    if (!added.ok()) return added.status();
+    it->second = *added;
   }
-  it->second->mutable_attr()->at("_dst").mutable_list()->add_s(
+  copy_readers_[it->second].push_back(
       absl::StrCat(e.dst->name(), ":", e.dst_input));
-  return it->second->name();
+  return Endpoint{it->second, 0};
 }
 
 absl::Status Partitioner::MixedRecvs() {
@@ -311,75 +357,74 @@ absl::Status Partitioner::MixedRecvs() {
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::string> Partitioner::RecvInput(const Edge& e, int dst,
-                                                   const std::string& recv) {
+absl::StatusOr<Endpoint> Partitioner::RecvInput(const Edge& e, int dst,
+                                                Node* recv) {
   const std::tuple<int, int, int> key{e.src->id(), e.src_output, dst};
-  if (!mixed_recvs_.contains(key)) return recv;
+  if (!mixed_recvs_.contains(key)) return Endpoint{recv, 0};
   absl::StatusOr<bool> host = memory_->ReadsHostMemory(e, device_types_[dst]);
   if (!host.ok()) return host.status();
-  if (!*host) return recv;
+  if (!*host) return Endpoint{recv, 0};
   auto [it, inserted] = recv_copies_.try_emplace(key, nullptr);
   if (inserted) {
-    NodeDef* def = AddNode(dst);
-    def->set_name(UniqueName(absl::StrCat("_device_to_host_", e.src->name(),
-                                          "_", e.src_output)));
-    def->set_op(kDeviceToHostOp);
-    def->set_device(partitions_[dst].device);
-    def->add_input(recv);
-    auto& attr = *def->mutable_attr();
-    attr["T"] = MakeAttr(BaseType(e.src->output_type(e.src_output)));
-    // The value copied (through the _Recv, its input).
-    attr["_src"] = MakeAttr(TensorName(e.src, e.src_output));
-    attr["_dst"].mutable_list();
-    ++stats_.device_to_host;
-    it->second = def;
+    absl::StatusOr<Node*> added =
+        AddMemoryCopy(e, Endpoint{recv, 0}, /*to_device=*/false, dst);
+    if (!added.ok()) return added.status();
+    it->second = *added;
   }
-  it->second->mutable_attr()->at("_dst").mutable_list()->add_s(
+  copy_readers_[it->second].push_back(
       absl::StrCat(e.dst->name(), ":", e.dst_input));
-  return it->second->name();
+  return Endpoint{it->second, 0};
 }
 
-std::string Partitioner::DataRecv(const Node* src, int output, int dst) {
-  auto [it, inserted] = recvs_.try_emplace({src->id(), output, dst});
+absl::StatusOr<Node*> Partitioner::DataRecv(const Node* src, int output,
+                                            int dst) {
+  auto [it, inserted] = recvs_.try_emplace({src->id(), output, dst}, nullptr);
   if (!inserted) return it->second;
   // A reference read as a value travels as the value (the _Send's input
   // reads the variable like any value consumer would).
-  it->second =
-      AddTransfer(InputName(src->name(), output), TensorName(src, output),
-                  BaseType(src->output_type(output)),
+  absl::StatusOr<Node*> recv =
+      AddTransfer(Endpoint{copy_of_[src->id()], output},
+                  TensorName(src, output), BaseType(src->output_type(output)),
                   output < static_cast<int>(src->output_shapes().size())
                       ? src->output_shape(output)
                       : TensorShape::Unknown(),
                   absl::StrCat(src->name(), "_", output, "_to_", tags_[dst]),
                   device_of_[src->id()], dst);
+  if (!recv.ok()) return recv.status();
+  it->second = *recv;
   return it->second;
 }
 
-std::string Partitioner::ControlRecv(const Node* src, int dst) {
-  auto [it, inserted] = recvs_.try_emplace({src->id(), -1, dst});
+absl::StatusOr<Node*> Partitioner::ControlRecv(const Node* src, int dst) {
+  auto [it, inserted] = recvs_.try_emplace({src->id(), -1, dst}, nullptr);
   if (!inserted) return it->second;
   const int src_device = device_of_[src->id()];
-  auto [dummy, new_dummy] = dummies_.try_emplace(src->id());
+  auto [dummy, new_dummy] = dummies_.try_emplace(src->id(), nullptr);
   if (new_dummy) {
     // A scalar that exists once `src` ran: what crosses is the fact that
     // it ran. (A Const's name must not start with '_', hence the scope.)
-    NodeDef* def = AddNode(src_device);
-    def->set_name(UniqueName(absl::StrCat("ctrl_dummy/", src->name())));
-    def->set_op("Const");
-    def->set_device(partitions_[src_device].device);
-    def->add_input(absl::StrCat("^", src->name()));
-    (*def->mutable_attr())["dtype"] = MakeAttr(DT_FLOAT);
-    (*def->mutable_attr())["value"] = MakeAttr(Tensor::Scalar(0.0f));
-    dummy->second = def->name();
+    NodeDef def;
+    def.set_name(UniqueName(absl::StrCat("ctrl_dummy/", src->name())));
+    def.set_op("Const");
+    (*def.mutable_attr())["dtype"] = MakeAttr(DT_FLOAT);
+    (*def.mutable_attr())["value"] = MakeAttr(Tensor::Scalar(0.0f));
+    absl::StatusOr<Node*> added = AddNode(std::move(def), src_device);
+    if (!added.ok()) return added.status();
+    (*added)->set_output_shapes({TensorShape()});
+    graph_of(src_device).AddControlEdge(copy_of_[src->id()], *added);
+    dummy->second = *added;
   }
-  it->second = AddTransfer(
-      dummy->second, absl::StrCat(dummy->second, ":0"), DT_FLOAT,
-      TensorShape(), absl::StrCat(src->name(), "_ctrl_to_", tags_[dst]), src_device, dst);
+  absl::StatusOr<Node*> recv = AddTransfer(
+      Endpoint{dummy->second, 0}, absl::StrCat(dummy->second->name(), ":0"),
+      DT_FLOAT, TensorShape(),
+      absl::StrCat(src->name(), "_ctrl_to_", tags_[dst]), src_device, dst);
+  if (!recv.ok()) return recv.status();
+  it->second = *recv;
   ++stats_.control_transfers;
   return it->second;
 }
 
-absl::StatusOr<std::vector<GraphPartition>> Partitioner::Run(
+absl::StatusOr<std::vector<DevicePartition>> Partitioner::Run(
     PartitionStats* stats) {
   const std::vector<Node*> nodes = graph_.nodes();
   std::vector<std::string> devices;
@@ -400,15 +445,16 @@ absl::StatusOr<std::vector<GraphPartition>> Partitioner::Run(
               return OrderKey(a) < OrderKey(b);
             });
   tags_ = DeviceTags(devices);
-  GraphDef empty;
-  *empty.mutable_versions() = graph_.versions();
-  if (graph_.library().function_size() || graph_.library().gradient_size() ||
-      graph_.library().registered_gradients_size()) {
-    *empty.mutable_library() = graph_.library();
-  }
+  const bool has_library = graph_.library().function_size() ||
+                           graph_.library().gradient_size() ||
+                           graph_.library().registered_gradients_size();
   for (size_t i = 0; i < devices.size(); ++i) {
     device_index_[devices[i]] = static_cast<int>(i);
-    partitions_.push_back({devices[i], empty});
+    DevicePartition& partition = partitions_.emplace_back();
+    partition.device = devices[i];
+    partition.graph = std::make_unique<Graph>(graph_.registry());
+    *partition.graph->mutable_versions() = graph_.versions();
+    if (has_library) *partition.graph->mutable_library() = graph_.library();
     absl::StatusOr<DeviceSpec> spec = DeviceSpec::Parse(devices[i]);
     device_types_.push_back(spec.ok() ? spec->type().value_or("") : "");
   }
@@ -418,23 +464,24 @@ absl::StatusOr<std::vector<GraphPartition>> Partitioner::Run(
   }
   if (absl::Status s = MixedRecvs(); !s.ok()) return s;
 
+  // Every node first (an input may come later in id order), then the edges
+  // with the transfers and copies they need.
+  copy_of_.assign(graph_.num_node_ids(), nullptr);
   for (const Node* n : nodes) {
     const int dst = device_of_[n->id()];
-    // Stays valid while transfers add nodes: a repeated message field
-    // holds its elements by pointer.
-    NodeDef* def = AddNode(dst);
-    *def = n->def();
-    def->clear_input();
-    def->set_device(partitions_[dst].device);
-    std::vector<const Edge*> data(n->num_inputs(), nullptr);
-    for (const Edge* e : n->in_edges()) {
-      if (!e->IsControl()) data[e->dst_input] = e;
-    }
+    absl::StatusOr<Node*> copy = graph_of(dst).AddNodeCopy(*n);
+    if (!copy.ok()) return copy.status();
+    (*copy)->set_requested_device(partitions_[dst].device);
+    copy_of_[n->id()] = *copy;
+  }
+  for (const Node* n : nodes) {
+    const int dst = device_of_[n->id()];
+    Node* copy = copy_of_[n->id()];
     // Sources this node reads data from across devices: their control
     // edges to it need no transfer of their own.
     absl::flat_hash_set<int> data_from;
     for (int i = 0; i < n->num_inputs(); ++i) {
-      const Edge* e = data[i];
+      const Edge* e = n->input_edge(i);
       if (e == nullptr) {
         return absl::FailedPreconditionError(
             absl::StrCat(NodeLabel(n->def()), ": input ", i,
@@ -442,35 +489,40 @@ absl::StatusOr<std::vector<GraphPartition>> Partitioner::Run(
                          "graph"));
       }
       const int src = device_of_[e->src->id()];
+      absl::StatusOr<Endpoint> input;
       if (src == dst) {
-        absl::StatusOr<std::string> input = LocalInput(*e, dst);
-        if (!input.ok()) return input.status();
-        def->add_input(*std::move(input));
-        continue;
+        input = LocalInput(*e, dst);
+      } else {
+        if (IsRefType(n->input_type(i))) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              NodeLabel(n->def()), " on ", n->assigned_device(),
+              " uses output ", e->src_output, " of ", NodeLabel(e->src->def()),
+              " on ", e->src->assigned_device(), " as a reference (input ", i,
+              "); a reference cannot cross devices: colocate the two nodes "
+              "(the placer does this for reference edges)"));
+        }
+        data_from.insert(e->src->id());
+        absl::StatusOr<Node*> recv = DataRecv(e->src, e->src_output, dst);
+        if (!recv.ok()) return recv.status();
+        input = RecvInput(*e, dst, *recv);
       }
-      if (IsRefType(n->input_type(i))) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            NodeLabel(n->def()), " on ", n->assigned_device(), " uses output ",
-            e->src_output, " of ", NodeLabel(e->src->def()), " on ",
-            e->src->assigned_device(), " as a reference (input ", i,
-            "); a reference cannot cross devices: colocate the two nodes "
-            "(the placer does this for reference edges)"));
-      }
-      data_from.insert(e->src->id());
-      absl::StatusOr<std::string> input =
-          RecvInput(*e, dst, DataRecv(e->src, e->src_output, dst));
       if (!input.ok()) return input.status();
-      def->add_input(*std::move(input));
+      if (absl::Status s = Connect(*input, copy, i); !s.ok()) return s;
     }
     for (const Edge* e : n->in_edges()) {
       if (!e->IsControl()) continue;
       const int src = device_of_[e->src->id()];
       if (src == dst) {
-        def->add_input(absl::StrCat("^", e->src->name()));
+        graph_of(dst).AddControlEdge(copy_of_[e->src->id()], copy);
       } else if (!data_from.contains(e->src->id())) {
-        def->add_input(absl::StrCat("^", ControlRecv(e->src, dst)));
+        absl::StatusOr<Node*> recv = ControlRecv(e->src, dst);
+        if (!recv.ok()) return recv.status();
+        graph_of(dst).AddControlEdge(*recv, copy);
       }
     }
+  }
+  for (auto& [copy, readers] : copy_readers_) {
+    copy->SetAttr("_dst", MakeAttr(readers));
   }
   if (stats != nullptr) *stats = stats_;
   return std::move(partitions_);
@@ -478,10 +530,25 @@ absl::StatusOr<std::vector<GraphPartition>> Partitioner::Run(
 
 }  // namespace
 
-absl::StatusOr<std::vector<GraphPartition>> PartitionGraph(
+absl::StatusOr<std::vector<DevicePartition>> PartitionIntoGraphs(
     const Graph& graph, const PartitionOptions& options,
     PartitionStats* stats) {
   return Partitioner(graph, options).Run(stats);
+}
+
+absl::StatusOr<std::vector<GraphPartition>> PartitionGraph(
+    const Graph& graph, const PartitionOptions& options,
+    PartitionStats* stats) {
+  absl::StatusOr<std::vector<DevicePartition>> partitions =
+      PartitionIntoGraphs(graph, options, stats);
+  if (!partitions.ok()) return partitions.status();
+  std::vector<GraphPartition> defs;
+  for (const DevicePartition& partition : *partitions) {
+    GraphPartition& def = defs.emplace_back();
+    def.device = partition.device;
+    partition.graph->ToGraphDef(&def.graph);
+  }
+  return defs;
 }
 
 }  // namespace dflow

@@ -1,4 +1,4 @@
-// Partitioning: splits a placed graph into one GraphDef per device.
+// Partitioning: splits a placed graph into one graph per device.
 //
 // After placement every node has an assigned device. The runtime runs one
 // executor per device, so the graph is cut along device boundaries and every
@@ -59,6 +59,7 @@
 #ifndef DFLOW_COMPILER_PARTITION_H_
 #define DFLOW_COMPILER_PARTITION_H_
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -87,6 +88,21 @@ struct PartitionOptions {
   const KernelQuery* kernels = nullptr;
 };
 
+// One device's partition as a Graph, what the session's executors run: its
+// nodes are copies of the placed graph's (with their inferred shapes and
+// assigned device), built without a GraphDef in between.
+struct DevicePartition {
+  // Full device name, as in Node::assigned_device().
+  std::string device;
+  // The device's nodes plus its _Send/_Recv nodes, control dummies and
+  // host<->device copies; every node's requested and assigned device is
+  // `device`. Carries the graph's versions and function library.
+  std::unique_ptr<Graph> graph;
+};
+
+// The same partition written as a GraphDef (nodes in the order the Graph
+// holds them: the device's own nodes in id order, then the nodes
+// partitioning added), for tests, tools and dumps.
 struct GraphPartition {
   // Full device name, as in Node::assigned_device().
   std::string device;
@@ -124,6 +140,10 @@ std::string RendezvousKey(absl::string_view send_device,
 // Errors name the node: unplaced node, unconnected input, a
 // reference input fed from another device. `stats`, when given, is
 // overwritten with the counts.
+absl::StatusOr<std::vector<DevicePartition>> PartitionIntoGraphs(
+    const Graph& graph, const PartitionOptions& options,
+    PartitionStats* stats = nullptr);
+// PartitionIntoGraphs, each partition written as a GraphDef.
 absl::StatusOr<std::vector<GraphPartition>> PartitionGraph(
     const Graph& graph, const PartitionOptions& options,
     PartitionStats* stats = nullptr);

@@ -1,6 +1,8 @@
 #include "compiler/prune.h"
 
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -8,8 +10,41 @@
 #include "absl/strings/str_cat.h"
 #include "graph/attr_value_util.h"
 #include "graph/node_def_util.h"
+#include "graph/op_registry.h"
+#include "graph/shape_inference.h"
 
 namespace dflow {
+
+// Session-internal ops that only pruning makes; their kernels move values
+// in and out of the step (runtime/call_frame.cc).
+// `shape` is what the graph declares for the fed tensor (a placeholder's
+// [?, 784]): every feed must fit it, so passes may rely on it. Pruning may
+// add `_feed_shape`, the shape fed when the signature was compiled: a hint
+// for memory planning's figures only, since later feeds may differ.
+absl::Status ArgShape(InferenceContext* c) {
+  TensorShape shape;
+  if (absl::Status s = c->GetAttr("shape", &shape); !s.ok()) return s;
+  c->set_output(0, shape);
+  return absl::OkStatus();
+}
+
+DFLOW_REGISTER_OP("_Arg")
+    .Output("output: T")
+    .Attr("T: type")
+    .Attr("index: int >= 0")
+    .Attr("shape: shape = { unknown_rank: true }")
+    .SetIsStateful()
+    .SetShapeFn(ArgShape)
+    .Doc("A fed value of the step (session-internal).");
+
+DFLOW_REGISTER_OP("_Retval")
+    .Input("input: T")
+    .Attr("T: type")
+    .Attr("index: int >= 0")
+    .SetIsStateful()
+    .SetShapeFn(shape_fns::Unknown)
+    .Doc("A fetched value of the step (session-internal).");
+
 namespace {
 
 struct TensorId {
@@ -64,14 +99,17 @@ absl::StatusOr<PrunedGraph> PruneGraph(const Graph& graph,
                                        const PruneRequest& request) {
   PrunedGraph out;
   // Feeds: each becomes an _Arg node replacing the fed tensor.
-  absl::flat_hash_map<std::string, int> fed;  // "node:k" -> feed index
+  // (node id, output) -> feed index
+  absl::flat_hash_map<std::pair<int, int>, int> fed;
   for (size_t i = 0; i < request.feeds.size(); ++i) {
     TensorId id;
     absl::StatusOr<const Node*> n =
         FindOutput(graph, "feed", request.feeds[i], &id);
     if (!n.ok()) return n.status();
     const std::string canonical = TensorName(id.node, id.index);
-    if (!fed.emplace(canonical, static_cast<int>(i)).second) {
+    if (!fed.emplace(std::make_pair((*n)->id(), id.index),
+                     static_cast<int>(i))
+             .second) {
       return absl::InvalidArgumentError(
           absl::StrCat("'", canonical, "' is fed twice"));
     }
@@ -79,8 +117,8 @@ absl::StatusOr<PrunedGraph> PruneGraph(const Graph& graph,
     out.feed_types.push_back(BaseType((*n)->output_type(id.index)));
     out.feed_shapes.push_back((*n)->output_shape(id.index));
   }
-  auto feed_of = [&](const std::string& node, int index) {
-    auto it = fed.find(TensorName(node, index));
+  auto feed_of = [&](const Node* node, int index) {
+    auto it = fed.find(std::make_pair(node->id(), index));
     return it == fed.end() ? -1 : it->second;
   };
 
@@ -91,7 +129,7 @@ absl::StatusOr<PrunedGraph> PruneGraph(const Graph& graph,
     absl::StatusOr<const Node*> n =
         FindOutput(graph, "fetch", request.fetches[i], &fetch_ids[i]);
     if (!n.ok()) return n.status();
-    if (feed_of(fetch_ids[i].node, fetch_ids[i].index) < 0) {
+    if (feed_of(*n, fetch_ids[i].index) < 0) {
       stack.push_back(*n);
     }
   }
@@ -111,7 +149,7 @@ absl::StatusOr<PrunedGraph> PruneGraph(const Graph& graph,
     keep[n->id()] = true;
     ++out.nodes_kept;
     for (const Edge* e : n->in_edges()) {
-      if (!e->IsControl() && feed_of(e->src->name(), e->src_output) >= 0) {
+      if (!e->IsControl() && feed_of(e->src, e->src_output) >= 0) {
         continue;
       }
       if (!keep[e->src->id()]) stack.push_back(e->src);
@@ -119,24 +157,44 @@ absl::StatusOr<PrunedGraph> PruneGraph(const Graph& graph,
   }
   out.nodes_total = graph.num_nodes();
 
-  GraphDef& def = out.graph;
+  out.graph = std::make_unique<Graph>(graph.registry());
+  Graph& pruned = *out.graph;
+  std::vector<Node*> args;
   for (size_t i = 0; i < request.feeds.size(); ++i) {
-    NodeDef* arg = def.add_node();
-    arg->set_name(ArgName(static_cast<int>(i)));
-    arg->set_op(kArgOp);
-    arg->set_device(request.host_device);
-    (*arg->mutable_attr())["T"] = MakeAttr(out.feed_types[i]);
-    (*arg->mutable_attr())["index"] = MakeAttr(static_cast<int64_t>(i));
-    (*arg->mutable_attr())["shape"] = MakeAttr(out.feed_shapes[i]);
+    NodeDef arg;
+    arg.set_name(ArgName(static_cast<int>(i)));
+    arg.set_op(kArgOp);
+    arg.set_device(request.host_device);
+    (*arg.mutable_attr())["T"] = MakeAttr(out.feed_types[i]);
+    (*arg.mutable_attr())["index"] = MakeAttr(static_cast<int64_t>(i));
+    (*arg.mutable_attr())["shape"] = MakeAttr(out.feed_shapes[i]);
     if (i < request.feed_shape_hints.size()) {
-      (*arg->mutable_attr())[kFeedShapeHintAttr] =
+      (*arg.mutable_attr())[kFeedShapeHintAttr] =
           MakeAttr(request.feed_shape_hints[i]);
     }
+    absl::StatusOr<Node*> added = pruned.AddNode(std::move(arg));
+    if (!added.ok()) return added.status();
+    // What the graph declares for the fed tensor; AddNode knows no shapes.
+    (*added)->set_output_shapes({out.feed_shapes[i]});
+    args.push_back(*added);
   }
+  // The copy of each kept node, by the source node's id.
+  std::vector<Node*> copy_of(graph.num_node_ids(), nullptr);
   for (const Node* n : graph.nodes()) {
     if (!keep[n->id()]) continue;
-    NodeDef* nd = def.add_node();
-    *nd = n->def();
+    absl::StatusOr<Node*> added = pruned.AddNodeCopy(*n);
+    if (!added.ok()) return added.status();
+    copy_of[n->id()] = *added;
+  }
+  // The producer a kept reader of `src:k` reads: the feed's _Arg or the copy.
+  auto source_of = [&](const Node* src, int k) -> std::pair<Node*, int> {
+    const int f = feed_of(src, k);
+    return f >= 0 ? std::make_pair(args[f], 0)
+                  : std::make_pair(copy_of[src->id()], k);
+  };
+  for (const Node* n : graph.nodes()) {
+    Node* copy = copy_of[n->id()];
+    if (copy == nullptr) continue;
     for (int k = 0; k < n->num_inputs(); ++k) {
       const Edge* e = n->input_edge(k);
       if (e == nullptr) {
@@ -145,25 +203,34 @@ absl::StatusOr<PrunedGraph> PruneGraph(const Graph& graph,
             " is not connected; connect it or leave the node out of the "
             "run's fetches and targets"));
       }
-      const int f = feed_of(e->src->name(), e->src_output);
-      nd->add_input(f >= 0 ? ArgName(f)
-                           : TensorName(e->src->name(), e->src_output));
+      auto [src, output] = source_of(e->src, e->src_output);
+      if (absl::StatusOr<const Edge*> added =
+              pruned.AddEdge(src, output, copy, k);
+          !added.ok()) {
+        return added.status();
+      }
     }
     for (const Edge* e : n->in_edges()) {
-      if (e->IsControl()) nd->add_input(absl::StrCat("^", e->src->name()));
+      if (e->IsControl()) pruned.AddControlEdge(copy_of[e->src->id()], copy);
     }
   }
   for (size_t i = 0; i < request.fetches.size(); ++i) {
     const TensorId& id = fetch_ids[i];
     const Node* n = graph.FindNode(id.node);
-    NodeDef* ret = def.add_node();
-    ret->set_name(absl::StrCat("_retval_", i));
-    ret->set_op(kRetvalOp);
-    ret->set_device(request.host_device);
-    const int f = feed_of(id.node, id.index);
-    ret->add_input(f >= 0 ? ArgName(f) : TensorName(id.node, id.index));
-    (*ret->mutable_attr())["T"] = MakeAttr(BaseType(n->output_type(id.index)));
-    (*ret->mutable_attr())["index"] = MakeAttr(static_cast<int64_t>(i));
+    NodeDef ret;
+    ret.set_name(absl::StrCat("_retval_", i));
+    ret.set_op(kRetvalOp);
+    ret.set_device(request.host_device);
+    (*ret.mutable_attr())["T"] = MakeAttr(BaseType(n->output_type(id.index)));
+    (*ret.mutable_attr())["index"] = MakeAttr(static_cast<int64_t>(i));
+    absl::StatusOr<Node*> added = pruned.AddNode(std::move(ret));
+    if (!added.ok()) return added.status();
+    auto [src, output] = source_of(n, id.index);
+    if (absl::StatusOr<const Edge*> edge =
+            pruned.AddEdge(src, output, *added, 0);
+        !edge.ok()) {
+      return edge.status();
+    }
   }
   return out;
 }

@@ -12,6 +12,7 @@
 #ifndef DFLOW_COMPILER_PRUNE_H_
 #define DFLOW_COMPILER_PRUNE_H_
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -19,7 +20,6 @@
 #include "graph/graph.h"
 #include "graph/tensor_shape.h"
 #include "graph/types.h"
-#include "proto/graph.pb.h"
 
 namespace dflow {
 
@@ -45,9 +45,12 @@ struct PruneRequest {
 };
 
 struct PrunedGraph {
-  // The kept nodes (in the graph's id order, after the _Arg nodes), then
-  // one _Retval per fetch; consumers of a fed tensor read its _Arg.
-  GraphDef graph;
+  // The _Arg nodes, the kept nodes (copies, in the graph's id order, with
+  // their inferred shapes), then one _Retval per fetch; consumers of a fed
+  // tensor read its _Arg. Built node by node from the source graph, with
+  // no GraphDef in between (at a million nodes a round trip through a
+  // GraphDef cost more than the pruning).
+  std::unique_ptr<Graph> graph;
   // Per feed: its canonical name ("x", "y:1"), and the dtype and static
   // shape the graph declares for it.
   std::vector<std::string> feed_names;

@@ -129,6 +129,40 @@ absl::StatusOr<Node*> Graph::AddNode(NodeDef def) {
   return raw;
 }
 
+absl::StatusOr<Node*> Graph::AddNodeCopy(const Node& node) {
+  if (node.graph() != nullptr && node.graph()->registry() != registry_) {
+    NodeDef def = node.def();
+    absl::StatusOr<Node*> added = AddNode(std::move(def));
+    if (added.ok()) {
+      (*added)->output_shapes_ = node.output_shapes_;
+      (*added)->output_shape_values_ = node.output_shape_values_;
+      (*added)->assigned_device_ = node.assigned_device_;
+    }
+    return added;
+  }
+  auto [slot, inserted] = by_name_.try_emplace(node.name(), nullptr);
+  if (!inserted) {
+    return absl::AlreadyExistsError(absl::StrCat(
+        NodeLabel(node.def()), ": a node named '", node.name(),
+        "' already exists (", slot->second->op(), "); node names must be unique"));
+  }
+  auto copy = absl::WrapUnique(new Node);
+  copy->id_ = static_cast<int>(nodes_.size());
+  copy->graph_ = this;
+  copy->def_ = node.def_;
+  copy->reg_ = node.reg_;
+  copy->input_types_ = node.input_types_;
+  copy->output_types_ = node.output_types_;
+  copy->output_shapes_ = node.output_shapes_;
+  copy->output_shape_values_ = node.output_shape_values_;
+  copy->assigned_device_ = node.assigned_device_;
+  copy->data_in_.assign(copy->input_types_.size(), nullptr);
+  slot->second = copy.get();
+  nodes_.push_back(std::move(copy));
+  ++num_nodes_;
+  return slot->second;
+}
+
 absl::StatusOr<const Edge*> Graph::AddEdge(Node* src, int src_output, Node* dst,
                                            int dst_input) {
   if (src_output < 0 || src_output >= src->num_outputs()) {

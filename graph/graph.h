@@ -151,6 +151,12 @@ class Graph {
   // default attrs are *not* added (see AddDefaultAttrs) so that imported
   // graphs round-trip byte for byte.
   absl::StatusOr<Node*> AddNode(NodeDef def);
+  // Adds a copy of `node`, a node of another graph over the same registry:
+  // its NodeDef, dtypes, inferred shapes and assigned device, but no edges.
+  // Nothing is re-validated (the node was checked when it was added there),
+  // which is what makes pruning and partitioning cheap; only the name must
+  // be new. Graph-to-graph passes use this instead of a GraphDef round trip.
+  absl::StatusOr<Node*> AddNodeCopy(const Node& node);
 
   // Adds a data edge; fails if the slots are out of range, the input is
   // already connected, or the dtypes differ (a ref output may feed a value

@@ -2,7 +2,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "graph/op_registry.h"
-#include "graph/shape_inference.h"
 #include "runtime/kernel_registry.h"
 
 namespace dflow {
@@ -32,35 +31,8 @@ absl::Status CallFrame::TakeRetvals(std::vector<Tensor>* out) {
 
 namespace {
 
-// Session-internal ops; users never build them.
-// `shape` is what the graph declares for the fed tensor (a placeholder's
-// [?, 784]): every feed must fit it, so passes may rely on it. Pruning may
-// add `_feed_shape`, the shape fed when the signature was compiled: a hint
-// for memory planning's figures only, since later feeds may differ.
-absl::Status ArgShape(InferenceContext* c) {
-  TensorShape shape;
-  if (absl::Status s = c->GetAttr("shape", &shape); !s.ok()) return s;
-  c->set_output(0, shape);
-  return absl::OkStatus();
-}
-
-DFLOW_REGISTER_OP("_Arg")
-    .Output("output: T")
-    .Attr("T: type")
-    .Attr("index: int >= 0")
-    .Attr("shape: shape = { unknown_rank: true }")
-    .SetIsStateful()
-    .SetShapeFn(ArgShape)
-    .Doc("A fed value of the step (session-internal).");
-
-DFLOW_REGISTER_OP("_Retval")
-    .Input("input: T")
-    .Attr("T: type")
-    .Attr("index: int >= 0")
-    .SetIsStateful()
-    .SetShapeFn(shape_fns::Unknown)
-    .Doc("A fetched value of the step (session-internal).");
-
+// _Arg and _Retval are declared by pruning, which makes them
+// (compiler/prune.cc); these are their kernels.
 class ArgOp : public OpKernel {
  public:
   explicit ArgOp(OpKernelConstruction* ctx) : OpKernel(ctx) {

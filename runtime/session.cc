@@ -177,22 +177,16 @@ absl::StatusOr<std::shared_ptr<const Plan>> Session::Impl::Compile(
   // Feeds and fetches are host tensors: their ends sit on the CPU.
   request.host_device = devices->cpu()->name();
   const absl::Time prune_start = absl::Now();
-  absl::StatusOr<PrunedGraph> pruned_def;
+  absl::StatusOr<PrunedGraph> prune_result;
   {
     std::shared_lock<std::shared_mutex> lock(graph_mu);
-    pruned_def = PruneGraph(graph, request);
+    prune_result = PruneGraph(graph, request);
   }
-  if (!pruned_def.ok()) return pruned_def.status();
-  plan->feed_names = std::move(pruned_def->feed_names);
-  plan->feed_types = std::move(pruned_def->feed_types);
-  plan->feed_shapes = std::move(pruned_def->feed_shapes);
-  Graph pruned;
-  ImportOptions options;
-  options.infer_shapes = false;  // shapes were checked when the graph was built
-  if (absl::Status s = ImportGraphDef(pruned_def->graph, options, &pruned);
-      !s.ok()) {
-    return s;
-  }
+  if (!prune_result.ok()) return prune_result.status();
+  plan->feed_names = std::move(prune_result->feed_names);
+  plan->feed_types = std::move(prune_result->feed_types);
+  plan->feed_shapes = std::move(prune_result->feed_shapes);
+  Graph& pruned = *prune_result->graph;
 
   const KernelConstantEvaluator evaluator(devices->cpu());
   const RegistryKernelQuery kernels;
@@ -210,12 +204,12 @@ absl::StatusOr<std::shared_ptr<const Plan>> Session::Impl::Compile(
   {
     PassSummary prune;
     prune.pass = "prune";
-    prune.changes = pruned_def->nodes_total - pruned_def->nodes_kept;
-    prune.what = absl::StrCat(pruned_def->nodes_kept, " of ",
-                              pruned_def->nodes_total, " nodes kept, ",
+    prune.changes = prune_result->nodes_total - prune_result->nodes_kept;
+    prune.what = absl::StrCat(prune_result->nodes_kept, " of ",
+                              prune_result->nodes_total, " nodes kept, ",
                               feeds.size(), " fed, ", fetches.size(),
                               " fetched");
-    prune.nodes_before = pruned_def->nodes_total;
+    prune.nodes_before = prune_result->nodes_total;
     prune.nodes_after = pruned.num_nodes();
     prune.time = absl::Now() - prune_start;
     if (absl::Status s = dumper.Dump(prune, pruned); !s.ok()) return s;
@@ -304,26 +298,18 @@ absl::Status Session::Impl::BuildExecutors(
   PartitionOptions partition_options;
   partition_options.kernels = &kernels;
   PartitionStats stats;
-  absl::StatusOr<std::vector<GraphPartition>> partitions =
-      PartitionGraph(*graph, partition_options, &stats);
+  absl::StatusOr<std::vector<DevicePartition>> partitions =
+      PartitionIntoGraphs(*graph, partition_options, &stats);
   if (!partitions.ok()) return partitions.status();
   std::vector<std::string> summary;
-  for (const GraphPartition& partition : *partitions) {
+  for (const DevicePartition& partition : *partitions) {
     Device* device = devices->Find(partition.device);
     if (device == nullptr) {
       return absl::InternalError(absl::StrCat(
           "partitioning made a partition for device '", partition.device,
           "', which this session does not have"));
     }
-    Graph part;
-    ImportOptions import;
-    import.infer_shapes = false;  // checked when the graph was built
-    if (absl::Status s = ImportGraphDef(partition.graph, import, &part);
-        !s.ok()) {
-      return absl::Status(
-          s.code(), absl::StrCat("the partition for ", partition.device, ": ",
-                                 s.message()));
-    }
+    Graph& part = *partition.graph;
     if (absl::Status s = RunDeviceSpecificPasses(
             optimization, device->name(), device->type(), protected_nodes,
             &part, passes, dumper);

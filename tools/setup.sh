@@ -13,6 +13,7 @@ PACKAGES=(
   libgtest-dev          # GoogleTest
   libgmock-dev          # GoogleMock
   libbenchmark-dev      # Google Benchmark
+  libgoogle-perftools-dev # TCMalloc, every binary's malloc (.bazelrc)
   zlib1g-dev            # gzip readers (datasets)
   dataset-fashion-mnist # Fashion-MNIST IDX files in /usr/share/datasets (data/)
   python3               # tools/test.sh reads Bazel's test.xml files

@@ -52,19 +52,27 @@ class PruneTest : public ::testing::Test {
     return nodes;
   }
 
+  // The pruned graph written as a GraphDef (kept until the next call).
+  const GraphDef& DefOf(const PrunedGraph& p) {
+    def_.Clear();
+    p.graph->ToGraphDef(&def_);
+    return def_;
+  }
+
   Scope root_ = Scope::NewRootScope();
+  GraphDef def_;
 };
 
 TEST_F(PruneTest, KeepsWhatTheFetchNeedsAndNotPastTheFeed) {
   absl::StatusOr<PrunedGraph> p = Prune({"a"}, {"y"});
   ASSERT_TRUE(p.ok()) << p.status();
   std::vector<std::string> names;
-  for (const NodeDef& n : p->graph.node()) names.push_back(n.name());
+  for (const NodeDef& n : DefOf(*p).node()) names.push_back(n.name());
   // a is fed: neither it nor x, two or unused is needed.
   EXPECT_THAT(names, ElementsAre("_arg_0", "one", "b", "y", "_retval_0"));
   EXPECT_EQ(p->nodes_kept, 3);
   EXPECT_EQ(p->nodes_total, root_.graph()->num_nodes());
-  auto nodes = ByName(p->graph);
+  auto nodes = ByName(DefOf(*p));
   EXPECT_THAT(nodes["b"]->input(), ElementsAre("_arg_0", "one"));
   EXPECT_EQ(nodes["_retval_0"]->op(), kRetvalOp);
   EXPECT_THAT(nodes["_retval_0"]->input(), ElementsAre("y"));
@@ -84,7 +92,7 @@ TEST_F(PruneTest, ArgCarriesTheDeclaredShapeAndTheHint) {
   ASSERT_TRUE(p.ok()) << p.status();
   EXPECT_THAT(p->feed_names, ElementsAre("x"));  // canonical
   EXPECT_EQ(p->feed_shapes[0], TensorShape({-1, 3}));
-  const NodeDef* arg = ByName(p->graph)["_arg_0"];
+  const NodeDef* arg = ByName(DefOf(*p))["_arg_0"];
   absl::StatusOr<TensorShape> declared =
       TensorShape::FromProto(arg->attr().at("shape").shape());
   ASSERT_TRUE(declared.ok());
@@ -95,10 +103,25 @@ TEST_F(PruneTest, ArgCarriesTheDeclaredShapeAndTheHint) {
   EXPECT_EQ(*hint, TensorShape({8, 3}));
 }
 
+TEST_F(PruneTest, TheCopiesKeepTheirInferredShapes) {
+  absl::StatusOr<PrunedGraph> p = Prune({"x"}, {"y"});
+  ASSERT_TRUE(p.ok()) << p.status();
+  // No shape inference runs on the pruned graph: the _Arg carries the
+  // declared shape and every copy the shape inferred when it was built.
+  const Node* arg = p->graph->FindNode("_arg_0");
+  ASSERT_NE(arg, nullptr);
+  EXPECT_EQ(arg->output_shape(0), TensorShape({-1, 3}));
+  const Node* y = p->graph->FindNode("y");
+  ASSERT_NE(y, nullptr);
+  EXPECT_EQ(y->output_shape(0), TensorShape({-1, 3}));
+  EXPECT_EQ(y->input_edge(0)->src->name(), "b");
+  EXPECT_EQ(p->graph->FindNode("a")->input_edge(0)->src, arg);
+}
+
 TEST_F(PruneTest, TargetsKeepTheirControlInputs) {
   absl::StatusOr<PrunedGraph> p = Prune({}, {}, {"init"});
   ASSERT_TRUE(p.ok()) << p.status();
-  auto nodes = ByName(p->graph);
+  auto nodes = ByName(DefOf(*p));
   EXPECT_EQ(nodes.size(), 2u);
   ASSERT_TRUE(nodes.contains("init"));
   EXPECT_THAT(nodes["init"]->input(), ElementsAre("^c"));
@@ -107,7 +130,7 @@ TEST_F(PruneTest, TargetsKeepTheirControlInputs) {
 TEST_F(PruneTest, AFetchedFeedReadsItsArg) {
   absl::StatusOr<PrunedGraph> p = Prune({"b"}, {"b", "y"});
   ASSERT_TRUE(p.ok()) << p.status();
-  auto nodes = ByName(p->graph);
+  auto nodes = ByName(DefOf(*p));
   EXPECT_THAT(nodes["_retval_0"]->input(), ElementsAre("_arg_0"));
   EXPECT_THAT(nodes["y"]->input(), ElementsAre("_arg_0"));
   EXPECT_FALSE(nodes.contains("a"));
