@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -110,19 +111,30 @@ int ChooseForwardInput(const Node& n, const std::vector<int>& candidates) {
 // Infers static shapes for the figures, _Arg nodes taking the `_feed_shape`
 // hint where the declared shape is partial. Errors leave a node's outputs
 // unknown (the figure then says which).
+// The `_feed_shape` hint of an _Arg whose declared shape is partial, or
+// null when the declared shape stands.
+std::optional<TensorShape> FeedHint(const Node& n) {
+  if (n.op() != kArgOp || n.FindAttr(kFeedShapeHintAttr) == nullptr) {
+    return std::nullopt;
+  }
+  TensorShape declared = TensorShape::Unknown();
+  TensorShape hint;
+  const bool has_declared = n.GetAttr("shape", &declared).ok();
+  if ((!has_declared || !declared.IsFullyDefined()) &&
+      n.GetAttr(kFeedShapeHintAttr, &hint).ok() && hint.IsFullyDefined()) {
+    return hint;
+  }
+  return std::nullopt;
+}
+
+// Infers static shapes for the figures, _Arg nodes taking the `_feed_shape`
+// hint where the declared shape is partial. Errors leave a node's outputs
+// unknown (the figure then says which).
 void InferShapesWithHints(const std::vector<Node*>& order, Graph* graph) {
   for (Node* n : order) {
-    if (n->op() == "_Arg") {
-      TensorShape declared = TensorShape::Unknown();
-      TensorShape hint;
-      const bool has_declared = n->GetAttr("shape", &declared).ok();
-      if ((!has_declared || !declared.IsFullyDefined()) &&
-          n->FindAttr(kFeedShapeHintAttr) != nullptr &&
-          n->GetAttr(kFeedShapeHintAttr, &hint).ok() &&
-          hint.IsFullyDefined()) {
-        n->set_output_shapes({hint});
-        continue;
-      }
+    if (std::optional<TensorShape> hint = FeedHint(*n)) {
+      n->set_output_shapes({*hint});
+      continue;
     }
     if (!graph->InferShapesForNode(n).ok()) {
       n->set_output_shapes(std::vector<TensorShape>(n->num_outputs(),
@@ -144,27 +156,100 @@ int64_t AlignUp(int64_t bytes) {
   return (bytes + a - 1) / a * a;
 }
 
+// The placed buffers, found by the time steps they are live in: a segment
+// tree over [0, steps] whose nodes hold the buffers covering their whole
+// range. Finding the buffers live in [start, end] costs O(log T) plus the
+// buffers found, so offset assignment stays O(B log B) on a chain of a
+// million nodes instead of comparing every pair of buffers.
+class LiveIndex {
+ public:
+  explicit LiveIndex(int steps) : size_(1) {
+    while (size_ < steps + 1) size_ *= 2;
+    held_.resize(2 * size_);
+    below_.assign(2 * size_, 0);
+  }
+  void Insert(int start, int end, int id) { Insert(1, 0, size_ - 1, start, end, id); }
+  // Calls found(id) once for each inserted buffer live at some step of
+  // [start, end]. `seen`, by buffer id, must hold no `stamp` before.
+  template <typename F>
+  void ForEachLive(int start, int end, std::vector<int>& seen, int stamp,
+                   F&& found) const {
+    Find(1, 0, size_ - 1, start, end, seen, stamp, found);
+  }
+
+ private:
+  int Insert(int node, int lo, int hi, int start, int end, int id) {
+    if (end < lo || hi < start) return 0;
+    int added = 0;
+    if (start <= lo && hi <= end) {
+      held_[node].push_back(id);
+      added = 1;
+    } else {
+      const int mid = (lo + hi) / 2;
+      added = Insert(2 * node, lo, mid, start, end, id) +
+              Insert(2 * node + 1, mid + 1, hi, start, end, id);
+    }
+    below_[node] += added;
+    return added;
+  }
+  template <typename F>
+  void Report(int node, std::vector<int>& seen, int stamp, F& found) const {
+    for (int id : held_[node]) {
+      if (seen[id] != stamp) {
+        seen[id] = stamp;
+        found(id);
+      }
+    }
+  }
+  // Every buffer in the subtree of `node` (its range is inside the query).
+  template <typename F>
+  void ReportAll(int node, std::vector<int>& seen, int stamp, F& found) const {
+    if (below_[node] == 0) return;
+    Report(node, seen, stamp, found);
+    if (node < size_) {
+      ReportAll(2 * node, seen, stamp, found);
+      ReportAll(2 * node + 1, seen, stamp, found);
+    }
+  }
+  template <typename F>
+  void Find(int node, int lo, int hi, int start, int end,
+            std::vector<int>& seen, int stamp, F& found) const {
+    if (end < lo || hi < start || below_[node] == 0) return;
+    if (start <= lo && hi <= end) {
+      ReportAll(node, seen, stamp, found);
+      return;
+    }
+    Report(node, seen, stamp, found);  // they cover all of [lo, hi]
+    const int mid = (lo + hi) / 2;
+    Find(2 * node, lo, mid, start, end, seen, stamp, found);
+    Find(2 * node + 1, mid + 1, hi, start, end, seen, stamp, found);
+  }
+
+  int size_;
+  std::vector<std::vector<int>> held_;
+  std::vector<int> below_;  // buffers held in each node's subtree
+};
+
 // Greedy static assignment: largest first, each at the lowest offset that
 // overlaps no placed buffer live at the same time. Returns the arena size.
-int64_t AssignOffsets(const std::vector<Buffer>& buffers) {
+int64_t AssignOffsets(const std::vector<Buffer>& buffers, int steps) {
   std::vector<int> by_size(buffers.size());
   for (size_t i = 0; i < buffers.size(); ++i) by_size[i] = static_cast<int>(i);
   std::stable_sort(by_size.begin(), by_size.end(), [&](int a, int b) {
     return buffers[a].bytes > buffers[b].bytes;
   });
   std::vector<int64_t> offset(buffers.size(), -1);
-  std::vector<int> placed;
+  LiveIndex placed(steps);
+  std::vector<int> seen(buffers.size(), -1);
   int64_t arena = 0;
+  std::vector<std::pair<int64_t, int64_t>> busy;  // [begin, end) in use
   for (int i : by_size) {
     const Buffer& b = buffers[i];
     const int64_t size = AlignUp(b.bytes);
-    std::vector<std::pair<int64_t, int64_t>> busy;  // [begin, end) in use
-    for (int j : placed) {
-      const Buffer& o = buffers[j];
-      if (o.start <= b.end && b.start <= o.end) {
-        busy.emplace_back(offset[j], offset[j] + AlignUp(o.bytes));
-      }
-    }
+    busy.clear();
+    placed.ForEachLive(b.start, b.end, seen, i, [&](int j) {
+      busy.emplace_back(offset[j], offset[j] + AlignUp(buffers[j].bytes));
+    });
     std::sort(busy.begin(), busy.end());
     int64_t at = 0;
     for (const auto& [begin, end] : busy) {
@@ -172,10 +257,36 @@ int64_t AssignOffsets(const std::vector<Buffer>& buffers) {
       at = std::max(at, end);
     }
     offset[i] = at;
-    placed.push_back(i);
+    placed.Insert(b.start, b.end, i);
     arena = std::max(arena, at + size);
   }
   return arena;
+}
+
+// The order the executor's thread runs a partition in when nothing runs
+// concurrently (runtime/executor.cc, RunQueue): the roots in id order, then
+// always the node made ready last. A cycle is Graph::TopologicalOrder's
+// error.
+absl::StatusOr<std::vector<Node*>> DepthFirstOrder(const Graph& graph) {
+  std::vector<int> pending(graph.num_node_ids(), 0);
+  std::vector<Node*> ready;
+  const std::vector<Node*> nodes = graph.nodes();
+  for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
+    pending[(*it)->id()] = static_cast<int>((*it)->in_edges().size());
+    if (pending[(*it)->id()] == 0) ready.push_back(*it);
+  }
+  std::vector<Node*> order;
+  order.reserve(nodes.size());
+  while (!ready.empty()) {
+    Node* n = ready.back();
+    ready.pop_back();
+    order.push_back(n);
+    for (const Edge* e : n->out_edges()) {
+      if (--pending[e->dst->id()] == 0) ready.push_back(e->dst);
+    }
+  }
+  if (order.size() != nodes.size()) return graph.TopologicalOrder().status();
+  return order;
 }
 
 // The figures on shapes already inferred.
@@ -296,7 +407,7 @@ void Simulate(const std::vector<Node*>& order, const Graph& graph,
   }
   plan->tensors = static_cast<int>(buffers.size());
   for (const Buffer& b : buffers) plan->no_reuse_bytes += b.bytes;
-  plan->arena_bytes = AssignOffsets(buffers);
+  plan->arena_bytes = AssignOffsets(buffers, steps);
 }
 
 std::string Megabytes(int64_t bytes) {
@@ -306,16 +417,28 @@ std::string Megabytes(int64_t bytes) {
 }  // namespace
 
 absl::StatusOr<MemoryPlan> PlanMemory(Graph* graph, bool mark_forwarding) {
-  absl::StatusOr<std::vector<Node*>> order = graph->TopologicalOrder();
+  absl::StatusOr<std::vector<Node*>> order = DepthFirstOrder(*graph);
   if (!order.ok()) return order.status();
-  // The shapes other code sees stay as they were: the hint is the fed shape
-  // of one call, and the next call may feed another.
-  std::vector<std::pair<std::vector<TensorShape>, std::vector<TensorShape>>>
-      saved(graph->num_node_ids());
+  // With no hint to apply, the graph's own shapes are the figures' (kept
+  // up to date incrementally). Otherwise the shapes other code sees stay
+  // as they were: the hint is the fed shape of one call, and the next call
+  // may feed another.
+  bool hinted = false;
   for (Node* n : *order) {
-    saved[n->id()] = {n->output_shapes(), n->output_shape_values()};
+    if (n->op() == kArgOp && FeedHint(*n).has_value()) {
+      hinted = true;
+      break;
+    }
   }
-  InferShapesWithHints(*order, graph);
+  std::vector<std::pair<std::vector<TensorShape>, std::vector<TensorShape>>>
+      saved;
+  if (hinted || !graph->InferShapes().ok()) {
+    saved.resize(graph->num_node_ids());
+    for (Node* n : *order) {
+      saved[n->id()] = {n->output_shapes(), n->output_shape_values()};
+    }
+    InferShapesWithHints(*order, graph);
+  }
 
   MemoryPlan plan;
   if (mark_forwarding) {
@@ -341,9 +464,11 @@ absl::StatusOr<MemoryPlan> PlanMemory(Graph* graph, bool mark_forwarding) {
   }
   Simulate(*order, *graph, &plan);
 
-  for (Node* n : *order) {
-    n->set_output_shapes(std::move(saved[n->id()].first));
-    n->set_output_shape_values(std::move(saved[n->id()].second));
+  if (!saved.empty()) {
+    for (Node* n : *order) {
+      n->set_output_shapes(std::move(saved[n->id()].first));
+      n->set_output_shape_values(std::move(saved[n->id()].second));
+    }
   }
   return plan;
 }

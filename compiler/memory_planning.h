@@ -14,7 +14,11 @@
 //
 // 2. Figures. With every tensor's static size (shape inference, _Arg shapes
 //    from the `_feed_shape` hint when the declared shape is partial), it
-//    simulates one sequential topological schedule: a tensor is live from
+//    simulates one sequential schedule, the one the executor's thread
+//    follows: depth first, the node made ready last runs next (so one chain
+//    of a partition finishes before the next starts, instead of all chains
+//    advancing together and every tensor living as long as there are
+//    chains). A tensor is live from
 //    its producer until its last reader ran, forwarded outputs and aliases
 //    (Identity, Reshape, ...) cost nothing. "planned_peak_bytes" is the
 //    most bytes live at once; "arena_bytes" the size of a static assignment

@@ -21,12 +21,36 @@ const AttrValue* Node::FindAttr(absl::string_view name) const {
   return ::dflow::FindAttr(def_, &reg_->op_def, name);
 }
 
+// An attr may change what this node's shape function computes and, for a
+// Const, what its consumers' shape functions read: both are re-inferred.
 void Node::SetAttr(absl::string_view name, AttrValue value) {
   (*def_.mutable_attr())[std::string(name)] = std::move(value);
+  AttrsChanged();
 }
 
 void Node::ClearAttr(absl::string_view name) {
-  def_.mutable_attr()->erase(std::string(name));
+  if (def_.mutable_attr()->erase(std::string(name)) > 0) AttrsChanged();
+}
+
+void Node::AttrsChanged() {
+  shapes_current_ = false;
+  shapes_trusted_ = false;
+  ++shape_version_;
+  if (graph_ != nullptr) graph_->NoteShapeInputsChanged();
+}
+
+void Node::set_output_shapes(std::vector<TensorShape> shapes) {
+  if (shapes == output_shapes_) return;
+  output_shapes_ = std::move(shapes);
+  ++shape_version_;
+  if (graph_ != nullptr) graph_->NoteShapeInputsChanged();
+}
+
+void Node::set_output_shape_values(std::vector<TensorShape> values) {
+  if (values == output_shape_values_) return;
+  output_shape_values_ = std::move(values);
+  ++shape_version_;
+  if (graph_ != nullptr) graph_->NoteShapeInputsChanged();
 }
 
 const Edge* Node::input_edge(int i) const {
@@ -126,6 +150,7 @@ absl::StatusOr<Node*> Graph::AddNode(NodeDef def) {
   by_name_[raw->name()] = raw;
   nodes_.push_back(std::move(node));
   ++num_nodes_;
+  NoteShapeInputsChanged();
   return raw;
 }
 
@@ -156,10 +181,12 @@ absl::StatusOr<Node*> Graph::AddNodeCopy(const Node& node) {
   copy->output_shapes_ = node.output_shapes_;
   copy->output_shape_values_ = node.output_shape_values_;
   copy->assigned_device_ = node.assigned_device_;
+  copy->shapes_trusted_ = node.shapes_current_ || node.shapes_trusted_;
   copy->data_in_.assign(copy->input_types_.size(), nullptr);
   slot->second = copy.get();
   nodes_.push_back(std::move(copy));
   ++num_nodes_;
+  NoteShapeInputsChanged();
   return slot->second;
 }
 
@@ -205,6 +232,7 @@ absl::StatusOr<const Edge*> Graph::AddEdge(Node* src, int src_output, Node* dst,
   dst->data_in_[dst_input] = raw;
   edges_.push_back(std::move(edge));
   ++num_edges_;
+  NoteShapeInputsChanged();
   return raw;
 }
 
@@ -251,6 +279,7 @@ void Graph::RemoveEdge(const Edge* edge) {
   }
   edges_[edge->id].reset();
   --num_edges_;
+  NoteShapeInputsChanged();
 }
 
 void Graph::RemoveNode(Node* node) {
@@ -418,17 +447,57 @@ absl::Status Graph::InferShapesForNode(Node* node) {
     return absl::Status(s.code(),
                         absl::StrCat(NodeLabel(node->def_), ": ", s.message()));
   }
-  node->output_shapes_ = ctx.outputs();
-  node->output_shape_values_ = ctx.output_shape_values();
+  if (ctx.outputs() != node->output_shapes_ ||
+      ctx.output_shape_values() != node->output_shape_values_) {
+    node->output_shapes_ = ctx.outputs();
+    node->output_shape_values_ = ctx.output_shape_values();
+    ++node->shape_version_;
+    NoteShapeInputsChanged();
+  }
+  node->shape_inputs_ = ShapeInputsSignature(*node);
+  node->shapes_current_ = true;
+  node->shapes_trusted_ = false;
   return absl::OkStatus();
 }
 
+uint64_t Graph::ShapeInputsSignature(const Node& node) {
+  // What a shape function reads of its inputs is their sources' shapes,
+  // shape values and (for small Consts) values: all covered by the
+  // source's identity and shape_version_. Ids are never reused.
+  auto mix = [](uint64_t h, uint64_t v) {
+    h = (h ^ v) * 0x9E3779B97F4A7C15ull;
+    return h ^ (h >> 29);
+  };
+  uint64_t h = mix(0x243F6A8885A308D3ull, node.data_in_.size());
+  for (const Edge* e : node.data_in_) {
+    if (e == nullptr) {
+      h = mix(h, ~uint64_t{0});
+      continue;
+    }
+    h = mix(h, static_cast<uint64_t>(e->src->id_));
+    h = mix(h, static_cast<uint64_t>(e->src_output));
+    h = mix(h, e->src->shape_version_);
+  }
+  return h;
+}
+
 absl::Status Graph::InferShapes() {
+  if (shapes_settled_at_ == mutations_) return absl::OkStatus();
   absl::StatusOr<std::vector<Node*>> order = TopologicalOrder();
   if (!order.ok()) return order.status();
   for (Node* n : *order) {
+    if (n->shapes_trusted_) {
+      n->shape_inputs_ = ShapeInputsSignature(*n);
+      n->shapes_current_ = true;
+      n->shapes_trusted_ = false;
+      continue;
+    }
+    if (n->shapes_current_ && n->shape_inputs_ == ShapeInputsSignature(*n)) {
+      continue;
+    }
     if (absl::Status s = InferShapesForNode(n); !s.ok()) return s;
   }
+  shapes_settled_at_ = mutations_;
   return absl::OkStatus();
 }
 

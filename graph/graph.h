@@ -80,16 +80,15 @@ class Node {
   const std::vector<TensorShape>& output_shapes() const {
     return output_shapes_;
   }
-  void set_output_shapes(std::vector<TensorShape> shapes) {
-    output_shapes_ = std::move(shapes);
-  }
+  // Overrides the outputs' shapes (a pass that knows better, or memory
+  // planning's hints). Consumers are re-inferred by the next
+  // Graph::InferShapes when the shapes differ.
+  void set_output_shapes(std::vector<TensorShape> shapes);
   // What is known of the values of outputs that describe shapes.
   const std::vector<TensorShape>& output_shape_values() const {
     return output_shape_values_;
   }
-  void set_output_shape_values(std::vector<TensorShape> values) {
-    output_shape_values_ = std::move(values);
-  }
+  void set_output_shape_values(std::vector<TensorShape> values);
 
   // The device the user asked for (may be partial or empty).
   const std::string& requested_device() const { return def_.device(); }
@@ -121,6 +120,7 @@ class Node {
  private:
   friend class Graph;
   Node() = default;
+  void AttrsChanged();
 
   int id_ = -1;
   Graph* graph_ = nullptr;
@@ -130,6 +130,17 @@ class Node {
   std::vector<DataType> output_types_;
   std::vector<TensorShape> output_shapes_;
   std::vector<TensorShape> output_shape_values_;
+  // Incremental shape inference (Graph::InferShapes). shape_version_ grows
+  // whenever what consumers' shape functions read of this node changes
+  // (output shapes or shape values, or an attr: a Const's value). A node
+  // is up to date when shapes_current_ and shape_inputs_ still equals the
+  // signature of its inputs: (source id, output, source shape_version_)
+  // per data input. A copy of an up-to-date node (AddNodeCopy) is trusted
+  // once: its shapes are taken as inferred in the new graph.
+  uint64_t shape_inputs_ = 0;
+  uint64_t shape_version_ = 0;
+  bool shapes_current_ = false;
+  bool shapes_trusted_ = false;
   std::string assigned_device_;
   std::vector<const Edge*> in_edges_;
   std::vector<const Edge*> out_edges_;
@@ -194,8 +205,12 @@ class Graph {
   // Every data input of every node is connected.
   absl::Status CheckAllInputsConnected() const;
 
-  // Runs shape inference over the whole graph in topological order, storing
-  // results on the nodes. Errors name the node and op.
+  // Brings every node's static shapes up to date, in topological order,
+  // storing results on the nodes. Errors name the node and op. Incremental:
+  // only nodes whose inputs (their sources or those sources' shapes) or
+  // attrs changed since they were last inferred run their shape function,
+  // and a graph unchanged since the last call costs nothing, so passes may
+  // call it freely.
   absl::Status InferShapes();
   // Runs the shape function of one node whose inputs already have shapes.
   absl::Status InferShapesForNode(Node* node);
@@ -229,8 +244,17 @@ class Graph {
   void ToGraphDef(GraphDef* out) const;
 
  private:
+  friend class Node;
+  // Signature of `node`'s data inputs for incremental shape inference.
+  static uint64_t ShapeInputsSignature(const Node& node);
+  // Anything shape inference reads changed (InferShapes' shortcut).
+  void NoteShapeInputsChanged() { ++mutations_; }
+
   const OpRegistry* registry_;
   std::vector<std::unique_ptr<Node>> nodes_;
+  // Mutations so far, and their count when InferShapes last succeeded.
+  uint64_t mutations_ = 0;
+  uint64_t shapes_settled_at_ = ~uint64_t{0};
   std::vector<std::unique_ptr<Edge>> edges_;
   absl::flat_hash_map<std::string, Node*> by_name_;
   // (src id, dst id) of every control edge, to refuse duplicates in O(1).
