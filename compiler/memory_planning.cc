@@ -232,9 +232,15 @@ class LiveIndex {
 
 // Greedy static assignment: largest first, each at the lowest offset that
 // overlaps no placed buffer live at the same time. Returns the arena size.
+// Escaping buffers (fetched or sent) are not in the arena: they outlive the
+// partition's step or leave for another executor, so they must come from
+// the allocator. (Counting them would also make a partition that sends the
+// ends of 2,000 chains compare every buffer with 2,000 others.)
 int64_t AssignOffsets(const std::vector<Buffer>& buffers, int steps) {
-  std::vector<int> by_size(buffers.size());
-  for (size_t i = 0; i < buffers.size(); ++i) by_size[i] = static_cast<int>(i);
+  std::vector<int> by_size;
+  for (size_t i = 0; i < buffers.size(); ++i) {
+    if (!buffers[i].escapes) by_size.push_back(static_cast<int>(i));
+  }
   std::stable_sort(by_size.begin(), by_size.end(), [&](int a, int b) {
     return buffers[a].bytes > buffers[b].bytes;
   });

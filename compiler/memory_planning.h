@@ -18,12 +18,14 @@
 //    follows: depth first, the node made ready last runs next (so one chain
 //    of a partition finishes before the next starts, instead of all chains
 //    advancing together and every tensor living as long as there are
-//    chains). A tensor is live from
-//    its producer until its last reader ran, forwarded outputs and aliases
-//    (Identity, Reshape, ...) cost nothing. "planned_peak_bytes" is the
-//    most bytes live at once; "arena_bytes" the size of a static assignment
-//    of offsets in one arena (greedy by size, tensors whose lifetimes do
-//    not overlap share space). Persistent memory (Consts, variables) and
+//    chains). A tensor is live from its producer until its last reader
+//    ran (until the run returns when it is fetched or sent), forwarded
+//    outputs and aliases (Identity, Reshape, ...) cost nothing.
+//    "planned_peak_bytes" is the most bytes live at once; "arena_bytes" the
+//    size of a static assignment of offsets in one arena to the tensors
+//    that stay inside the step (greedy by size, tensors whose lifetimes do
+//    not overlap share space; fetched and sent tensors leave the step, so
+//    they are the allocator's, not the arena's). Persistent memory (Consts, variables) and
 //    feeds are not counted: they are not the step's to plan. A partition
 //    with a tensor of unknown size reports no figure and says which.
 //
