@@ -10,6 +10,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "compiler/partition.h"
 #include "compiler/prune.h"
 #include "graph/node_def_util.h"
 #include "graph/tensor.h"
@@ -114,7 +115,11 @@ int ChooseForwardInput(const Node& n, const std::vector<int>& candidates) {
 // The `_feed_shape` hint of an _Arg whose declared shape is partial, or
 // null when the declared shape stands.
 std::optional<TensorShape> FeedHint(const Node& n) {
-  if (n.op() != kArgOp || n.FindAttr(kFeedShapeHintAttr) == nullptr) {
+  // A _Recv carries the hint for what crosses from another device (set by
+  // partitioning from ShapesUnderFeedHints); its `shape` is the sender's
+  // static shape, as an _Arg's is the declared one.
+  if ((n.op() != kArgOp && n.op() != kRecvOp) ||
+      n.FindAttr(kFeedShapeHintAttr) == nullptr) {
     return std::nullopt;
   }
   TensorShape declared = TensorShape::Unknown();
@@ -431,7 +436,7 @@ absl::StatusOr<MemoryPlan> PlanMemory(Graph* graph, bool mark_forwarding) {
   // may feed another.
   bool hinted = false;
   for (Node* n : *order) {
-    if (n->op() == kArgOp && FeedHint(*n).has_value()) {
+    if (FeedHint(*n).has_value()) {
       hinted = true;
       break;
     }
@@ -477,6 +482,28 @@ absl::StatusOr<MemoryPlan> PlanMemory(Graph* graph, bool mark_forwarding) {
     }
   }
   return plan;
+}
+
+std::vector<std::vector<TensorShape>> ShapesUnderFeedHints(Graph* graph) {
+  std::vector<std::vector<TensorShape>> hinted;
+  absl::StatusOr<std::vector<Node*>> order = graph->TopologicalOrder();
+  if (!order.ok()) return hinted;
+  bool any = false;
+  for (Node* n : *order) any = any || FeedHint(*n).has_value();
+  if (!any) return hinted;
+  std::vector<std::pair<std::vector<TensorShape>, std::vector<TensorShape>>>
+      saved(graph->num_node_ids());
+  for (Node* n : *order) {
+    saved[n->id()] = {n->output_shapes(), n->output_shape_values()};
+  }
+  InferShapesWithHints(*order, graph);
+  hinted.resize(graph->num_node_ids());
+  for (Node* n : *order) {
+    hinted[n->id()] = n->output_shapes();
+    n->set_output_shapes(std::move(saved[n->id()].first));
+    n->set_output_shape_values(std::move(saved[n->id()].second));
+  }
+  return hinted;
 }
 
 absl::StatusOr<PassResult> RunMemoryPlanning(const PassContext& ctx,

@@ -39,6 +39,7 @@
 #define DFLOW_COMPILER_MEMORY_PLANNING_H_
 
 #include <cstdint>
+#include <vector>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -66,6 +67,14 @@ struct MemoryPlan {
 // Marks forwarding (when `mark_forwarding`) and computes the figures.
 // Leaves the graph's inferred shapes as they were.
 absl::StatusOr<MemoryPlan> PlanMemory(Graph* graph, bool mark_forwarding);
+
+// The static shapes `graph` would have if every _Arg were fed its
+// `_feed_shape` hint (and every _Recv received its own), by node id; empty
+// when no hint applies. The graph's shapes are left as they were. The
+// session computes them on the placed graph so that partitioning can hint
+// the _Recv nodes of batch-dependent tensors: the receiving partitions
+// then get a planned peak too.
+std::vector<std::vector<TensorShape>> ShapesUnderFeedHints(Graph* graph);
 
 // The pass (compiler/graph_pass.h). Forwarding is marked on CPU
 // partitions only: the allowlist below is checked against the CPU

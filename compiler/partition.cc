@@ -13,6 +13,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "compiler/partition_memory.h"
+#include "compiler/prune.h"
 #include "graph/attr_value_util.h"
 #include "graph/device_spec.h"
 #include "graph/node_def_util.h"
@@ -382,6 +383,12 @@ absl::StatusOr<Node*> Partitioner::DataRecv(const Node* src, int output,
   if (!inserted) return it->second;
   // A reference read as a value travels as the value (the _Send's input
   // reads the variable like any value consumer would).
+  TensorShape hint = TensorShape::Unknown();
+  if (options_.hinted_shapes != nullptr &&
+      src->id() < static_cast<int>(options_.hinted_shapes->size()) &&
+      output < static_cast<int>((*options_.hinted_shapes)[src->id()].size())) {
+    hint = (*options_.hinted_shapes)[src->id()][output];
+  }
   absl::StatusOr<Node*> recv =
       AddTransfer(Endpoint{copy_of_[src->id()], output},
                   TensorName(src, output), BaseType(src->output_type(output)),
@@ -391,6 +398,9 @@ absl::StatusOr<Node*> Partitioner::DataRecv(const Node* src, int output,
                   absl::StrCat(src->name(), "_", output, "_to_", tags_[dst]),
                   device_of_[src->id()], dst);
   if (!recv.ok()) return recv.status();
+  if (hint.IsFullyDefined() && !(*recv)->output_shape(0).IsFullyDefined()) {
+    (*recv)->SetAttr(kFeedShapeHintAttr, MakeAttr(hint));
+  }
   it->second = *recv;
   return it->second;
 }

@@ -67,6 +67,7 @@
 #include "absl/strings/string_view.h"
 #include "compiler/kernel_query.h"
 #include "graph/graph.h"
+#include "graph/tensor_shape.h"
 #include "proto/graph.pb.h"
 
 namespace dflow {
@@ -86,6 +87,12 @@ struct PartitionOptions {
   // (every edge inside a device is left as it is). Not owned; must outlive
   // the PartitionGraph call.
   const KernelQuery* kernels = nullptr;
+  // Optional, by node id of the partitioned graph: its output shapes under
+  // the compile call's feed shapes (ShapesUnderFeedHints). A _Recv whose
+  // static shape is partial ([?,784] split across towers) but whose hinted
+  // one is complete gets it as `_feed_shape`, the hint memory planning
+  // sizes its figures with. Not owned.
+  const std::vector<std::vector<TensorShape>>* hinted_shapes = nullptr;
 };
 
 // One device's partition as a Graph, what the session's executors run: its

@@ -16,6 +16,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "compiler/memory_planning.h"
 #include "compiler/optimization_stages.h"
 #include "compiler/partition.h"
 #include "compiler/placement_log.h"
@@ -297,6 +298,13 @@ absl::Status Session::Impl::BuildExecutors(
   const RegistryKernelQuery kernels;
   PartitionOptions partition_options;
   partition_options.kernels = &kernels;
+  // What crosses devices under this call's feed shapes, so that a partition
+  // receiving a batch-dependent tensor gets a planned peak too.
+  const std::vector<std::vector<TensorShape>> hinted_shapes =
+      optimization.IsEnabled("memory_planning")
+          ? ShapesUnderFeedHints(graph)
+          : std::vector<std::vector<TensorShape>>();
+  if (!hinted_shapes.empty()) partition_options.hinted_shapes = &hinted_shapes;
   PartitionStats stats;
   absl::StatusOr<std::vector<DevicePartition>> partitions =
       PartitionIntoGraphs(*graph, partition_options, &stats);

@@ -239,6 +239,40 @@ TEST(PartitionTest, FanOutToOneDeviceSharesOneTransfer) {
   EXPECT_TRUE(GloballyAcyclic(parts));
 }
 
+// A _Recv of a batch-dependent tensor ([?,3]) takes the shape the compile
+// call's feeds give it as `_feed_shape`; one whose static shape is
+// complete needs none.
+TEST(PartitionTest, HintedShapesReachTheRecvsOfPartialShapes) {
+  Scope root = Scope::NewRootScope();
+  Output x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT,
+                              ops::PlaceholderAttrs().Shape({-1, 3}));
+  Output c = ops::Const(root.WithOpName("c"), 2.0f);
+  ops::Mul(root.WithOpName("m"), x, c);
+  Place(root, {{"m", Cpu(1)}});
+  std::vector<std::vector<TensorShape>> hinted(root.graph()->num_node_ids());
+  hinted[root.graph()->FindNode("x")->id()] = {TensorShape({8, 3})};
+  hinted[root.graph()->FindNode("c")->id()] = {TensorShape()};
+  PartitionOptions options;
+  options.hinted_shapes = &hinted;
+  std::vector<GraphPartition> parts = Partition(*root.graph(), nullptr, options);
+  ASSERT_EQ(parts.size(), 2u);
+  const GraphDef& cpu1 = PartitionOf(parts, Cpu(1))->graph;
+  const NodeDef* recv_x = FindNode(cpu1, "_recv_x_0_to_CPU_1");
+  const NodeDef* recv_c = FindNode(cpu1, "_recv_c_0_to_CPU_1");
+  ASSERT_TRUE(recv_x != nullptr && recv_c != nullptr);
+  ASSERT_TRUE(recv_x->attr().contains("_feed_shape"));
+  absl::StatusOr<TensorShape> hint =
+      TensorShape::FromProto(recv_x->attr().at("_feed_shape").shape());
+  ASSERT_TRUE(hint.ok()) << hint.status();
+  EXPECT_EQ(*hint, TensorShape({8, 3}));
+  EXPECT_FALSE(recv_c->attr().contains("_feed_shape"));
+  // Without hints, nothing is added.
+  parts = Partition(*root.graph());
+  EXPECT_FALSE(FindNode(PartitionOf(parts, Cpu(1))->graph, "_recv_x_0_to_CPU_1")
+                   ->attr()
+                   .contains("_feed_shape"));
+}
+
 TEST(PartitionTest, FanOutToTwoDevicesSendsTwice) {
   Scope root = Scope::NewRootScope();
   Output x = ops::Const(root.WithOpName("x"), 2.0f);

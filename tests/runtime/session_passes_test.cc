@@ -118,6 +118,40 @@ TEST(SessionPassesTest, OffDisabledAndOnGiveTheSameValues) {
   EXPECT_FLOAT_EQ(results[0][12 + 11], 0.5f);       // y
 }
 
+// x [?,4] is fed on CPU:0 and read on CPU:1: the _Recv there has only the
+// partial static shape, and gets the compile call's [64,4] as its hint, so
+// both partitions have a planned peak.
+TEST(SessionPassesTest, PlannedPeakForAPartitionReceivingAFedBatch) {
+  Scope root = Scope::NewRootScope();
+  Output x = ops::Placeholder(root.WithOpName("x").WithDevice("/cpu:0"),
+                              DT_FLOAT, ops::PlaceholderAttrs().Shape({-1, 4}));
+  Scope cpu1 = root.WithDevice("/cpu:1");
+  Output y = ops::Relu(cpu1.WithOpName("y"), ops::Exp(cpu1.WithOpName("e"), x));
+  ops::Neg(root.WithOpName("z").WithDevice("/cpu:0"), y);
+  ASSERT_TRUE(root.ok()) << root.status();
+  GraphDef def;
+  root.graph()->ToGraphDef(&def);
+  SessionOptions options;
+  options.device_count["CPU"] = 2;
+  absl::StatusOr<std::unique_ptr<Session>> session =
+      Session::Create(def, options);
+  ASSERT_TRUE(session.ok()) << session.status();
+  std::vector<Tensor> out;
+  RunMetadata metadata;
+  ASSERT_TRUE((*session)
+                  ->Run(RunOptions(), {{"x", Batch(64)}}, {"z"}, {}, &out,
+                        &metadata)
+                  .ok());
+  ASSERT_EQ(metadata.planned_peak_bytes.size(), 2u);
+  for (const auto& [device, bytes] : metadata.planned_peak_bytes) {
+    // At least one [64,4] float tensor (the received or the sent one).
+    EXPECT_GE(bytes, 64 * 4 * 4) << device;
+    EXPECT_LE(bytes, 3 * 64 * 4 * 4) << device;
+  }
+  EXPECT_NE(metadata.planned_peak_bytes[0].first,
+            metadata.planned_peak_bytes[1].first);
+}
+
 // The planned peak is for the shapes fed when the signature was compiled:
 // a step fed other shapes gets none.
 TEST(SessionPassesTest, PlannedPeakOnlyForThePlannedShapes) {
