@@ -107,6 +107,32 @@ std::string Key(const Node* node, const std::vector<int>& class_of) {
   return key;
 }
 
+// A cheap stand-in for Key: what it says except the attr values (attr
+// names only). Nodes that differ here differ in Key, so Key, which
+// serializes every attr, is only built for nodes that share this with
+// another (equal inputs and op: the candidates for merging).
+size_t Shape(const Node* node, const std::vector<int>& class_of) {
+  size_t names = 0;  // order-independent: a map's order is unspecified
+  for (const auto& [name, value] : node->def().attr()) {
+    names += absl::Hash<std::string>{}(name);
+  }
+  std::vector<int> control;
+  for (const Edge* e : node->in_edges()) {
+    if (e->IsControl()) control.push_back(class_of[e->src->id()]);
+  }
+  std::sort(control.begin(), control.end());
+  control.erase(std::unique(control.begin(), control.end()), control.end());
+  std::vector<std::pair<int, int>> inputs;
+  inputs.reserve(node->num_inputs());
+  for (int i = 0; i < node->num_inputs(); ++i) {
+    const Edge* e = node->input_edge(i);
+    inputs.emplace_back(e == nullptr ? -1 : class_of[e->src->id()],
+                        e == nullptr ? 0 : e->src_output);
+  }
+  return absl::HashOf(node->op(), node->requested_device(),
+                      node->assigned_device(), names, inputs, control);
+}
+
 struct EquivalenceClass {
   Node* first;   // the member whose key the class was registered with
   Node* keeper;  // the member that stays
@@ -127,23 +153,31 @@ absl::StatusOr<PassResult> EliminateCommonSubexpressions(
   std::vector<int> class_of(graph->num_node_ids(), -1);
   std::vector<EquivalenceClass> classes;
   classes.reserve(order->size());
-  absl::flat_hash_map<size_t, std::vector<int>> by_hash;
+  // Nodes by Shape. A bucket's first member has its Key built only when a
+  // second member arrives; from then on the bucket finds classes by Key.
+  struct Bucket {
+    int unkeyed = -1;  // the class of a member whose Key is not built yet
+    absl::flat_hash_map<std::string, int> by_key;
+  };
+  absl::flat_hash_map<size_t, Bucket> buckets;
   for (Node* node : *order) {
     const bool is_protected = ctx.protected_nodes.contains(node->name());
     int joined = -1;
-    size_t hash = 0;
+    Bucket* bucket = nullptr;
     std::string key;
     if (Mergeable(node)) {
-      key = Key(node, class_of);
-      hash = absl::Hash<std::string>{}(key);
-      auto it = by_hash.find(hash);
-      if (it != by_hash.end()) {
-        for (int c : it->second) {
-          if (Key(classes[c].first, class_of) == key) {
-            joined = c;
-            break;
-          }
+      bucket = &buckets[Shape(node, class_of)];
+      if (bucket->unkeyed >= 0 || !bucket->by_key.empty()) {
+        if (bucket->unkeyed >= 0) {
+          // Key only reads the classes of the member's inputs, assigned
+          // before it was visited: building it now gives what it gave then.
+          bucket->by_key.emplace(Key(classes[bucket->unkeyed].first, class_of),
+                                 bucket->unkeyed);
+          bucket->unkeyed = -1;
         }
+        key = Key(node, class_of);
+        auto it = bucket->by_key.find(key);
+        if (it != bucket->by_key.end()) joined = it->second;
       }
       // Two targets both keep their names: the second starts a class of
       // its own (later equal nodes join the first).
@@ -157,7 +191,13 @@ absl::StatusOr<PassResult> EliminateCommonSubexpressions(
       const int c = static_cast<int>(classes.size());
       class_of[node->id()] = c;
       classes.push_back({node, node, is_protected});
-      if (!key.empty()) by_hash[hash].push_back(c);
+      if (bucket != nullptr) {
+        if (key.empty()) {
+          bucket->unkeyed = c;
+        } else {
+          bucket->by_key.emplace(std::move(key), c);
+        }
+      }
       continue;
     }
     class_of[node->id()] = joined;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "graph/node_def_util.h"
@@ -117,6 +118,7 @@ bool AlwaysOnHost(DataType t) {
 
 void KernelRegistry::Register(KernelDef def, KernelFactory factory) {
   absl::MutexLock lock(&mu_);
+  supported_.clear();
   std::vector<Entry>& entries = by_op_[def.op];
   const ConstraintSet constraints = Constraints(def);
   for (Entry& e : entries) {
@@ -147,6 +149,7 @@ void KernelRegistry::Register(KernelDef def, KernelFactory factory) {
 void KernelRegistry::RegisterImplementation(KernelDef def,
                                             KernelFactory factory) {
   absl::MutexLock lock(&mu_);
+  supported_.clear();
   if (!factory) {
     conflicts_.push_back(absl::StrCat(
         def.DebugString(),
@@ -330,6 +333,29 @@ std::vector<std::string> KernelRegistry::SupportedDeviceTypes(
   std::vector<std::string> out;
   auto it = by_op_.find(node.op());
   if (it == by_op_.end()) return out;
+  // The memo key: op, each constrained attr's dtype (as the node has it),
+  // and implemented_only. Implementations constrain the same attrs as the
+  // definitions they implement.
+  absl::InlinedVector<absl::string_view, 4> attrs;
+  for (const Entry& e : it->second) {
+    for (const auto& [attr, allowed] : e.def.type_constraints) {
+      if (std::find(attrs.begin(), attrs.end(), attr) == attrs.end()) {
+        attrs.push_back(attr);
+      }
+    }
+  }
+  std::string key = node.op();
+  for (absl::string_view attr : attrs) {
+    DataType t = DT_INVALID;
+    const bool has = node.GetAttr(attr, &t).ok();
+    absl::StrAppend(&key, "|", attr, "=", has ? static_cast<int>(t) : -1);
+  }
+  for (const std::string& type : implemented_only) {
+    absl::StrAppend(&key, "#", type);
+  }
+  if (auto memo = supported_.find(key); memo != supported_.end()) {
+    return memo->second;
+  }
   for (const Entry& e : it->second) {
     if (!Matches(e.def, node) ||
         std::find(out.begin(), out.end(), e.def.device_type) != out.end()) {
@@ -344,6 +370,7 @@ std::vector<std::string> KernelRegistry::SupportedDeviceTypes(
     }
     out.push_back(e.def.device_type);
   }
+  supported_.emplace(std::move(key), out);
   return out;
 }
 

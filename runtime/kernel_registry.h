@@ -227,6 +227,13 @@ class KernelRegistry {
   absl::flat_hash_map<std::string, std::vector<Entry>> implementations_
       ABSL_GUARDED_BY(mu_);
   std::vector<std::string> conflicts_ ABSL_GUARDED_BY(mu_);
+  // SupportedDeviceTypes' answers. The answer depends only on the op, the
+  // node's values of the attrs the op's kernels constrain, and
+  // `implemented_only`, so the placer's question for a million nodes of a
+  // handful of (op, dtype) kinds is answered a handful of times. Cleared by
+  // every registration.
+  mutable absl::flat_hash_map<std::string, std::vector<std::string>>
+      supported_ ABSL_GUARDED_BY(mu_);
 };
 
 namespace kernel_registry_internal {
