@@ -43,13 +43,6 @@ DFLOW_REGISTER_OP("_Send")
         "rendezvous key RendezvousKey(send_device, recv_device, "
         "tensor_name, key_prefix) plus the step (made by partitioning).");
 
-absl::Status RecvShape(InferenceContext* c) {
-  TensorShape shape;
-  if (absl::Status s = c->GetAttr("shape", &shape); !s.ok()) return s;
-  c->set_output(0, shape);
-  return absl::OkStatus();
-}
-
 DFLOW_REGISTER_OP("_Recv")
     .Output("tensor: tensor_type")
     .Attr("tensor_type: type")
@@ -64,7 +57,7 @@ DFLOW_REGISTER_OP("_Recv")
     // memory planning among them, size what the other device computes.
     .Attr("shape: shape = { unknown_rank: true }")
     .SetIsStateful()
-    .SetShapeFn(RecvShape)
+    .SetShapeFn(shape_fns::ShapeFromAttr)
     .Doc(
         "Receives the tensor its _Send sent under the same key (made by "
         "partitioning).");

@@ -21,20 +21,13 @@ namespace dflow {
 // [?, 784]): every feed must fit it, so passes may rely on it. Pruning may
 // add `_feed_shape`, the shape fed when the signature was compiled: a hint
 // for memory planning's figures only, since later feeds may differ.
-absl::Status ArgShape(InferenceContext* c) {
-  TensorShape shape;
-  if (absl::Status s = c->GetAttr("shape", &shape); !s.ok()) return s;
-  c->set_output(0, shape);
-  return absl::OkStatus();
-}
-
 DFLOW_REGISTER_OP("_Arg")
     .Output("output: T")
     .Attr("T: type")
     .Attr("index: int >= 0")
     .Attr("shape: shape = { unknown_rank: true }")
     .SetIsStateful()
-    .SetShapeFn(ArgShape)
+    .SetShapeFn(shape_fns::ShapeFromAttr)
     .Doc("A fed value of the step (session-internal).");
 
 DFLOW_REGISTER_OP("_Retval")

@@ -191,6 +191,13 @@ absl::Status UnchangedShape(InferenceContext* c) {
   return absl::OkStatus();
 }
 
+absl::Status ShapeFromAttr(InferenceContext* c) {
+  TensorShape shape;
+  if (absl::Status s = c->GetAttr("shape", &shape); !s.ok()) return s;
+  c->set_output(0, shape);
+  return absl::OkStatus();
+}
+
 absl::Status ScalarShape(InferenceContext* c) {
   c->set_output(0, TensorShape());
   return absl::OkStatus();

@@ -130,6 +130,9 @@ absl::Status Unknown(InferenceContext* c);
 absl::Status UnchangedShape(InferenceContext* c);
 // Output 0 has a scalar shape.
 absl::Status ScalarShape(InferenceContext* c);
+// Output 0 has the shape in the node's `shape` attr (Placeholder,
+// VariableV2, _Arg, _Recv).
+absl::Status ShapeFromAttr(InferenceContext* c);
 // Output 0 is the broadcast of inputs 0 and 1.
 absl::Status BroadcastBinary(InferenceContext* c);
 // Output 0 is the shape of input 0 merged with every other input (AddN).

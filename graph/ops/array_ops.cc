@@ -105,13 +105,6 @@ absl::Status ConstShape(InferenceContext* c) {
   return absl::OkStatus();
 }
 
-absl::Status PlaceholderShape(InferenceContext* c) {
-  TensorShape shape;
-  ARRAY_OPS_RETURN_IF_ERROR(c->GetAttr("shape", &shape));
-  c->set_output(0, shape);
-  return absl::OkStatus();
-}
-
 absl::Status PlaceholderWithDefaultShape(InferenceContext* c) {
   TensorShape shape;
   ARRAY_OPS_RETURN_IF_ERROR(c->GetAttr("shape", &shape));
@@ -265,7 +258,7 @@ DFLOW_REGISTER_OP("Placeholder")
     .Output("output: dtype")
     .Attr("dtype: type")
     .Attr("shape: shape = { unknown_rank: true }")
-    .SetShapeFn(PlaceholderShape)
+    .SetShapeFn(shape_fns::ShapeFromAttr)
     .Doc("A value that must be fed.");
 
 DFLOW_REGISTER_OP("PlaceholderWithDefault")

@@ -16,14 +16,6 @@
 namespace dflow {
 namespace {
 
-// VariableV2 and VarHandleOp: the shape comes from the `shape` attr.
-absl::Status VariableShape(InferenceContext* c) {
-  TensorShape shape;
-  if (absl::Status s = c->GetAttr("shape", &shape); !s.ok()) return s;
-  c->set_output(0, shape);
-  return absl::OkStatus();
-}
-
 // The updated variable keeps its shape, which `value` must match.
 absl::Status MergeRefAndValue(InferenceContext* c, absl::string_view hint) {
   absl::StatusOr<TensorShape> merged = c->input(0).Merge(c->input(1));
@@ -86,7 +78,7 @@ DFLOW_REGISTER_OP("VariableV2")
     .Attr("container: string = ''")
     .Attr("shared_name: string = ''")
     .SetIsStateful()
-    .SetShapeFn(VariableShape)
+    .SetShapeFn(shape_fns::ShapeFromAttr)
     .Doc("A tensor that keeps its value across steps, used by reference.");
 
 DFLOW_REGISTER_OP("Assign")
