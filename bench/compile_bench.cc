@@ -107,8 +107,8 @@ void BuildPipeline(const Scope& root, int n, std::string* fetch) {
         layer1, ops::BiasAdd(layer1, ops::MatMul(layer1, prev, w1), b1));
     Scope layer2 = tower.NewSubScope("layer2");
     Output logits = ops::BiasAdd(layer2, ops::MatMul(layer2, h, w2), b2);
-    prev = ops::Mul(tower, ops::Softmax(tower, logits),
-                    ops::Const(tower, 0.5f));
+    prev =
+        ops::Mul(tower, ops::Softmax(tower, logits), ops::Const(tower, 0.5f));
   }
   *fetch = prev.name();
 }
@@ -222,9 +222,9 @@ void BM_Compile(benchmark::State& state) {
     std::vector<PassSummary> passes;
     nodes[kIndep] = pruned->num_nodes();
     t = Clock::now();
-    BENCH_CHECK_OK(state, RunDeviceIndependentPasses(
-                              optimization, protected_nodes, pruned.get(),
-                              &passes));
+    BENCH_CHECK_OK(state,
+                   RunDeviceIndependentPasses(optimization, protected_nodes,
+                                              pruned.get(), &passes));
     stage[kIndep] = Since(t);
 
     nodes[kPlace] = pruned->num_nodes();
@@ -285,8 +285,7 @@ void BM_Compile(benchmark::State& state) {
   state.counters["total_ms"] = total * 1e3;
   state.counters["total_cpu_ms"] = cpu_seconds / iterations * 1e3;
   for (const auto& [pass, s] : pass_seconds) {
-    state.counters[absl::StrCat("pass_", pass, "_ms")] =
-        s / iterations * 1e3;
+    state.counters[absl::StrCat("pass_", pass, "_ms")] = s / iterations * 1e3;
   }
   state.counters["nodes"] = static_cast<double>(synthetic.graph->num_nodes());
   state.counters["partitions"] = static_cast<double>(partitions);

@@ -64,8 +64,8 @@ std::string Key(const Node* node, const std::vector<int>& class_of) {
   std::string key;
   absl::StrAppend(&key, node->op().size(), ":", node->op(),
                   node->requested_device().size(), ":",
-                  node->requested_device(), node->assigned_device().size(),
-                  ":", node->assigned_device(), "|");
+                  node->requested_device(), node->assigned_device().size(), ":",
+                  node->assigned_device(), "|");
   std::vector<const std::string*> names;
   names.reserve(node->def().attr().size());
   for (const auto& [name, value] : node->def().attr()) names.push_back(&name);
@@ -141,8 +141,8 @@ struct EquivalenceClass {
 
 }  // namespace
 
-absl::StatusOr<PassResult> EliminateCommonSubexpressions(
-    const PassContext& ctx, Graph* graph) {
+absl::StatusOr<PassResult> EliminateCommonSubexpressions(const PassContext& ctx,
+                                                         Graph* graph) {
   absl::StatusOr<std::vector<Node*>> order = graph->TopologicalOrder();
   if (!order.ok()) return order.status();
 
@@ -236,9 +236,9 @@ absl::StatusOr<PassResult> EliminateCommonSubexpressions(
       if (absl::Status s = graph->UpdateEdge(keeper, slot, dst, input);
           !s.ok()) {
         return absl::Status(
-            s.code(), absl::StrCat("merging '", node->name(), "' (", node->op(),
-                                   ") into '", keeper->name(),
-                                   "': ", s.message()));
+            s.code(),
+            absl::StrCat("merging '", node->name(), "' (", node->op(),
+                         ") into '", keeper->name(), "': ", s.message()));
       }
     }
     graph->RemoveNode(node);
@@ -247,8 +247,8 @@ absl::StatusOr<PassResult> EliminateCommonSubexpressions(
 
   PassResult result;
   result.changes = merged;
-  result.what = absl::StrCat(merged, merged == 1 ? " node" : " nodes",
-                             " merged");
+  result.what =
+      absl::StrCat(merged, merged == 1 ? " node" : " nodes", " merged");
   return result;
 }
 

@@ -43,15 +43,28 @@ namespace {
 const absl::flat_hash_map<std::string, std::vector<int>>& ForwardableOps() {
   static const auto* ops =
       new absl::flat_hash_map<std::string, std::vector<int>>{
-          {"Neg", {0}},      {"Square", {0}},     {"Sqrt", {0}},
-          {"Rsqrt", {0}},    {"Exp", {0}},        {"Log", {0}},
-          {"Relu", {0}},     {"Sigmoid", {0}},    {"Tanh", {0}},
-          {"ReluGrad", {0}},  {"SigmoidGrad", {1, 0}},
-          {"TanhGrad", {1, 0}},                   {"Add", {0, 1}},
-          {"AddV2", {0, 1}}, {"Sub", {0, 1}},     {"Mul", {0, 1}},
-          {"RealDiv", {0, 1}},                    {"Maximum", {0, 1}},
-          {"Minimum", {0, 1}},                    {"Pow", {0, 1}},
-          {"SquaredDifference", {0, 1}},          {"BiasAdd", {0}},
+          {"Neg", {0}},
+          {"Square", {0}},
+          {"Sqrt", {0}},
+          {"Rsqrt", {0}},
+          {"Exp", {0}},
+          {"Log", {0}},
+          {"Relu", {0}},
+          {"Sigmoid", {0}},
+          {"Tanh", {0}},
+          {"ReluGrad", {0}},
+          {"SigmoidGrad", {1, 0}},
+          {"TanhGrad", {1, 0}},
+          {"Add", {0, 1}},
+          {"AddV2", {0, 1}},
+          {"Sub", {0, 1}},
+          {"Mul", {0, 1}},
+          {"RealDiv", {0, 1}},
+          {"Maximum", {0, 1}},
+          {"Minimum", {0, 1}},
+          {"Pow", {0, 1}},
+          {"SquaredDifference", {0, 1}},
+          {"BiasAdd", {0}},
       };
   return *ops;
 }
@@ -78,8 +91,7 @@ bool IsEscapingReader(const std::string& op) {
 }
 
 bool PlainTensorType(DataType t) {
-  return !IsRefType(t) && t != DT_RESOURCE && t != DT_VARIANT &&
-         t != DT_STRING;
+  return !IsRefType(t) && t != DT_RESOURCE && t != DT_VARIANT && t != DT_STRING;
 }
 
 // The input output 0 of `n` may take, or -1.
@@ -109,11 +121,8 @@ int ChooseForwardInput(const Node& n, const std::vector<int>& candidates) {
   return fallback;
 }
 
-// Infers static shapes for the figures, _Arg nodes taking the `_feed_shape`
-// hint where the declared shape is partial. Errors leave a node's outputs
-// unknown (the figure then says which).
-// The `_feed_shape` hint of an _Arg whose declared shape is partial, or
-// null when the declared shape stands.
+// The `_feed_shape` hint of an _Arg (or _Recv) whose static shape is
+// partial, or null when that shape stands.
 std::optional<TensorShape> FeedHint(const Node& n) {
   // A _Recv carries the hint for what crosses from another device (set by
   // partitioning from ShapesUnderFeedHints); its `shape` is the sender's
@@ -142,8 +151,8 @@ void InferShapesWithHints(const std::vector<Node*>& order, Graph* graph) {
       continue;
     }
     if (!graph->InferShapesForNode(n).ok()) {
-      n->set_output_shapes(std::vector<TensorShape>(n->num_outputs(),
-                                                    TensorShape::Unknown()));
+      n->set_output_shapes(
+          std::vector<TensorShape>(n->num_outputs(), TensorShape::Unknown()));
     }
   }
 }
@@ -173,7 +182,9 @@ class LiveIndex {
     held_.resize(2 * size_);
     below_.assign(2 * size_, 0);
   }
-  void Insert(int start, int end, int id) { Insert(1, 0, size_ - 1, start, end, id); }
+  void Insert(int start, int end, int id) {
+    Insert(1, 0, size_ - 1, start, end, id);
+  }
   // Calls found(id) once for each inserted buffer live at some step of
   // [start, end]. `seen`, by buffer id, must hold no `stamp` before.
   template <typename F>
@@ -514,15 +525,16 @@ absl::StatusOr<PassResult> RunMemoryPlanning(const PassContext& ctx,
   PassResult result;
   result.changes = plan->nodes_marked;
   if (!plan->sizes_known) {
-    result.what = absl::StrCat(plan->nodes_marked,
-                               " nodes may forward in place; no peak: ",
-                               plan->unknown_reason);
+    result.what = absl::StrCat(
+        plan->nodes_marked,
+        " nodes may forward in place; no peak: ", plan->unknown_reason);
     return result;
   }
-  result.what = absl::StrCat(
-      plan->tensors, " tensors, ", plan->forwarded, " forwarded in place, peak ",
-      Megabytes(plan->peak_bytes), " (arena ", Megabytes(plan->arena_bytes),
-      ", no reuse ", Megabytes(plan->no_reuse_bytes), ")");
+  result.what =
+      absl::StrCat(plan->tensors, " tensors, ", plan->forwarded,
+                   " forwarded in place, peak ", Megabytes(plan->peak_bytes),
+                   " (arena ", Megabytes(plan->arena_bytes), ", no reuse ",
+                   Megabytes(plan->no_reuse_bytes), ")");
   result.figures.emplace_back("planned_peak_bytes", plan->peak_bytes);
   result.figures.emplace_back("arena_bytes", plan->arena_bytes);
   return result;

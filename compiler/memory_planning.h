@@ -25,9 +25,9 @@
 //    size of a static assignment of offsets in one arena to the tensors
 //    that stay inside the step (greedy by size, tensors whose lifetimes do
 //    not overlap share space; fetched and sent tensors leave the step, so
-//    they are the allocator's, not the arena's). Persistent memory (Consts, variables) and
-//    feeds are not counted: they are not the step's to plan. A partition
-//    with a tensor of unknown size reports no figure and says which.
+//    they are the allocator's, not the arena's). Persistent memory (Consts,
+//    variables) and feeds are not counted: they are not the step's to plan. A
+//    partition with a tensor of unknown size reports no figure and says which.
 //
 // Not done: the executor does not serve allocations from the planned
 // arena. That is only safe if no arena-backed tensor escapes (fetches,
@@ -39,8 +39,8 @@
 #define DFLOW_COMPILER_MEMORY_PLANNING_H_
 
 #include <cstdint>
-#include <vector>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "compiler/graph_pass.h"

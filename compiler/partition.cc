@@ -247,12 +247,9 @@ absl::Status Connect(Endpoint src, Node* dst, int input) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<Node*> Partitioner::AddTransfer(Endpoint input,
-                                               const std::string& tensor_name,
-                                               DataType type,
-                                               const TensorShape& shape,
-                                               const std::string& id, int src,
-                                               int dst) {
+absl::StatusOr<Node*> Partitioner::AddTransfer(
+    Endpoint input, const std::string& tensor_name, DataType type,
+    const TensorShape& shape, const std::string& id, int src, int dst) {
   const std::string& send_device = partitions_[src].device;
   const std::string& recv_device = partitions_[dst].device;
   auto set_common = [&](NodeDef* def) {
@@ -319,8 +316,8 @@ absl::StatusOr<Endpoint> Partitioner::LocalInput(const Edge& e, int device) {
   auto [it, inserted] =
       copies_.try_emplace({e.src->id(), e.src_output, *copy}, nullptr);
   if (inserted) {
-    absl::StatusOr<Node*> added = AddMemoryCopy(
-        e, source, *copy == MemoryCopy::kHostToDevice, device);
+    absl::StatusOr<Node*> added =
+        AddMemoryCopy(e, source, *copy == MemoryCopy::kHostToDevice, device);
     if (!added.ok()) return added.status();
     it->second = *added;
   }
@@ -339,7 +336,8 @@ absl::Status Partitioner::MixedRecvs() {
     if (!HasOwnMemory(device_types_[dst])) continue;
     for (const Edge* e : n->in_edges()) {
       if (e->IsControl() || device_of_[e->src->id()] == dst) continue;
-      absl::StatusOr<bool> host = memory_->ReadsHostMemory(*e, device_types_[dst]);
+      absl::StatusOr<bool> host =
+          memory_->ReadsHostMemory(*e, device_types_[dst]);
       if (!host.ok()) return host.status();
       std::pair<bool, bool>& r = reads[{e->src->id(), e->src_output, dst}];
       (*host ? r.first : r.second) = true;

@@ -100,8 +100,7 @@ absl::StatusOr<PrunedGraph> PruneGraph(const Graph& graph,
         FindOutput(graph, "feed", request.feeds[i], &id);
     if (!n.ok()) return n.status();
     const std::string canonical = TensorName(id.node, id.index);
-    if (!fed.emplace(std::make_pair((*n)->id(), id.index),
-                     static_cast<int>(i))
+    if (!fed.emplace(std::make_pair((*n)->id(), id.index), static_cast<int>(i))
              .second) {
       return absl::InvalidArgumentError(
           absl::StrCat("'", canonical, "' is fed twice"));

@@ -55,7 +55,7 @@ void Node::set_output_shape_values(std::vector<TensorShape> values) {
 
 const Edge* Node::input_edge(int i) const {
   return i >= 0 && i < static_cast<int>(data_in_.size()) ? data_in_[i]
-                                                          : nullptr;
+                                                         : nullptr;
 }
 
 Graph::Graph(const OpRegistry* registry) : registry_(registry) {
@@ -167,9 +167,10 @@ absl::StatusOr<Node*> Graph::AddNodeCopy(const Node& node) {
   }
   auto [slot, inserted] = by_name_.try_emplace(node.name(), nullptr);
   if (!inserted) {
-    return absl::AlreadyExistsError(absl::StrCat(
-        NodeLabel(node.def()), ": a node named '", node.name(),
-        "' already exists (", slot->second->op(), "); node names must be unique"));
+    return absl::AlreadyExistsError(
+        absl::StrCat(NodeLabel(node.def()), ": a node named '", node.name(),
+                     "' already exists (", slot->second->op(),
+                     "); node names must be unique"));
   }
   auto copy = absl::WrapUnique(new Node);
   copy->id_ = static_cast<int>(nodes_.size());
@@ -276,6 +277,9 @@ void Graph::RemoveEdge(const Edge* edge) {
     control_edges_.erase({edge->src->id(), edge->dst->id()});
   } else {
     edge->dst->data_in_[edge->dst_input] = nullptr;
+    // A copy's shapes are trusted for the inputs it is wired to as copied
+    // (AddEdge into empty slots); rewiring one means inferring it again.
+    edge->dst->shapes_trusted_ = false;
   }
   edges_[edge->id].reset();
   --num_edges_;

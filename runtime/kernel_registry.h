@@ -232,8 +232,8 @@ class KernelRegistry {
   // `implemented_only`, so the placer's question for a million nodes of a
   // handful of (op, dtype) kinds is answered a handful of times. Cleared by
   // every registration.
-  mutable absl::flat_hash_map<std::string, std::vector<std::string>>
-      supported_ ABSL_GUARDED_BY(mu_);
+  mutable absl::flat_hash_map<std::string, std::vector<std::string>> supported_
+      ABSL_GUARDED_BY(mu_);
 };
 
 namespace kernel_registry_internal {

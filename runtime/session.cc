@@ -206,10 +206,9 @@ absl::StatusOr<std::shared_ptr<const Plan>> Session::Impl::Compile(
     PassSummary prune;
     prune.pass = "prune";
     prune.changes = prune_result->nodes_total - prune_result->nodes_kept;
-    prune.what = absl::StrCat(prune_result->nodes_kept, " of ",
-                              prune_result->nodes_total, " nodes kept, ",
-                              feeds.size(), " fed, ", fetches.size(),
-                              " fetched");
+    prune.what = absl::StrCat(
+        prune_result->nodes_kept, " of ", prune_result->nodes_total,
+        " nodes kept, ", feeds.size(), " fed, ", fetches.size(), " fetched");
     prune.nodes_before = prune_result->nodes_total;
     prune.nodes_after = pruned.num_nodes();
     prune.time = absl::Now() - prune_start;
@@ -218,8 +217,8 @@ absl::StatusOr<std::shared_ptr<const Plan>> Session::Impl::Compile(
   }
   const absl::flat_hash_set<std::string> protected_nodes(targets.begin(),
                                                          targets.end());
-  if (absl::Status s = RunDeviceIndependentPasses(
-          optimization, protected_nodes, &pruned, &passes, &dumper);
+  if (absl::Status s = RunDeviceIndependentPasses(optimization, protected_nodes,
+                                                  &pruned, &passes, &dumper);
       !s.ok()) {
     return s;
   }
@@ -538,9 +537,10 @@ absl::StatusOr<std::unique_ptr<Session>> Session::Create(
                        [&](const auto& p) { return p.first == name; })) {
         std::vector<std::string> names;
         for (const auto& p : known) names.push_back(p.first);
-        return absl::InvalidArgumentError(absl::StrCat(
-            "SessionOptions.disabled_passes names '", name,
-            "', which is no pass; the passes are ", absl::StrJoin(names, ", ")));
+        return absl::InvalidArgumentError(
+            absl::StrCat("SessionOptions.disabled_passes names '", name,
+                         "', which is no pass; the passes are ",
+                         absl::StrJoin(names, ", ")));
       }
     }
   }

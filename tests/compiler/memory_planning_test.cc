@@ -58,8 +58,8 @@ TEST(MemoryPlanningTest, MarksElementwiseOpsOnTheInputWithTheOutputsShape) {
   Output x = Arg(root, "x", 0, TensorShape({4, 3}));
   Output b = Arg(root, "b", 1, TensorShape({3}));
   Output e = ops::Exp(root.WithOpName("exp"), x);
-  Output sum = ops::Add(root.WithOpName("add"), e, b);       // x-shaped: 0
-  Output rsum = ops::Add(root.WithOpName("radd"), b, sum);   // broadcast: 1
+  Output sum = ops::Add(root.WithOpName("add"), e, b);      // x-shaped: 0
+  Output rsum = ops::Add(root.WithOpName("radd"), b, sum);  // broadcast: 1
   Output biased = ops::BiasAdd(root.WithOpName("bias"), rsum, b);
   Output relu = ops::Relu(root.WithOpName("relu"), biased);
   Output mm = ops::MatMul(root.WithOpName("matmul"), relu, relu,

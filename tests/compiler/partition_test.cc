@@ -254,7 +254,8 @@ TEST(PartitionTest, HintedShapesReachTheRecvsOfPartialShapes) {
   hinted[root.graph()->FindNode("c")->id()] = {TensorShape()};
   PartitionOptions options;
   options.hinted_shapes = &hinted;
-  std::vector<GraphPartition> parts = Partition(*root.graph(), nullptr, options);
+  std::vector<GraphPartition> parts =
+      Partition(*root.graph(), nullptr, options);
   ASSERT_EQ(parts.size(), 2u);
   const GraphDef& cpu1 = PartitionOf(parts, Cpu(1))->graph;
   const NodeDef* recv_x = FindNode(cpu1, "_recv_x_0_to_CPU_1");

@@ -25,8 +25,10 @@ class PruneTest : public ::testing::Test {
     Scope s = root_;
     Output x = ops::Placeholder(s.WithOpName("x"), DT_FLOAT,
                                 ops::PlaceholderAttrs().Shape({-1, 3}));
-    Output a = ops::Mul(s.WithOpName("a"), x, ops::Const(s.WithOpName("two"), 2.0f));
-    Output b = ops::AddV2(s.WithOpName("b"), a, ops::Const(s.WithOpName("one"), 1.0f));
+    Output a =
+        ops::Mul(s.WithOpName("a"), x, ops::Const(s.WithOpName("two"), 2.0f));
+    Output b =
+        ops::AddV2(s.WithOpName("b"), a, ops::Const(s.WithOpName("one"), 1.0f));
     ops::Relu(s.WithOpName("y"), b);
     ops::Neg(s.WithOpName("unused"), x);
     Output c = ops::Const(s.WithOpName("c"), 5.0f);
@@ -143,19 +145,40 @@ TEST_F(PruneTest, BadRequestsSayWhatIsWrong) {
     const char* message;
   };
   for (const Case& c : std::vector<Case>{
-           {{}, {"nope"}, {}, absl::StatusCode::kNotFound,
+           {{},
+            {"nope"},
+            {},
+            absl::StatusCode::kNotFound,
             "fetch 'nope' refers to no node named 'nope'"},
-           {{}, {"y:x"}, {}, absl::StatusCode::kInvalidArgument,
+           {{},
+            {"y:x"},
+            {},
+            absl::StatusCode::kInvalidArgument,
             "fetch 'y:x' is not a tensor name; use 'node' or 'node:k'"},
-           {{}, {"y:1"}, {}, absl::StatusCode::kInvalidArgument,
+           {{},
+            {"y:1"},
+            {},
+            absl::StatusCode::kInvalidArgument,
             "node 'y' (Relu) has 1 output(s)"},
-           {{}, {"init"}, {}, absl::StatusCode::kInvalidArgument,
+           {{},
+            {"init"},
+            {},
+            absl::StatusCode::kInvalidArgument,
             "run it as a target instead"},
-           {{"x", "x:0"}, {"y"}, {}, absl::StatusCode::kInvalidArgument,
+           {{"x", "x:0"},
+            {"y"},
+            {},
+            absl::StatusCode::kInvalidArgument,
             "'x' is fed twice"},
-           {{}, {}, {"ghost"}, absl::StatusCode::kNotFound,
+           {{},
+            {},
+            {"ghost"},
+            absl::StatusCode::kNotFound,
             "target 'ghost' refers to no node in the graph"},
-           {{":0"}, {"y"}, {}, absl::StatusCode::kInvalidArgument,
+           {{":0"},
+            {"y"},
+            {},
+            absl::StatusCode::kInvalidArgument,
             "feed name is empty"},
        }) {
     absl::StatusOr<PrunedGraph> p = Prune(c.feeds, c.fetches, c.targets);

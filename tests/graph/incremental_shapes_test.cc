@@ -137,6 +137,21 @@ TEST_F(IncrementalShapesTest, CopiesOfInferredNodesAreTrusted) {
   EXPECT_EQ(shape_fn_calls, 3);
 }
 
+TEST_F(IncrementalShapesTest, ARewiredCopyIsNoLongerTrusted) {
+  BuildChain();
+  Graph copy;
+  absl::StatusOr<Node*> b = copy.AddNodeCopy(*b_);
+  absl::StatusOr<Node*> a = copy.AddNodeCopy(*a_);
+  absl::StatusOr<Node*> c1 = copy.AddNodeCopy(*c1_);
+  ASSERT_TRUE(a.ok() && b.ok() && c1.ok());
+  ASSERT_TRUE(copy.AddEdge(*a, 0, *c1, 0).ok());
+  // Rewired before the copy was ever inferred: its copied [2,3] is stale.
+  ASSERT_TRUE(copy.UpdateEdge(*b, 0, *c1, 0).ok());
+  ASSERT_TRUE(copy.InferShapes().ok());
+  EXPECT_EQ((*c1)->output_shape(0), TensorShape({5, 3}));
+  EXPECT_EQ(shape_fn_calls, 1);
+}
+
 TEST_F(IncrementalShapesTest, CopiesOfUninferredNodesAreInferred) {
   // Nodes never inferred (an import without shape inference) have nothing
   // to trust: their copies run their shape functions.

@@ -64,10 +64,14 @@ TEST(SessionPassesTest, DumpsEverySignatureInItsOwnFolder) {
   ASSERT_TRUE((*session)->Run({{"x", Batch(2)}}, {"y"}, {}, &out).ok());
   ASSERT_TRUE((*session)->Run({{"x", Batch(2)}}, {"z"}, {}, &out).ok());
   ASSERT_TRUE((*session)->Run({{"x", Batch(3)}}, {"z"}, {}, &out).ok());
-  const std::string sig0 = ReadFile(options.dump_passes_dir + "/sig_0/passes.txt");
-  const std::string sig1 = ReadFile(options.dump_passes_dir + "/sig_1/passes.txt");
-  EXPECT_THAT(sig0, HasSubstr("000  prune: 5 of 7 nodes kept, 1 fed, 1 fetched"));
-  EXPECT_THAT(sig1, HasSubstr("000  prune: 6 of 7 nodes kept, 1 fed, 1 fetched"));
+  const std::string sig0 =
+      ReadFile(options.dump_passes_dir + "/sig_0/passes.txt");
+  const std::string sig1 =
+      ReadFile(options.dump_passes_dir + "/sig_1/passes.txt");
+  EXPECT_THAT(sig0,
+              HasSubstr("000  prune: 5 of 7 nodes kept, 1 fed, 1 fetched"));
+  EXPECT_THAT(sig1,
+              HasSubstr("000  prune: 6 of 7 nodes kept, 1 fed, 1 fetched"));
   for (const auto& [name, stage] : PassNames()) {
     EXPECT_THAT(sig0, HasSubstr("  " + name)) << name;
   }
@@ -113,9 +117,9 @@ TEST(SessionPassesTest, OffDisabledAndOnGiveTheSameValues) {
   }
   EXPECT_EQ(results[0], results[1]);
   EXPECT_EQ(results[0], results[2]);
-  EXPECT_FLOAT_EQ(results[0][0], -0.0f);            // Relu(-6+1)=0
-  EXPECT_FLOAT_EQ(results[0][11], -0.5f);           // x = -0.25
-  EXPECT_FLOAT_EQ(results[0][12 + 11], 0.5f);       // y
+  EXPECT_FLOAT_EQ(results[0][0], -0.0f);       // Relu(-6+1)=0
+  EXPECT_FLOAT_EQ(results[0][11], -0.5f);      // x = -0.25
+  EXPECT_FLOAT_EQ(results[0][12 + 11], 0.5f);  // y
 }
 
 // x [?,4] is fed on CPU:0 and read on CPU:1: the _Recv there has only the
@@ -138,10 +142,10 @@ TEST(SessionPassesTest, PlannedPeakForAPartitionReceivingAFedBatch) {
   ASSERT_TRUE(session.ok()) << session.status();
   std::vector<Tensor> out;
   RunMetadata metadata;
-  ASSERT_TRUE((*session)
-                  ->Run(RunOptions(), {{"x", Batch(64)}}, {"z"}, {}, &out,
-                        &metadata)
-                  .ok());
+  ASSERT_TRUE(
+      (*session)
+          ->Run(RunOptions(), {{"x", Batch(64)}}, {"z"}, {}, &out, &metadata)
+          .ok());
   ASSERT_EQ(metadata.planned_peak_bytes.size(), 2u);
   for (const auto& [device, bytes] : metadata.planned_peak_bytes) {
     // At least one [64,4] float tensor (the received or the sent one).
@@ -165,20 +169,20 @@ TEST(SessionPassesTest, PlannedPeakOnlyForThePlannedShapes) {
   ASSERT_TRUE(session.ok()) << session.status();
   std::vector<Tensor> out;
   RunMetadata metadata;
-  ASSERT_TRUE((*session)
-                  ->Run(RunOptions(), {{"x", Batch(64)}}, {"z"}, {}, &out,
-                        &metadata)
-                  .ok());
+  ASSERT_TRUE(
+      (*session)
+          ->Run(RunOptions(), {{"x", Batch(64)}}, {"z"}, {}, &out, &metadata)
+          .ok());
   ASSERT_EQ(metadata.planned_peak_bytes.size(), 1u);
   EXPECT_EQ(metadata.planned_peak_bytes[0].first,
             "/job:localhost/replica:0/task:0/device:CPU:0");
   // At least the fetched [64,4] floats, at most every intermediate at once.
   EXPECT_GE(metadata.planned_peak_bytes[0].second, 64 * 4 * 4);
   EXPECT_LE(metadata.planned_peak_bytes[0].second, 5 * 64 * 4 * 4);
-  ASSERT_TRUE((*session)
-                  ->Run(RunOptions(), {{"x", Batch(8)}}, {"z"}, {}, &out,
-                        &metadata)
-                  .ok());
+  ASSERT_TRUE(
+      (*session)
+          ->Run(RunOptions(), {{"x", Batch(8)}}, {"z"}, {}, &out, &metadata)
+          .ok());
   EXPECT_TRUE(metadata.planned_peak_bytes.empty());
 }
 
@@ -195,7 +199,8 @@ TEST(SessionPassesTest, LogShowsWhatPassesChanged) {
   ASSERT_TRUE((*session)->Run({{"x", Batch(2)}}, {"z"}, {}, &out).ok());
   const std::string log = testing::internal::GetCapturedStderr();
   EXPECT_THAT(log, Not(HasSubstr("prune:")));
-  EXPECT_THAT(log, HasSubstr("z: (Neg): /job:localhost/replica:0/task:0/device:CPU:0"));
+  EXPECT_THAT(
+      log, HasSubstr("z: (Neg): /job:localhost/replica:0/task:0/device:CPU:0"));
 }
 
 }  // namespace
