@@ -14,22 +14,29 @@
 namespace dflow {
 
 void Node::set_requested_device(absl::string_view device) {
-  def_.set_device(std::string(device));
+  if (def_->device() != device) MutableDef()->set_device(std::string(device));
 }
 
 const AttrValue* Node::FindAttr(absl::string_view name) const {
-  return ::dflow::FindAttr(def_, &reg_->op_def, name);
+  return ::dflow::FindAttr(*def_, &reg_->op_def, name);
 }
 
 // An attr may change what this node's shape function computes and, for a
 // Const, what its consumers' shape functions read: both are re-inferred.
 void Node::SetAttr(absl::string_view name, AttrValue value) {
-  (*def_.mutable_attr())[std::string(name)] = std::move(value);
+  (*MutableDef()->mutable_attr())[std::string(name)] = std::move(value);
   AttrsChanged();
 }
 
 void Node::ClearAttr(absl::string_view name) {
-  if (def_.mutable_attr()->erase(std::string(name)) > 0) AttrsChanged();
+  if (def_->attr().find(std::string(name)) == def_->attr().end()) return;
+  MutableDef()->mutable_attr()->erase(std::string(name));
+  AttrsChanged();
+}
+
+NodeDef* Node::MutableDef() {
+  if (def_.use_count() > 1) def_ = std::make_shared<NodeDef>(*def_);
+  return def_.get();
 }
 
 void Node::AttrsChanged() {
@@ -139,7 +146,7 @@ absl::StatusOr<Node*> Graph::AddNode(NodeDef def) {
   def.clear_input();
   node->id_ = static_cast<int>(nodes_.size());
   node->graph_ = this;
-  node->def_ = std::move(def);
+  node->def_ = std::make_shared<NodeDef>(std::move(def));
   node->reg_ = *reg;
   node->data_in_.assign(node->input_types_.size(), nullptr);
   node->output_shapes_.assign(node->output_types_.size(),
@@ -443,13 +450,13 @@ absl::Status Graph::InferShapesForNode(Node* node) {
       tensors[e->dst_input] = &constants[e->dst_input];
     }
   }
-  InferenceContext ctx(node->def_, node->op_def(), node->input_types_,
+  InferenceContext ctx(*node->def_, node->op_def(), node->input_types_,
                        std::move(shapes), std::move(tensors),
                        std::move(shape_values), node->num_outputs());
   absl::Status s = node->reg_->shape_fn(&ctx);
   if (!s.ok()) {
-    return absl::Status(s.code(),
-                        absl::StrCat(NodeLabel(node->def_), ": ", s.message()));
+    return absl::Status(
+        s.code(), absl::StrCat(NodeLabel(*node->def_), ": ", s.message()));
   }
   if (ctx.outputs() != node->output_shapes_ ||
       ctx.output_shape_values() != node->output_shape_values_) {
@@ -523,7 +530,7 @@ void Graph::ToGraphDef(GraphDef* out) const {
   for (const auto& n : nodes_) {
     if (!n) continue;
     NodeDef* def = out->add_node();
-    *def = n->def_;
+    *def = *n->def_;
     data_inputs.assign(n->num_inputs(), nullptr);
     for (const Edge* e : n->in_edges_) {
       if (!e->IsControl()) data_inputs[e->dst_input] = e;

@@ -58,11 +58,11 @@ class Node {
   int id() const { return id_; }
   // The graph that owns this node.
   Graph* graph() const { return graph_; }
-  const std::string& name() const { return def_.name(); }
-  const std::string& op() const { return def_.op(); }
+  const std::string& name() const { return def_->name(); }
+  const std::string& op() const { return def_->op(); }
   // The node's NodeDef without its `input` list (edges are the truth for
   // inputs; Graph::ToGraphDef writes them back).
-  const NodeDef& def() const { return def_; }
+  const NodeDef& def() const { return *def_; }
   const OpDef& op_def() const { return reg_->op_def; }
   const OpRegistration& registration() const { return *reg_; }
   bool IsStateful() const { return reg_->op_def.is_stateful(); }
@@ -91,7 +91,7 @@ class Node {
   void set_output_shape_values(std::vector<TensorShape> values);
 
   // The device the user asked for (may be partial or empty).
-  const std::string& requested_device() const { return def_.device(); }
+  const std::string& requested_device() const { return def_->device(); }
   void set_requested_device(absl::string_view device);
   // The device the placer chose (empty until placement).
   const std::string& assigned_device() const { return assigned_device_; }
@@ -121,10 +121,16 @@ class Node {
   friend class Graph;
   Node() = default;
   void AttrsChanged();
+  NodeDef* MutableDef();
 
   int id_ = -1;
   Graph* graph_ = nullptr;
-  NodeDef def_;
+  // Shared with the node's copies in other graphs (Graph::AddNodeCopy) and
+  // copied on write (MutableDef): pruning copies a pointer, not a NodeDef
+  // with its attr map. Never null. A graph is mutated by one thread at a
+  // time, and a copy shares only with graphs it was copied from or to, so
+  // the use count tells whether this node is the only owner.
+  std::shared_ptr<NodeDef> def_ = std::make_shared<NodeDef>();
   const OpRegistration* reg_ = nullptr;
   std::vector<DataType> input_types_;
   std::vector<DataType> output_types_;
@@ -271,7 +277,7 @@ class Graph {
 
 template <typename T>
 absl::Status Node::GetAttr(absl::string_view name, T* value) const {
-  return GetNodeAttr(def_, &reg_->op_def, name, value);
+  return GetNodeAttr(*def_, &reg_->op_def, name, value);
 }
 
 // The producer version dflow writes into GraphDefs it creates; a TensorFlow

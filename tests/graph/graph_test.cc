@@ -516,6 +516,34 @@ TEST_F(GraphTest, ToGraphDefClearsItsOutput) {
   EXPECT_EQ(def.node(0).name(), "a");
 }
 
+// ---- Copies between graphs
+// ------------------------------------------------------------
+
+TEST_F(GraphTest, ACopyCanChangeWithoutChangingTheOriginal) {
+  Node* a = FloatConst("a", TensorShape({2}));
+  Node* id = Identity("id");
+  ASSERT_TRUE(a && id);
+  id->set_requested_device("/device:CPU:1");
+  Graph other;
+  absl::StatusOr<Node*> copy = other.AddNodeCopy(*id);
+  ASSERT_TRUE(copy.ok()) << copy.status();
+  EXPECT_EQ(&(*copy)->def(), &id->def());  // shared until one changes
+  (*copy)->set_requested_device("/device:CPU:0");
+  (*copy)->SetAttr("_note", MakeAttr("copy"));
+  EXPECT_EQ((*copy)->requested_device(), "/device:CPU:0");
+  EXPECT_EQ(id->requested_device(), "/device:CPU:1");
+  EXPECT_EQ(id->FindAttr("_note"), nullptr);
+  ASSERT_NE((*copy)->FindAttr("_note"), nullptr);
+  // And the other way round.
+  absl::StatusOr<Node*> second = other.AddNodeCopy(*a);
+  ASSERT_TRUE(second.ok()) << second.status();
+  a->ClearAttr("dtype");
+  EXPECT_NE((*second)->def().attr().find("dtype"),
+            (*second)->def().attr().end());
+  EXPECT_EQ(other.AddNodeCopy(*a).status().code(),
+            absl::StatusCode::kAlreadyExists);
+}
+
 // ---- Shape inference
 // ------------------------------------------------------------
 
