@@ -111,7 +111,7 @@ std::string Key(const Node* node, const std::vector<int>& class_of) {
 // names only). Nodes that differ here differ in Key, so Key, which
 // serializes every attr, is only built for nodes that share this with
 // another (equal inputs and op: the candidates for merging).
-size_t Shape(const Node* node, const std::vector<int>& class_of) {
+size_t CandidateHash(const Node* node, const std::vector<int>& class_of) {
   size_t names = 0;  // order-independent: a map's order is unspecified
   for (const auto& [name, value] : node->def().attr()) {
     names += absl::Hash<std::string>{}(name);
@@ -153,8 +153,8 @@ absl::StatusOr<PassResult> EliminateCommonSubexpressions(const PassContext& ctx,
   std::vector<int> class_of(graph->num_node_ids(), -1);
   std::vector<EquivalenceClass> classes;
   classes.reserve(order->size());
-  // Nodes by Shape. A bucket's first member has its Key built only when a
-  // second member arrives; from then on the bucket finds classes by Key.
+  // Nodes by CandidateHash. A bucket's first member has its Key built only when
+  // a second member arrives; from then on the bucket finds classes by Key.
   struct Bucket {
     int unkeyed = -1;  // the class of a member whose Key is not built yet
     absl::flat_hash_map<std::string, int> by_key;
@@ -166,7 +166,7 @@ absl::StatusOr<PassResult> EliminateCommonSubexpressions(const PassContext& ctx,
     Bucket* bucket = nullptr;
     std::string key;
     if (Mergeable(node)) {
-      bucket = &buckets[Shape(node, class_of)];
+      bucket = &buckets[CandidateHash(node, class_of)];
       if (bucket->unkeyed >= 0 || !bucket->by_key.empty()) {
         if (bucket->unkeyed >= 0) {
           // Key only reads the classes of the member's inputs, assigned

@@ -141,21 +141,49 @@ std::optional<TensorShape> FeedHint(const Node& n) {
   return std::nullopt;
 }
 
-// Infers static shapes for the figures, _Arg nodes taking the `_feed_shape`
-// hint where the declared shape is partial. Errors leave a node's outputs
-// unknown (the figure then says which).
-void InferShapesWithHints(const std::vector<Node*>& order, Graph* graph) {
-  for (Node* n : order) {
-    if (std::optional<TensorShape> hint = FeedHint(*n)) {
-      n->set_output_shapes({*hint});
-      continue;
+bool HasFeedHint(const std::vector<Node*>& order) {
+  for (const Node* n : order) {
+    if (FeedHint(*n).has_value()) return true;
+  }
+  return false;
+}
+
+// While it lives, the graph has the static shapes its _Arg and _Recv
+// hints give (errors leave a node's outputs unknown: the figure then says
+// which); then the shapes other code sees are put back, since a hint is
+// the fed shape of one call and the next call may feed another.
+class ScopedHintedShapes {
+ public:
+  ScopedHintedShapes(const std::vector<Node*>& order, Graph* graph)
+      : order_(order), saved_(graph->num_node_ids()) {
+    for (Node* n : order_) {
+      saved_[n->id()] = {n->output_shapes(), n->output_shape_values()};
     }
-    if (!graph->InferShapesForNode(n).ok()) {
-      n->set_output_shapes(
-          std::vector<TensorShape>(n->num_outputs(), TensorShape::Unknown()));
+    for (Node* n : order_) {
+      if (std::optional<TensorShape> hint = FeedHint(*n)) {
+        n->set_output_shapes({*hint});
+        continue;
+      }
+      if (!graph->InferShapesForNode(n).ok()) {
+        n->set_output_shapes(
+            std::vector<TensorShape>(n->num_outputs(), TensorShape::Unknown()));
+      }
     }
   }
-}
+  ~ScopedHintedShapes() {
+    for (Node* n : order_) {
+      n->set_output_shapes(std::move(saved_[n->id()].first));
+      n->set_output_shape_values(std::move(saved_[n->id()].second));
+    }
+  }
+  ScopedHintedShapes(const ScopedHintedShapes&) = delete;
+  ScopedHintedShapes& operator=(const ScopedHintedShapes&) = delete;
+
+ private:
+  const std::vector<Node*>& order_;
+  std::vector<std::pair<std::vector<TensorShape>, std::vector<TensorShape>>>
+      saved_;
+};
 
 struct Buffer {
   int64_t bytes = 0;
@@ -442,24 +470,10 @@ absl::StatusOr<MemoryPlan> PlanMemory(Graph* graph, bool mark_forwarding) {
   absl::StatusOr<std::vector<Node*>> order = DepthFirstOrder(*graph);
   if (!order.ok()) return order.status();
   // With no hint to apply, the graph's own shapes are the figures' (kept
-  // up to date incrementally). Otherwise the shapes other code sees stay
-  // as they were: the hint is the fed shape of one call, and the next call
-  // may feed another.
-  bool hinted = false;
-  for (Node* n : *order) {
-    if (FeedHint(*n).has_value()) {
-      hinted = true;
-      break;
-    }
-  }
-  std::vector<std::pair<std::vector<TensorShape>, std::vector<TensorShape>>>
-      saved;
-  if (hinted || !graph->InferShapes().ok()) {
-    saved.resize(graph->num_node_ids());
-    for (Node* n : *order) {
-      saved[n->id()] = {n->output_shapes(), n->output_shape_values()};
-    }
-    InferShapesWithHints(*order, graph);
+  // up to date incrementally).
+  std::optional<ScopedHintedShapes> hinted;
+  if (HasFeedHint(*order) || !graph->InferShapes().ok()) {
+    hinted.emplace(*order, graph);
   }
 
   MemoryPlan plan;
@@ -485,35 +499,16 @@ absl::StatusOr<MemoryPlan> PlanMemory(Graph* graph, bool mark_forwarding) {
     }
   }
   Simulate(*order, *graph, &plan);
-
-  if (!saved.empty()) {
-    for (Node* n : *order) {
-      n->set_output_shapes(std::move(saved[n->id()].first));
-      n->set_output_shape_values(std::move(saved[n->id()].second));
-    }
-  }
   return plan;
 }
 
 std::vector<std::vector<TensorShape>> ShapesUnderFeedHints(Graph* graph) {
   std::vector<std::vector<TensorShape>> hinted;
   absl::StatusOr<std::vector<Node*>> order = graph->TopologicalOrder();
-  if (!order.ok()) return hinted;
-  bool any = false;
-  for (Node* n : *order) any = any || FeedHint(*n).has_value();
-  if (!any) return hinted;
-  std::vector<std::pair<std::vector<TensorShape>, std::vector<TensorShape>>>
-      saved(graph->num_node_ids());
-  for (Node* n : *order) {
-    saved[n->id()] = {n->output_shapes(), n->output_shape_values()};
-  }
-  InferShapesWithHints(*order, graph);
+  if (!order.ok() || !HasFeedHint(*order)) return hinted;
   hinted.resize(graph->num_node_ids());
-  for (Node* n : *order) {
-    hinted[n->id()] = n->output_shapes();
-    n->set_output_shapes(std::move(saved[n->id()].first));
-    n->set_output_shape_values(std::move(saved[n->id()].second));
-  }
+  ScopedHintedShapes scoped(*order, graph);
+  for (const Node* n : *order) hinted[n->id()] = n->output_shapes();
   return hinted;
 }
 

@@ -163,14 +163,10 @@ absl::StatusOr<Node*> Graph::AddNode(NodeDef def) {
 
 absl::StatusOr<Node*> Graph::AddNodeCopy(const Node& node) {
   if (node.graph() != nullptr && node.graph()->registry() != registry_) {
-    NodeDef def = node.def();
-    absl::StatusOr<Node*> added = AddNode(std::move(def));
-    if (added.ok()) {
-      (*added)->output_shapes_ = node.output_shapes_;
-      (*added)->output_shape_values_ = node.output_shape_values_;
-      (*added)->assigned_device_ = node.assigned_device_;
-    }
-    return added;
+    return absl::InvalidArgumentError(absl::StrCat(
+        NodeLabel(node.def()),
+        ": copied from a graph over another op registry; import its "
+        "NodeDef (AddNode) instead"));
   }
   auto [slot, inserted] = by_name_.try_emplace(node.name(), nullptr);
   if (!inserted) {

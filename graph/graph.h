@@ -172,7 +172,8 @@ class Graph {
   // its NodeDef, dtypes, inferred shapes and assigned device, but no edges.
   // Nothing is re-validated (the node was checked when it was added there),
   // which is what makes pruning and partitioning cheap; only the name must
-  // be new. Graph-to-graph passes use this instead of a GraphDef round trip.
+  // be new (a node of a graph over another registry is InvalidArgument).
+  // Graph-to-graph passes use this instead of a GraphDef round trip.
   absl::StatusOr<Node*> AddNodeCopy(const Node& node);
 
   // Adds a data edge; fails if the slots are out of range, the input is

@@ -3,6 +3,8 @@
 // whole-graph shape inference. Topological order and cycle reports are in
 // graph_order_test.cc.
 
+#include "graph/graph.h"
+
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -13,7 +15,6 @@
 #include "gmock/gmock.h"
 #include "google/protobuf/util/message_differencer.h"
 #include "graph/attr_value_util.h"
-#include "graph/graph.h"
 #include "graph/shape_inference.h"
 #include "graph/tensor.h"
 #include "graph/types.h"
@@ -542,6 +543,10 @@ TEST_F(GraphTest, ACopyCanChangeWithoutChangingTheOriginal) {
             (*second)->def().attr().end());
   EXPECT_EQ(other.AddNodeCopy(*a).status().code(),
             absl::StatusCode::kAlreadyExists);
+  OpRegistry empty;
+  Graph foreign(&empty);
+  EXPECT_EQ(foreign.AddNodeCopy(*a).status().code(),
+            absl::StatusCode::kInvalidArgument);
 }
 
 // ---- Shape inference
