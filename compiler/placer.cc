@@ -151,7 +151,15 @@ absl::StatusOr<std::vector<Member>> Placer::MakeMembers(
           node->requested_device(), "': ", spec.status().message()));
     }
     m.request = *std::move(spec);
-    m.kernel_types = kernels_.SupportedDeviceTypes(*node);
+    if (node->IsUnsupported()) {
+      // A stand-in for an op dflow lacks: placed where its requests and
+      // colocations say, as if every device type had its kernel (whoever
+      // runs it would), so `dflow place` shows a TensorFlow graph whole.
+      // Running it fails at pruning (compiler/prune.h), never here.
+      m.kernel_types.assign(present_types_.begin(), present_types_.end());
+    } else {
+      m.kernel_types = kernels_.SupportedDeviceTypes(*node);
+    }
     std::sort(m.kernel_types.begin(), m.kernel_types.end(),
               [](const std::string& a, const std::string& b) {
                 int pa = DefaultDeviceTypePriority(a);

@@ -1,5 +1,6 @@
 #include "compiler/prune.h"
 
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -8,6 +9,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "graph/attr_value_util.h"
 #include "graph/node_def_util.h"
 #include "graph/op_registry.h"
@@ -82,6 +84,30 @@ absl::StatusOr<const Node*> FindOutput(const Graph& g, absl::string_view what,
 
 std::string ArgName(int i) { return absl::StrCat("_arg_", i); }
 
+// Unimplemented when a kept node is a stand-in for an op or attrs dflow
+// lacks (graph/graph_def_import.h): the first such node's reason, and how
+// many nodes of which ops this run would need.
+absl::Status CheckReachedNodesSupported(const Graph& graph,
+                                        const std::vector<bool>& keep) {
+  const Node* first = nullptr;
+  std::map<std::string, int> count_by_op;
+  for (const Node* n : graph.nodes()) {
+    if (!keep[n->id()] || !n->IsUnsupported()) continue;
+    if (first == nullptr) first = n;
+    ++count_by_op[n->op()];
+  }
+  if (first == nullptr) return absl::OkStatus();
+  std::vector<std::string> counts;
+  for (const auto& [op, count] : count_by_op) {
+    counts.push_back(absl::StrCat(op, " x", count));
+  }
+  return absl::UnimplementedError(absl::StrCat(
+      first->unsupported().message(),
+      ". This run reaches nodes dflow cannot run (", absl::StrJoin(counts, ", "),
+      "); feed their outputs or leave them out of the run's fetches and "
+      "targets (`dflow inspect` lists every unsupported op of a graph)"));
+}
+
 }  // namespace
 
 std::string TensorName(const std::string& node, int index) {
@@ -148,6 +174,9 @@ absl::StatusOr<PrunedGraph> PruneGraph(const Graph& graph,
     }
   }
   out.nodes_total = graph.num_nodes();
+  if (absl::Status s = CheckReachedNodesSupported(graph, keep); !s.ok()) {
+    return s;
+  }
 
   out.graph = std::make_unique<Graph>(graph.registry());
   Graph& pruned = *out.graph;

@@ -106,7 +106,7 @@ bool TypesCompatible(DataType src, DataType dst) {
 
 }  // namespace
 
-absl::StatusOr<Node*> Graph::AddNode(NodeDef def) {
+absl::Status Graph::CheckNameAndDevice(const NodeDef& def) const {
   // Internal ops (_Arg, _Retval, later _Send/_Recv) get "_"-prefixed names
   // that can never clash with user nodes, which may not start with '_'.
   const bool internal = !def.op().empty() && def.op()[0] == '_' &&
@@ -118,10 +118,10 @@ absl::StatusOr<Node*> Graph::AddNode(NodeDef def) {
         "'; names start with a letter, digit or '.', then use letters, "
         "digits and _ . - / >"));
   }
-  if (by_name_.contains(def.name())) {
+  if (auto it = by_name_.find(def.name()); it != by_name_.end()) {
     return absl::AlreadyExistsError(absl::StrCat(
         NodeLabel(def), ": a node named '", def.name(), "' already exists (",
-        by_name_[def.name()]->op(), "); node names must be unique"));
+        it->second->op(), "); node names must be unique"));
   }
   if (!def.device().empty()) {
     // Kept verbatim (round trip), but it must be a device spec.
@@ -131,6 +131,11 @@ absl::StatusOr<Node*> Graph::AddNode(NodeDef def) {
           absl::StrCat(NodeLabel(def), ": ", spec.status().message()));
     }
   }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Node*> Graph::AddNode(NodeDef def) {
+  if (absl::Status s = CheckNameAndDevice(def); !s.ok()) return s;
   absl::StatusOr<const OpRegistration*> reg = registry_->LookUp(def.op());
   if (!reg.ok()) {
     return absl::NotFoundError(
@@ -148,6 +153,60 @@ absl::StatusOr<Node*> Graph::AddNode(NodeDef def) {
   node->graph_ = this;
   node->def_ = std::make_shared<NodeDef>(std::move(def));
   node->reg_ = *reg;
+  node->data_in_.assign(node->input_types_.size(), nullptr);
+  node->output_shapes_.assign(node->output_types_.size(),
+                              TensorShape::Unknown());
+  node->output_shape_values_.assign(node->output_types_.size(),
+                                    TensorShape::Unknown());
+  Node* raw = node.get();
+  by_name_[raw->name()] = raw;
+  nodes_.push_back(std::move(node));
+  ++num_nodes_;
+  NoteShapeInputsChanged();
+  return raw;
+}
+
+const absl::Status& Node::unsupported() const {
+  static const absl::Status* const kOk = new absl::Status();
+  return stand_in_ == nullptr ? *kOk : stand_in_->why;
+}
+
+absl::StatusOr<Node*> Graph::AddUnsupportedNode(
+    NodeDef def, std::vector<DataType> input_types,
+    std::vector<DataType> output_types, absl::Status why) {
+  if (why.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        NodeLabel(def), ": a stand-in node needs the reason it cannot run"));
+  }
+  if (absl::Status s = CheckNameAndDevice(def); !s.ok()) return s;
+  auto stand_in = std::make_shared<Node::StandIn>();
+  OpDef& op_def = stand_in->registration.op_def;
+  op_def.set_name(def.op());
+  op_def.set_is_stateful(true);
+  for (size_t i = 0; i < input_types.size(); ++i) {
+    OpDef::ArgDef* arg = op_def.add_input_arg();
+    arg->set_name(absl::StrCat("input_", i));
+    arg->set_type(input_types[i]);
+  }
+  for (size_t i = 0; i < output_types.size(); ++i) {
+    OpDef::ArgDef* arg = op_def.add_output_arg();
+    arg->set_name(absl::StrCat("output_", i));
+    arg->set_type(output_types[i]);
+  }
+  // Every output shape stays unknown.
+  stand_in->registration.shape_fn = [](InferenceContext*) {
+    return absl::OkStatus();
+  };
+  stand_in->why = std::move(why);
+  auto node = absl::WrapUnique(new Node);
+  node->input_types_ = std::move(input_types);
+  node->output_types_ = std::move(output_types);
+  def.clear_input();
+  node->id_ = static_cast<int>(nodes_.size());
+  node->graph_ = this;
+  node->def_ = std::make_shared<NodeDef>(std::move(def));
+  node->stand_in_ = std::move(stand_in);
+  node->reg_ = &node->stand_in_->registration;
   node->data_in_.assign(node->input_types_.size(), nullptr);
   node->output_shapes_.assign(node->output_types_.size(),
                               TensorShape::Unknown());
@@ -180,6 +239,7 @@ absl::StatusOr<Node*> Graph::AddNodeCopy(const Node& node) {
   copy->graph_ = this;
   copy->def_ = node.def_;
   copy->reg_ = node.reg_;
+  copy->stand_in_ = node.stand_in_;
   copy->input_types_ = node.input_types_;
   copy->output_types_ = node.output_types_;
   copy->output_shapes_ = node.output_shapes_;

@@ -67,6 +67,14 @@ class Node {
   const OpRegistration& registration() const { return *reg_; }
   bool IsStateful() const { return reg_->op_def.is_stateful(); }
 
+  // OK for a node dflow can run. For a stand-in (Graph::AddUnsupportedNode:
+  // a TensorFlow node whose op dflow does not have, or whose attrs its
+  // schema refuses) the reason, naming the node and op: the graph keeps
+  // the node so that everything else in it loads and runs, and a run
+  // signature that reaches it fails with this reason (compiler/prune.h).
+  const absl::Status& unsupported() const;
+  bool IsUnsupported() const { return stand_in_ != nullptr; }
+
   int num_inputs() const { return static_cast<int>(input_types_.size()); }
   int num_outputs() const { return static_cast<int>(output_types_.size()); }
   DataType input_type(int i) const { return input_types_[i]; }
@@ -123,8 +131,17 @@ class Node {
   void AttrsChanged();
   NodeDef* MutableDef();
 
+  // What a stand-in node carries (null for every other node): its own
+  // registration, made from its NodeDef, and why it cannot run. Shared
+  // with its copies, like the NodeDef.
+  struct StandIn {
+    OpRegistration registration;
+    absl::Status why;
+  };
+
   int id_ = -1;
   Graph* graph_ = nullptr;
+  std::shared_ptr<const StandIn> stand_in_;
   // Shared with the node's copies in other graphs (Graph::AddNodeCopy) and
   // copied on write (MutableDef): pruning copies a pointer, not a NodeDef
   // with its attr map. Never null. A graph is mutated by one thread at a
@@ -175,6 +192,17 @@ class Graph {
   // be new (a node of a graph over another registry is InvalidArgument).
   // Graph-to-graph passes use this instead of a GraphDef round trip.
   absl::StatusOr<Node*> AddNodeCopy(const Node& node);
+  // Adds a stand-in for a node dflow cannot run as written (an op it does
+  // not have, attrs its schema refuses), so that a TensorFlow graph loads
+  // whole and only the run signatures that reach the node fail. The node
+  // keeps its NodeDef (it round-trips unchanged) and takes the given data
+  // input and output dtypes (the importer derives them from the node's
+  // neighbours); it is stateful, so no pass merges or folds it, and its
+  // output shapes are unknown. `why` says what is missing.
+  absl::StatusOr<Node*> AddUnsupportedNode(NodeDef def,
+                                           std::vector<DataType> input_types,
+                                           std::vector<DataType> output_types,
+                                           absl::Status why);
 
   // Adds a data edge; fails if the slots are out of range, the input is
   // already connected, or the dtypes differ (a ref output may feed a value
@@ -252,6 +280,8 @@ class Graph {
 
  private:
   friend class Node;
+  // A new node's name is well-formed and unused, and its device parses.
+  absl::Status CheckNameAndDevice(const NodeDef& def) const;
   // Signature of `node`'s data inputs for incremental shape inference.
   static uint64_t ShapeInputsSignature(const Node& node);
   // Anything shape inference reads changed (InferShapes' shortcut).

@@ -1,12 +1,15 @@
 #include "graph/graph_def_import.h"
 
 #include <algorithm>
+#include <functional>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "graph/attr_value_util.h"
 #include "graph/node_def_util.h"
 
 namespace dflow {
@@ -46,6 +49,113 @@ std::string Prefixed(const ImportOptions& o, absl::string_view name) {
                           : absl::StrCat(o.prefix, "/", name);
 }
 
+// Why `nd` cannot be a regular node although TensorFlow may run it (its op
+// is not registered, or dflow's schema of the op lacks an attr it sets,
+// wants one it does not set, or allows fewer values), or OK otherwise. An
+// attr value of the wrong kind (an int where the op declares a type) is
+// malformed for TensorFlow too: OK here, so that AddNode's error stands.
+absl::Status SupportProblem(const NodeDef& nd, const OpRegistry& registry) {
+  absl::StatusOr<const OpRegistration*> reg = registry.LookUp(nd.op());
+  if (!reg.ok()) {
+    return absl::UnimplementedError(
+        absl::StrCat(NodeLabel(nd), ": ", reg.status().message()));
+  }
+  for (const OpDef::AttrDef& attr : (*reg)->op_def.attr()) {
+    auto it = nd.attr().find(attr.name());
+    if (it != nd.attr().end() && !AttrValueHasType(it->second, attr.type()).ok()) {
+      return absl::OkStatus();
+    }
+  }
+  if (absl::Status s = ValidateAttrs(nd, (*reg)->op_def); !s.ok()) {
+    return absl::UnimplementedError(s.message());
+  }
+  std::vector<DataType> inputs, outputs;
+  if (absl::Status s = InOutTypesForNode(nd, (*reg)->op_def, &inputs, &outputs);
+      !s.ok()) {
+    return absl::UnimplementedError(s.message());
+  }
+  return absl::OkStatus();
+}
+
+// A node the importer keeps as a stand-in (Graph::AddUnsupportedNode).
+struct Unsupported {
+  int index;  // in the GraphDef
+  NodeDef def;
+  absl::Status why;
+};
+
+// Adds the stand-ins once every regular node exists, with dtypes taken from
+// their neighbours: an output has the dtype its regular consumers expect,
+// an input the dtype its source produces (DT_INVALID where no neighbour
+// says, i.e. between two stand-ins). Outputs run up to the highest index
+// any node reads. Returns the first error (each is also reported).
+absl::Status AddStandIns(const GraphDef& def, const ImportOptions& options,
+                 std::vector<Unsupported>& unsupported, Graph* graph,
+                 std::vector<Node*>& nodes,
+                 const std::function<void(const absl::Status&)>& report) {
+  absl::flat_hash_map<std::string, int> by_name;  // -> index in unsupported
+  for (int u = 0; u < static_cast<int>(unsupported.size()); ++u) {
+    by_name.emplace(unsupported[u].def.name(), u);
+  }
+  absl::Status first_error;
+  std::vector<std::vector<DataType>> out_types(unsupported.size());
+  for (int i = 0; i < def.node_size(); ++i) {
+    const NodeDef& consumer = def.node(i);
+    int position = 0;  // data input position
+    for (int k = 0; k < consumer.input_size(); ++k) {
+      InputRef ref;
+      if (!ParseInput(consumer, k, consumer.input(k), &ref).ok()) continue;
+      if (ref.control) continue;
+      const int p = position++;
+      auto it = by_name.find(Prefixed(options, ref.node));
+      if (it == by_name.end()) continue;
+      std::vector<DataType>& types = out_types[it->second];
+      if (static_cast<int>(types.size()) <= ref.index) {
+        types.resize(ref.index + 1, DT_INVALID);
+      }
+      const Node* regular = nodes[i];
+      if (types[ref.index] == DT_INVALID && regular != nullptr &&
+          !regular->IsUnsupported() && p < regular->num_inputs()) {
+        types[ref.index] = regular->input_type(p);
+      }
+    }
+  }
+  for (int u = 0; u < static_cast<int>(unsupported.size()); ++u) {
+    Unsupported& node = unsupported[u];
+    const NodeDef& original = def.node(node.index);
+    std::vector<DataType> in_types;
+    for (int k = 0; k < original.input_size(); ++k) {
+      InputRef ref;
+      if (!ParseInput(original, k, original.input(k), &ref).ok()) {
+        if (!absl::StartsWith(original.input(k), "^")) {
+          in_types.push_back(DT_INVALID);
+        }
+        continue;
+      }
+      if (ref.control) continue;
+      DataType t = DT_INVALID;
+      const std::string src = Prefixed(options, ref.node);
+      if (auto it = by_name.find(src); it != by_name.end()) {
+        const std::vector<DataType>& types = out_types[it->second];
+        if (ref.index < static_cast<int>(types.size())) t = types[ref.index];
+      } else if (const Node* s = graph->FindNode(src);
+                 s != nullptr && ref.index < s->num_outputs()) {
+        t = s->output_type(ref.index);
+      }
+      in_types.push_back(t);
+    }
+    absl::StatusOr<Node*> n = graph->AddUnsupportedNode(
+        node.def, std::move(in_types), std::move(out_types[u]), node.why);
+    if (!n.ok()) {
+      report(n.status());
+      if (first_error.ok()) first_error = n.status();
+      continue;
+    }
+    nodes[node.index] = *n;
+  }
+  return first_error;
+}
+
 // The shared body of ImportGraphDef (errors == null: stop at first) and
 // ValidateGraphDef (collect all).
 absl::Status Import(const GraphDef& def, const ImportOptions& options,
@@ -56,6 +166,7 @@ absl::Status Import(const GraphDef& def, const ImportOptions& options,
   // Pass 1: nodes.
   std::vector<Node*> nodes(def.node_size(), nullptr);
   absl::flat_hash_set<std::string> failed;  // names of nodes that failed
+  std::vector<Unsupported> unsupported;
   for (int i = 0; i < def.node_size(); ++i) {
     NodeDef nd = def.node(i);
     nd.set_name(Prefixed(options, nd.name()));
@@ -71,6 +182,15 @@ absl::Status Import(const GraphDef& def, const ImportOptions& options,
     }
     absl::StatusOr<Node*> n = graph->AddNode(nd);
     if (!n.ok()) {
+      // An op or attr dflow lacks is not the GraphDef's fault: keep the
+      // node as a stand-in (added below, once its neighbours' dtypes are
+      // known). Only a run that reaches it fails.
+      if (absl::Status why = SupportProblem(nd, *graph->registry());
+          !why.ok() && !absl::IsAlreadyExists(n.status()) &&
+          !graph->FindNode(nd.name())) {
+        unsupported.push_back({i, std::move(nd), std::move(why)});
+        continue;
+      }
       report(n.status());
       if (errors == nullptr) return n.status();
       // A duplicate name keeps the first node valid: do not mark it failed.
@@ -78,6 +198,11 @@ absl::Status Import(const GraphDef& def, const ImportOptions& options,
       continue;
     }
     nodes[i] = *n;
+  }
+  if (!unsupported.empty()) {
+    absl::Status s =
+        AddStandIns(def, options, unsupported, graph, nodes, report);
+    if (!s.ok() && errors == nullptr) return s;
   }
   // Pass 2: edges.
   for (int i = 0; i < def.node_size(); ++i) {

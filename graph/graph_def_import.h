@@ -1,10 +1,16 @@
 // Turning a GraphDef (from a file, TensorFlow or dflow) into a Graph.
 //
 // Nodes may appear in any order (TensorFlow insists on topological order;
-// dflow does not). Every problem is reported with the node it concerns:
-// unknown op, bad attr, missing or dangling input, dtype mismatch, duplicate
-// name, cycle, shape error. ImportGraphDef stops at the first problem;
-// ValidateGraphDef collects all of them (what `dflow inspect` prints).
+// dflow does not). A node whose op dflow does not have, or whose attrs
+// dflow's schema for the op refuses, is not an error of the GraphDef: it
+// is kept as a stand-in (Node::IsUnsupported, with the reason), so that
+// any graph TensorFlow writes loads and every run signature that does not
+// reach such a node runs (compiler/prune.h reports the ones that do).
+// Every problem of the GraphDef itself is reported with the node it
+// concerns: malformed input, missing or dangling input, dtype mismatch,
+// duplicate name, bad device, cycle, shape error. ImportGraphDef stops at
+// the first problem; ValidateGraphDef collects all of them (what
+// `dflow inspect` prints).
 #ifndef DFLOW_GRAPH_GRAPH_DEF_IMPORT_H_
 #define DFLOW_GRAPH_GRAPH_DEF_IMPORT_H_
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs every Debian package dflow needs to build and test, without
-# prompting. Idempotent: when everything is present it only checks (< 1 s).
+# prompting, then TensorFlow from PyPI (tf_reference/setup_tf.sh). Idempotent:
+# when everything is present it only checks (< 1 s).
 set -euo pipefail
 
 PACKAGES=(
@@ -27,13 +28,15 @@ for p in "${PACKAGES[@]}"; do
   fi
 done
 
-if [ ${#missing[@]} -eq 0 ]; then
-  exit 0
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -q
+  $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
-echo "setup: installing ${missing[*]}"
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -q
-$SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+# TensorFlow from PyPI for the tests that check dflow's files with
+# TensorFlow itself (they skip without it).
+"$(dirname "$0")/tf_reference/setup_tf.sh"

@@ -70,13 +70,44 @@ node { name: "baddevice" op: "Identity" input: "x" device: "/gpu:zero"
 )");
   std::string out;
   EXPECT_EQ(Inspect({"--graph", path}, &out), 1) << out;
-  EXPECT_THAT(out, HasSubstr("validation: 4 error(s)"));
-  EXPECT_THAT(out, HasSubstr("'mystery' (FrobnicateV7)"));
+  // The GraphDef's own problems are errors.
+  EXPECT_THAT(out, HasSubstr("validation: 2 error(s)"));
   EXPECT_THAT(out, HasSubstr("'dangling' (Identity)"));
   EXPECT_THAT(out, HasSubstr("nowhere"));
-  EXPECT_THAT(out, HasSubstr("'badattr' (Relu)"));
   EXPECT_THAT(out, HasSubstr("'baddevice' (Identity)"));
   EXPECT_THAT(out, HasSubstr("/gpu:zero"));
+  // What dflow lacks (an op, a dtype its schema does not allow) is listed
+  // as unsupported, not as an error of the graph.
+  EXPECT_THAT(out, HasSubstr("unsupported ops: 2 (2 nodes)"));
+  EXPECT_THAT(out, HasSubstr("'mystery' (FrobnicateV7)"));
+  EXPECT_THAT(out, HasSubstr("'badattr' (Relu)"));
+}
+
+TEST(InspectTest, UnsupportedOpsAreListedWithCountsAndStrictFails) {
+  const std::string path = TempPath("unsupported.pbtxt");
+  WriteFile(path, R"(
+node { name: "x" op: "Placeholder" attr { key: "dtype" value { type: DT_FLOAT } } }
+node { name: "q" op: "FIFOQueueV7" }
+node { name: "d1" op: "DequeueV7" input: "q" }
+node { name: "d2" op: "DequeueV7" input: "q" }
+node { name: "sum" op: "AddV2" input: "d1" input: "d2"
+       attr { key: "T" value { type: DT_FLOAT } } }
+node { name: "y" op: "Identity" input: "x"
+       attr { key: "T" value { type: DT_FLOAT } } }
+)");
+  std::string out;
+  EXPECT_EQ(Inspect({"--graph", path}, &out), 0) << out;
+  EXPECT_THAT(out, HasSubstr("validation: OK"));
+  EXPECT_THAT(out, HasSubstr("unsupported ops: 2 (3 nodes)"));
+  EXPECT_THAT(out, ::testing::ContainsRegex("DequeueV7 +2 +node 'd1'"));
+  EXPECT_THAT(out, ::testing::ContainsRegex("FIFOQueueV7 +1 +node 'q'"));
+  EXPECT_EQ(Inspect({"--graph", path, "--strict"}, &out), 1) << out;
+  EXPECT_THAT(out, HasSubstr("--strict: 3 node(s) dflow cannot run"));
+  // A graph dflow runs whole passes --strict.
+  EXPECT_EQ(Inspect({"--graph", "tests/testdata/tf/mlp.pb", "--strict"}, &out),
+            0)
+      << out;
+  EXPECT_THAT(out, HasSubstr("unsupported ops: none"));
 }
 
 TEST(InspectTest, ReportsACycleByItsNodes) {

@@ -17,20 +17,23 @@ styles of each model go into `<out>/<model>_<style>/`:
 graph.pb         the GraphDef, binary, exactly as `sess.graph.as_graph_def()`
 model.meta       the MetaGraphDef of the same graph (saver_def, collections)
 inputs/*.npy     the feeds of the training step (a fixed batch)
-reference.json   what the tests compare against:
-    feeds     {placeholder tensor: npy file}
-    init      the initializer's node name (global_variables_initializer)
-    train     the training target's node name
-    loss      the loss tensor fetched with it
-    losses    the loss TensorFlow fetched with the training target in each
-              of STEPS steps after the initializer (same feeds every step)
-    placement {"CPU:1": {node: device}, "CPU:N": {...}}: TensorFlow's logged
-              placement (log_device_placement, allow_soft_placement) of every
-              node the initializer and a training step ran, with
-              device_count={'CPU': 1} and with {'CPU': N} (N: the model's
-              towers; a tower's /gpu:i request falls back as TensorFlow
-              decides)
-    ops       the sorted op types of the GraphDef
+reference.txt    what the tests compare against, one fact per line:
+    feed <tensor> <npy file>  the feeds of the training step
+    init <node>               the initializer (global_variables_initializer)
+    train <node>              the training target
+    loss <tensor>             the loss fetched with it
+    loss_value <step> <v>     the loss TensorFlow fetched with the training
+                              target in each of STEPS steps after the
+                              initializer (same feeds every step)
+    placement <devices> <node> <device>
+                              TensorFlow's logged placement
+                              (log_device_placement, allow_soft_placement)
+                              of every node, with device_count={'CPU': 1}
+                              ("CPU:1") and {'CPU': N} ("CPU:N", N: the
+                              model's towers; a tower's /gpu:i request
+                              falls back as TensorFlow decides)
+    op <type>                 the op types of the GraphDef
+ops.txt          every op type of the corpus
 
 Models (what TensorFlow puts into real training graphs):
 
@@ -62,7 +65,6 @@ input_queue      seed 001's input pipeline (string_input_producer,
 
 import argparse
 import contextlib
-import json
 import os
 import re
 import sys
@@ -583,24 +585,32 @@ def write_model(out_dir, name, style, batch_scale):
     if model["towers"] > 1:
         _, placed_n = run_reference(graph, init, model, model["towers"])
         placement["CPU:%d" % model["towers"]] = placed_n
-    reference = {
-        "tensorflow": tf.__version__,
-        "model": name,
-        "style": style,
-        "feeds": feeds,
-        "init": init.name,
-        "train": model["train"].name,
-        "loss": model["loss"].name,
-        "steps": STEPS if model.get("run_steps", True) else 0,
-        "losses": losses,
-        "fetch_also": model.get("fetch_also", []),
-        "towers": model["towers"],
-        "placement": placement,
-        "ops": sorted({n.op for n in graph_def.node}),
-    }
-    with open(os.path.join(d, "reference.json"), "w") as f:
-        json.dump(reference, f, indent=1, sort_keys=True)
-        f.write("\n")
+    lines = [
+        "# Written by tools/tf_reference/make_corpus.py with TensorFlow %s."
+        % tf.__version__,
+        "# One fact per line: <key> <values...>, names have no spaces.",
+        "model %s" % name,
+        "style %s" % style,
+        "towers %d" % model["towers"],
+        "init %s" % init.name,
+        "train %s" % model["train"].name,
+        "loss %s" % model["loss"].name,
+        "steps %d" % (STEPS if model.get("run_steps", True) else 0),
+    ]
+    for tensor_name in sorted(feeds):
+        lines.append("feed %s %s" % (tensor_name, feeds[tensor_name]))
+    for step, value in enumerate(losses):
+        lines.append("loss_value %d %s" % (step + 1, repr(value)))
+    for extra in model.get("fetch_also", []):
+        lines.append("fetch_also %s" % extra)
+    for op in sorted({n.op for n in graph_def.node}):
+        lines.append("op %s" % op)
+    for devices in sorted(placement):
+        for node, device in sorted(placement[devices].items()):
+            lines.append("placement %s %s %s" % (devices, node, device))
+    with open(os.path.join(d, "reference.txt"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    reference = {"ops": sorted({n.op for n in graph_def.node})}
     print("%s_%s: %d nodes, %d op types, losses %s" % (
         name, style, len(graph_def.node), len(reference["ops"]),
         ", ".join("%.6g" % l for l in losses)))
@@ -621,10 +631,11 @@ def main():
             write_model(args.out, name, style, args.batch_scale)
     all_ops = set()
     for entry in sorted(os.listdir(args.out)):
-        path = os.path.join(args.out, entry, "reference.json")
+        path = os.path.join(args.out, entry, "reference.txt")
         if os.path.exists(path):
             with open(path) as f:
-                all_ops.update(json.load(f)["ops"])
+                all_ops.update(line.split()[1] for line in f
+                               if line.startswith("op "))
     with open(os.path.join(args.out, "ops.txt"), "w") as f:
         f.write("# Every op type in the corpus (make_corpus.py).\n")
         for op in sorted(all_ops):
