@@ -159,7 +159,15 @@ DFLOW_REGISTER_OP("ShardedFilespec")
     .Input("num_shards: int32")
     .Output("filename: string")
     .SetShapeFn(ShardedFilespecShape)
-    .Doc("Generates a glob of every shard: basename-?????-of-00002.");
+    .Doc("Generates a glob of every shard: basename-?\?\?\?\?-of-00002.");
+
+DFLOW_REGISTER_OP("StaticRegexFullMatch")
+    .Input("input: string")
+    .Output("output: bool")
+    .Attr("pattern: string")
+    .SetShapeFn(shape_fns::UnchangedShape)
+    .Doc("Whether each string matches `pattern` entirely (a sharded Saver "
+         "asks whether its prefix is an s3:// path).");
 
 DFLOW_REGISTER_OP("StringJoin")
     .Input("inputs: N * string")
