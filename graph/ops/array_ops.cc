@@ -285,6 +285,14 @@ DFLOW_REGISTER_OP("IdentityN")
 
 DFLOW_REGISTER_OP("NoOp").SetShapeFn(NoOutputs).Doc("Does nothing.");
 
+DFLOW_REGISTER_OP("PreventGradient")
+    .Input("input: T")
+    .Output("output: T")
+    .Attr("T: type")
+    .Attr("message: string = ''")
+    .SetShapeFn(shape_fns::UnchangedShape)
+    .Doc("Identity whose gradient is an error carrying `message`.");
+
 DFLOW_REGISTER_OP("StopGradient")
     .Input("input: T")
     .Output("output: T")
@@ -455,6 +463,14 @@ OutputList IdentityN(const Scope& scope, absl::Span<const Output> inputs) {
 
 Operation NoOp(const Scope& scope) {
   return OpBuilder(scope, "NoOp").Finalize();
+}
+
+Output PreventGradient(const Scope& scope, Input input,
+                       absl::string_view message) {
+  return FirstOutput(OpBuilder(scope, "PreventGradient")
+                         .Input(input)
+                         .Attr("message", std::string(message))
+                         .Finalize());
 }
 
 Output StopGradient(const Scope& scope, Input input) {

@@ -474,6 +474,59 @@ Output Equal(const Scope& scope, Input x, Input y, const EqualAttrs& attrs) {
           .Finalize());
 }
 
+Output FloorDiv(const Scope& scope, Input x, Input y) {
+  return Binary(scope, "FloorDiv", x, y);
+}
+Output FloorMod(const Scope& scope, Input x, Input y) {
+  return Binary(scope, "FloorMod", x, y);
+}
+Output DivNoNan(const Scope& scope, Input x, Input y) {
+  return Binary(scope, "DivNoNan", x, y);
+}
+Output GreaterEqual(const Scope& scope, Input x, Input y) {
+  return Binary(scope, "GreaterEqual", x, y);
+}
+Output LessEqual(const Scope& scope, Input x, Input y) {
+  return Binary(scope, "LessEqual", x, y);
+}
+Output NotEqual(const Scope& scope, Input x, Input y,
+                const EqualAttrs& attrs) {
+  MatchConstantDType(&x, y);
+  MatchConstantDType(&y, x);
+  return FirstOutput(
+      OpBuilder(scope, "NotEqual")
+          .Input(x)
+          .Input(y)
+          .Attr("incompatible_shape_error", attrs.incompatible_shape_error)
+          .Finalize());
+}
+Output LogicalAnd(const Scope& scope, Input x, Input y) {
+  return Binary(scope, "LogicalAnd", x, y);
+}
+Output LogicalOr(const Scope& scope, Input x, Input y) {
+  return Binary(scope, "LogicalOr", x, y);
+}
+Output LogicalNot(const Scope& scope, Input x) {
+  return Unary(scope, "LogicalNot", x);
+}
+Output Floor(const Scope& scope, Input x) { return Unary(scope, "Floor", x); }
+
+Output Select(const Scope& scope, Input condition, Input t, Input e) {
+  MatchConstantDType(&t, e);
+  MatchConstantDType(&e, t);
+  return FirstOutput(
+      OpBuilder(scope, "Select").Input(condition).Input(t).Input(e).Finalize());
+}
+Output SelectV2(const Scope& scope, Input condition, Input t, Input e) {
+  MatchConstantDType(&t, e);
+  MatchConstantDType(&e, t);
+  return FirstOutput(OpBuilder(scope, "SelectV2")
+                         .Input(condition)
+                         .Input(t)
+                         .Input(e)
+                         .Finalize());
+}
+
 Output AddN(const Scope& scope, absl::Span<const Output> inputs) {
   return FirstOutput(OpBuilder(scope, "AddN").InputList(inputs).Finalize());
 }
