@@ -279,7 +279,7 @@ DFLOW_REGISTER_OP("Identity")
 DFLOW_REGISTER_OP("IdentityN")
     .Input("input: T")
     .Output("output: T")
-    .Attr("T: list(type)")
+    .Attr("T: list(type) >= 1")
     .SetShapeFn(PassThrough)
     .Doc("Returns its inputs.");
 
@@ -332,7 +332,7 @@ DFLOW_REGISTER_OP("Range")
     .Output("output: Tidx")
     .Attr(
         "Tidx: {bfloat16, half, float, double, int8, int16, int32, int64, "
-        "uint16, uint32} = DT_INT32")
+        "uint16, uint32, uint64} = DT_INT32")
     .SetShapeFn(RangeShape)
     .Doc("[start, limit) in steps of delta.");
 

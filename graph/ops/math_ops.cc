@@ -232,7 +232,10 @@ DFLOW_REGISTER_OP("Equal")
       .Doc(doc)
 
 DFLOW_UNARY_OP("Neg", kUnaryTypes, "Returns -x element-wise.");
-DFLOW_UNARY_OP("Square", kUnaryTypes, "Returns x * x element-wise.");
+DFLOW_UNARY_OP("Square",
+               "T: {bfloat16, half, float, double, int8, int16, int32, int64, "
+               "uint8, uint16, uint32, uint64, complex64, complex128}",
+               "Returns x * x element-wise.");
 DFLOW_UNARY_OP("Sqrt", kUnaryComplexTypes, "Returns sqrt(x) element-wise.");
 DFLOW_UNARY_OP("Rsqrt", kUnaryComplexTypes,
                "Returns 1 / sqrt(x) element-wise.");
@@ -268,7 +271,7 @@ DFLOW_REGISTER_OP("MatMul")
     .Attr("transpose_b: bool = false")
     .Attr(
         "T: {bfloat16, half, float, double, int32, int64, uint8, uint16, "
-        "uint32, uint64, int8, int16, complex64, complex128}")
+        "uint32, uint64, complex64, complex128}")
     .Attr("grad_a: bool = false")
     .Attr("grad_b: bool = false")
     .SetShapeFn(MatMulShape)
