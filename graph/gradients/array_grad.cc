@@ -9,9 +9,11 @@
 #include <cstdint>
 #include <limits>
 #include <numeric>
+#include <string>
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "graph/gradients/grad_helpers.h"
 #include "graph/gradients/grad_registry.h"
 #include "graph/ops/ops.h"
@@ -144,6 +146,45 @@ DFLOW_REGISTER_NO_GRADIENT("Rank");
 DFLOW_REGISTER_NO_GRADIENT("BroadcastGradientArgs");
 DFLOW_REGISTER_NO_GRADIENT("InvertPermutation");
 DFLOW_REGISTER_NO_GRADIENT("ConcatOffset");
+DFLOW_REGISTER_NO_GRADIENT("ShapeN");
+
+// BroadcastTo: the gradient summed over the broadcast dimensions, back in
+// the input's shape.
+absl::Status BroadcastToGrad(const Scope& scope, const Operation& op,
+                             absl::Span<const Output> grad_outputs,
+                             std::vector<Output>* grad_inputs) {
+  const Output x = op.input(0);
+  grad_inputs->assign(2, NoGradient());
+  const TensorShape xs = x.shape();
+  if (xs.IsFullyDefined() && xs == op.output(0).shape()) {
+    (*grad_inputs)[0] = grad_outputs[0];
+    return absl::OkStatus();
+  }
+  const Output x_shape = ops::Shape(scope, x, ops::ShapeAttrs().OutType(
+                                                  BaseType(op.input(1).dtype())));
+  const Output axes =
+      ops::BroadcastGradientArgs(scope, op.input(1), x_shape).r1;
+  (*grad_inputs)[0] = ops::Reshape(
+      scope,
+      ops::Sum(scope, grad_outputs[0], axes,
+               ops::ReductionAttrs().KeepDims(true)),
+      x_shape);
+  return absl::OkStatus();
+}
+DFLOW_REGISTER_GRADIENT("BroadcastTo", BroadcastToGrad);
+
+// PreventGradient: differentiating through it is the error its message
+// explains (TensorFlow raises LookupError there).
+absl::Status PreventGradientGrad(const Scope&, const Operation& op,
+                                 absl::Span<const Output>,
+                                 std::vector<Output>*) {
+  std::string message;
+  op.node()->GetAttr("message", &message).IgnoreError();
+  return absl::InvalidArgumentError(absl::StrCat(
+      "node '", op.name(), "' (PreventGradient): Gradient explicitly "
+      "disabled. Reason: ", message));
+}
+DFLOW_REGISTER_GRADIENT("PreventGradient", PreventGradientGrad);
 
 // Reshape, ExpandDims, Squeeze: the same elements in another shape; the
 // gradient takes x's shape back. The other inputs are shapes and axes.

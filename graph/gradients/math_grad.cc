@@ -720,3 +720,97 @@ DFLOW_REGISTER_GRADIENT("Cast", CastGrad);
 
 }  // namespace
 }  // namespace dflow
+
+// --- Floor division, DivNoNan, selections (TensorFlow's math_grad.py). ---
+
+namespace dflow {
+namespace {
+
+// z = x mod y = x - floor(x / y) y: dx = g, dy = -g floor(x / y).
+absl::Status FloorModGrad(const Scope& scope, const Operation& op,
+                          absl::Span<const Output> grad_outputs,
+                          std::vector<Output>* grad_inputs) {
+  const Output x = op.input(0), y = op.input(1), g = grad_outputs[0];
+  const Output gy =
+      ops::Mul(scope, g, ops::Neg(scope, ops::FloorDiv(scope, x, y)));
+  grad_inputs->resize(2);
+  ReduceBroadcastGradients(scope, x, y, g, gy, &(*grad_inputs)[0],
+                           &(*grad_inputs)[1]);
+  return absl::OkStatus();
+}
+DFLOW_REGISTER_GRADIENT("FloorMod", FloorModGrad);
+
+// z = x / y, or 0 where y = 0: dx = g / y, dy = g (-x / y) / y, both with
+// the same "0 where y = 0" rule.
+absl::Status DivNoNanGrad(const Scope& scope, const Operation& op,
+                          absl::Span<const Output> grad_outputs,
+                          std::vector<Output>* grad_inputs) {
+  const Output x = op.input(0), y = op.input(1), g = grad_outputs[0];
+  const Output gx = ops::DivNoNan(scope, g, y);
+  const Output gy = ops::Mul(
+      scope, g,
+      ops::DivNoNan(scope, ops::DivNoNan(scope, ops::Neg(scope, x), y), y));
+  grad_inputs->resize(2);
+  ReduceBroadcastGradients(scope, x, y, gx, gy, &(*grad_inputs)[0],
+                           &(*grad_inputs)[1]);
+  return absl::OkStatus();
+}
+DFLOW_REGISTER_GRADIENT("DivNoNan", DivNoNanGrad);
+
+// Legacy Select: t and e have the output's shape; each gets the gradient
+// where it was picked.
+absl::Status SelectGrad(const Scope& scope, const Operation& op,
+                        absl::Span<const Output> grad_outputs,
+                        std::vector<Output>* grad_inputs) {
+  const Output c = op.input(0), g = grad_outputs[0];
+  const Output zeros = ops::ZerosLike(scope, op.input(1));
+  grad_inputs->assign(3, NoGradient());
+  (*grad_inputs)[1] = ops::Select(scope, c, g, zeros);
+  (*grad_inputs)[2] = ops::Select(scope, c, zeros, g);
+  return absl::OkStatus();
+}
+DFLOW_REGISTER_GRADIENT("Select", SelectGrad);
+
+// `g` (shaped like `out`) summed back to the shape of `x`, which
+// broadcast to `out`. Static when both shapes are known and equal.
+Output SumToShapeOf(const Scope& scope, const Output& g, const Output& x,
+                    const Output& out) {
+  const TensorShape xs = x.shape(), os = out.shape();
+  if (xs.IsFullyDefined() && xs == os) return g;
+  const Output x_shape = ops::Shape(scope, x);
+  const Output axes =
+      ops::BroadcastGradientArgs(scope, x_shape, ops::Shape(scope, out)).r0;
+  return ops::Reshape(
+      scope, ops::Sum(scope, g, axes, ops::ReductionAttrs().KeepDims(true)),
+      x_shape);
+}
+
+// SelectV2 broadcasts condition, t and e: each gradient is summed over
+// the dimensions its input was broadcast along.
+absl::Status SelectV2Grad(const Scope& scope, const Operation& op,
+                          absl::Span<const Output> grad_outputs,
+                          std::vector<Output>* grad_inputs) {
+  const Output c = op.input(0), t = op.input(1), e = op.input(2);
+  const Output g = grad_outputs[0];
+  const Output zero = ScalarOfType(scope, 0, BaseType(g.dtype()));
+  grad_inputs->assign(3, NoGradient());
+  (*grad_inputs)[1] =
+      SumToShapeOf(scope, ops::SelectV2(scope, c, g, zero), t, op.output(0));
+  (*grad_inputs)[2] =
+      SumToShapeOf(scope, ops::SelectV2(scope, c, zero, g), e, op.output(0));
+  return absl::OkStatus();
+}
+DFLOW_REGISTER_GRADIENT("SelectV2", SelectV2Grad);
+
+// Piecewise constant, or boolean: no gradient (TensorFlow returns None).
+DFLOW_REGISTER_NO_GRADIENT("Floor");
+DFLOW_REGISTER_NO_GRADIENT("FloorDiv");
+DFLOW_REGISTER_NO_GRADIENT("GreaterEqual");
+DFLOW_REGISTER_NO_GRADIENT("LessEqual");
+DFLOW_REGISTER_NO_GRADIENT("NotEqual");
+DFLOW_REGISTER_NO_GRADIENT("LogicalNot");
+DFLOW_REGISTER_NO_GRADIENT("LogicalAnd");
+DFLOW_REGISTER_NO_GRADIENT("LogicalOr");
+
+}  // namespace
+}  // namespace dflow

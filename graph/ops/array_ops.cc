@@ -279,11 +279,19 @@ DFLOW_REGISTER_OP("Identity")
 DFLOW_REGISTER_OP("IdentityN")
     .Input("input: T")
     .Output("output: T")
-    .Attr("T: list(type)")
+    .Attr("T: list(type) >= 1")
     .SetShapeFn(PassThrough)
     .Doc("Returns its inputs.");
 
 DFLOW_REGISTER_OP("NoOp").SetShapeFn(NoOutputs).Doc("Does nothing.");
+
+DFLOW_REGISTER_OP("PreventGradient")
+    .Input("input: T")
+    .Output("output: T")
+    .Attr("T: type")
+    .Attr("message: string = ''")
+    .SetShapeFn(shape_fns::UnchangedShape)
+    .Doc("Identity whose gradient is an error carrying `message`.");
 
 DFLOW_REGISTER_OP("StopGradient")
     .Input("input: T")
@@ -324,7 +332,7 @@ DFLOW_REGISTER_OP("Range")
     .Output("output: Tidx")
     .Attr(
         "Tidx: {bfloat16, half, float, double, int8, int16, int32, int64, "
-        "uint16, uint32} = DT_INT32")
+        "uint16, uint32, uint64} = DT_INT32")
     .SetShapeFn(RangeShape)
     .Doc("[start, limit) in steps of delta.");
 
@@ -455,6 +463,14 @@ OutputList IdentityN(const Scope& scope, absl::Span<const Output> inputs) {
 
 Operation NoOp(const Scope& scope) {
   return OpBuilder(scope, "NoOp").Finalize();
+}
+
+Output PreventGradient(const Scope& scope, Input input,
+                       absl::string_view message) {
+  return FirstOutput(OpBuilder(scope, "PreventGradient")
+                         .Input(input)
+                         .Attr("message", std::string(message))
+                         .Finalize());
 }
 
 Output StopGradient(const Scope& scope, Input input) {

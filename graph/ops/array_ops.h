@@ -79,6 +79,11 @@ Operation NoOp(const Scope& scope);
 // Identity whose gradient is zero.
 Output StopGradient(const Scope& scope, Input input);
 
+// Identity whose gradient is an error naming `message` (TensorFlow puts it
+// where a second derivative is not implemented).
+Output PreventGradient(const Scope& scope, Input input,
+                       absl::string_view message = "");
+
 // --- Creating tensors. ---
 
 // A tensor of shape `dims` filled with the scalar `value`.

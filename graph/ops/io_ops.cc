@@ -161,14 +161,6 @@ DFLOW_REGISTER_OP("ShardedFilespec")
     .SetShapeFn(ShardedFilespecShape)
     .Doc("Generates a glob of every shard: basename-?\?\?\?\?-of-00002.");
 
-DFLOW_REGISTER_OP("StaticRegexFullMatch")
-    .Input("input: string")
-    .Output("output: bool")
-    .Attr("pattern: string")
-    .SetShapeFn(shape_fns::UnchangedShape)
-    .Doc("Whether each string matches `pattern` entirely (a sharded Saver "
-         "asks whether its prefix is an s3:// path).");
-
 DFLOW_REGISTER_OP("StringJoin")
     .Input("inputs: N * string")
     .Attr("N: int >= 0")

@@ -232,7 +232,10 @@ DFLOW_REGISTER_OP("Equal")
       .Doc(doc)
 
 DFLOW_UNARY_OP("Neg", kUnaryTypes, "Returns -x element-wise.");
-DFLOW_UNARY_OP("Square", kUnaryTypes, "Returns x * x element-wise.");
+DFLOW_UNARY_OP("Square",
+               "T: {bfloat16, half, float, double, int8, int16, int32, int64, "
+               "uint8, uint16, uint32, uint64, complex64, complex128}",
+               "Returns x * x element-wise.");
 DFLOW_UNARY_OP("Sqrt", kUnaryComplexTypes, "Returns sqrt(x) element-wise.");
 DFLOW_UNARY_OP("Rsqrt", kUnaryComplexTypes,
                "Returns 1 / sqrt(x) element-wise.");
@@ -268,7 +271,7 @@ DFLOW_REGISTER_OP("MatMul")
     .Attr("transpose_b: bool = false")
     .Attr(
         "T: {bfloat16, half, float, double, int32, int64, uint8, uint16, "
-        "uint32, uint64, int8, int16, complex64, complex128}")
+        "uint32, uint64, complex64, complex128}")
     .Attr("grad_a: bool = false")
     .Attr("grad_b: bool = false")
     .SetShapeFn(MatMulShape)
@@ -472,6 +475,59 @@ Output Equal(const Scope& scope, Input x, Input y, const EqualAttrs& attrs) {
           .Input(y)
           .Attr("incompatible_shape_error", attrs.incompatible_shape_error)
           .Finalize());
+}
+
+Output FloorDiv(const Scope& scope, Input x, Input y) {
+  return Binary(scope, "FloorDiv", x, y);
+}
+Output FloorMod(const Scope& scope, Input x, Input y) {
+  return Binary(scope, "FloorMod", x, y);
+}
+Output DivNoNan(const Scope& scope, Input x, Input y) {
+  return Binary(scope, "DivNoNan", x, y);
+}
+Output GreaterEqual(const Scope& scope, Input x, Input y) {
+  return Binary(scope, "GreaterEqual", x, y);
+}
+Output LessEqual(const Scope& scope, Input x, Input y) {
+  return Binary(scope, "LessEqual", x, y);
+}
+Output NotEqual(const Scope& scope, Input x, Input y,
+                const EqualAttrs& attrs) {
+  MatchConstantDType(&x, y);
+  MatchConstantDType(&y, x);
+  return FirstOutput(
+      OpBuilder(scope, "NotEqual")
+          .Input(x)
+          .Input(y)
+          .Attr("incompatible_shape_error", attrs.incompatible_shape_error)
+          .Finalize());
+}
+Output LogicalAnd(const Scope& scope, Input x, Input y) {
+  return Binary(scope, "LogicalAnd", x, y);
+}
+Output LogicalOr(const Scope& scope, Input x, Input y) {
+  return Binary(scope, "LogicalOr", x, y);
+}
+Output LogicalNot(const Scope& scope, Input x) {
+  return Unary(scope, "LogicalNot", x);
+}
+Output Floor(const Scope& scope, Input x) { return Unary(scope, "Floor", x); }
+
+Output Select(const Scope& scope, Input condition, Input t, Input e) {
+  MatchConstantDType(&t, e);
+  MatchConstantDType(&e, t);
+  return FirstOutput(
+      OpBuilder(scope, "Select").Input(condition).Input(t).Input(e).Finalize());
+}
+Output SelectV2(const Scope& scope, Input condition, Input t, Input e) {
+  MatchConstantDType(&t, e);
+  MatchConstantDType(&e, t);
+  return FirstOutput(OpBuilder(scope, "SelectV2")
+                         .Input(condition)
+                         .Input(t)
+                         .Input(e)
+                         .Finalize());
 }
 
 Output AddN(const Scope& scope, absl::Span<const Output> inputs) {

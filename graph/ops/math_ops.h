@@ -43,6 +43,25 @@ struct EqualAttrs {
 Output Equal(const Scope& scope, Input x, Input y,
              const EqualAttrs& attrs = {});
 
+// Python's // and % (floor division; FloorMod's result has y's sign),
+// and x / y with 0 wherever y is 0 (DivNoNan).
+Output FloorDiv(const Scope& scope, Input x, Input y);
+Output FloorMod(const Scope& scope, Input x, Input y);
+Output DivNoNan(const Scope& scope, Input x, Input y);
+Output GreaterEqual(const Scope& scope, Input x, Input y);
+Output LessEqual(const Scope& scope, Input x, Input y);
+Output NotEqual(const Scope& scope, Input x, Input y,
+                const EqualAttrs& attrs = {});
+Output LogicalAnd(const Scope& scope, Input x, Input y);
+Output LogicalOr(const Scope& scope, Input x, Input y);
+Output LogicalNot(const Scope& scope, Input x);
+
+// `t` where `condition` is true, else `e`. Select (legacy): condition has
+// t's shape, is a scalar, or is a vector picking whole rows of t. SelectV2
+// broadcasts all three (NumPy's where).
+Output Select(const Scope& scope, Input condition, Input t, Input e);
+Output SelectV2(const Scope& scope, Input condition, Input t, Input e);
+
 // Sum of tensors of one shape and dtype (at least one).
 Output AddN(const Scope& scope, absl::Span<const Output> inputs);
 
@@ -56,6 +75,7 @@ Output Exp(const Scope& scope, Input x);
 Output Log(const Scope& scope, Input x);
 Output Sigmoid(const Scope& scope, Input x);
 Output Tanh(const Scope& scope, Input x);
+Output Floor(const Scope& scope, Input x);
 // Gradients given the forward output `y` and the incoming gradient `dy`.
 Output SigmoidGrad(const Scope& scope, Input y, Input dy);
 Output TanhGrad(const Scope& scope, Input y, Input dy);

@@ -135,22 +135,33 @@ Output Reduction(const Scope& scope, const char* op, const Input& input,
 
 // --- Registrations. ---
 
-#define DFLOW_REDUCTION_OP(name, doc)          \
+#define DFLOW_REDUCTION_OP(name, types, doc)   \
   DFLOW_REGISTER_OP(name)                      \
       .Input("input: T")                       \
       .Input("reduction_indices: Tidx")        \
       .Output("output: T")                     \
       .Attr("keep_dims: bool = false")         \
-      .Attr("T: numbertype")                   \
+      .Attr(types)                             \
       .Attr("Tidx: {int32, int64} = DT_INT32") \
       .SetShapeFn(ReductionShape)              \
       .Doc(doc)
 
-DFLOW_REDUCTION_OP("Sum", "Sum of elements across the given axes.");
-DFLOW_REDUCTION_OP("Mean", "Mean of elements across the given axes.");
-DFLOW_REDUCTION_OP("Max", "Maximum of elements across the given axes.");
-DFLOW_REDUCTION_OP("Min", "Minimum of elements across the given axes.");
-DFLOW_REDUCTION_OP("Prod", "Product of elements across the given axes.");
+// Max and Min have no complex types in TensorFlow (realnumbertype plus the
+// quantized ones).
+constexpr char kMinMaxReductionTypes[] =
+    "T: {float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, "
+    "half, uint32, uint64, qint8, quint8, qint32, qint16, quint16}";
+
+DFLOW_REDUCTION_OP("Sum", "T: numbertype",
+                   "Sum of elements across the given axes.");
+DFLOW_REDUCTION_OP("Mean", "T: numbertype",
+                   "Mean of elements across the given axes.");
+DFLOW_REDUCTION_OP("Max", kMinMaxReductionTypes,
+                   "Maximum of elements across the given axes.");
+DFLOW_REDUCTION_OP("Min", kMinMaxReductionTypes,
+                   "Minimum of elements across the given axes.");
+DFLOW_REDUCTION_OP("Prod", "T: numbertype",
+                   "Product of elements across the given axes.");
 
 #undef DFLOW_REDUCTION_OP
 
@@ -175,7 +186,10 @@ DFLOW_REGISTER_OP("ArgMax")
     .Input("input: T")
     .Input("dimension: Tidx")
     .Output("output: output_type")
-    .Attr("T: {numbertype, bool}")
+    .Attr(
+        "T: {float, double, int32, uint8, int16, int8, int64, bfloat16, "
+        "uint16, half, uint32, uint64, qint8, quint8, qint32, qint16, "
+        "quint16, bool}")
     .Attr("Tidx: {int16, int32, int64} = DT_INT32")
     .Attr("output_type: {int16, uint16, int32, int64} = DT_INT64")
     .SetShapeFn(ArgMaxShape)

@@ -4,8 +4,10 @@
 #define DFLOW_GRAPH_OPS_OPS_H_
 
 #include "graph/ops/array_ops.h"
+#include "graph/ops/check_ops.h"
 #include "graph/ops/collective_ops.h"
 #include "graph/ops/conv_ops.h"
+#include "graph/ops/index_ops.h"
 #include "graph/ops/math_ops.h"
 #include "graph/ops/nn_ops.h"
 #include "graph/ops/random_ops.h"
@@ -13,6 +15,7 @@
 #include "graph/ops/slicing_ops.h"
 #include "graph/ops/io_ops.h"
 #include "graph/ops/state_ops.h"
+#include "graph/ops/string_ops.h"
 #include "graph/ops/training_ops.h"
 #include "graph/scope.h"
 

@@ -41,6 +41,26 @@ Output TruncatedNormal(const Scope& scope, Input shape, DataType dtype,
 Output RandomUniform(const Scope& scope, Input shape, DataType dtype,
                      const RandomAttrs& attrs = {});
 
+// --- Stateless random ops (TensorFlow's V2: a key and a counter). ---
+
+// The Philox key [1] and counter [2] (uint64) that TensorFlow derives from
+// a [2] int32/int64 seed; feed them to the ops below with alg = 1 (Philox)
+// or 3 (auto-select, Philox on CPU and GPU).
+struct KeyCounter {
+  Output key;
+  Output counter;
+};
+KeyCounter StatelessRandomGetKeyCounter(const Scope& scope, Input seed);
+Output StatelessRandomUniformV2(const Scope& scope, Input shape, Input key,
+                                Input counter, Input alg,
+                                DataType dtype = DT_FLOAT);
+Output StatelessRandomNormalV2(const Scope& scope, Input shape, Input key,
+                               Input counter, Input alg,
+                               DataType dtype = DT_FLOAT);
+Output StatelessTruncatedNormalV2(const Scope& scope, Input shape, Input key,
+                                  Input counter, Input alg,
+                                  DataType dtype = DT_FLOAT);
+
 }  // namespace ops
 }  // namespace dflow
 

@@ -256,6 +256,45 @@ absl::Status ScalarOutput(InferenceContext* c) {
   return absl::OkStatus();
 }
 
+absl::Status ShapeNShape(InferenceContext* c) {
+  for (int i = 0; i < c->num_inputs(); ++i) {
+    const TensorShape& in = c->input(i);
+    c->set_output(i, TensorShape({RankKnown(in) ? in.rank() : -1}));
+    if (RankKnown(in)) c->set_output_shape_value(i, in);
+  }
+  return absl::OkStatus();
+}
+
+// The target shape; the input must broadcast to it (NumPy's rules, the
+// target winning every dimension).
+absl::Status BroadcastToShape(InferenceContext* c) {
+  TensorShape shape_arg, out;
+  SHAPE_OPS_RETURN_IF_ERROR(
+      c->WithRank(c->input(1), 1, "input 'shape'", &shape_arg));
+  SHAPE_OPS_RETURN_IF_ERROR(c->ShapeFromShapeTensor(1, &out));
+  const TensorShape& in = c->input(0);
+  if (RankKnown(in) && RankKnown(out)) {
+    if (in.rank() > out.rank()) {
+      return InvalidArgument("cannot broadcast a tensor of shape ",
+                             in.ToString(), " to the lower-rank shape ",
+                             out.ToString());
+    }
+    const int offset = out.rank() - in.rank();
+    for (int i = 0; i < in.rank(); ++i) {
+      const int64_t d = in.dim(i), t = out.dim(offset + i);
+      if (d >= 0 && t >= 0 && d != 1 && d != t) {
+        return InvalidArgument("cannot broadcast a tensor of shape ",
+                               in.ToString(), " to shape ", out.ToString(),
+                               ": dimension ", i, " is ", d, ", expected 1 or ",
+                               t);
+      }
+      if (t < 0 && d > 1) out.set_dim(offset + i, d);
+    }
+  }
+  c->set_output(0, out);
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 #undef SHAPE_OPS_RETURN_IF_ERROR
@@ -319,6 +358,24 @@ DFLOW_REGISTER_OP("Transpose")
     .Attr("Tperm: {int32, int64} = DT_INT32")
     .SetShapeFn(TransposeShape)
     .Doc("Permutes the dimensions of `x`.");
+
+DFLOW_REGISTER_OP("ShapeN")
+    .Input("input: N * T")
+    .Output("output: N * out_type")
+    .Attr("N: int >= 1")
+    .Attr("T: type")
+    .Attr("out_type: {int32, int64} = DT_INT32")
+    .SetShapeFn(ShapeNShape)
+    .Doc("The shapes of N tensors, as 1-D integer tensors.");
+
+DFLOW_REGISTER_OP("BroadcastTo")
+    .Input("input: T")
+    .Input("shape: Tidx")
+    .Output("output: T")
+    .Attr("T: type")
+    .Attr("Tidx: {int32, int64} = DT_INT32")
+    .SetShapeFn(BroadcastToShape)
+    .Doc("Broadcasts input to shape (NumPy's rules).");
 
 DFLOW_REGISTER_OP("BroadcastGradientArgs")
     .Input("s0: T")
@@ -387,6 +444,20 @@ BroadcastGradientArgsOutputs BroadcastGradientArgs(const Scope& scope, Input s0,
       OpBuilder(scope, "BroadcastGradientArgs").Input(s0).Input(s1).Finalize(),
       2);
   return {out[0], out[1]};
+}
+
+OutputList ShapeN(const Scope& scope, absl::Span<const Output> input,
+                  const ShapeAttrs& attrs) {
+  return AllOutputs(OpBuilder(scope, "ShapeN")
+                        .InputList(input)
+                        .Attr("out_type", attrs.out_type)
+                        .Finalize(),
+                    static_cast<int>(input.size()));
+}
+
+Output BroadcastTo(const Scope& scope, Input input, Input shape) {
+  return FirstOutput(
+      OpBuilder(scope, "BroadcastTo").Input(input).Input(shape).Finalize());
 }
 
 Output InvertPermutation(const Scope& scope, Input x) {

@@ -40,6 +40,14 @@ struct ShapeAttrs {
 // The shape of `input` as a vector.
 Output Shape(const Scope& scope, Input input, const ShapeAttrs& attrs = {});
 
+// The shapes of several tensors in one node (TensorFlow's gradients of
+// broadcasting ops write it).
+OutputList ShapeN(const Scope& scope, absl::Span<const Output> input,
+                  const ShapeAttrs& attrs = {});
+
+// `input` broadcast to `shape` (an int32/int64 vector), NumPy's rules.
+Output BroadcastTo(const Scope& scope, Input input, Input shape);
+
 struct SizeAttrs {
   DataType out_type = DT_INT32;
   SizeAttrs& OutType(DataType v) {

@@ -215,6 +215,30 @@ struct EqualFunctor : FunctorBase {
   }
 };
 
+struct NotEqualFunctor : FunctorBase {
+  static constexpr bool kReturnsBool = true;
+  template <typename X, typename Y>
+  static auto Apply(const X& x, const Y& y) {
+    return x != y;
+  }
+};
+
+struct LessEqualFunctor : FunctorBase {
+  static constexpr bool kReturnsBool = true;
+  template <typename X, typename Y>
+  static auto Apply(const X& x, const Y& y) {
+    return x <= y;
+  }
+};
+
+struct GreaterEqualFunctor : FunctorBase {
+  static constexpr bool kReturnsBool = true;
+  template <typename X, typename Y>
+  static auto Apply(const X& x, const Y& y) {
+    return x >= y;
+  }
+};
+
 // --- Broadcasting evaluation. ---
 
 // out[i] = F(x[i], y[i]) for i in [0, n); a side that repeats contributes

@@ -1,7 +1,8 @@
-// Element-wise comparisons with broadcasting: Less, Greater and Equal
-// (bool results). Equal also compares bool and string tensors, and with
-// incompatible_shape_error=false answers a scalar `false` for shapes that
-// do not broadcast (TensorFlow's rule).
+// Element-wise comparisons with broadcasting: Less, Greater, LessEqual,
+// GreaterEqual, Equal and NotEqual (bool results). Equal and NotEqual also
+// compare bool and string tensors, and with incompatible_shape_error=false
+// answer a scalar `false` (Equal) or `true` (NotEqual) for shapes that do
+// not broadcast (TensorFlow's rule).
 #include <string>
 #include <type_traits>
 
@@ -10,7 +11,7 @@
 namespace dflow {
 namespace {
 
-template <typename T>
+template <typename T, bool kNotEqual = false>
 class EqualOp : public OpKernel {
  public:
   explicit EqualOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
@@ -26,7 +27,7 @@ class EqualOp : public OpKernel {
     Tensor* out = nullptr;
     if (!s.ok() && !incompatible_shape_error_) {
       OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape(), &out));
-      *out->data<bool>() = false;
+      *out->data<bool>() = kNotEqual;
       return;
     }
     OP_REQUIRES_OK(ctx, s);
@@ -41,7 +42,9 @@ class EqualOp : public OpKernel {
             ctx, *b, x.data<std::string>(), y.data<std::string>(),
             out->data<bool>(),
             /*cost=*/10,
-            [](const std::string& a, const std::string& c) { return a == c; });
+            [](const std::string& a, const std::string& c) {
+              return (a == c) != kNotEqual;
+            });
       } else {
         // Bytes, so that a bool tensor read from a file holding 2 for true
         // compares as true instead of being undefined behaviour.
@@ -49,10 +52,13 @@ class EqualOp : public OpKernel {
             ctx, *b, reinterpret_cast<const uint8_t*>(x.data<bool>()),
             reinterpret_cast<const uint8_t*>(y.data<bool>()), out->data<bool>(),
             /*cost=*/1,
-            [](uint8_t a, uint8_t c) { return (a != 0) == (c != 0); });
+            [](uint8_t a, uint8_t c) {
+              return ((a != 0) == (c != 0)) != kNotEqual;
+            });
       }
     } else {
-      using F = cwise::EqualFunctor;
+      using F = std::conditional_t<kNotEqual, cwise::NotEqualFunctor,
+                                   cwise::EqualFunctor>;
       using In = cwise::InType<F, T>;
       shapes.Compute<F>(ctx, cwise::DataAs<In, T>(x), cwise::DataAs<In, T>(y),
                         out->data<bool>(), out->NumElements());
@@ -73,6 +79,12 @@ class EqualOp : public OpKernel {
       KernelDefBuilder("Equal").Device(kDeviceCpu).TypeConstraint<T>("T"), \
       EqualOp<T>)
 
+#define DFLOW_REGISTER_NOT_EQUAL(T)                                   \
+  DFLOW_REGISTER_KERNEL(                                              \
+      KernelDefBuilder("NotEqual").Device(kDeviceCpu).TypeConstraint<T>( \
+          "T"),                                                       \
+      EqualOp<T, true>)
+
 #define DFLOW_REGISTER_COMPARE_ALL(op, functor)  \
   DFLOW_REGISTER_COMPARE(op, functor, float16);  \
   DFLOW_REGISTER_COMPARE(op, functor, bfloat16); \
@@ -86,6 +98,8 @@ class EqualOp : public OpKernel {
 
 DFLOW_REGISTER_COMPARE_ALL("Less", LessFunctor);
 DFLOW_REGISTER_COMPARE_ALL("Greater", GreaterFunctor);
+DFLOW_REGISTER_COMPARE_ALL("LessEqual", LessEqualFunctor);
+DFLOW_REGISTER_COMPARE_ALL("GreaterEqual", GreaterEqualFunctor);
 DFLOW_REGISTER_EQUAL(float16);
 DFLOW_REGISTER_EQUAL(bfloat16);
 DFLOW_REGISTER_EQUAL(float);
@@ -97,6 +111,17 @@ DFLOW_REGISTER_EQUAL(int64_t);
 DFLOW_REGISTER_EQUAL(uint8_t);
 DFLOW_REGISTER_EQUAL(bool);
 DFLOW_REGISTER_EQUAL(std::string);
+DFLOW_REGISTER_NOT_EQUAL(float16);
+DFLOW_REGISTER_NOT_EQUAL(bfloat16);
+DFLOW_REGISTER_NOT_EQUAL(float);
+DFLOW_REGISTER_NOT_EQUAL(double);
+DFLOW_REGISTER_NOT_EQUAL(int8_t);
+DFLOW_REGISTER_NOT_EQUAL(int16_t);
+DFLOW_REGISTER_NOT_EQUAL(int32_t);
+DFLOW_REGISTER_NOT_EQUAL(int64_t);
+DFLOW_REGISTER_NOT_EQUAL(uint8_t);
+DFLOW_REGISTER_NOT_EQUAL(bool);
+DFLOW_REGISTER_NOT_EQUAL(std::string);
 
 }  // namespace
 }  // namespace dflow

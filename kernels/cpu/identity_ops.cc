@@ -59,6 +59,10 @@ DFLOW_REGISTER_KERNEL(KernelDefBuilder("StopGradient")
                           .Device(kDeviceCpu)
                           .TypeConstraint("T", AllTypesAndResource()),
                       IdentityOp);
+DFLOW_REGISTER_KERNEL(KernelDefBuilder("PreventGradient")
+                          .Device(kDeviceCpu)
+                          .TypeConstraint("T", AllTypesAndResource()),
+                      IdentityOp);
 // T is a list(type): the registry's constraints take one type per attr, so
 // IdentityN matches any list.
 DFLOW_REGISTER_KERNEL(KernelDefBuilder("IdentityN").Device(kDeviceCpu),

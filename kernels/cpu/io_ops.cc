@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include <memory>
-#include <regex>
 #include <set>
 #include <string>
 #include <vector>
@@ -201,39 +200,6 @@ class ShardedFilespecOp : public OpKernel {
   bool IsExpensive() const override { return false; }
 };
 
-// std::regex (ECMAScript) stands in for TensorFlow's RE2: the patterns a
-// Saver graph uses ("^s3://.*") mean the same in both.
-class StaticRegexFullMatchOp : public OpKernel {
- public:
-  explicit StaticRegexFullMatchOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    std::string pattern;
-    absl::Status s = ctx->GetAttr("pattern", &pattern);
-    if (s.ok()) {
-      try {
-        regex_ = std::regex(pattern, std::regex::ECMAScript);
-      } catch (const std::regex_error& e) {
-        s = absl::InvalidArgumentError(absl::StrCat(
-            "attr 'pattern' '", pattern, "' is not a valid regex: ", e.what()));
-      }
-    }
-    ctx->SetStatus(s);
-  }
-  void Compute(OpKernelContext* ctx) override {
-    const Tensor& in = ctx->input(0);
-    Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, in.shape(), &out));
-    auto strings = in.flat<std::string>();
-    auto matches = out->flat<bool>();
-    for (size_t i = 0; i < strings.size(); ++i) {
-      matches[i] = std::regex_match(strings[i], regex_);
-    }
-  }
-  bool IsExpensive() const override { return false; }
-
- private:
-  std::regex regex_;
-};
-
 class StringJoinOp : public OpKernel {
  public:
   explicit StringJoinOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
@@ -286,9 +252,6 @@ DFLOW_REGISTER_KERNEL(KernelDefBuilder("ShardedFilename").Device(kDeviceCpu),
                       ShardedFilenameOp);
 DFLOW_REGISTER_KERNEL(KernelDefBuilder("ShardedFilespec").Device(kDeviceCpu),
                       ShardedFilespecOp);
-DFLOW_REGISTER_KERNEL(
-    KernelDefBuilder("StaticRegexFullMatch").Device(kDeviceCpu),
-    StaticRegexFullMatchOp);
 DFLOW_REGISTER_KERNEL(KernelDefBuilder("StringJoin").Device(kDeviceCpu),
                       StringJoinOp);
 

@@ -44,6 +44,36 @@ const bool kRegistered = [] {
               {DT_BOOL, DT_INT8, DT_INT16, DT_INT64, DT_UINT8}}),
       kBinaryArgs);
 
+  for (const char* op : {"LessEqual", "GreaterEqual"}) {
+    DefineWithInt32HostKernel(
+        op, "T", Concat({GpuFloat(), {DT_INT8, DT_INT16, DT_INT64, DT_UINT8}}),
+        kBinaryArgs);
+  }
+  DefineWithInt32HostKernel(
+      "NotEqual", "T",
+      Concat({GpuFloat(),
+              Complex(),
+              {DT_BOOL, DT_INT8, DT_INT16, DT_INT64, DT_UINT8}}),
+      kBinaryArgs);
+  // Floor division: integers on the device but int32 on the host, as for
+  // the other binary ops.
+  DefineWithInt32HostKernel(
+      "FloorDiv", "T",
+      Concat({GpuFloat(), {DT_UINT8, DT_UINT16, DT_INT16, DT_INT64}}),
+      kBinaryArgs);
+  DefineWithInt32HostKernel("FloorMod", "T", Concat({GpuFloat(), {DT_INT64}}),
+                            kBinaryArgs);
+  Define(Gpu("DivNoNan").TypeConstraint("T", Concat({GpuFloat(), Complex()})));
+  Define(Gpu("Floor").TypeConstraint("T", GpuFloat()));
+  for (const char* op : {"LogicalNot", "LogicalAnd", "LogicalOr"}) {
+    Define(Gpu(op));
+  }
+  // Select and SelectV2 move every device type (bool condition).
+  for (const char* op : {"Select", "SelectV2"}) {
+    Define(Gpu(op).TypeConstraint(
+        "T", Concat({GpuAll(), {DT_INT32, DT_INT64}})));
+  }
+
   // Unary element-wise ops.
   for (const char* op : {"Neg", "Square"}) {
     DefineWithInt32HostKernel(

@@ -151,6 +151,44 @@ void BuildGraphWithEveryOp(const Scope& root) {
   ops::Range(a_s, 0, 10, 1);
   ops::BroadcastGradientArgs(a_s, shape, {1, 10});
 
+  // Floor division, logic, selection.
+  Scope lg = s.NewSubScope("logic");
+  Output fl = ops::Floor(lg, h);
+  ops::FloorDiv(lg, h, fl);
+  ops::FloorMod(lg, h, 3.0f);
+  ops::DivNoNan(lg, h, fl);
+  Output ge = ops::GreaterEqual(lg, h, f);
+  Output le = ops::LessEqual(lg, h, f);
+  Output ne = ops::NotEqual(lg, h, f);
+  Output both = ops::LogicalAnd(lg, ge, ops::LogicalNot(lg, le));
+  ops::LogicalOr(lg, both, ne);
+  ops::Select(lg, both, h, f);
+  ops::SelectV2(lg, ops::Greater(lg, mean, 0.5f), h, 0.0f);
+
+  // Index ops.
+  Scope ix = s.NewSubScope("index");
+  Output ids = ops::Const(ix, {0, 2, 1});
+  Output rows = ops::GatherV2(ix, h, ids, 0);
+  ops::Gather(ix, h, ids);
+  ops::UnsortedSegmentSum(ix, rows, ids, 3);
+  ops::DynamicStitch(ix, {ids, ops::Const(ix, {3, 4})},
+                     {rows, ops::Slice(ix, h, {0, 0}, {2, -1})});
+  ops::Unique(ix, labels);
+  ops::Where(ix, both);
+  ops::TopKV2(ix, h, 3);
+  ops::InTopKV2(ix, h, labels, 5);
+  ops::BroadcastTo(ix, mean, {2, 3});
+  ops::ShapeN(ix, {h, f});
+  ops::PreventGradient(ix, h, "no second derivative");
+  ops::Assert(ix, ops::Greater(ix, mean, 0.0f), {mean, shape});
+  ops::StaticRegexFullMatch(ix, ops::Const(ix, "s3://bucket"), "^s3://.*");
+  ops::KeyCounter kc = ops::StatelessRandomGetKeyCounter(
+      ix, ops::Const(ix, {int64_t{1}, int64_t{2}}));
+  for (auto* fn : {&ops::StatelessRandomUniformV2, &ops::StatelessRandomNormalV2,
+                   &ops::StatelessTruncatedNormalV2}) {
+    fn(ix, {2, 3}, kc.key, kc.counter, 3, DT_FLOAT);
+  }
+
   // Collectives (groups of one or two members: the graph is never run).
   Scope coll = s.NewSubScope("collective");
   ops::CollectiveAllReduce(coll, probs, 1, 1, 1, "mean");

@@ -1,0 +1,48 @@
+// StaticRegexFullMatch: whether each string matches the `pattern` attr as a
+// whole, with RE2 (TensorFlow's regex engine, so syntax and semantics are
+// the same). The pattern is compiled once, when the kernel is built; a bad
+// pattern fails there, naming the pattern and RE2's reason.
+#include <memory>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "graph/tensor.h"
+#include "re2/re2.h"
+#include "runtime/kernel_registry.h"
+#include "runtime/op_kernel.h"
+
+namespace dflow {
+namespace {
+
+class StaticRegexFullMatchOp : public OpKernel {
+ public:
+  explicit StaticRegexFullMatchOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    std::string pattern;
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("pattern", &pattern));
+    re_ = std::make_unique<RE2>(pattern, RE2::Quiet);
+    OP_REQUIRES(ctx, re_->ok(),
+                absl::InvalidArgumentError(absl::StrCat(
+                    "Invalid pattern: ", pattern, ", error: ", re_->error())));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& input = ctx->input(0);
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, input.shape(), &out));
+    const std::string* in = input.data<std::string>();
+    bool* o = out->data<bool>();
+    for (int64_t i = 0; i < input.NumElements(); ++i) {
+      o[i] = RE2::FullMatch(in[i], *re_);
+    }
+  }
+
+ private:
+  std::unique_ptr<RE2> re_;
+};
+
+DFLOW_REGISTER_KERNEL(KernelDefBuilder("StaticRegexFullMatch")
+                          .Device(kDeviceCpu),
+                      StaticRegexFullMatchOp);
+
+}  // namespace
+}  // namespace dflow

@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""TensorFlow's OpDefs for the ops TF-written graphs carry.
+
+Usage (needs `pip install tensorflow-cpu`, 2.21 wrote the corpus):
+
+    python3 tools/tf_reference/check_op_defs.py            # print as text
+    python3 tools/tf_reference/check_op_defs.py --write    # refresh golden
+    python3 tools/tf_reference/check_op_defs.py --spec Op  # dflow spec lines
+
+Reads the op list of tests/testdata/tf_corpus/ops.txt plus EXTRA_OPS (ops
+dflow declares that TF graphs carry but the corpus happens not to), and
+prints TensorFlow's OpDef of each as protobuf text. With --write it stores
+them as an OpList in tests/testdata/tf_op_defs.pbtxt, which
+//tests/graph:tf_op_defs_test compares with dflow's registry (argument names
+and types, attr names, types, defaults and allowed values), so a schema that
+would refuse a TensorFlow node is found without TensorFlow installed.
+--spec prints an OpDef as dflow OpDefBuilder calls (a starting point for a
+new registration).
+"""
+
+import os
+import sys
+
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")
+
+from google.protobuf import text_format  # noqa: E402
+from tensorflow.core.framework import op_def_pb2, types_pb2  # noqa: E402
+from tensorflow.python.framework import op_def_registry  # noqa: E402
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+OPS_TXT = os.path.join(ROOT, "tests/testdata/tf_corpus/ops.txt")
+GOLDEN = os.path.join(ROOT, "tests/testdata/tf_op_defs.pbtxt")
+
+# Same family as the corpus ops, written by common TF code paths.
+EXTRA_OPS = [
+    "FloorDiv", "LogicalAnd", "LogicalOr", "Gather", "PreventGradient",
+    "StatelessRandomNormalV2", "StatelessTruncatedNormalV2", "Less",
+    "Softmax", "Sigmoid", "Tanh", "Exp", "Log", "Rsqrt", "Square",
+    "Transpose", "Pad", "Unpack", "SplitV", "OnesLike", "Max", "Min",
+    "Rank", "AvgPool", "AvgPoolGrad", "RandomStandardNormal", "Cumsum",
+    "Cumprod", "IdentityN", "SigmoidGrad", "TanhGrad", "Add",
+]
+
+
+def corpus_ops():
+    names = []
+    with open(OPS_TXT) as f:
+        for line in f:
+            if line.startswith("#"):
+                continue
+            names.extend(line.split())
+    return sorted(set(names) | set(EXTRA_OPS))
+
+
+def type_name(t):
+    return types_pb2.DataType.Name(t)[3:].lower()
+
+
+def spec(op):
+    def arg(a):
+        if a.type_list_attr:
+            t = a.type_list_attr
+        else:
+            t = a.type_attr or type_name(a.type)
+            if a.number_attr:
+                t = "%s * %s" % (a.number_attr, t)
+        if a.is_ref:
+            t = "Ref(%s)" % t
+        return "%s: %s" % (a.name, t)
+
+    lines = ['DFLOW_REGISTER_OP("%s")' % op.name]
+    lines += ['    .Input("%s")' % arg(a) for a in op.input_arg]
+    lines += ['    .Output("%s")' % arg(a) for a in op.output_arg]
+    for a in op.attr:
+        t = a.type
+        if a.allowed_values.list.type:
+            t = "{%s}" % ", ".join(
+                type_name(x) for x in a.allowed_values.list.type)
+        elif a.allowed_values.list.s:
+            t = "{%s}" % ", ".join(
+                "'%s'" % x.decode() for x in a.allowed_values.list.s)
+        s = "%s: %s" % (a.name, t)
+        if a.has_minimum:
+            s += " >= %d" % a.minimum
+        if a.HasField("default_value"):
+            d = a.default_value
+            which = d.WhichOneof("value")
+            if which == "b":
+                s += " = %s" % ("true" if d.b else "false")
+            elif which == "i":
+                s += " = %d" % d.i
+            elif which == "f":
+                s += " = %g" % d.f
+            elif which == "s":
+                s += " = '%s'" % d.s.decode()
+            elif which == "type":
+                s += " = %s" % type_name(d.type)
+            elif which == "list":
+                s += " = []"
+            else:
+                s += " = ?"
+        lines.append('    .Attr("%s")' % s.replace('"', '\\"'))
+    if op.is_stateful:
+        lines.append("    .SetIsStateful()")
+    if op.is_commutative:
+        lines.append("    .SetIsCommutative()")
+    if op.is_aggregate:
+        lines.append("    .SetIsAggregate()")
+    return "\n".join(lines)
+
+
+def main(argv):
+    if len(argv) > 2 and argv[1] == "--spec":
+        for name in argv[2:]:
+            print(spec(op_def_registry.get(name)))
+        return 0
+    op_list = op_def_pb2.OpList()
+    for name in corpus_ops():
+        op = op_def_registry.get(name)
+        if op is None:
+            print("# %s: not registered in this TensorFlow" % name,
+                  file=sys.stderr)
+            continue
+        stripped = op_list.op.add()
+        stripped.CopyFrom(op)
+        # Docs and deprecation notes are not part of what a node validates
+        # against.
+        stripped.ClearField("summary")
+        stripped.ClearField("description")
+        for a in list(stripped.input_arg) + list(stripped.output_arg):
+            a.ClearField("description")
+        for a in stripped.attr:
+            a.ClearField("description")
+    text = text_format.MessageToString(op_list)
+    if len(argv) > 1 and argv[1] == "--write":
+        with open(GOLDEN, "w") as f:
+            f.write("# TensorFlow 2.21's OpDefs of the ops TF graphs carry; "
+                    "written by\n# tools/tf_reference/check_op_defs.py "
+                    "--write.\n")
+            f.write(text)
+        print("wrote %d OpDefs to %s" % (len(op_list.op), GOLDEN))
+    else:
+        print(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
