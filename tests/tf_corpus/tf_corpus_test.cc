@@ -101,7 +101,7 @@ std::set<std::string> UnsupportedOpsReached(const absl::Status& s) {
   std::set<std::string> ops = UnsupportedOpsReached(s);
   if (ops.empty()) return ::testing::AssertionFailure() << s;
   for (const std::string& op : ops) {
-    if (!OpsOfLaterIssues().contains(op)) {
+    if (!OpsOfLaterIssues().count(op)) {
       return ::testing::AssertionFailure()
              << "blocked by " << op << ", which no later issue brings: " << s;
     }
@@ -134,7 +134,7 @@ TEST(TfCorpusTest, EveryOpIsDflowsOrALaterIssues) {
     Graph graph;
     ValidateGraphDef(ReadGraph(ref), ImportOptions(), &graph);
     for (const Node* n : graph.nodes()) {
-      const bool later = OpsOfLaterIssues().contains(n->op());
+      const bool later = OpsOfLaterIssues().count(n->op()) > 0;
       if (n->IsUnsupported() && !later) {
         missing[n->op()].insert(
             absl::StrCat(ref.name, ": ", n->unsupported().message()));
@@ -234,7 +234,7 @@ TEST_P(TfCorpusTrainingTest, InitializesAndTrainsWithTensorFlowsLosses) {
     for (int i = 0; i < ref.steps && step.ok(); ++i) {
       std::vector<Tensor> out;
       step = (*session)->Run(feeds, {ref.loss}, {ref.train}, &out);
-      if (step.ok()) losses.push_back(out[0].scalar<float>()());
+      if (step.ok()) losses.push_back(out[0].flat<float>()(0));
     }
     ASSERT_TRUE(OnlyLaterIssuesBlock(step));
     if (!step.ok()) {
