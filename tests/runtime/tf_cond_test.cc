@@ -115,9 +115,6 @@ TEST_P(TfCondTest, BothStylesAcrossTwoDevices) {
                            n.op() != "Merge");
       if (branch) n.set_device("/device:CPU:1");
     }
-    std::string path = ::testing::TempDir() + "/" + GetParam() + "_" + style +
-                       "_2cpu.pb";
-    ASSERT_TRUE(WriteGraphDefFile(path, def).ok());
     absl::StatusOr<std::unique_ptr<Session>> session =
         Session::Create(def, options);
     ASSERT_TRUE(session.ok()) << session.status();
