@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "graph/attr_value_util.h"
+#include "graph/ops/control_flow_ops.h"
 #include "graph/tensor.h"
 #include "graph/tensor_shape.h"
 #include "graph/types.h"
@@ -212,6 +213,10 @@ class Simplifier {
   // protected node whose consumers already moved stays as it is.
   bool CanBypass(const Node* node, const Source& to) const {
     if (Protected(node) && !HasDataConsumers(node)) return false;
+    // A Switch output is dead in one branch while the Switch node itself
+    // ran: a control edge moved from the Identity (a cond's pivot) to the
+    // Switch would make the branch's nodes live in both branches.
+    if (IsSwitchOp(to.node->op())) return false;
     return PlainValue(to) && node->num_outputs() == 1 &&
            to.node->output_type(to.slot) == node->output_type(0);
   }

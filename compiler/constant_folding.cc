@@ -15,6 +15,7 @@
 #include "compiler/kernel_query.h"
 #include "graph/attr_value_util.h"
 #include "graph/node_def_util.h"
+#include "graph/ops/control_flow_ops.h"
 #include "graph/tensor.h"
 #include "graph/tensor_shape.h"
 #include "graph/types.h"
@@ -29,6 +30,8 @@ bool IsRefOrResource(DataType t) { return IsRefType(t) || t == DT_RESOURCE; }
 // Whether `node` may never be replaced by constants, whatever its inputs.
 bool NeverFolded(const Node& node, const PassContext& ctx) {
   if (node.op() == kConstOp || node.IsStateful()) return true;
+  // Their outputs may be dead: not values a Const could stand for.
+  if (IsControlFlowOp(node.op())) return true;
   // A Placeholder that reaches this pass was not fed: running it is an
   // error the step must still report. PlaceholderWithDefault may be fed in
   // graphs that were not pruned for one signature.

@@ -18,6 +18,7 @@
 #include "compiler/arithmetic_simplification.h"
 #include "compiler/common_subexpression_elimination.h"
 #include "compiler/fuse_matmul_update.h"
+#include "compiler/lower_functional_if.h"
 #include "compiler/memory_planning.h"
 #include "compiler/tensor_fusion.h"
 #include "google/protobuf/text_format.h"
@@ -59,13 +60,20 @@ struct PassEntry {
   const char* name;
   PassStage stage;
   GraphPassFn run;
+  // Runs even when optimization is off or the pass is disabled: the graph
+  // cannot run without it (it then leaves a summary only when it changed
+  // something).
+  bool required = false;
 };
 
 // The pipeline, in order. Device-independent: rewrites that shrink the
 // graph come first, so that tensor fusion sees the final all-reduces.
 // Device-specific: fusions, then memory planning on the final partition.
 constexpr PassEntry kPasses[] = {
-    // Device-independent.
+    // Device-independent. Lowering first: every later pass, the placer and
+    // the partitioner see Switch/Merge, never a functional If.
+    {"lower_functional_if", PassStage::kDeviceIndependent, LowerFunctionalIf,
+     /*required=*/true},
     {"arithmetic_simplification", PassStage::kDeviceIndependent,
      SimplifyArithmetic},
     {"constant_folding", PassStage::kDeviceIndependent, FoldConstants},
@@ -94,9 +102,10 @@ absl::Status InPass(absl::string_view pass, absl::string_view device,
 absl::Status RunStage(PassStage stage, const PassContext& ctx, Graph* graph,
                       std::vector<PassSummary>* summaries,
                       PassDumper* dumper) {
-  if (!ctx.options->enabled) return absl::OkStatus();
   for (const PassEntry& pass : kPasses) {
-    if (pass.stage != stage || !ctx.options->IsEnabled(pass.name)) continue;
+    if (pass.stage != stage) continue;
+    const bool enabled = ctx.options->IsEnabled(pass.name);
+    if (!enabled && !pass.required) continue;
     PassSummary summary;
     summary.pass = pass.name;
     summary.device = ctx.device;
@@ -109,6 +118,7 @@ absl::Status RunStage(PassStage stage, const PassContext& ctx, Graph* graph,
     summary.changes = result->changes;
     summary.what = std::move(result->what);
     summary.figures = std::move(result->figures);
+    if (!enabled && summary.changes == 0) continue;  // a required no-op
     if (dumper != nullptr && dumper->active()) {
       if (absl::Status s = dumper->Dump(summary, *graph); !s.ok()) return s;
     }

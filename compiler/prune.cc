@@ -180,6 +180,10 @@ absl::StatusOr<PrunedGraph> PruneGraph(const Graph& graph,
 
   out.graph = std::make_unique<Graph>(graph.registry());
   Graph& pruned = *out.graph;
+  // Functional ops (If) call functions of the library: lowering needs them.
+  if (graph.library().function_size() > 0) {
+    *pruned.mutable_library() = graph.library();
+  }
   std::vector<Node*> args;
   for (size_t i = 0; i < request.feeds.size(); ++i) {
     NodeDef arg;

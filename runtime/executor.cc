@@ -8,6 +8,7 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
 #include "graph/node_def_util.h"
+#include "graph/ops/control_flow_ops.h"
 #include "runtime/collective_context.h"
 
 namespace dflow {
@@ -59,6 +60,20 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(
       }
       item.forward_inputs.resize(n->num_outputs(), -1);
     }
+    item.is_merge = IsMergeOp(n->op());
+    item.may_output_dead = IsSwitchOp(n->op()) || n->op() == "_Recv";
+    item.runs_when_dead = n->op() == "_Send";
+    if (item.may_output_dead) exec->has_deadness_ = true;
+    if (n->op() == kRetvalOp) {
+      const Edge* in = n->input_edge(0);
+      item.dead_fetch_error = absl::StrCat(
+          "the fetched tensor '",
+          in == nullptr ? std::string("?")
+                        : TensorName(in->src->name(), in->src_output),
+          "' is dead: a Switch upstream of it took the other branch, so it "
+          "has no value in this step; fetch the Merge of the branches "
+          "instead");
+    }
     item.input_start = exec->total_inputs_;
     item.num_inputs = n->num_inputs();
     item.pending_init = static_cast<int>(n->in_edges().size());
@@ -95,7 +110,8 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(
                            std::memory_order_relaxed);
   }
   exec->state_pool_ = std::make_shared<StatePool>(
-      exec->total_inputs_, static_cast<int>(exec->nodes_.size()));
+      exec->total_inputs_, static_cast<int>(exec->nodes_.size()),
+      exec->has_deadness_);
   return exec;
 }
 
@@ -103,8 +119,10 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(
 // many as steps usually run at once; more are freed.
 class Executor::StatePool {
  public:
-  StatePool(int num_inputs, int num_nodes)
-      : num_inputs_(num_inputs), num_nodes_(num_nodes) {}
+  StatePool(int num_inputs, int num_nodes, bool has_deadness)
+      : num_inputs_(num_inputs),
+        num_nodes_(num_nodes),
+        has_deadness_(has_deadness) {}
 
   std::unique_ptr<StepState> Acquire() {
     {
@@ -118,6 +136,7 @@ class Executor::StatePool {
     auto state = std::make_unique<StepState>();
     state->inputs.reset(new TensorValue[num_inputs_]);
     state->pending.reset(new std::atomic<int>[num_nodes_]);
+    if (has_deadness_) state->dead.reset(new std::atomic<uint8_t>[num_nodes_]);
     return state;
   }
 
@@ -133,6 +152,7 @@ class Executor::StatePool {
   static constexpr size_t kMaxKept = 8;
   const int num_inputs_;
   const int num_nodes_;
+  const bool has_deadness_;
   std::mutex mu_;
   std::vector<std::unique_ptr<StepState>> free_;  // mu_
 };
@@ -184,6 +204,7 @@ class Executor::Step : public std::enable_shared_from_this<Step> {
         state_(pool_->Acquire()),
         inputs_(state_->inputs.get()),
         pending_(state_->pending.get()),
+        dead_(state_->dead.get()),
         sample_costs_(exec->steps_started_.fetch_add(
                           1, std::memory_order_relaxed) < kSampledSteps),
         start_(args.start_time == absl::InfinitePast() ? absl::Now()
@@ -191,6 +212,11 @@ class Executor::Step : public std::enable_shared_from_this<Step> {
     for (size_t i = 0; i < exec->nodes_.size(); ++i) {
       pending_[i].store(exec->nodes_[i].pending_init,
                         std::memory_order_relaxed);
+    }
+    if (dead_ != nullptr) {
+      for (size_t i = 0; i < exec->nodes_.size(); ++i) {
+        dead_[i].store(0, std::memory_order_relaxed);
+      }
     }
     if (args.stats != nullptr) InitStats();
   }
@@ -412,6 +438,21 @@ class Executor::Step : public std::enable_shared_from_this<Step> {
       Abort(absl::DeadlineExceededError("the step ran past its timeout"));
       return true;
     }
+    bool input_dead = false;
+    if (exec_->has_deadness_) {
+      input_dead = InputDead(id);
+      if (input_dead && !item.runs_when_dead) {
+        if (!item.dead_fetch_error.empty()) {
+          Abort(absl::InvalidArgumentError(
+              absl::StrCat(item.label, ": ", item.dead_fetch_error)));
+          return true;
+        }
+        PropagateDead(id, ready);
+        return true;
+      }
+      // A dead _Send runs with empty inputs: it sends the deadness.
+      if (input_dead) ClearInputs(item);
+    }
     for (int slot : item.deref_slots) {
       TensorValue& v = inputs_[slot];
       if (v.var == nullptr) continue;
@@ -499,6 +540,10 @@ class Executor::Step : public std::enable_shared_from_this<Step> {
       if (edge.slot >= 0) {
         const TensorValue& v = outputs[edge.src_output];
         if (v.var == nullptr && v.tensor.dtype() == DT_INVALID) {
+          if (item.may_output_dead) {  // a Switch's other branch, a dead _Recv
+            MarkDead(edge.dst);
+            continue;
+          }
           Abort(absl::InternalError(
               absl::StrCat(item.label, ": the kernel did not produce output ",
                            edge.src_output, ", which another node needs")));
@@ -518,6 +563,48 @@ class Executor::Step : public std::enable_shared_from_this<Step> {
     }
     for (int e = item.out_begin; e < item.out_end; ++e) {
       const int dst = exec_->out_edges_[e].dst;
+      if (pending_[dst].fetch_sub(1, std::memory_order_acq_rel) == 1) {
+        ready->push_back(dst);
+      }
+    }
+  }
+
+  // Whether node `id` has a dead input: for a Merge, every data input
+  // (its dead inputs are the empty slots); else any, data or control.
+  bool InputDead(int id) const {
+    const NodeItem& item = exec_->nodes_[id];
+    if (!item.is_merge) return dead_[id].load(std::memory_order_relaxed) != 0;
+    for (int k = 0; k < item.num_inputs; ++k) {
+      const TensorValue& v = inputs_[item.input_start + k];
+      if (v.var != nullptr || v.tensor.dtype() != DT_INVALID) return false;
+    }
+    return true;
+  }
+
+  // Marks a dead input of `dst`. A Merge's dead data inputs are its empty
+  // slots, and a dead control input does not make it dead (as in
+  // TensorFlow). Written before the pending count drops, which publishes it.
+  void MarkDead(int dst) {
+    if (!exec_->nodes_[dst].is_merge) {
+      dead_[dst].store(1, std::memory_order_relaxed);
+    }
+  }
+
+  void ClearInputs(const NodeItem& item) {
+    for (int k = 0; k < item.num_inputs; ++k) {
+      TensorValue& v = inputs_[item.input_start + k];
+      v.tensor.Clear();
+      v.var = nullptr;
+    }
+  }
+
+  // Node `id` does not run: every output and control edge is dead.
+  void PropagateDead(int id, ReadyList* ready) {
+    const NodeItem& item = exec_->nodes_[id];
+    ClearInputs(item);
+    for (int e = item.out_begin; e < item.out_end; ++e) {
+      const int dst = exec_->out_edges_[e].dst;
+      MarkDead(dst);
       if (pending_[dst].fetch_sub(1, std::memory_order_acq_rel) == 1) {
         ready->push_back(dst);
       }
@@ -590,6 +677,7 @@ class Executor::Step : public std::enable_shared_from_this<Step> {
   std::unique_ptr<StepState> state_;
   TensorValue* const inputs_;        // state_->inputs
   std::atomic<int>* const pending_;  // state_->pending
+  std::atomic<uint8_t>* const dead_;  // state_->dead; null without deadness
   std::atomic<int> outstanding_{0};
   std::atomic<bool> aborted_{false};
   const bool sample_costs_;           // time each node (an early step)

@@ -10,6 +10,17 @@
 // is returned naming the node and op. Run may be called concurrently: all
 // per-step state lives in the step.
 //
+// Dead tensors (TensorFlow's TF1 conditionals, acyclic graphs): a Switch
+// forwards its data to one output and leaves the other dead. A node with a
+// dead input (data or control) does not run and its outputs are dead,
+// except a Merge, which runs once all its inputs arrived and forwards its
+// first live one (dead only when every data input is), and a _Send, which
+// runs to hand the deadness to its _Recv in another partition. Fetching a
+// dead tensor is an error naming it. Only graphs with a node that can make
+// a tensor dead (Switch, RefSwitch, _Recv) keep the per-step dead flags;
+// every other graph runs the plain path, paying one predicted branch per
+// node.
+//
 // The partitions of one step (one executor per device) run concurrently
 // through RunAsync, meeting at the step's Rendezvous: a partition's first
 // error aborts the rendezvous, which fails the other partitions' pending
@@ -148,6 +159,12 @@ class Executor : public std::enable_shared_from_this<Executor> {
     // per output, the input whose buffer it may reuse, or -1; empty when
     // the node has no plan.
     std::vector<int> forward_inputs;
+    // Deadness (only read when the executor tracks it, has_deadness_).
+    bool is_merge = false;         // runs with dead data inputs
+    bool may_output_dead = false;  // an unset output is dead (Switch, _Recv)
+    bool runs_when_dead = false;   // _Send: runs with empty inputs
+    // For a _Retval: the error when what it fetches is dead.
+    std::string dead_fetch_error;
   };
   // One fan-out edge: output `src_output` of a node feeds input slot `slot`
   // (absolute index into the step's input table) of node `dst`; control
@@ -166,6 +183,8 @@ class Executor : public std::enable_shared_from_this<Executor> {
   struct StepState {
     std::unique_ptr<TensorValue[]> inputs;
     std::unique_ptr<std::atomic<int>[]> pending;
+    // Per node: a dead input arrived (only with has_deadness_).
+    std::unique_ptr<std::atomic<uint8_t>[]> dead;
   };
   class StatePool;
   class Step;
@@ -180,6 +199,8 @@ class Executor : public std::enable_shared_from_this<Executor> {
   std::vector<OutEdge> out_edges_;
   std::vector<int> roots_;  // nodes with no inputs at all
   int total_inputs_ = 0;
+  // Some node can make a tensor dead: steps track deadness.
+  bool has_deadness_ = false;
   // Per node: run inline on the thread that made it ready (1) or hand it to
   // the pool (0). Starts as !IsExpensive() and turns to 1 when the node,
   // timed during the executor's first kSampledSteps steps, computes faster

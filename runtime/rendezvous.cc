@@ -26,8 +26,9 @@ Rendezvous::~Rendezvous() {
       "the step's rendezvous was destroyed before the value was sent"));
 }
 
-absl::Status Rendezvous::Send(const std::string& key, const Tensor& value) {
-  DoneCallback done;
+absl::Status Rendezvous::Send(const std::string& key, const Tensor& value,
+                              bool is_dead) {
+  DeadAwareCallback done;
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (!status_.ok()) return Unshared(status_);
@@ -36,6 +37,7 @@ absl::Status Rendezvous::Send(const std::string& key, const Tensor& value) {
     if (inserted) {
       item.state = State::kSent;
       item.value = value;  // shares the buffer
+      item.is_dead = is_dead;
       return absl::OkStatus();
     }
     if (item.state != State::kWaiting) {
@@ -49,12 +51,20 @@ absl::Status Rendezvous::Send(const std::string& key, const Tensor& value) {
     item.state = State::kReceived;
   }
   // Outside the lock: the receiver goes on computing on this thread.
-  done(absl::OkStatus(), value);
+  done(absl::OkStatus(), value, is_dead);
   return absl::OkStatus();
 }
 
 void Rendezvous::RecvAsync(const std::string& key, DoneCallback done) {
+  RecvAsync(key, [done = std::move(done)](const absl::Status& status,
+                                          const Tensor& value, bool) {
+    done(status, value);
+  });
+}
+
+void Rendezvous::RecvAsync(const std::string& key, DeadAwareCallback done) {
   Tensor value;
+  bool is_dead = false;
   absl::Status status;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -70,6 +80,7 @@ void Rendezvous::RecvAsync(const std::string& key, DoneCallback done) {
       }
       if (item.state == State::kSent) {
         value = std::move(item.value);
+        is_dead = item.is_dead;
         item.value = Tensor();
         item.state = State::kReceived;
       } else {
@@ -80,11 +91,11 @@ void Rendezvous::RecvAsync(const std::string& key, DoneCallback done) {
       }
     }
   }
-  done(status, value);
+  done(status, value, is_dead);
 }
 
 void Rendezvous::StartAbort(const absl::Status& status) {
-  std::vector<DoneCallback> waiters;
+  std::vector<DeadAwareCallback> waiters;
   absl::Status first;
   bool aborts = false;  // this call is the one that aborts
   {
@@ -110,7 +121,9 @@ void Rendezvous::StartAbort(const absl::Status& status) {
     first = Unshared(status_);
   }
   // Each receiver gets a status of its own (see Unshared).
-  for (DoneCallback& done : waiters) done(Unshared(first), Tensor());
+  for (DeadAwareCallback& done : waiters) {
+    done(Unshared(first), Tensor(), false);
+  }
   if (aborts && on_abort_) on_abort_(first);
 }
 

@@ -14,6 +14,10 @@
 // GPU issue adds device copies behind Send/Recv for devices with memories
 // of their own.)
 //
+// A transfer may carry a dead tensor (runtime/executor.h): the _Send of a
+// dead input sends no value but the is_dead flag, and its _Recv's outputs
+// are dead in the receiving partition.
+//
 // StartAbort ends the step's transfers: every pending and later Recv fails
 // with the abort status, later Sends are dropped, and the values waiting
 // to be received are freed. The executor calls it on a partition's first
@@ -40,6 +44,9 @@ class Rendezvous {
   // empty).
   using DoneCallback =
       std::function<void(const absl::Status& status, const Tensor& value)>;
+  // The same with the sender's deadness (the tensor then empty).
+  using DeadAwareCallback = std::function<void(
+      const absl::Status& status, const Tensor& value, bool is_dead)>;
 
   // Called once, with the first abort status, when the rendezvous is
   // aborted (after its pending receivers ran): lets the session stop
@@ -57,12 +64,16 @@ class Rendezvous {
   // Leaves `value` under `key` and wakes its receiver if one waits (on
   // this thread, before Send returns). A key sent twice is
   // FailedPrecondition naming the key; after an abort, the abort status.
-  absl::Status Send(const std::string& key, const Tensor& value);
+  absl::Status Send(const std::string& key, const Tensor& value,
+                    bool is_dead = false);
 
   // Calls `done` with the value sent under `key`: at once if it is here,
   // else from the Send. A key received twice fails the second receiver
   // (FailedPrecondition naming the key); after an abort, `done` gets the
   // abort status at once.
+  void RecvAsync(const std::string& key, DeadAwareCallback done);
+  // For receivers that never see dead values: a dead one arrives as an
+  // empty tensor.
   void RecvAsync(const std::string& key, DoneCallback done);
 
   // Fails every pending and later Recv (and later Send) with `status`,
@@ -83,8 +94,9 @@ class Rendezvous {
   };
   struct Item {
     State state;
-    Tensor value;       // kSent
-    DoneCallback done;  // kWaiting
+    Tensor value;            // kSent
+    bool is_dead = false;    // kSent
+    DeadAwareCallback done;  // kWaiting
   };
 
   AbortCallback on_abort_;  // run by the StartAbort that aborts

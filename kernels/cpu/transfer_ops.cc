@@ -67,6 +67,13 @@ class SendOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     Rendezvous* rendezvous = ctx->rendezvous();
     OP_REQUIRES(ctx, rendezvous != nullptr, NoRendezvous(*this));
+    // The executor runs a _Send with a dead input as one without a value:
+    // the receiver's outputs are dead too.
+    if (ctx->input_var(0) == nullptr &&
+        ctx->input(0).dtype() == DT_INVALID) {
+      OP_REQUIRES_OK(ctx, rendezvous->Send(key_, Tensor(), /*is_dead=*/true));
+      return;
+    }
     OP_REQUIRES(
         ctx, input_type(0) != DT_RESOURCE,
         absl::InvalidArgumentError(
@@ -98,9 +105,12 @@ class RecvOp : public AsyncOpKernel {
     }
     rendezvous->RecvAsync(
         key_, [this, ctx, done = std::move(done)](const absl::Status& status,
-                                                  const Tensor& value) {
+                                                  const Tensor& value,
+                                                  bool is_dead) {
           if (!status.ok()) {
             ctx->SetStatus(status);
+          } else if (is_dead) {
+            // No output: the executor makes this _Recv's outputs dead.
           } else if (value.dtype() != output_type(0)) {
             ctx->SetStatus(absl::InternalError(absl::StrCat(
                 "rendezvous key '", key_, "' delivered a ",

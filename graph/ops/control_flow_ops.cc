@@ -1,0 +1,134 @@
+#include "graph/ops/control_flow_ops.h"
+
+#include <vector>
+
+#include "absl/status/status.h"
+#include "graph/op_registry.h"
+#include "graph/shape_inference.h"
+#include "graph/tensor_shape.h"
+
+namespace dflow {
+namespace {
+
+// Both outputs carry the data's shape (one of them dead at run time).
+absl::Status SwitchShape(InferenceContext* c) {
+  c->set_output(0, c->input(0));
+  c->set_output(1, c->input(0));
+  return absl::OkStatus();
+}
+
+// The output is one of the inputs: the dims they all agree on, unknown
+// where they differ (rank unknown when the ranks differ).
+absl::Status MergeShape(InferenceContext* c) {
+  TensorShape merged = c->input(0);
+  for (int i = 1; i < c->num_inputs() && !merged.unknown_rank(); ++i) {
+    const TensorShape& s = c->input(i);
+    if (s.unknown_rank() || s.rank() != merged.rank()) {
+      merged = TensorShape::Unknown();
+      break;
+    }
+    for (int d = 0; d < merged.rank(); ++d) {
+      if (merged.dim(d) != s.dim(d)) merged.set_dim(d, TensorShape::kUnknownDim);
+    }
+  }
+  c->set_output(0, merged);
+  c->set_output(1, TensorShape({}));
+  return absl::OkStatus();
+}
+
+// The branches' outputs as the call declares them (`output_shapes`), else
+// unknown.
+absl::Status IfShape(InferenceContext* c) {
+  std::vector<TensorShape> shapes;
+  if (c->GetAttr("output_shapes", &shapes).ok() &&
+      static_cast<int>(shapes.size()) == c->num_outputs()) {
+    for (int i = 0; i < c->num_outputs(); ++i) c->set_output(i, shapes[i]);
+    return absl::OkStatus();
+  }
+  for (int i = 0; i < c->num_outputs(); ++i) {
+    c->set_output(i, TensorShape::Unknown());
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+DFLOW_REGISTER_OP("Switch")
+    .Input("data: T")
+    .Input("pred: bool")
+    .Output("output_false: T")
+    .Output("output_true: T")
+    .Attr("T: type")
+    .SetShapeFn(SwitchShape)
+    .Doc("Forwards data to output_true if pred, else to output_false; the "
+         "other output is dead.");
+
+DFLOW_REGISTER_OP("RefSwitch")
+    .Input("data: Ref(T)")
+    .Input("pred: bool")
+    .Output("output_false: Ref(T)")
+    .Output("output_true: Ref(T)")
+    .Attr("T: type")
+    .SetAllowsUninitializedInput()
+    .SetShapeFn(SwitchShape)
+    .Doc("Switch of a reference: forwards the variable itself.");
+
+DFLOW_REGISTER_OP("Merge")
+    .Input("inputs: N * T")
+    .Output("output: T")
+    .Output("value_index: int32")
+    .Attr("T: type")
+    .Attr("N: int >= 1")
+    .SetShapeFn(MergeShape)
+    .Doc("Forwards the first live input and its index; dead when all inputs "
+         "are.");
+
+DFLOW_REGISTER_OP("RefMerge")
+    .Input("inputs: Ref(N * T)")
+    .Output("output: Ref(T)")
+    .Output("value_index: int32")
+    .Attr("T: type")
+    .Attr("N: int >= 1")
+    .SetShapeFn(MergeShape)
+    .Doc("Merge of references.");
+
+// Made by compiler/lower_functional_if.h for an If whose cond is not a bool
+// scalar.
+DFLOW_REGISTER_OP("_ToBool")
+    .Input("input: T")
+    .Output("output: bool")
+    .Attr("T: type")
+    .SetShapeFn(shape_fns::ScalarShape)
+    .Doc("TensorFlow's truth value of a tensor: a scalar is true when "
+         "non-zero (a string when non-empty), any other tensor when it has "
+         "elements.");
+
+DFLOW_REGISTER_OP("If")
+    .Input("cond: Tcond")
+    .Input("input: Tin")
+    .Output("output: Tout")
+    .Attr("Tcond: type")
+    .Attr("Tin: list(type) >= 0")
+    .Attr("Tout: list(type) >= 0")
+    .Attr("then_branch: func")
+    .Attr("else_branch: func")
+    .Attr("output_shapes: list(shape) = []")
+    .SetIsStateful()
+    .SetShapeFn(IfShape)
+    .Doc("then_branch(input) if cond else else_branch(input); lowered to "
+         "Switch/Merge before placement.");
+
+DFLOW_REGISTER_OP("StatelessIf")
+    .Input("cond: Tcond")
+    .Input("input: Tin")
+    .Output("output: Tout")
+    .Attr("Tcond: type")
+    .Attr("Tin: list(type) >= 0")
+    .Attr("Tout: list(type) >= 0")
+    .Attr("then_branch: func")
+    .Attr("else_branch: func")
+    .Attr("output_shapes: list(shape) = []")
+    .SetShapeFn(IfShape)
+    .Doc("If whose branches have no side effects.");
+
+}  // namespace dflow

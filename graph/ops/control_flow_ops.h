@@ -1,0 +1,35 @@
+// Control-flow ops, with TensorFlow 2.21's names and OpDefs: the TF1
+// primitives the executor runs with dead tensors (Switch, RefSwitch, Merge,
+// RefMerge; see runtime/executor.h) and the functional conditionals
+// (If, StatelessIf), which compiler/lower_functional_if.h lowers into the
+// primitives before placement. Loops (Enter, Exit, NextIteration,
+// LoopCond) are not here yet.
+#ifndef DFLOW_GRAPH_OPS_CONTROL_FLOW_OPS_H_
+#define DFLOW_GRAPH_OPS_CONTROL_FLOW_OPS_H_
+
+#include "absl/strings/string_view.h"
+
+namespace dflow {
+
+// Ops whose output may be dead while the node itself ran (one of a
+// Switch's two outputs is).
+inline bool IsSwitchOp(absl::string_view op) {
+  return op == "Switch" || op == "RefSwitch";
+}
+// Ops that run with dead inputs, forwarding their first live one.
+inline bool IsMergeOp(absl::string_view op) {
+  return op == "Merge" || op == "RefMerge";
+}
+// Functional conditionals (lowered by compiler/lower_functional_if.h).
+inline bool IsFunctionalIfOp(absl::string_view op) {
+  return op == "If" || op == "StatelessIf";
+}
+// Any op whose meaning depends on deadness: passes that evaluate or move
+// nodes (constant folding, fusion) leave these alone.
+inline bool IsControlFlowOp(absl::string_view op) {
+  return IsSwitchOp(op) || IsMergeOp(op) || IsFunctionalIfOp(op);
+}
+
+}  // namespace dflow
+
+#endif  // DFLOW_GRAPH_OPS_CONTROL_FLOW_OPS_H_

@@ -1,0 +1,114 @@
+// CPU kernels of the TF1 conditional primitives. They never copy: a Switch
+// forwards its data to one output (the executor makes the other dead), a
+// Merge forwards its first live input (the executor runs it once every
+// input arrived, live or dead, and only when one is live). Reference and
+// resource values pass as the variable itself: a RefSwitch of a variable
+// hands the variable on, so an Assign behind it writes the variable.
+#include <string>
+#include <type_traits>
+
+#include "absl/strings/str_cat.h"
+#include "graph/tensor.h"
+#include "graph/types.h"
+#include "runtime/kernel_registry.h"
+#include "runtime/op_kernel.h"
+
+namespace dflow {
+namespace {
+
+// Output `out` becomes input `in`, as a variable for reference and resource
+// values, else as the same tensor.
+void ForwardInput(OpKernelContext* ctx, int in, int out) {
+  if (Var* var = ctx->input_var(in)) {
+    if (IsRefType(ctx->kernel().input_type(in)) ||
+        ctx->kernel().input_type(in) == DT_RESOURCE) {
+      ctx->set_output_var(out, var);
+      return;
+    }
+  }
+  ctx->set_output(out, ctx->input(in));
+}
+
+class SwitchOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& pred = ctx->input(1);
+    OP_REQUIRES(ctx, pred.dtype() == DT_BOOL && pred.NumElements() == 1,
+                absl::InvalidArgumentError(absl::StrCat(
+                    "pred must be a bool scalar, got a ",
+                    DataTypeName(pred.dtype()), " tensor of shape ",
+                    pred.shape().ToString())));
+    // The output not set is dead.
+    ForwardInput(ctx, 0, pred.data<bool>()[0] ? 1 : 0);
+  }
+  bool IsExpensive() const override { return false; }
+};
+
+class MergeOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    for (int i = 0; i < ctx->num_inputs(); ++i) {
+      // The executor leaves a dead input empty (no tensor, no variable).
+      if (ctx->input_var(i) == nullptr && ctx->input(i).dtype() == DT_INVALID) {
+        continue;
+      }
+      ForwardInput(ctx, i, 0);
+      ctx->set_output(1, Tensor::Scalar<int32_t>(i));
+      return;
+    }
+    // The executor runs a Merge only with a live input.
+    ctx->SetStatus(absl::InternalError("Merge ran with every input dead"));
+  }
+  bool IsExpensive() const override { return false; }
+};
+
+// TensorFlow's truth value (the If kernel's): a scalar is true when
+// non-zero, a string scalar when non-empty, any other tensor when it has
+// elements.
+class ToBoolOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& t = ctx->input(0);
+    bool value = t.NumElements() > 0;
+    if (t.shape().rank() == 0) {
+      bool known = false;
+      VisitStorageType(t.dtype(), [&](auto* tag) {
+        using T = std::remove_pointer_t<decltype(tag)>;
+        if constexpr (std::is_same_v<T, std::string>) {
+          value = !t.data<T>()[0].empty();
+          known = true;
+        } else if constexpr (std::is_same_v<T, bool>) {
+          value = t.data<T>()[0];
+          known = true;
+        } else if constexpr (std::is_arithmetic_v<T>) {
+          value = t.data<T>()[0] != T(0);
+          known = true;
+        } else if constexpr (std::is_same_v<T, float16> ||
+                             std::is_same_v<T, bfloat16>) {
+          value = t.data<T>()[0].ToFloat() != 0.0f;
+          known = true;
+        }
+      });
+      OP_REQUIRES(ctx, known,
+                  absl::InvalidArgumentError(absl::StrCat(
+                      "cannot take the truth value of a ",
+                      DataTypeName(t.dtype()), " scalar")));
+    }
+    ctx->set_output(0, Tensor::Scalar<bool>(value));
+  }
+  bool IsExpensive() const override { return false; }
+};
+
+DFLOW_REGISTER_KERNEL(KernelDefBuilder("_ToBool").Device(kDeviceCpu),
+                      ToBoolOp);
+DFLOW_REGISTER_KERNEL(KernelDefBuilder("Switch").Device(kDeviceCpu), SwitchOp);
+DFLOW_REGISTER_KERNEL(KernelDefBuilder("RefSwitch").Device(kDeviceCpu),
+                      SwitchOp);
+DFLOW_REGISTER_KERNEL(KernelDefBuilder("Merge").Device(kDeviceCpu), MergeOp);
+DFLOW_REGISTER_KERNEL(KernelDefBuilder("RefMerge").Device(kDeviceCpu), MergeOp);
+
+}  // namespace
+}  // namespace dflow
