@@ -38,12 +38,6 @@ namespace {
 // must leave the list (the test says so).
 const std::map<std::string, std::string>& OpsOfLaterIssues() {
   static const auto* ops = new std::map<std::string, std::string>{
-      // Issue 18: control flow.
-      {"If", "18 (control flow)"},
-      {"StatelessIf", "18 (control flow)"},
-      {"Switch", "18 (control flow)"},
-      {"RefSwitch", "18 (control flow)"},
-      {"Merge", "18 (control flow)"},
       // Issue 22: input pipelines.
       {"FIFOQueueV2", "22 (input pipelines)"},
       {"RandomShuffleQueueV2", "22 (input pipelines)"},
