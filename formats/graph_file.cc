@@ -134,4 +134,10 @@ absl::StatusOr<GraphFile> ReadGraphFile(const std::string& given) {
   return file;
 }
 
+absl::StatusOr<GraphDef> ReadGraphDefOfAnyFile(const std::string& path) {
+  absl::StatusOr<GraphFile> file = ReadGraphFile(path);
+  if (!file.ok()) return file.status();
+  return std::move(file->graph_def);
+}
+
 }  // namespace dflow

@@ -41,6 +41,9 @@ const char* GraphFileKindName(GraphFileKind kind);
 
 absl::StatusOr<GraphFile> ReadGraphFile(const std::string& path);
 
+// Only the graph of ReadGraphFile (what `dflow place` and `dot` read).
+absl::StatusOr<GraphDef> ReadGraphDefOfAnyFile(const std::string& path);
+
 }  // namespace dflow
 
 #endif  // DFLOW_FORMATS_GRAPH_FILE_H_

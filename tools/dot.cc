@@ -26,6 +26,7 @@
 #include "absl/strings/string_view.h"
 #include "graph/device_spec.h"
 #include "graph/graph.h"
+#include "formats/graph_file.h"
 #include "graph/graph_def_file.h"
 #include "tools/cli_args.h"
 #include "tools/placement_flags.h"
@@ -213,7 +214,8 @@ int RunDot(const std::vector<std::string>& args, std::ostream& out,
     placement_flags = *std::move(parsed);
   }
 
-  absl::StatusOr<GraphDef> def = ReadGraphDefFile(cli.Get("graph"));
+  // A GraphDef, a .meta or a SavedModel: its graph.
+  absl::StatusOr<GraphDef> def = ReadGraphDefOfAnyFile(cli.Get("graph"));
   if (!def.ok()) {
     err << "error: " << def.status().message() << "\n";
     return 1;

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "compiler/placement_log.h"
 #include "graph/graph.h"
+#include "formats/graph_file.h"
 #include "graph/graph_def_file.h"
 #include "tools/cli_args.h"
 #include "tools/placement_flags.h"
@@ -71,7 +72,8 @@ int RunPlace(const std::vector<std::string>& args, std::ostream& out,
     return 2;
   }
 
-  absl::StatusOr<GraphDef> def = ReadGraphDefFile(cli.Get("graph"));
+  // A GraphDef, a .meta or a SavedModel: its graph.
+  absl::StatusOr<GraphDef> def = ReadGraphDefOfAnyFile(cli.Get("graph"));
   if (!def.ok()) {
     err << "error: " << def.status().message() << "\n";
     return 1;

@@ -25,6 +25,12 @@ train.meta
     `Merge/MergeSummary`, a loss in `losses`), exported with
     saver.export_meta_graph: it holds a SaverDef and the collections
     variables, trainable_variables, train_op, global_step, summaries, losses.
+train_ckpt/model.ckpt-7.{index,data-00000-of-00001}, train_ckpt/checkpoint
+    A TensorFlow V2 checkpoint of train.meta's variables with w = [1,2,3]^T,
+    b = [0.5], global_step = 7 (saver.save).
+train_x.npy, train_pred.npy
+    A float32 [2,3] input and the prediction `add` (x·w + b) TF computes for
+    it from those values.
 unknown_collection.meta.pbtxt
     A text MetaGraphDef of a tiny graph whose collections include a key TF
     does not define (`my_custom_thing`, a bytes_list) next to `variables`.
@@ -104,10 +110,23 @@ def make_train_meta():
         v1.summary.scalar("loss", loss)
         v1.summary.histogram("w", w)
         v1.summary.merge_all()
-        v1.global_variables_initializer()
+        init = v1.global_variables_initializer()
         saver = v1.train.Saver()
         saver.export_meta_graph(os.path.join(OUT, "train.meta"))
         del train
+        with v1.Session(graph=graph) as sess:
+            sess.run(init)
+            sess.run([w.assign([[1.0], [2.0], [3.0]]), b.assign([0.5]),
+                      step.assign(7)])
+            xs = np.array([[1, 0, 0], [1, 1, 1]], np.float32)
+            np.save(os.path.join(OUT, "train_x.npy"), xs)
+            np.save(os.path.join(OUT, "train_pred.npy"),
+                    sess.run(pred, {x: xs}).astype(np.float32))
+            ckpt_dir = os.path.join(OUT, "train_ckpt")
+            if os.path.exists(ckpt_dir):
+                shutil.rmtree(ckpt_dir)
+            saver.save(sess, os.path.join(ckpt_dir, "model.ckpt"),
+                       global_step=7, write_meta_graph=False)
 
 
 def make_unknown_collection_meta():
