@@ -1,20 +1,18 @@
 #include "runtime/saver.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include <algorithm>
-#include <atomic>
-#include <climits>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "formats/file_util.h"
+#include "formats/tensor_bundle.h"
 #include "google/protobuf/text_format.h"
 #include "graph/tensor.h"
 #include "runtime/variables.h"
@@ -22,152 +20,10 @@
 namespace dflow {
 namespace {
 
-constexpr char kMagic[] = "dflow.Checkpoint";
-constexpr int kVersion = 1;
+using file_util::JoinPath;
+using file_util::SplitPath;
+
 constexpr char kIndexName[] = "checkpoint";
-// "dCKP" in little-endian bytes; any nonzero value would do.
-constexpr uint32_t kCheckpointTrailer = 0x504b4364;
-
-// Every valid file starts with these bytes: field 1 (magic) comes first, as
-// tag 0x0a, length 16, then the magic itself. Knowing them lets Restore tell
-// "not a checkpoint" from "a damaged checkpoint".
-const std::string& FileHeader() {
-  static const std::string* header = [] {
-    CheckpointFile file;
-    file.set_magic(kMagic);
-    return new std::string(file.SerializeAsString());
-  }();
-  return *header;
-}
-
-uint32_t Crc32(absl::string_view bytes) {
-  return static_cast<uint32_t>(
-      crc32_z(crc32_z(0L, Z_NULL, 0),
-              reinterpret_cast<const Bytef*>(bytes.data()), bytes.size()));
-}
-
-// "a/b/model-3" -> {"a/b", "model-3"}; "model" -> {"", "model"}.
-std::pair<std::string, std::string> SplitPath(absl::string_view path) {
-  size_t slash = path.rfind('/');
-  if (slash == absl::string_view::npos) return {"", std::string(path)};
-  std::string dir(path.substr(0, slash));
-  if (dir.empty()) dir = "/";
-  return {dir, std::string(path.substr(slash + 1))};
-}
-
-std::string JoinPath(absl::string_view dir, absl::string_view name) {
-  if (dir.empty() || absl::StartsWith(name, "/")) return std::string(name);
-  if (absl::EndsWith(dir, "/")) return absl::StrCat(dir, name);
-  return absl::StrCat(dir, "/", name);
-}
-
-absl::Status ErrnoError(absl::string_view what, absl::string_view path) {
-  return absl::ErrnoToStatus(errno, absl::StrCat(what, " '", path, "'"));
-}
-
-absl::Status CreateDirs(const std::string& dir) {
-  if (dir.empty()) return absl::OkStatus();
-  struct stat st;
-  if (stat(dir.c_str(), &st) == 0) {
-    if (S_ISDIR(st.st_mode)) return absl::OkStatus();
-    return absl::FailedPreconditionError(
-        absl::StrCat("cannot save checkpoints in '", dir,
-                     "': it exists and is not a directory"));
-  }
-  absl::Status parent = CreateDirs(SplitPath(dir).first);
-  if (!parent.ok()) return parent;
-  if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) {
-    return ErrnoError("cannot create checkpoint directory", dir);
-  }
-  return absl::OkStatus();
-}
-
-absl::Status SyncDir(const std::string& dir) {
-  const std::string name = dir.empty() ? "." : dir;
-  int fd = open(name.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return ErrnoError("cannot open directory", name);
-  absl::Status status = absl::OkStatus();
-  if (fsync(fd) != 0) status = ErrnoError("cannot sync directory", name);
-  close(fd);
-  return status;
-}
-
-absl::Status WriteAll(int fd, absl::string_view bytes,
-                      const std::string& path) {
-  while (!bytes.empty()) {
-    ssize_t n = write(fd, bytes.data(), bytes.size());
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return ErrnoError("cannot write", path);
-    }
-    bytes.remove_prefix(static_cast<size_t>(n));
-  }
-  return absl::OkStatus();
-}
-
-// Replaces `path` by `contents` so that, whenever the process dies, `path`
-// holds either its old contents or all of the new ones: write a temporary
-// file in the same directory (rename is atomic only within a file system),
-// sync it, rename it over `path`, then sync the directory so the rename
-// itself survives a power loss.
-absl::Status WriteFileAtomically(const std::string& path,
-                                 absl::string_view contents) {
-  static std::atomic<int64_t> counter{0};
-  const std::string tmp =
-      absl::StrCat(path, ".tmp.", getpid(), ".", counter.fetch_add(1));
-  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) return ErrnoError("cannot create", tmp);
-  absl::Status status = WriteAll(fd, contents, tmp);
-  if (status.ok() && fsync(fd) != 0) status = ErrnoError("cannot sync", tmp);
-  if (close(fd) != 0 && status.ok()) status = ErrnoError("cannot close", tmp);
-  if (status.ok() && rename(tmp.c_str(), path.c_str()) != 0) {
-    status = ErrnoError(absl::StrCat("cannot rename '", tmp, "' to"), path);
-  }
-  if (!status.ok()) {
-    unlink(tmp.c_str());
-    return status;
-  }
-  return SyncDir(SplitPath(path).first);
-}
-
-absl::StatusOr<std::string> ReadFile(const std::string& path,
-                                     absl::string_view what) {
-  int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) {
-    if (errno == ENOENT) {
-      return absl::NotFoundError(
-          absl::StrCat(what, " '", path, "' does not exist"));
-    }
-    return ErrnoError(absl::StrCat("cannot open ", what), path);
-  }
-  std::string contents;
-  struct stat st;
-  if (fstat(fd, &st) == 0 && st.st_size > 0) {
-    contents.reserve(static_cast<size_t>(st.st_size));
-  }
-  char buffer[1 << 16];
-  while (true) {
-    ssize_t n = read(fd, buffer, sizeof(buffer));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      absl::Status status =
-          ErrnoError(absl::StrCat("cannot read ", what), path);
-      close(fd);
-      return status;
-    }
-    if (n == 0) break;
-    contents.append(buffer, static_cast<size_t>(n));
-  }
-  close(fd);
-  return contents;
-}
-
-absl::Status DamagedFile(absl::string_view path, absl::string_view what) {
-  return absl::DataLossError(
-      absl::StrCat("checkpoint file '", path, "' is damaged: ", what,
-                   "; restore an older checkpoint (see its directory's "
-                   "`checkpoint` index) or save again"));
-}
 
 }  // namespace
 
@@ -247,8 +103,8 @@ absl::StatusOr<std::string> Saver::Save(Session* session,
   // One Save at a time: each reads the index, then rewrites it.
   std::lock_guard<std::mutex> lock(*save_mu_);
   // Snapshots first, so a missing initializer fails before any file work.
-  Checkpoint checkpoint;
-  checkpoint.set_global_step(global_step >= 0 ? global_step : -1);
+  std::vector<Tensor> values;
+  values.reserve(variables_.size());
   for (const CheckpointVariable& spec : variables_) {
     Var* var = session->variables()->Lookup(spec.name);
     Tensor value;
@@ -266,29 +122,10 @@ absl::StatusOr<std::string> Saver::Save(Session* session,
           " in the session but ", DataTypeName(spec.dtype),
           " in the saver's graph; create the Saver from the session's graph"));
     }
-    SavedVariable* saved = checkpoint.add_variables();
-    saved->set_name(spec.name);
-    value.ToProto(saved->mutable_value(), /*use_tensor_content=*/true);
+    values.push_back(std::move(value));
   }
-  if (checkpoint.ByteSizeLong() > static_cast<size_t>(INT_MAX) - 1024) {
-    return absl::ResourceExhaustedError(absl::StrCat(
-        "the checkpoint of ", variables_.size(), " variables would be ",
-        checkpoint.ByteSizeLong(),
-        " bytes; a checkpoint file holds at most 2 GiB (protobuf's limit)"));
-  }
-  CheckpointFile file;
-  file.set_magic(kMagic);
-  file.set_version(kVersion);
-  std::string payload = checkpoint.SerializeAsString();
-  checkpoint.Clear();
-  file.set_checkpoint_size(payload.size());
-  file.set_checkpoint_crc32(Crc32(payload));
-  file.set_checkpoint(std::move(payload));
-  file.set_trailer(kCheckpointTrailer);
-  std::string bytes = file.SerializeAsString();
-  file.Clear();
 
-  absl::Status status = CreateDirs(dir);
+  absl::Status status = file_util::CreateDirs(dir);
   if (!status.ok()) return status;
   // Read the index before writing anything: a broken one stops the save.
   CheckpointState state;
@@ -299,37 +136,92 @@ absl::StatusOr<std::string> Saver::Save(Session* session,
     return old_state.status();
   }
 
-  status = WriteFileAtomically(path, bytes);
-  if (!status.ok()) return status;
-  bytes.clear();
+  // Saving over a checkpoint that the index names: BundleWriter replaces its
+  // data shard and then its .index, two renames between which they do not
+  // match. So that the index never names that moment, the old files stay
+  // reachable under a backup prefix (hard links to the same bytes) that the
+  // index names instead until the new checkpoint is complete.
+  std::string backup;
+  const std::string old_data = BundleDataFilename(path, 0, 1);
+  const std::string old_index = BundleIndexFilename(path);
+  if (std::find(state.all_model_checkpoint_paths().begin(),
+                state.all_model_checkpoint_paths().end(),
+                file_name) != state.all_model_checkpoint_paths().end() &&
+      file_util::FileExists(old_index) && file_util::FileExists(old_data)) {
+    backup = absl::StrCat(path, ".replaced");
+    DeleteBundle(backup).IgnoreError();
+    if (link(old_data.c_str(), BundleDataFilename(backup, 0, 1).c_str()) !=
+            0 ||
+        link(old_index.c_str(), BundleIndexFilename(backup).c_str()) != 0) {
+      return file_util::ErrnoError("cannot link the checkpoint being replaced",
+                                   path);
+    }
+    CheckpointState during = state;
+    const std::string backup_name = SplitPath(backup).second;
+    if (during.model_checkpoint_path() == file_name) {
+      during.set_model_checkpoint_path(backup_name);
+    }
+    for (std::string& p : *during.mutable_all_model_checkpoint_paths()) {
+      if (p == file_name) p = backup_name;
+    }
+    std::string text;
+    google::protobuf::TextFormat::PrintToString(during, &text);
+    status = file_util::WriteFileAtomically(JoinPath(dir, kIndexName), text);
+    if (!status.ok()) return status;
+  }
+
+  // The data shard, then the bundle's .index (BundleWriter::Finish).
+  {
+    BundleWriter writer(path);
+    for (size_t i = 0; i < variables_.size(); ++i) {
+      status = writer.Add(variables_[i].name, values[i]);
+      if (!status.ok()) return status;
+    }
+    values.clear();
+    status = writer.Finish();
+    if (!status.ok()) return status;
+  }
 
   // The new list: the old one without this path (saved again, it becomes
   // the newest), then this path; the oldest beyond max_to_keep go.
   // The index names files in its own directory, so the directory can move.
   const std::string& entry = file_name;
-  std::vector<std::string> kept;
-  for (const std::string& old : state.all_model_checkpoint_paths()) {
-    if (old != entry) kept.push_back(old);
+  const double now = absl::ToDoubleSeconds(absl::Now() - absl::UnixEpoch());
+  const bool has_times = state.all_model_checkpoint_timestamps_size() ==
+                         state.all_model_checkpoint_paths_size();
+  std::vector<std::pair<std::string, double>> kept;
+  for (int i = 0; i < state.all_model_checkpoint_paths_size(); ++i) {
+    const std::string& old = state.all_model_checkpoint_paths(i);
+    if (old == entry) continue;
+    kept.emplace_back(old,
+                      has_times ? state.all_model_checkpoint_timestamps(i) : now);
   }
-  kept.push_back(entry);
+  kept.emplace_back(entry, now);
   std::vector<std::string> dropped;
   if (options_.max_to_keep > 0 &&
       kept.size() > static_cast<size_t>(options_.max_to_keep)) {
     const size_t n = kept.size() - static_cast<size_t>(options_.max_to_keep);
-    dropped.assign(kept.begin(), kept.begin() + n);
+    for (size_t i = 0; i < n; ++i) dropped.push_back(kept[i].first);
     kept.erase(kept.begin(), kept.begin() + n);
   }
   CheckpointState new_state;
   new_state.set_model_checkpoint_path(entry);
-  for (const std::string& k : kept) new_state.add_all_model_checkpoint_paths(k);
+  for (const auto& [name, time] : kept) {
+    new_state.add_all_model_checkpoint_paths(name);
+    new_state.add_all_model_checkpoint_timestamps(time);
+  }
+  new_state.set_last_preserved_timestamp(state.last_preserved_timestamp());
   std::string text;
   google::protobuf::TextFormat::PrintToString(new_state, &text);
-  status = WriteFileAtomically(JoinPath(dir, kIndexName), text);
+  status = file_util::WriteFileAtomically(JoinPath(dir, kIndexName), text);
   if (!status.ok()) return status;
 
   // Only now that the index no longer names them. Best effort: a file that
   // cannot be deleted is merely left behind.
-  for (const std::string& old : dropped) unlink(JoinPath(dir, old).c_str());
+  for (const std::string& old : dropped) {
+    DeleteBundle(JoinPath(dir, old)).IgnoreError();
+  }
+  if (!backup.empty()) DeleteBundle(backup).IgnoreError();
   return path;
 }
 
@@ -337,26 +229,20 @@ absl::Status Saver::Restore(Session* session, absl::string_view path) const {
   if (session == nullptr) {
     return absl::InvalidArgumentError("Saver::Restore needs a session");
   }
-  absl::StatusOr<Checkpoint> checkpoint = ReadCheckpoint(path);
-  if (!checkpoint.ok()) return checkpoint.status();
-  absl::flat_hash_map<std::string, const SavedVariable*> saved;
-  for (const SavedVariable& v : checkpoint->variables()) {
-    saved.emplace(v.name(), &v);
-  }
+  absl::StatusOr<std::unique_ptr<BundleReader>> reader =
+      BundleReader::Open(path);
+  if (!reader.ok()) return reader.status();
 
-  // Check every variable before changing any.
-  std::vector<Tensor> values;
-  values.reserve(variables_.size());
+  // Check every variable, then read every value, before changing any.
   for (const CheckpointVariable& spec : variables_) {
-    auto it = saved.find(spec.name);
-    if (it == saved.end()) {
+    if (!(*reader)->Contains(spec.name)) {
       std::vector<std::string> names;
-      for (const SavedVariable& v : checkpoint->variables()) {
+      for (const auto& [name, entry] : (*reader)->entries()) {
         if (names.size() == 10) {
           names.push_back("...");
           break;
         }
-        names.push_back(v.name());
+        names.push_back(name);
       }
       return absl::NotFoundError(absl::StrCat(
           "variable '", spec.name, "' (", spec.op, " node '", spec.node,
@@ -365,25 +251,26 @@ absl::Status Saver::Restore(Session* session, absl::string_view path) const {
           "}; restore a checkpoint saved from this graph, or run the "
           "variable's initializer instead"));
     }
-    const TensorProto& proto = it->second->value();
-    if (proto.dtype() != spec.dtype) {
+    absl::StatusOr<BundleTensorInfo> info = (*reader)->Lookup(spec.name);
+    if (!info.ok()) return info.status();
+    if (info->dtype != spec.dtype) {
       return absl::InvalidArgumentError(absl::StrCat(
           "variable '", spec.name, "' is ", DataTypeName(spec.dtype),
-          " in the graph but ", DataTypeName(proto.dtype()), " in checkpoint '",
+          " in the graph but ", DataTypeName(info->dtype), " in checkpoint '",
           path, "'; restore a checkpoint saved from this graph"));
     }
-    absl::StatusOr<Tensor> value = Tensor::FromProto(proto);
-    if (!value.ok()) {
-      return absl::DataLossError(absl::StrCat(
-          "variable '", spec.name, "' in checkpoint '", path,
-          "' holds a malformed tensor: ", value.status().message()));
-    }
-    if (!spec.shape.IsCompatibleWith(value->shape())) {
+    if (!spec.shape.IsCompatibleWith(info->shape)) {
       return absl::InvalidArgumentError(absl::StrCat(
           "variable '", spec.name, "' has shape ", spec.shape.ToString(),
-          " in the graph but ", value->shape().ToString(), " in checkpoint '",
+          " in the graph but ", info->shape.ToString(), " in checkpoint '",
           path, "'; restore a checkpoint saved from this graph"));
     }
+  }
+  std::vector<Tensor> values;
+  values.reserve(variables_.size());
+  for (const CheckpointVariable& spec : variables_) {
+    absl::StatusOr<Tensor> value = (*reader)->Read(spec.name);
+    if (!value.ok()) return value.status();
     values.push_back(*std::move(value));
   }
   std::vector<Var*> vars;
@@ -401,6 +288,7 @@ absl::Status Saver::Restore(Session* session, absl::string_view path) const {
   return absl::OkStatus();
 }
 
+
 absl::StatusOr<std::string> Saver::LatestCheckpoint(absl::string_view dir) {
   absl::StatusOr<CheckpointState> state = ReadCheckpointState(dir);
   if (!state.ok()) return state.status();
@@ -412,56 +300,9 @@ absl::StatusOr<std::string> Saver::LatestCheckpoint(absl::string_view dir) {
   return JoinPath(dir, state->model_checkpoint_path());
 }
 
-absl::StatusOr<Checkpoint> ReadCheckpoint(absl::string_view path_view) {
-  const std::string path(path_view);
-  absl::StatusOr<std::string> contents = ReadFile(path, "checkpoint file");
-  if (!contents.ok()) return contents.status();
-  const std::string& header = FileHeader();
-  if (!absl::StartsWith(*contents, header)) {
-    if (absl::StartsWith(header, *contents)) {
-      return DamagedFile(path, absl::StrCat("it holds only ", contents->size(),
-                                            " bytes, part of the header"));
-    }
-    return absl::InvalidArgumentError(absl::StrCat(
-        "'", path,
-        "' is not a dflow checkpoint (it does not start with the checkpoint "
-        "header); pass a file that Saver::Save wrote, e.g. the one "
-        "Saver::LatestCheckpoint names"));
-  }
-  CheckpointFile file;
-  if (!file.ParseFromString(*contents)) {
-    return DamagedFile(path, absl::StrCat("its ", contents->size(),
-                                          " bytes do not parse (truncated?)"));
-  }
-  contents->clear();
-  if (file.trailer() != kCheckpointTrailer) {
-    return DamagedFile(path,
-                       "it lacks the trailer that ends every checkpoint "
-                       "(truncated?)");
-  }
-  if (file.version() != kVersion) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("checkpoint file '", path, "' has format version ",
-                     file.version(), "; this dflow reads version ", kVersion));
-  }
-  if (file.checkpoint().size() != file.checkpoint_size()) {
-    return DamagedFile(
-        path, absl::StrCat("it holds ", file.checkpoint().size(), " of its ",
-                           file.checkpoint_size(), " payload bytes"));
-  }
-  if (Crc32(file.checkpoint()) != file.checkpoint_crc32()) {
-    return DamagedFile(path, "its checksum does not match its contents");
-  }
-  Checkpoint checkpoint;
-  if (!checkpoint.ParseFromString(file.checkpoint())) {
-    return DamagedFile(path, "its payload does not parse");
-  }
-  return checkpoint;
-}
-
 absl::StatusOr<CheckpointState> ReadCheckpointState(absl::string_view dir) {
   const std::string path = JoinPath(dir, kIndexName);
-  absl::StatusOr<std::string> text = ReadFile(path, "checkpoint index");
+  absl::StatusOr<std::string> text = file_util::ReadFile(path, "checkpoint index");
   if (!text.ok()) return text.status();
   CheckpointState state;
   if (!google::protobuf::TextFormat::ParseFromString(*text, &state)) {

@@ -1,10 +1,15 @@
-// Saver: checkpoints of a session's variables.
+// Saver: checkpoints of a session's variables, in TensorFlow's V2 format.
 //
 // A Saver knows the variables of one graph (its VariableV2 and VarHandleOp
-// nodes). Save writes their current values to one self-describing file
-// (proto/checkpoint.proto) and records it in the directory's index, a text
-// file named `checkpoint`; Restore loads them back, into the same session or
-// into a fresh one of the same graph before it has run a step:
+// nodes). Save writes their current values as a tensor bundle
+// (formats/tensor_bundle.h): `<prefix>-<step>.index` and
+// `<prefix>-<step>.data-00000-of-00001`, each tensor under the variable's
+// name, which TensorFlow reads (tf.train.load_checkpoint, tf.compat.v1
+// Saver.restore); and records it in the directory's index, the text file
+// `checkpoint` (TensorFlow's CheckpointState, which tf.train.latest_checkpoint
+// reads). Restore loads them back, into the same session or into a fresh one
+// of the same graph before it has run a step, from dflow's checkpoints or
+// TensorFlow's:
 //
 //   auto saver = Saver::Create(def);
 //   for (int64_t step = 1; ...; ++step) {
@@ -16,10 +21,10 @@
 //   if (latest.ok()) saver->Restore(session.get(), *latest);
 //
 // Files are replaced atomically (written to a temporary file in the same
-// directory, synced, renamed, the directory synced), and the index is
-// updated only after the checkpoint is durable, so a process killed at any
-// moment leaves an index that names only complete checkpoints. Each file
-// carries a CRC32 of its contents: a torn or damaged file is reported, not
+// directory, synced, renamed, the directory synced): the data shard first,
+// then the `.index` naming it, then the `checkpoint` index, so a process
+// killed at any moment leaves an index that names only complete checkpoints.
+// Every tensor carries a CRC32C: a torn or damaged file is reported, not
 // misread.
 //
 // Save may run while other threads run training steps: each variable is
@@ -71,15 +76,17 @@ class Saver {
   static absl::StatusOr<Saver> Create(const GraphDef& graph,
                                       const SaverOptions& options = {});
 
-  // Writes every variable to "<prefix>-<global_step>" ("<prefix>" when
-  // global_step < 0), records it as the latest in the `checkpoint` index of
+  // Writes every variable to the checkpoint "<prefix>-<global_step>"
+  // ("<prefix>" when global_step < 0): its files are that path plus ".index"
+  // and ".data-00000-of-00001". Records it as the latest in the `checkpoint` index of
   // prefix's directory and deletes the checkpoints beyond max_to_keep.
   // Returns the path written. FailedPrecondition if a variable was never
   // initialized. Safe to call from several threads.
   absl::StatusOr<std::string> Save(Session* session, absl::string_view prefix,
                                    int64_t global_step = -1);
 
-  // Loads every variable of the graph from the checkpoint at `path` into
+  // Loads every variable of the graph from the checkpoint `path` (a prefix,
+  // as Save returns it: without ".index") into
   // `session`, creating variables that no step has created yet. Checks
   // everything before changing anything: a variable missing from the
   // checkpoint, of another dtype or of a shape the graph does not allow, and
@@ -107,11 +114,6 @@ class Saver {
   // index). A pointer so that Saver stays movable.
   std::unique_ptr<std::mutex> save_mu_;
 };
-
-// Reads and verifies the checkpoint file at `path` (magic, version, length,
-// checksum). InvalidArgument if it is not a dflow checkpoint, DataLoss if it
-// is damaged or truncated; both name the file.
-absl::StatusOr<Checkpoint> ReadCheckpoint(absl::string_view path);
 
 // Reads the index `dir`/checkpoint. NotFound if there is none.
 absl::StatusOr<CheckpointState> ReadCheckpointState(absl::string_view dir);

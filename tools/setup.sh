@@ -17,6 +17,8 @@ PACKAGES=(
   zlib1g-dev            # gzip readers (datasets)
   dataset-fashion-mnist # Fashion-MNIST IDX files in /usr/share/datasets (data/)
   python3               # tools/test.sh reads Bazel's test.xml files
+  libleveldb-dev        # LevelDB tables: the .index of V2 checkpoints (formats/)
+  libcrcutil-dev        # CRC32C of checkpoints and other TF formats (formats/)
   graphviz              # `dflow dot --out FILE.svg` runs its `dot` (and the test)
 )
 

@@ -11,6 +11,7 @@
 #include "graph/ops/random_ops.h"
 #include "graph/ops/shape_ops.h"
 #include "graph/ops/slicing_ops.h"
+#include "graph/ops/io_ops.h"
 #include "graph/ops/state_ops.h"
 #include "graph/ops/training_ops.h"
 #include "graph/scope.h"

@@ -130,6 +130,13 @@ DFLOW_REGISTER_OP("ReadVariableOp")
     .SetShapeFn(ReadVariableShape)
     .Doc("Reads the value of a resource variable.");
 
+DFLOW_REGISTER_OP("VarIsInitializedOp")
+    .Input("resource: resource")
+    .Output("is_initialized: bool")
+    .SetIsStateful()
+    .SetShapeFn(shape_fns::ScalarShape)
+    .Doc("Whether a resource variable has been initialized.");
+
 DFLOW_REGISTER_OP("AssignVariableOp")
     .Input("resource: resource")
     .Input("value: dtype")

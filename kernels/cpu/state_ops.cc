@@ -174,6 +174,23 @@ class AssignUpdateOp : public OpKernel {
   bool is_ref_ = true;
 };
 
+// Whether a resource variable holds a value (TF1 graphs of resource
+// variables build one per variable for is_variable_initialized).
+class VarIsInitializedOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    Var* var = ctx->input_var(0);
+    OP_REQUIRES(ctx, var != nullptr,
+                absl::InternalError("the resource input is not a variable"));
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape(), &out));
+    std::lock_guard<std::mutex> lock(var->mu());
+    out->flat<bool>()[0] = var->initialized();
+  }
+  bool IsExpensive() const override { return false; }
+};
+
 class ReadVariableOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
@@ -218,6 +235,8 @@ DFLOW_REGISTER_KERNEL(KernelDefBuilder("AssignVariableOp")
                           .Device(kDeviceCpu)
                           .TypeConstraint("dtype", kAllTypes),
                       AssignOp);
+DFLOW_REGISTER_KERNEL(KernelDefBuilder("VarIsInitializedOp").Device(kDeviceCpu),
+                      VarIsInitializedOp);
 DFLOW_REGISTER_KERNEL(KernelDefBuilder("ReadVariableOp")
                           .Device(kDeviceCpu)
                           .TypeConstraint("dtype", kAllTypes),

@@ -14,6 +14,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -26,6 +27,7 @@
 #include "graph/ops/ops.h"
 #include "graph/scope.h"
 #include "gtest/gtest.h"
+#include "formats/tensor_bundle.h"
 #include "runtime/session.h"
 
 extern char** environ;
@@ -50,6 +52,26 @@ std::string NewTempDir() {
 bool FileExists(const std::string& path) {
   struct stat st;
   return stat(path.c_str(), &st) == 0;
+}
+
+// Both files of the one-shard checkpoint `prefix`.
+bool CheckpointExists(const std::string& prefix) {
+  return FileExists(prefix + ".index") &&
+         FileExists(prefix + ".data-00000-of-00001");
+}
+bool AnyCheckpointFile(const std::string& prefix) {
+  return FileExists(prefix + ".index") ||
+         FileExists(prefix + ".data-00000-of-00001");
+}
+
+// The names the checkpoint `prefix` holds, sorted.
+std::vector<std::string> TensorNames(const std::string& prefix) {
+  std::vector<std::string> names;
+  auto reader = BundleReader::Open(prefix);
+  EXPECT_TRUE(reader.ok()) << reader.status();
+  if (!reader.ok()) return names;
+  for (const auto& info : (*reader)->ListTensors()) names.push_back(info.name);
+  return names;
 }
 
 std::string ReadAll(const std::string& path) {
@@ -227,19 +249,16 @@ TEST(SaverTest, GlobalStepNamesTheFileAndIsRecorded) {
   absl::StatusOr<std::string> path = saver.Save(session.get(), dir + "/m", 42);
   ASSERT_TRUE(path.ok()) << path.status();
   EXPECT_EQ(*path, dir + "/m-42");
-  EXPECT_TRUE(FileExists(dir + "/m-42"));
-  absl::StatusOr<Checkpoint> checkpoint = ReadCheckpoint(*path);
-  ASSERT_TRUE(checkpoint.ok()) << checkpoint.status();
-  EXPECT_EQ(checkpoint->global_step(), 42);
-  ASSERT_EQ(checkpoint->variables_size(), 5);
-  EXPECT_EQ(checkpoint->variables(0).name(), "c/shared");
+  // TensorFlow's file names: <prefix>-<step>.index and .data-00000-of-00001.
+  EXPECT_TRUE(CheckpointExists(dir + "/m-42"));
+  EXPECT_FALSE(FileExists(dir + "/m-42"));
+  EXPECT_THAT(TensorNames(*path),
+              ElementsAre("c/shared", "d", "r", "step", "w"));
 
   path = saver.Save(session.get(), dir + "/plain");
   ASSERT_TRUE(path.ok()) << path.status();
   EXPECT_EQ(*path, dir + "/plain");
-  checkpoint = ReadCheckpoint(*path);
-  ASSERT_TRUE(checkpoint.ok()) << checkpoint.status();
-  EXPECT_EQ(checkpoint->global_step(), -1);
+  EXPECT_TRUE(CheckpointExists(dir + "/plain"));
 }
 
 TEST(SaverTest, MaxToKeepDeletesTheOldestAndTheIndexListsTheKept) {
@@ -251,10 +270,10 @@ TEST(SaverTest, MaxToKeepDeletesTheOldestAndTheIndexListsTheKept) {
   for (int step = 1; step <= 4; ++step) {
     ASSERT_TRUE(saver.Save(session.get(), dir + "/model", step).ok());
   }
-  EXPECT_FALSE(FileExists(dir + "/model-1"));
-  EXPECT_FALSE(FileExists(dir + "/model-2"));
-  EXPECT_TRUE(FileExists(dir + "/model-3"));
-  EXPECT_TRUE(FileExists(dir + "/model-4"));
+  EXPECT_FALSE(AnyCheckpointFile(dir + "/model-1"));
+  EXPECT_FALSE(AnyCheckpointFile(dir + "/model-2"));
+  EXPECT_TRUE(CheckpointExists(dir + "/model-3"));
+  EXPECT_TRUE(CheckpointExists(dir + "/model-4"));
   absl::StatusOr<CheckpointState> state = ReadCheckpointState(dir);
   ASSERT_TRUE(state.ok()) << state.status();
   EXPECT_EQ(state->model_checkpoint_path(), "model-4");
@@ -275,7 +294,8 @@ TEST(SaverTest, MaxToKeepDeletesTheOldestAndTheIndexListsTheKept) {
   // A new Saver (a restarted process) continues from the index.
   Saver again = MakeSaver(def, /*max_to_keep=*/2);
   ASSERT_TRUE(again.Save(session.get(), dir + "/model", 5).ok());
-  EXPECT_FALSE(FileExists(dir + "/model-4"));
+  EXPECT_FALSE(AnyCheckpointFile(dir + "/model-4"));
+  EXPECT_FALSE(AnyCheckpointFile(dir + "/model-3.replaced"));
   state = ReadCheckpointState(dir);
   ASSERT_TRUE(state.ok()) << state.status();
   EXPECT_THAT(state->all_model_checkpoint_paths(),
@@ -292,7 +312,7 @@ TEST(SaverTest, MaxToKeepZeroKeepsEverything) {
     ASSERT_TRUE(saver.Save(session.get(), dir + "/model", step).ok());
   }
   for (int step = 1; step <= 7; ++step) {
-    EXPECT_TRUE(FileExists(absl::StrCat(dir, "/model-", step)));
+    EXPECT_TRUE(CheckpointExists(absl::StrCat(dir, "/model-", step)));
   }
   absl::StatusOr<CheckpointState> state = ReadCheckpointState(dir);
   ASSERT_TRUE(state.ok()) << state.status();
@@ -330,7 +350,7 @@ TEST(SaverTest, SaveCreatesMissingDirectories) {
   RunTargets(session.get(), {"init"});
   absl::StatusOr<std::string> path = saver.Save(session.get(), dir + "/m", 1);
   ASSERT_TRUE(path.ok()) << path.status();
-  EXPECT_TRUE(FileExists(dir + "/m-1"));
+  EXPECT_TRUE(CheckpointExists(dir + "/m-1"));
 }
 
 // --- Errors. ---
@@ -349,7 +369,7 @@ TEST(SaverErrorTest, SavingAnUninitializedVariable) {
   RunTargets(session.get(), {"init_w"});
   path = saver.Save(session.get(), dir + "/m");
   EXPECT_TRUE(absl::IsFailedPrecondition(path.status())) << path.status();
-  EXPECT_FALSE(FileExists(dir + "/m"));
+  EXPECT_FALSE(AnyCheckpointFile(dir + "/m"));
   EXPECT_FALSE(FileExists(dir + "/checkpoint"));
 }
 
@@ -437,51 +457,112 @@ TEST_F(SaverRestoreErrorTest, PartialDeclaredShapeAcceptsAnyCompatibleValue) {
   EXPECT_TRUE(s.ok()) << s;
 }
 
-TEST_F(SaverRestoreErrorTest, CorruptedByte) {
-  std::string bytes = ReadAll(path_);
-  ASSERT_GT(bytes.size(), 100u);
-  bytes[bytes.size() - 20] ^= 0x40;
-  const std::string bad = dir_ + "/corrupted";
-  WriteAll(bad, bytes);
-  absl::Status s = RestoreInto(def_, bad);
-  EXPECT_TRUE(absl::IsDataLoss(s)) << s;
-  EXPECT_THAT(s.message(), AllOf(HasSubstr(bad), HasSubstr("checksum")));
-  absl::StatusOr<Checkpoint> read = ReadCheckpoint(bad);
-  EXPECT_TRUE(absl::IsDataLoss(read.status())) << read.status();
+// Restores `path` into a session whose "step" holds 100 and expects the
+// restore to fail without changing it (nor creating any other variable).
+absl::Status RestoreFailsAndChangesNothing(const std::string& path) {
+  const GraphDef def = VariantGraph(DT_FLOAT, {2, 3}, false);
+  Saver saver = MakeSaver(def);
+  auto session = MakeSession(def);
+  RunTargets(session.get(), {"init_step"});
+  const size_t vars_before = session->variables()->All().size();
+  absl::Status s = saver.Restore(session.get(), path);
+  EXPECT_FALSE(s.ok());
+  std::vector<Tensor> out = Fetch(session.get(), {"step_value"});
+  EXPECT_EQ(out.size(), 1u);
+  if (out.size() == 1) {
+    EXPECT_THAT(Values<int64_t>(out[0]), ElementsAre(100));
+  }
+  EXPECT_EQ(session->variables()->All().size(), vars_before + 0);
+  return s;
 }
 
-TEST_F(SaverRestoreErrorTest, TruncatedAtEveryLength) {
-  const std::string bytes = ReadAll(path_);
+// A copy of the checkpoint `from` at `to` with `edit` applied to its data
+// shard (`data`) or its index.
+void CopyCheckpoint(const std::string& from, const std::string& to,
+                    const std::function<void(std::string*)>& edit_data,
+                    const std::function<void(std::string*)>& edit_index) {
+  std::string data = ReadAll(from + ".data-00000-of-00001");
+  std::string index = ReadAll(from + ".index");
+  if (edit_data) edit_data(&data);
+  if (edit_index) edit_index(&index);
+  WriteAll(to + ".data-00000-of-00001", data);
+  WriteAll(to + ".index", index);
+}
+
+TEST_F(SaverRestoreErrorTest, DtypeMismatchChangesNothing) {
+  // "step" is int64 in the checkpoint; here a float restore of w fails on
+  // dtype after step was checked fine: nothing may have been written.
+  const GraphDef def = VariantGraph(DT_DOUBLE, {2, 3}, false);
+  Saver saver = MakeSaver(def);
+  auto session = MakeSession(def);
+  RunTargets(session.get(), {"init_step"});
+  EXPECT_TRUE(absl::IsInvalidArgument(saver.Restore(session.get(), path_)));
+  std::vector<Tensor> out = Fetch(session.get(), {"step_value"});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_THAT(Values<int64_t>(out[0]), ElementsAre(100));
+}
+
+TEST_F(SaverRestoreErrorTest, CorruptedByte) {
+  const std::string bad = dir_ + "/corrupted";
+  // The last tensor in name order is "w"; flip a byte of its data.
+  CopyCheckpoint(path_, bad,
+                 [](std::string* d) { (*d)[d->size() - 3] ^= 0x40; }, nullptr);
+  absl::Status s = RestoreFailsAndChangesNothing(bad);
+  EXPECT_TRUE(absl::IsDataLoss(s)) << s;
+  EXPECT_THAT(s.message(),
+              AllOf(HasSubstr(bad + ".data-00000-of-00001"), HasSubstr("'w'"),
+                    HasSubstr("CRC32C")));
+}
+
+TEST_F(SaverRestoreErrorTest, TruncatedDataAtEveryLength) {
+  const std::string bytes = ReadAll(path_ + ".data-00000-of-00001");
   const std::string bad = dir_ + "/truncated";
-  // Every prefix, including the empty file: none may be misread.
   for (size_t n = 0; n < bytes.size(); ++n) {
-    WriteAll(bad, bytes.substr(0, n));
-    absl::Status s = RestoreInto(def_, bad);
+    CopyCheckpoint(path_, bad, [n](std::string* d) { d->resize(n); }, nullptr);
+    absl::Status s = RestoreFailsAndChangesNothing(bad);
     ASSERT_TRUE(absl::IsDataLoss(s)) << "length " << n << ": " << s;
     ASSERT_THAT(s.message(), HasSubstr(bad)) << "length " << n;
   }
 }
 
-TEST_F(SaverRestoreErrorTest, NotACheckpoint) {
-  const std::string text = dir_ + "/notes.txt";
-  WriteAll(text, "these are not the weights you are looking for\n");
-  absl::Status s = RestoreInto(def_, text);
-  EXPECT_TRUE(absl::IsInvalidArgument(s)) << s;
-  EXPECT_THAT(s.message(),
-              AllOf(HasSubstr(text), HasSubstr("not a dflow checkpoint")));
-  // The index is not a checkpoint either.
-  s = RestoreInto(def_, dir_ + "/checkpoint");
-  EXPECT_TRUE(absl::IsInvalidArgument(s)) << s;
-  // Nor is a GraphDef (a protobuf of another kind).
-  WriteAll(dir_ + "/graph.pb", def_.SerializeAsString());
-  s = RestoreInto(def_, dir_ + "/graph.pb");
-  EXPECT_TRUE(absl::IsInvalidArgument(s)) << s;
+TEST_F(SaverRestoreErrorTest, TruncatedIndexAtEveryLength) {
+  const std::string bytes = ReadAll(path_ + ".index");
+  const std::string bad = dir_ + "/truncated_index";
+  for (size_t n = 0; n < bytes.size(); ++n) {
+    CopyCheckpoint(path_, bad, nullptr,
+                   [n](std::string* d) { d->resize(n); });
+    absl::Status s = RestoreFailsAndChangesNothing(bad);
+    ASSERT_TRUE(absl::IsDataLoss(s)) << "length " << n << ": " << s;
+    ASSERT_THAT(s.message(), HasSubstr(bad + ".index")) << "length " << n;
+  }
 }
 
-TEST_F(SaverRestoreErrorTest, MissingFile) {
-  absl::Status s = RestoreInto(def_, dir_ + "/nope");
+TEST_F(SaverRestoreErrorTest, NotACheckpoint) {
+  const std::string text = dir_ + "/notes";
+  WriteAll(text + ".index", "these are not the weights you are looking for\n");
+  absl::Status s = RestoreFailsAndChangesNothing(text);
+  EXPECT_TRUE(absl::IsDataLoss(s)) << s;
+  EXPECT_THAT(s.message(), AllOf(HasSubstr(text + ".index"),
+                                 HasSubstr("not a readable checkpoint index")));
+  // The `checkpoint` index is not a checkpoint prefix.
+  s = RestoreFailsAndChangesNothing(dir_ + "/checkpoint");
   EXPECT_TRUE(absl::IsNotFound(s)) << s;
-  EXPECT_THAT(s.message(), HasSubstr(dir_ + "/nope"));
+  // Nor is a GraphDef (a protobuf of another kind).
+  WriteAll(dir_ + "/graph.index", def_.SerializeAsString());
+  s = RestoreFailsAndChangesNothing(dir_ + "/graph");
+  EXPECT_TRUE(absl::IsDataLoss(s)) << s;
+}
+
+TEST_F(SaverRestoreErrorTest, MissingFiles) {
+  absl::Status s = RestoreFailsAndChangesNothing(dir_ + "/nope");
+  EXPECT_TRUE(absl::IsNotFound(s)) << s;
+  EXPECT_THAT(s.message(), HasSubstr(dir_ + "/nope.index"));
+  // An index without its data shard.
+  const std::string lonely = dir_ + "/lonely";
+  WriteAll(lonely + ".index", ReadAll(path_ + ".index"));
+  s = RestoreFailsAndChangesNothing(lonely);
+  EXPECT_TRUE(absl::IsNotFound(s)) << s;
+  EXPECT_THAT(s.message(), HasSubstr(lonely + ".data-00000-of-00001"));
 }
 
 TEST(SaverErrorTest, BadOptionsAndGraphs) {
@@ -549,11 +630,11 @@ TEST(SaverConcurrencyTest, EachVariableIsOneSnapshotWhileTrainingRuns) {
   for (int i = 0; i < kSaves; ++i) {
     absl::StatusOr<std::string> path = saver.Save(session.get(), dir + "/m", i);
     ASSERT_TRUE(path.ok()) << path.status();
-    absl::StatusOr<Checkpoint> checkpoint = ReadCheckpoint(*path);
-    ASSERT_TRUE(checkpoint.ok()) << checkpoint.status();
-    ASSERT_EQ(checkpoint->variables_size(), 1);
+    auto reader = BundleReader::Open(*path);
+    ASSERT_TRUE(reader.ok()) << reader.status();
+    ASSERT_EQ((*reader)->entries().size(), 1u);
     absl::StatusOr<Tensor> value =
-        Tensor::FromProto(checkpoint->variables(0).value());
+        (*reader)->Read((*reader)->entries().begin()->first);
     ASSERT_TRUE(value.ok()) << value.status();
     auto f = value->flat<float>();
     ASSERT_EQ(f.size(), static_cast<size_t>(kElements));
@@ -583,14 +664,12 @@ int WaitForExit(pid_t pid, absl::Duration timeout) {
   return -1;
 }
 
-// The value of the "global_step" variable in `checkpoint`, -1 if none.
-int64_t StepVariable(const Checkpoint& checkpoint) {
-  for (const SavedVariable& saved : checkpoint.variables()) {
-    if (saved.name() != "global_step") continue;
-    absl::StatusOr<Tensor> value = Tensor::FromProto(saved.value());
-    if (value.ok() && value->dtype() == DT_INT64 && value->NumElements() == 1) {
-      return value->flat<int64_t>()[0];
-    }
+// The value of the "global_step" variable in the checkpoint `path`, -1 if
+// it cannot be read.
+int64_t StepVariable(BundleReader* reader) {
+  absl::StatusOr<Tensor> value = reader->Read("global_step");
+  if (value.ok() && value->dtype() == DT_INT64 && value->NumElements() == 1) {
+    return value->flat<int64_t>()[0];
   }
   return -1;
 }
@@ -599,24 +678,24 @@ int64_t StepVariable(const Checkpoint& checkpoint) {
 int64_t LatestStep(const std::string& dir) {
   absl::StatusOr<std::string> path = Saver::LatestCheckpoint(dir);
   if (!path.ok()) return -1;
-  absl::StatusOr<Checkpoint> checkpoint = ReadCheckpoint(*path);
-  return checkpoint.ok() ? StepVariable(*checkpoint) : -1;
+  auto reader = BundleReader::Open(*path);
+  return reader.ok() ? StepVariable(reader->get()) : -1;
 }
 
 // What saver_crash_child writes: every element of "weights" equals the
 // "global_step" variable, and so does the step in the file name if any.
 void ExpectConsistent(const std::string& path) {
-  absl::StatusOr<Checkpoint> checkpoint = ReadCheckpoint(path);
-  ASSERT_TRUE(checkpoint.ok()) << checkpoint.status();
-  const int64_t step = StepVariable(*checkpoint);
+  auto reader = BundleReader::Open(path);
+  ASSERT_TRUE(reader.ok()) << reader.status();
+  const int64_t step = StepVariable(reader->get());
   ASSERT_GT(step, 0) << path;
-  if (checkpoint->global_step() >= 0) {
-    EXPECT_EQ(checkpoint->global_step(), step) << path;
+  const size_t dash = path.rfind('-');
+  if (dash != std::string::npos && path.find("/model-") != std::string::npos &&
+      path.find(".replaced") == std::string::npos) {
+    EXPECT_EQ(path.substr(dash + 1), absl::StrCat(step)) << path;
   }
-  ASSERT_EQ(checkpoint->variables_size(), 2) << path;
-  const SavedVariable& saved = checkpoint->variables(1);
-  ASSERT_EQ(saved.name(), "weights");
-  absl::StatusOr<Tensor> value = Tensor::FromProto(saved.value());
+  ASSERT_EQ((*reader)->entries().size(), 2u) << path;
+  absl::StatusOr<Tensor> value = (*reader)->Read("weights");
   ASSERT_TRUE(value.ok()) << value.status();
   auto f = value->flat<float>();
   ASSERT_EQ(f.size(), 8u * 1024 * 1024);
