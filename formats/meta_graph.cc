@@ -45,8 +45,8 @@ absl::StatusOr<std::vector<VariableInfo>> DecodeVariables(
     VariableInfo v;
     if (!v.def.ParseFromString(c.bytes_list().value(i))) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "meta graph '", source, "': collection '", key, "' entry ", i,
-          " (", c.bytes_list().value(i).size(),
+          "meta graph '", source, "': collection '", key, "' entry ", i, " (",
+          c.bytes_list().value(i).size(),
           " bytes) is not a serialized VariableDef; the file is damaged or "
           "was not written by TensorFlow's export_meta_graph"));
     }
@@ -64,19 +64,29 @@ absl::StatusOr<std::vector<VariableInfo>> DecodeVariables(
 }  // namespace
 
 const std::vector<std::string>& KnownNodeListCollections() {
-  static const auto* keys = new std::vector<std::string>{
-      "asset_filepaths", "init_op",          "legacy_init_op",
-      "local_init_op",   "losses",           "ready_for_local_init_op",
-      "ready_op",        "regularization_losses", "saved_model_main_op",
-      "summaries",       "summary_op",       "table_initializer",
-      "train_op",        "update_ops"};
+  static const auto* keys =
+      new std::vector<std::string>{"asset_filepaths",
+                                   "init_op",
+                                   "legacy_init_op",
+                                   "local_init_op",
+                                   "losses",
+                                   "ready_for_local_init_op",
+                                   "ready_op",
+                                   "regularization_losses",
+                                   "saved_model_main_op",
+                                   "summaries",
+                                   "summary_op",
+                                   "table_initializer",
+                                   "train_op",
+                                   "update_ops"};
   return *keys;
 }
 
 const std::vector<std::string>& KnownVariableCollections() {
   static const auto* keys = new std::vector<std::string>{
-      "global_step",     "local_variables",          "model_variables",
-      "moving_average_variables", "trainable_variables", "variables"};
+      "global_step",         "local_variables",
+      "model_variables",     "moving_average_variables",
+      "trainable_variables", "variables"};
   return *keys;
 }
 
@@ -122,7 +132,8 @@ absl::StatusOr<MetaGraphInfo> DecodeMetaGraph(MetaGraphDef meta_graph,
   if (def.has_saver_def()) info.saver_def = def.saver_def();
   const std::vector<std::string>& node_keys = KnownNodeListCollections();
   std::vector<std::pair<std::string, const CollectionDef*>> sorted;
-  for (const auto& [key, c] : def.collection_def()) sorted.emplace_back(key, &c);
+  for (const auto& [key, c] : def.collection_def())
+    sorted.emplace_back(key, &c);
   std::sort(sorted.begin(), sorted.end());
   for (const auto& [key, c] : sorted) {
     std::vector<VariableInfo>* vars =
@@ -157,8 +168,8 @@ absl::StatusOr<MetaGraphInfo> DecodeMetaGraph(MetaGraphDef meta_graph,
         QueueRunnerDef q;
         if (!q.ParseFromString(c->bytes_list().value(i))) {
           return absl::InvalidArgumentError(absl::StrCat(
-              "meta graph '", source, "': collection 'queue_runners' entry ",
-              i, " is not a serialized QueueRunnerDef; the file is damaged"));
+              "meta graph '", source, "': collection 'queue_runners' entry ", i,
+              " is not a serialized QueueRunnerDef; the file is damaged"));
         }
         info.queue_runners.push_back(std::move(q));
       }

@@ -9,9 +9,9 @@
 // read (so nothing is lost, unknown collections included) and adds the
 // collections TensorFlow defines, decoded:
 //
-//   absl::StatusOr<MetaGraphInfo> info = ReadMetaGraphInfo("model.ckpt-100.meta");
-//   if (!info.ok()) return info.status();
-//   for (const VariableInfo& v : info->trainable_variables)
+//   absl::StatusOr<MetaGraphInfo> info =
+//   ReadMetaGraphInfo("model.ckpt-100.meta"); if (!info.ok()) return
+//   info.status(); for (const VariableInfo& v : info->trainable_variables)
 //     std::cout << v.variable_name << " initialized by " << v.initializer_name;
 //   const std::vector<std::string>& train = info->NodeList("train_op");
 //   auto session = Session::Create(info->graph_def());
@@ -90,15 +90,13 @@ struct MetaGraphInfo {
 
 // Parses serialized MetaGraphDef bytes, text or binary by content. `source`
 // (a file name) starts every error message.
-absl::StatusOr<MetaGraphDef> ParseMetaGraphDef(absl::string_view bytes,
-                                               absl::string_view source,
-                                               GraphDefFormat* detected =
-                                                   nullptr);
+absl::StatusOr<MetaGraphDef> ParseMetaGraphDef(
+    absl::string_view bytes, absl::string_view source,
+    GraphDefFormat* detected = nullptr);
 
 // Reads a `.meta` file (binary or text).
-absl::StatusOr<MetaGraphDef> ReadMetaGraphFile(const std::string& path,
-                                               GraphDefFormat* detected =
-                                                   nullptr);
+absl::StatusOr<MetaGraphDef> ReadMetaGraphFile(
+    const std::string& path, GraphDefFormat* detected = nullptr);
 
 // Decodes the collections of `meta_graph`; `source` names it in errors.
 absl::StatusOr<MetaGraphInfo> DecodeMetaGraph(MetaGraphDef meta_graph,

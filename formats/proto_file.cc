@@ -82,10 +82,10 @@ absl::Status ParseMessage(absl::string_view bytes, GraphDefFormat format,
   input.SetTotalBytesLimit(static_cast<int>(kMaxGraphDefBytes));
   if (!message->MergeFromCodedStream(&input) ||
       !input.ConsumedEntireMessage()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "not a valid binary ", type, " (", bytes.size(),
-        " bytes): the data is truncated or is not a serialized ", type,
-        "; stopped after byte ", input.CurrentPosition()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("not a valid binary ", type, " (", bytes.size(),
+                     " bytes): the data is truncated or is not a serialized ",
+                     type, "; stopped after byte ", input.CurrentPosition()));
   }
   return absl::OkStatus();
 }

@@ -69,8 +69,8 @@ std::string TagSetString(const std::vector<std::string>& tags) {
 std::vector<std::string> TagSets(const SavedModel& model) {
   std::vector<std::string> out;
   for (const MetaGraphDef& m : model.meta_graphs()) {
-    out.push_back(TagSetString({m.meta_info_def().tags().begin(),
-                                m.meta_info_def().tags().end()}));
+    out.push_back(TagSetString(
+        {m.meta_info_def().tags().begin(), m.meta_info_def().tags().end()}));
   }
   return out;
 }
@@ -84,11 +84,11 @@ absl::StatusOr<const MetaGraphDef*> FindMetaGraph(
                                      m.meta_info_def().tags().end());
     if (have == want) return &m;
   }
-  return absl::NotFoundError(absl::StrCat(
-      "SavedModel '", source, "' has no meta graph with tags ",
-      TagSetString(tags), "; its tag sets are: ",
-      absl::StrJoin(TagSets(model), ", "),
-      " (saved_model_cli show --dir shows them too)"));
+  return absl::NotFoundError(
+      absl::StrCat("SavedModel '", source, "' has no meta graph with tags ",
+                   TagSetString(tags),
+                   "; its tag sets are: ", absl::StrJoin(TagSets(model), ", "),
+                   " (saved_model_cli show --dir shows them too)"));
 }
 
 std::string SavedModelVariablesPrefix(const std::string& dir) {

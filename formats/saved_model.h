@@ -36,9 +36,8 @@ inline constexpr char kDefaultServingSignature[] = "serving_default";
 absl::StatusOr<std::string> FindSavedModelFile(const std::string& dir);
 
 // Reads a SavedModel file (binary or text, by content).
-absl::StatusOr<SavedModel> ReadSavedModelFile(const std::string& path,
-                                              GraphDefFormat* detected =
-                                                  nullptr);
+absl::StatusOr<SavedModel> ReadSavedModelFile(
+    const std::string& path, GraphDefFormat* detected = nullptr);
 
 // Reads the SavedModel file of the directory `dir`.
 absl::StatusOr<SavedModel> ReadSavedModel(const std::string& dir);

@@ -21,11 +21,12 @@ std::string NodeNameOf(absl::string_view name) {
   return std::string(name);
 }
 
-absl::StatusOr<GraphDef> SubgraphNeededFor(const GraphDef& def,
-                                           const std::vector<std::string>& roots,
-                                           absl::string_view source) {
+absl::StatusOr<GraphDef> SubgraphNeededFor(
+    const GraphDef& def, const std::vector<std::string>& roots,
+    absl::string_view source) {
   absl::flat_hash_map<std::string, int> index;
-  for (int i = 0; i < def.node_size(); ++i) index.emplace(def.node(i).name(), i);
+  for (int i = 0; i < def.node_size(); ++i)
+    index.emplace(def.node(i).name(), i);
   std::vector<bool> keep(def.node_size(), false);
   std::vector<int> stack;
   auto visit = [&](const std::string& name) {

@@ -22,9 +22,9 @@ namespace dflow {
 // The nodes of `def` that `roots` need, in their original order, with
 // `def`'s versions and function library. A root is "node", "node:k" or
 // "^node". NotFound names a root missing from the graph and `source`.
-absl::StatusOr<GraphDef> SubgraphNeededFor(const GraphDef& def,
-                                           const std::vector<std::string>& roots,
-                                           absl::string_view source);
+absl::StatusOr<GraphDef> SubgraphNeededFor(
+    const GraphDef& def, const std::vector<std::string>& roots,
+    absl::string_view source);
 
 // The node name of a tensor or control name ("^a/b:1" -> "a/b").
 std::string NodeNameOf(absl::string_view tensor_name);

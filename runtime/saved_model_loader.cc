@@ -44,22 +44,21 @@ absl::StatusOr<std::string> DenseName(const std::string& sig,
 absl::Status CheckInput(const std::string& sig, const std::string& key,
                         const TensorInfo& info, const Tensor& value) {
   if (info.dtype() != DT_INVALID && value.dtype() != info.dtype()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "signature '", sig, "' input '", key, "' is ",
-        DataTypeName(info.dtype()), " but the value given is ",
-        DataTypeName(value.dtype()), "; convert it to ",
-        DataTypeName(info.dtype())));
+    return absl::InvalidArgumentError(
+        absl::StrCat("signature '", sig, "' input '", key, "' is ",
+                     DataTypeName(info.dtype()), " but the value given is ",
+                     DataTypeName(value.dtype()), "; convert it to ",
+                     DataTypeName(info.dtype())));
   }
   const TensorShapeProto& want = info.tensor_shape();
   if (!info.has_tensor_shape() || want.unknown_rank()) return absl::OkStatus();
   absl::StatusOr<TensorShape> expected = TensorShape::FromProto(want);
-  const bool fits =
-      !expected.ok() || expected->IsCompatibleWith(value.shape());
+  const bool fits = !expected.ok() || expected->IsCompatibleWith(value.shape());
   if (!fits) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "signature '", sig, "' input '", key, "' has shape ",
-        value.shape().ToString(), " but the signature expects ",
-        ShapeString(want)));
+    return absl::InvalidArgumentError(
+        absl::StrCat("signature '", sig, "' input '", key, "' has shape ",
+                     value.shape().ToString(), " but the signature expects ",
+                     ShapeString(want)));
   }
   return absl::OkStatus();
 }
@@ -72,18 +71,18 @@ absl::StatusOr<SignatureCall> PrepareSignatureCall(
     const std::vector<std::string>& output_keys) {
   auto sig_it = meta_graph.signature_def().find(key);
   if (sig_it == meta_graph.signature_def().end()) {
-    return absl::NotFoundError(absl::StrCat(
-        "no signature '", key, "'; the meta graph has: ",
-        SignatureKeyList(meta_graph)));
+    return absl::NotFoundError(
+        absl::StrCat("no signature '", key,
+                     "'; the meta graph has: ", SignatureKeyList(meta_graph)));
   }
   const SignatureDef& sig = sig_it->second;
   SignatureCall call;
   for (const auto& [input_key, value] : inputs) {
     auto it = sig.inputs().find(input_key);
     if (it == sig.inputs().end()) {
-      return absl::NotFoundError(absl::StrCat(
-          "signature '", key, "' has no input '", input_key,
-          "'; its inputs are: ", Keys(sig.inputs())));
+      return absl::NotFoundError(
+          absl::StrCat("signature '", key, "' has no input '", input_key,
+                       "'; its inputs are: ", Keys(sig.inputs())));
     }
     absl::StatusOr<std::string> name = DenseName(key, input_key, it->second);
     if (!name.ok()) return name.status();
@@ -121,9 +120,9 @@ absl::StatusOr<SignatureCall> PrepareSignatureCall(
   for (const std::string& out_key : call.output_keys) {
     auto it = sig.outputs().find(out_key);
     if (it == sig.outputs().end()) {
-      return absl::NotFoundError(absl::StrCat(
-          "signature '", key, "' has no output '", out_key,
-          "'; its outputs are: ", Keys(sig.outputs())));
+      return absl::NotFoundError(
+          absl::StrCat("signature '", key, "' has no output '", out_key,
+                       "'; its outputs are: ", Keys(sig.outputs())));
     }
     absl::StatusOr<std::string> name = DenseName(key, out_key, it->second);
     if (!name.ok()) return name.status();
@@ -139,14 +138,14 @@ absl::StatusOr<std::map<std::string, Tensor>> SavedModelBundle::RunSignature(
       PrepareSignatureCall(meta_graph.meta_graph, key, inputs, output_keys);
   if (!call.ok()) {
     return absl::Status(call.status().code(),
-                        absl::StrCat("SavedModel '", export_dir, "': ",
-                                     call.status().message()));
+                        absl::StrCat("SavedModel '", export_dir,
+                                     "': ", call.status().message()));
   }
   std::vector<Tensor> outputs;
   if (absl::Status s = session->Run(call->feeds, call->fetches, {}, &outputs);
       !s.ok()) {
-    return absl::Status(s.code(), absl::StrCat("signature '", key, "': ",
-                                               s.message()));
+    return absl::Status(s.code(),
+                        absl::StrCat("signature '", key, "': ", s.message()));
   }
   std::map<std::string, Tensor> result;
   for (size_t i = 0; i < outputs.size(); ++i) {
@@ -188,14 +187,13 @@ absl::StatusOr<SavedModelBundle> LoadSavedModel(
   absl::StatusOr<const MetaGraphDef*> meta =
       FindMetaGraph(*model, tags, export_dir);
   if (!meta.ok()) return meta.status();
-  const std::string source =
-      absl::StrCat(export_dir, " ", TagSetString(tags));
+  const std::string source = absl::StrCat(export_dir, " ", TagSetString(tags));
   absl::StatusOr<MetaGraphInfo> info = DecodeMetaGraph(**meta, source);
   if (!info.ok()) return info.status();
   auto fail = [&](const absl::Status& s, absl::string_view doing) {
-    return absl::Status(s.code(), absl::StrCat("SavedModel '", export_dir,
-                                               "': ", doing, ": ",
-                                               s.message()));
+    return absl::Status(
+        s.code(), absl::StrCat("SavedModel '", export_dir, "': ", doing, ": ",
+                               s.message()));
   };
   absl::StatusOr<GraphDef> graph =
       SubgraphNeededFor(info->graph_def(), SavedModelRoots(*info), source);
@@ -207,15 +205,14 @@ absl::StatusOr<SavedModelBundle> LoadSavedModel(
       Session::Create(*graph, options);
   if (!session.ok()) return fail(session.status(), "creating the session");
   bundle.session = *std::move(session);
-  const SaverDef* saver =
-      info->saver_def ? &*info->saver_def : nullptr;
+  const SaverDef* saver = info->saver_def ? &*info->saver_def : nullptr;
   if (saver != nullptr && !saver->restore_op_name().empty() &&
       SavedModelHasVariables(export_dir)) {
     const FeedList feeds = {
         {saver->filename_tensor_name(),
          Tensor::Scalar(SavedModelVariablesPrefix(export_dir))}};
-    if (absl::Status s = bundle.session->Run(
-            feeds, {}, {saver->restore_op_name()}, nullptr);
+    if (absl::Status s =
+            bundle.session->Run(feeds, {}, {saver->restore_op_name()}, nullptr);
         !s.ok()) {
       return fail(s, absl::StrCat("restoring the variables (op '",
                                   saver->restore_op_name(), "')"));
@@ -228,6 +225,7 @@ absl::StatusOr<SavedModelBundle> LoadSavedModel(
     }
   }
   bundle.meta_graph = *std::move(info);
+  bundle.graph_def = *std::move(graph);
   return bundle;
 }
 

@@ -58,6 +58,8 @@ absl::StatusOr<SignatureCall> PrepareSignatureCall(
 struct SavedModelBundle {
   std::unique_ptr<Session> session;
   MetaGraphInfo meta_graph;
+  // The nodes of the meta graph the session holds (SavedModelRoots' needs).
+  GraphDef graph_def;
   std::string export_dir;
   std::vector<std::string> tags;
 

@@ -7,13 +7,13 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "formats/graph_file.h"
+#include "formats/saved_model.h"
 #include "graph/attr_value_util.h"
 #include "graph/device_spec.h"
 #include "graph/graph.h"
-#include "absl/strings/str_join.h"
-#include "formats/graph_file.h"
-#include "formats/saved_model.h"
 #include "graph/graph_def_file.h"
 #include "graph/graph_def_import.h"
 #include "graph/tensor_shape.h"
@@ -74,10 +74,11 @@ void PrintVariables(const char* key, const std::vector<VariableInfo>& vars,
   if (vars.empty()) return;
   out << "  " << key << " (" << vars.size() << "):\n";
   for (const VariableInfo& v : vars) {
-    out << absl::StrFormat("    %-32s %s init %s read %s\n", v.variable_name,
-                           v.is_resource ? "resource" : "ref",
-                           v.initializer_name.empty() ? "-" : v.initializer_name,
-                           v.snapshot_name.empty() ? "-" : v.snapshot_name);
+    out << absl::StrFormat(
+        "    %-32s %s init %s read %s\n", v.variable_name,
+        v.is_resource ? "resource" : "ref",
+        v.initializer_name.empty() ? "-" : v.initializer_name,
+        v.snapshot_name.empty() ? "-" : v.snapshot_name);
   }
 }
 
@@ -173,7 +174,8 @@ int InspectGraphFile(const std::string& path, const InspectOptions& options,
 
   out << "graph: " << path << " ("
       << (format == GraphDefFormat::kText ? "text" : "binary") << " "
-      << GraphFileKindName(file->kind) << ", producer " << def->versions().producer() << ")\n";
+      << GraphFileKindName(file->kind) << ", producer "
+      << def->versions().producer() << ")\n";
   out << "nodes: " << def->node_size() << "\n";
   if (!options.brief) {
     std::map<std::string, int> ops;

@@ -167,8 +167,9 @@ void PrintMemory(const RunMetadata& metadata, std::ostream& out) {
   out << "memory (planned: intermediates as memory planning scheduled them; "
          "measured: the allocator's peak, with constants and variables):\n";
   for (const auto& [device, bytes] : metadata.peak_bytes) {
-    std::string planned = "n/a (not planned: optimization off, or sizes "
-                          "unknown until run time)";
+    std::string planned =
+        "n/a (not planned: optimization off, or sizes "
+        "unknown until run time)";
     for (const auto& [planned_device, planned_bytes] :
          metadata.planned_peak_bytes) {
       if (planned_device == device) {
@@ -176,9 +177,10 @@ void PrintMemory(const RunMetadata& metadata, std::ostream& out) {
                                   planned_bytes / 1024.0);
       }
     }
-    out << absl::StrFormat("  %s\n    planned peak  %s\n    measured peak "
-                           "%d bytes (%.1f KiB)\n",
-                           device, planned, bytes, bytes / 1024.0);
+    out << absl::StrFormat(
+        "  %s\n    planned peak  %s\n    measured peak "
+        "%d bytes (%.1f KiB)\n",
+        device, planned, bytes, bytes / 1024.0);
   }
 }
 
@@ -241,8 +243,9 @@ int RunRun(const std::vector<std::string>& args, std::ostream& out,
        {"restore",
         "PREFIX: restore variables before the first step (the .meta's "
         "restore op if it has a saver, else dflow's Saver)"},
-       {"save", "PREFIX: save every variable (dflow's Saver) after the last "
-                "step"},
+       {"save",
+        "PREFIX: save every variable (dflow's Saver) after the last "
+        "step"},
        {"out", "directory for DIR/<fetch>.npy files; created if missing"},
        {"threads", "worker threads (0: one per core)", false, "0"},
        {"devices",
@@ -400,26 +403,10 @@ int RunRun(const std::vector<std::string>& args, std::ostream& out,
           << "\n";
       return 1;
     }
-    // Feeds print under their signature keys, in the order given.
-    for (const Feed& feed : feeds) {
-      const std::string name =
-          bundle->meta_graph.meta_graph.signature_def().at(signature)
-              .inputs().at(feed.name).name();
-      for (const auto& [tensor, value] : call->feeds) {
-        if (tensor == name) feed_list.emplace_back(tensor, value);
-      }
-    }
-    for (const auto& f : call->feeds) {
-      bool given = false;
-      for (const auto& g : feed_list) given |= g.first == f.first;
-      if (!given) feed_list.push_back(f);  // a signature default
-    }
+    feed_list = call->feeds;
     fetches = call->output_keys;
     fetch_tensors = call->fetches;
-    absl::StatusOr<GraphDef> loaded = SubgraphNeededFor(
-        bundle->meta_graph.graph_def(), SavedModelRoots(bundle->meta_graph),
-        dir);
-    if (loaded.ok()) def = *std::move(loaded);
+    def = bundle->graph_def;
     header = absl::StrCat("saved model: ", dir, " ", TagSetString(tags),
                           ", signature ", signature, " (", def.node_size(),
                           " nodes loaded)");
@@ -435,7 +422,8 @@ int RunRun(const std::vector<std::string>& args, std::ostream& out,
       // A TensorFlow graph carries nodes this run does not need (saver,
       // summaries, initializers) whose ops dflow may lack: keep what the
       // run needs.
-      if (file->meta_graph->saver_def) graph_saver = file->meta_graph->saver_def;
+      if (file->meta_graph->saver_def)
+        graph_saver = file->meta_graph->saver_def;
       std::vector<std::string> roots = fetches;
       roots.insert(roots.end(), targets.begin(), targets.end());
       for (const std::string& init : cli.GetAll("init")) roots.push_back(init);
@@ -460,13 +448,12 @@ int RunRun(const std::vector<std::string>& args, std::ostream& out,
       feed_list.emplace_back(feeds[i].name, feed_values[i]);
     }
     fetch_tensors = fetches;
-    header = absl::StrCat("graph: ", cli.Get("graph"), " (", def.node_size(),
-                          " nodes",
-                          file->kind == GraphFileKind::kGraphDef
-                              ? ""
-                              : absl::StrCat(" of a ",
-                                             GraphFileKindName(file->kind)),
-                          ")");
+    header = absl::StrCat(
+        "graph: ", cli.Get("graph"), " (", def.node_size(), " nodes",
+        file->kind == GraphFileKind::kGraphDef
+            ? ""
+            : absl::StrCat(" of a ", GraphFileKindName(file->kind)),
+        ")");
     absl::StatusOr<std::unique_ptr<Session>> created =
         Session::Create(def, session_options);
     if (!created.ok()) {
@@ -559,10 +546,10 @@ int RunRun(const std::vector<std::string>& args, std::ostream& out,
   if (steps > 1) {
     std::vector<double> warm(step_ms.begin() + 1, step_ms.end());
     std::sort(warm.begin(), warm.end());
-    const double median = warm.size() % 2 == 1
-                              ? warm[warm.size() / 2]
-                              : (warm[warm.size() / 2 - 1] +
-                                 warm[warm.size() / 2]) / 2;
+    const double median =
+        warm.size() % 2 == 1
+            ? warm[warm.size() / 2]
+            : (warm[warm.size() / 2 - 1] + warm[warm.size() / 2]) / 2;
     out << absl::StrFormat(
         "steps: %d, first %.3f ms, warm median %.3f ms (steps 2..%d)\n", steps,
         step_ms.front(), median, steps);
@@ -606,8 +593,7 @@ int RunRun(const std::vector<std::string>& args, std::ostream& out,
   if (cli.GetBool("stats")) PrintStepStats(metadata, wall_ms, out);
   if (cli.GetBool("memory")) PrintMemory(metadata, out);
   if (cli.Has("dump_passes")) {
-    if (absl::Status s = PrintPassDumps(cli.Get("dump_passes"), out);
-        !s.ok()) {
+    if (absl::Status s = PrintPassDumps(cli.Get("dump_passes"), out); !s.ok()) {
       err << "error: --dump_passes: " << s.message() << "\n";
       return 1;
     }

@@ -2,13 +2,14 @@
 // (tools/tf_reference/make_saved_model_reference.py): reading them, the
 // decoded collections, lossless round trips, reading any graph file by
 // content, the subgraph a SavedModel needs, and every error.
+#include "formats/meta_graph.h"
+
 #include <fstream>
 #include <sstream>
 #include <string>
 
 #include "absl/strings/match.h"
 #include "formats/graph_file.h"
-#include "formats/meta_graph.h"
 #include "formats/saved_model.h"
 #include "formats/subgraph.h"
 #include "gmock/gmock.h"
@@ -139,9 +140,8 @@ TEST(MetaGraphTest, KnownKeyOfWrongKindNamesFileAndKey) {
   EXPECT_THAT(info.status().message(), HasSubstr("node_list"));
 
   MetaGraphDef def2;
-  (*def2.mutable_collection_def())["train_op"]
-      .mutable_int64_list()
-      ->add_value(3);
+  (*def2.mutable_collection_def())["train_op"].mutable_int64_list()->add_value(
+      3);
   info = DecodeMetaGraph(def2, "x.meta");
   ASSERT_FALSE(info.ok());
   EXPECT_THAT(info.status().message(), HasSubstr("'train_op'"));
@@ -272,7 +272,8 @@ TEST(GraphFileTest, ReadsEveryKindByContent) {
   ASSERT_TRUE(f.ok()) << f.status();
   EXPECT_EQ(f->kind, GraphFileKind::kSavedModel);
 
-  for (const char* p : {"tests/testdata/tf/mlp.pb", "tests/testdata/tf/mlp.pbtxt"}) {
+  for (const char* p :
+       {"tests/testdata/tf/mlp.pb", "tests/testdata/tf/mlp.pbtxt"}) {
     f = ReadGraphFile(p);
     ASSERT_TRUE(f.ok()) << f.status();
     EXPECT_EQ(f->kind, GraphFileKind::kGraphDef) << p;

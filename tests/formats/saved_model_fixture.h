@@ -30,10 +30,10 @@ inline MetaGraphDef FixtureMetaGraph() {
   Output x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT,
                               ops::PlaceholderAttrs().Shape({-1, 3}));
   Output w = ops::Variable(root.WithOpName("w"), TensorShape({3, 2}), DT_FLOAT);
-  ops::Assign(root.WithOpName("init"), w,
-              ops::Const(root.WithOpName("w_value"),
-                         Tensor::FromVector(FixtureWeights(),
-                                            TensorShape({3, 2}))));
+  ops::Assign(
+      root.WithOpName("init"), w,
+      ops::Const(root.WithOpName("w_value"),
+                 Tensor::FromVector(FixtureWeights(), TensorShape({3, 2}))));
   Output y = ops::MatMul(root.WithOpName("y"), x, w);
   ops::AddV2(root.WithOpName("sum"), y, y);
   MetaGraphDef meta;

@@ -19,8 +19,8 @@
 namespace dflow {
 namespace {
 
-using ::testing::HasSubstr;
 using saved_model_testing::WriteFixtureSavedModel;
+using ::testing::HasSubstr;
 
 Tensor Batch() {
   return Tensor::FromVector<float>({1, 0, 0, 0, 1, 1}, TensorShape({2, 3}));
@@ -38,8 +38,9 @@ TEST(SavedModelLoaderTest, LoadsRunsMainOpAndSignature) {
   const Tensor& y = out->at("y");
   ASSERT_EQ(y.shape(), TensorShape({2, 2}));
   // w = [[1,2],[3,4],[5,6]]: row 0 picks [1,2], row 1 sums rows 1 and 2.
-  EXPECT_THAT(std::vector<float>(y.flat<float>().begin(), y.flat<float>().end()),
-              ::testing::ElementsAre(1, 2, 8, 10));
+  EXPECT_THAT(
+      std::vector<float>(y.flat<float>().begin(), y.flat<float>().end()),
+      ::testing::ElementsAre(1, 2, 8, 10));
   // No output keys: all of them.
   out = model->RunSignature("serving_default", {{"x", Batch()}});
   ASSERT_TRUE(out.ok()) << out.status();
@@ -94,8 +95,9 @@ TEST(SavedModelLoaderTest, SignatureErrors) {
   ExpectError(model->RunSignature("predict", {{"x", Batch()}}).status(),
               absl::StatusCode::kNotFound,
               {"no signature 'predict'", "serving_default"});
-  ExpectError(model->RunSignature("serving_default",
-                                  {{"x", Batch()}, {"images", Batch()}})
+  ExpectError(model
+                  ->RunSignature("serving_default",
+                                 {{"x", Batch()}, {"images", Batch()}})
                   .status(),
               absl::StatusCode::kNotFound,
               {"no input 'images'", "inputs are: x"});
@@ -105,20 +107,20 @@ TEST(SavedModelLoaderTest, SignatureErrors) {
   ExpectError(
       model->RunSignature("serving_default", {{"x", Batch()}}, {"probs"})
           .status(),
-      absl::StatusCode::kNotFound, {"no output 'probs'", "outputs are: sum, y"});
+      absl::StatusCode::kNotFound,
+      {"no output 'probs'", "outputs are: sum, y"});
+  ExpectError(model
+                  ->RunSignature("serving_default",
+                                 {{"x", Tensor::FromVector<int32_t>(
+                                            {1, 2, 3}, TensorShape({1, 3}))}})
+                  .status(),
+              absl::StatusCode::kInvalidArgument,
+              {"input 'x' is float", "int32", "convert"});
   ExpectError(
       model
-          ->RunSignature("serving_default",
-                         {{"x", Tensor::FromVector<int32_t>(
-                                    {1, 2, 3}, TensorShape({1, 3}))}})
-          .status(),
-      absl::StatusCode::kInvalidArgument,
-      {"input 'x' is float", "int32", "convert"});
-  ExpectError(
-      model
-          ->RunSignature("serving_default",
-                         {{"x", Tensor::FromVector<float>({1, 2},
-                                                          TensorShape({1, 2}))}})
+          ->RunSignature(
+              "serving_default",
+              {{"x", Tensor::FromVector<float>({1, 2}, TensorShape({1, 2}))}})
           .status(),
       absl::StatusCode::kInvalidArgument, {"shape [1,2]", "expects [?,3]"});
 }
@@ -129,6 +131,14 @@ TEST(SavedModelLoaderTest, TensorFlowMlpMatchesTensorFlow) {
   const std::string dir = "tests/testdata/tf_saved_model/mlp";
   absl::StatusOr<SavedModelBundle> model = LoadSavedModel(dir);
   ASSERT_TRUE(model.ok()) << model.status();
+  // The session holds what serving and restoring need, not the saver's
+  // SaveV2 or the initializers.
+  EXPECT_LT(model->graph_def.node_size(),
+            model->meta_graph.graph_def().node_size());
+  for (const NodeDef& n : model->graph_def.node()) {
+    EXPECT_NE(n.op(), "SaveV2");
+    EXPECT_NE(n.op(), "TruncatedNormal");
+  }
   absl::StatusOr<Tensor> x =
       ReadNpyFile("tests/testdata/tf_saved_model/mlp_x.npy");
   absl::StatusOr<Tensor> probs =

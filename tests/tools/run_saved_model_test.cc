@@ -18,10 +18,10 @@
 namespace dflow {
 namespace {
 
-using ::testing::HasSubstr;
-using ::testing::Not;
 using saved_model_testing::FixtureMetaGraph;
 using saved_model_testing::WriteFixtureSavedModel;
+using ::testing::HasSubstr;
+using ::testing::Not;
 using tool_testing::Result;
 using tool_testing::TempPath;
 
@@ -33,8 +33,8 @@ Result DflowRun(const std::vector<std::string>& args) {
 
 std::string BatchNpy(const std::string& name) {
   const std::string path = TempPath(name);
-  EXPECT_TRUE(WriteNpyFile(path, Tensor::FromVector<float>(
-                                     {1, 0, 0, 0, 1, 1}, TensorShape({2, 3})))
+  EXPECT_TRUE(WriteNpyFile(path, Tensor::FromVector<float>({1, 0, 0, 0, 1, 1},
+                                                           TensorShape({2, 3})))
                   .ok());
   return path;
 }
@@ -51,7 +51,7 @@ std::string FixtureGraph() {
 TEST(RunSavedModelTest, FeedsAndFetchesBySignatureKey) {
   const std::string dir = WriteFixtureSavedModel("run_sm");
   Result r = DflowRun({"--saved_model", dir, "--feed", "x=" + BatchNpy("x.npy"),
-                  "--fetch", "y", "--out", TempPath("sm_out")});
+                       "--fetch", "y", "--out", TempPath("sm_out")});
   ASSERT_EQ(r.rc, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("saved model: " + dir +
                                " {serve}, signature serving_default"));
@@ -66,7 +66,7 @@ TEST(RunSavedModelTest, FeedsAndFetchesBySignatureKey) {
 TEST(RunSavedModelTest, WithoutFetchEveryOutputAndTagsAsSet) {
   const std::string dir = WriteFixtureSavedModel("run_sm_all");
   Result r = DflowRun({"--saved_model", dir, "--tag", "serve", "--signature",
-                  "serving_default", "--feed", "x=" + BatchNpy("x2.npy")});
+                       "serving_default", "--feed", "x=" + BatchNpy("x2.npy")});
   ASSERT_EQ(r.rc, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("fetch sum: float [2,2]\n  values: 2 4 16 20"));
   EXPECT_THAT(r.out, HasSubstr("fetch y: float [2,2]"));
@@ -74,8 +74,9 @@ TEST(RunSavedModelTest, WithoutFetchEveryOutputAndTagsAsSet) {
 
 TEST(RunSavedModelTest, StepsPrintEachStepAndWarmMedian) {
   const std::string dir = WriteFixtureSavedModel("run_sm_steps");
-  Result r = DflowRun({"--saved_model", dir, "--feed", "x=" + BatchNpy("x3.npy"),
-                  "--fetch", "y", "--steps", "4"});
+  Result r =
+      DflowRun({"--saved_model", dir, "--feed", "x=" + BatchNpy("x3.npy"),
+                "--fetch", "y", "--steps", "4"});
   ASSERT_EQ(r.rc, 0) << r.err;
   for (int i = 1; i <= 4; ++i) {
     EXPECT_THAT(r.out, HasSubstr(absl::StrCat("step ", i, ": ")));
@@ -149,28 +150,29 @@ TEST(RunSaveRestoreTest, SaveThenRestoreWithDflowSaver) {
   const std::string graph = FixtureGraph();
   const std::string x = "x=" + BatchNpy("x5.npy");
   const std::string prefix = TempPath("ckpt_dir/model");
-  Result r = DflowRun({"--graph", graph, "--init", "init", "--feed", x, "--fetch",
-                  "y", "--steps", "2", "--save", prefix});
+  Result r = DflowRun({"--graph", graph, "--init", "init", "--feed", x,
+                       "--fetch", "y", "--steps", "2", "--save", prefix});
   ASSERT_EQ(r.rc, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("save: wrote " + prefix + " (1 variable(s))"));
   // A fresh session restores w instead of running init.
-  r = DflowRun({"--graph", graph, "--restore", prefix, "--feed", x, "--fetch",
-           "y"});
+  r = DflowRun(
+      {"--graph", graph, "--restore", prefix, "--feed", x, "--fetch", "y"});
   ASSERT_EQ(r.rc, 0) << r.err;
-  EXPECT_THAT(r.out, HasSubstr("restore " + prefix + ": 1 variable(s) (dflow Saver)"));
+  EXPECT_THAT(r.out,
+              HasSubstr("restore " + prefix + ": 1 variable(s) (dflow Saver)"));
   EXPECT_THAT(r.out, HasSubstr("fetch y: float [2,2]\n  values: 1 2 8 10"));
   // Neither: w was never set.
   r = DflowRun({"--graph", graph, "--feed", x, "--fetch", "y"});
   EXPECT_EQ(r.rc, 1);
   // A prefix with no checkpoint.
-  r = DflowRun({"--graph", graph, "--restore", TempPath("nothing_here"), "--feed",
-           x, "--fetch", "y"});
+  r = DflowRun({"--graph", graph, "--restore", TempPath("nothing_here"),
+                "--feed", x, "--fetch", "y"});
   EXPECT_EQ(r.rc, 1);
   EXPECT_THAT(r.err, HasSubstr("--restore"));
   EXPECT_THAT(r.err, HasSubstr("nothing_here"));
   // Saving a variable no step set.
   r = DflowRun({"--graph", graph, "--fetch", "w_value", "--save",
-           TempPath("ckpt_dir/uninit")});
+                TempPath("ckpt_dir/uninit")});
   EXPECT_EQ(r.rc, 1);
   EXPECT_THAT(r.err, HasSubstr("--save"));
 }
@@ -180,8 +182,8 @@ TEST(RunSaveRestoreTest, SaveThenRestoreWithDflowSaver) {
 TEST(RunMetaGraphTest, RunsTheMetaGraphsGraph) {
   const std::string meta = std::string(kTf) + "/train.meta";
   const std::string x = std::string("x=") + kTf + "/train_x.npy";
-  Result r = DflowRun({"--graph", meta, "--init", "init", "--feed", x, "--fetch",
-                  "add", "--steps", "2"});
+  Result r = DflowRun({"--graph", meta, "--init", "init", "--feed", x,
+                       "--fetch", "add", "--steps", "2"});
   ASSERT_EQ(r.rc, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("nodes of a MetaGraphDef)"));
   EXPECT_THAT(r.out, HasSubstr("fetch add: float [2,1]\n    values: 0 0"));
@@ -196,8 +198,8 @@ TEST(RunMetaGraphTest, RestoresTensorFlowCheckpointWithGraphsRestoreOp) {
   const std::string meta = std::string(kTf) + "/train.meta";
   const std::string x = std::string("x=") + kTf + "/train_x.npy";
   const std::string prefix = std::string(kTf) + "/train_ckpt/model.ckpt-7";
-  Result r = DflowRun({"--graph", meta, "--restore", prefix, "--feed", x,
-                  "--fetch", "add"});
+  Result r = DflowRun(
+      {"--graph", meta, "--restore", prefix, "--feed", x, "--fetch", "add"});
   ASSERT_EQ(r.rc, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("ran the graph's restore op save/restore_all"));
   EXPECT_THAT(r.out, HasSubstr("fetch add: float [2,1]\n  values: 1.5 6.5"));
@@ -208,21 +210,21 @@ TEST(RunMetaGraphTest, RestoresTensorFlowCheckpointWithGraphsRestoreOp) {
                 "add", "--save", saved});
   ASSERT_EQ(r.rc, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("save: wrote " + saved));
-  r = DflowRun({"--graph", meta, "--restore", saved, "--feed", x, "--fetch",
-                "add"});
+  r = DflowRun(
+      {"--graph", meta, "--restore", saved, "--feed", x, "--fetch", "add"});
   ASSERT_EQ(r.rc, 0) << r.err;
   EXPECT_THAT(r.out, HasSubstr("values: 1.5 6.5"));
   // A prefix with no checkpoint: the restore op's error, named.
-  r = DflowRun({"--graph", meta, "--restore", TempPath("none/model"),
-                "--feed", x, "--fetch", "add"});
+  r = DflowRun({"--graph", meta, "--restore", TempPath("none/model"), "--feed",
+                x, "--fetch", "add"});
   EXPECT_EQ(r.rc, 1);
   EXPECT_THAT(r.err, HasSubstr("the graph's restore op 'save/restore_all'"));
 }
 
 TEST(RunSavedModelTest, TensorFlowMlpSavedModel) {
   Result r = DflowRun({"--saved_model", std::string(kTf) + "/mlp", "--feed",
-                  std::string("x=") + kTf + "/mlp_x.npy", "--out",
-                  TempPath("mlp_out")});
+                       std::string("x=") + kTf + "/mlp_x.npy", "--out",
+                       TempPath("mlp_out")});
   ASSERT_EQ(r.rc, 0) << r.err;
   absl::StatusOr<Tensor> got = ReadNpyFile(TempPath("mlp_out/probs.npy"));
   absl::StatusOr<Tensor> want =
@@ -254,8 +256,7 @@ TEST(InspectMetaGraphTest, PrintsSaverAndCollections) {
   EXPECT_THAT(r.out, HasSubstr("(text MetaGraphDef"));
   EXPECT_THAT(r.out, HasSubstr("my_custom_thing: 1 entries (not a TensorFlow "
                                "collection dflow knows; kept as is)"));
-  r = tool_testing::RunVerb(RunInspect,
-                            {"--graph", std::string(kTf) + "/mlp"});
+  r = tool_testing::RunVerb(RunInspect, {"--graph", std::string(kTf) + "/mlp"});
   EXPECT_THAT(r.out, HasSubstr("SavedModel"));
   EXPECT_THAT(r.out, HasSubstr("tags: {serve}"));
   EXPECT_THAT(r.out, HasSubstr("serving_default (tensorflow/serving/predict)"));
