@@ -100,9 +100,14 @@ std::optional<int> CliArgs::ParseVerb(const std::vector<std::string>& args,
     out << usage << FlagHelp();
     return 0;
   }
-  if (!Has("graph")) {
-    err << "dflow " << verb_ << ": --graph FILE is required (see dflow "
-        << verb_ << " --help)\n";
+  // A verb that also reads SavedModels (`run --saved_model DIR`) takes
+  // either flag.
+  bool takes_saved_model = false;
+  for (const FlagSpec& f : flags_) takes_saved_model |= f.name == "saved_model";
+  if (!Has("graph") && !(takes_saved_model && Has("saved_model"))) {
+    err << "dflow " << verb_ << ": --graph FILE "
+        << (takes_saved_model ? "or --saved_model DIR " : "")
+        << "is required (see dflow " << verb_ << " --help)\n";
     return 2;
   }
   return std::nullopt;

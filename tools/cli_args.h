@@ -47,7 +47,8 @@ class CliArgs {
   // How every verb starts: Parse, then on a usage error print it to `err`
   // and return 2; on --help print `usage` and FlagHelp() to `out` and
   // return 0; when --graph is missing say so ("dflow VERB: --graph FILE is
-  // required") and return 2. nullopt: go on with the verb.
+  // required"; a verb with a --saved_model flag accepts that instead) and
+  // return 2. nullopt: go on with the verb.
   std::optional<int> ParseVerb(const std::vector<std::string>& args,
                                absl::string_view usage, std::ostream& out,
                                std::ostream& err);

@@ -24,6 +24,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
+#include "formats/graph_file.h"
 #include "graph/device_spec.h"
 #include "graph/graph.h"
 #include "graph/graph_def_file.h"
@@ -164,8 +165,9 @@ int RunDot(const std::vector<std::string>& args, std::ostream& out,
            std::ostream& err) {
   std::vector<FlagSpec> flags = {
       {"graph",
-       "GraphDef file, binary (.pb) or text (.pbtxt); the format is read "
-       "from the content"},
+       "GraphDef (.pb/.pbtxt), MetaGraphDef (.meta) or SavedModel "
+       "(saved_model.pb or its directory); kind and encoding are read from "
+       "the content"},
       {"placed",
        "place the graph first (as dflow place does, with the flags below) "
        "and fill nodes by assigned device instead of requested device",
@@ -213,7 +215,8 @@ int RunDot(const std::vector<std::string>& args, std::ostream& out,
     placement_flags = *std::move(parsed);
   }
 
-  absl::StatusOr<GraphDef> def = ReadGraphDefFile(cli.Get("graph"));
+  // A GraphDef, a .meta or a SavedModel: its graph.
+  absl::StatusOr<GraphDef> def = ReadGraphDefOfAnyFile(cli.Get("graph"));
   if (!def.ok()) {
     err << "error: " << def.status().message() << "\n";
     return 1;

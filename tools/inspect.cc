@@ -7,7 +7,10 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "formats/graph_file.h"
+#include "formats/saved_model.h"
 #include "graph/attr_value_util.h"
 #include "graph/device_spec.h"
 #include "graph/graph.h"
@@ -94,23 +97,113 @@ int PrintUnsupported(const Graph& graph, std::ostream& out) {
   return total;
 }
 
+void PrintVariables(const char* key, const std::vector<VariableInfo>& vars,
+                    std::ostream& out) {
+  if (vars.empty()) return;
+  out << "  " << key << " (" << vars.size() << "):\n";
+  for (const VariableInfo& v : vars) {
+    out << absl::StrFormat(
+        "    %-32s %s init %s read %s\n", v.variable_name,
+        v.is_resource ? "resource" : "ref",
+        v.initializer_name.empty() ? "-" : v.initializer_name,
+        v.snapshot_name.empty() ? "-" : v.snapshot_name);
+  }
+}
+
+// What a MetaGraphDef adds to its graph: tags, saver, collections,
+// signatures.
+void PrintMetaGraph(const MetaGraphInfo& info, std::ostream& out) {
+  const MetaGraphDef& m = info.meta_graph;
+  if (m.meta_info_def().tags_size() > 0) {
+    out << "tags: "
+        << TagSetString({m.meta_info_def().tags().begin(),
+                         m.meta_info_def().tags().end()})
+        << "\n";
+  }
+  if (!m.meta_info_def().tensorflow_version().empty()) {
+    out << "written by: TensorFlow " << m.meta_info_def().tensorflow_version()
+        << "\n";
+  }
+  if (info.saver_def) {
+    const SaverDef& s = *info.saver_def;
+    out << "saver: restore op " << s.restore_op_name() << ", filename tensor "
+        << s.filename_tensor_name() << ", save tensor " << s.save_tensor_name()
+        << ", format " << SaverDef::CheckpointFormatVersion_Name(s.version())
+        << (s.sharded() ? ", sharded" : "") << ", max_to_keep "
+        << s.max_to_keep() << "\n";
+  } else {
+    out << "saver: (none)\n";
+  }
+  out << "collections (" << m.collection_def_size() << "):\n";
+  PrintVariables("variables", info.variables, out);
+  PrintVariables("trainable_variables", info.trainable_variables, out);
+  PrintVariables("local_variables", info.local_variables, out);
+  PrintVariables("model_variables", info.model_variables, out);
+  PrintVariables("moving_average_variables", info.moving_average_variables,
+                 out);
+  PrintVariables("global_step", info.global_step, out);
+  for (const auto& [key, names] : info.node_lists) {
+    out << "  " << key << ": " << absl::StrJoin(names, ", ") << "\n";
+  }
+  for (const QueueRunnerDef& q : info.queue_runners) {
+    out << "  queue_runner " << q.queue_name() << ": "
+        << q.enqueue_op_name_size() << " enqueue op(s)\n";
+  }
+  for (const std::string& key : info.unknown_collections) {
+    const CollectionDef& c = m.collection_def().at(key);
+    const int n = c.has_node_list()    ? c.node_list().value_size()
+                  : c.has_bytes_list() ? c.bytes_list().value_size()
+                  : c.has_int64_list() ? c.int64_list().value_size()
+                  : c.has_float_list() ? c.float_list().value_size()
+                  : c.has_any_list()   ? c.any_list().value_size()
+                                       : 0;
+    out << "  " << key << ": " << n << " entries (not a TensorFlow "
+        << "collection dflow knows; kept as is)\n";
+  }
+  if (m.signature_def_size() > 0) {
+    out << "signatures:\n";
+    std::map<std::string, const SignatureDef*> sorted;
+    for (const auto& [key, sig] : m.signature_def()) sorted[key] = &sig;
+    for (const auto& [key, sig] : sorted) {
+      out << "  " << key << " (" << sig->method_name() << ")\n";
+      for (const auto* io : {&sig->inputs(), &sig->outputs()}) {
+        std::map<std::string, const TensorInfo*> entries;
+        for (const auto& [k, t] : *io) entries[k] = &t;
+        for (const auto& [k, t] : entries) {
+          std::string shape = "<unknown>";
+          if (t->has_tensor_shape()) {
+            absl::StatusOr<TensorShape> s =
+                TensorShape::FromProto(t->tensor_shape());
+            if (s.ok()) shape = s->ToString();
+          }
+          out << absl::StrFormat("    %-6s %-16s %-24s %-8s %s\n",
+                                 io == &sig->inputs() ? "input" : "output", k,
+                                 t->name(), DataTypeName(t->dtype()), shape);
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 
 int InspectGraphFile(const std::string& path, const InspectOptions& options,
                      std::ostream& out) {
-  GraphDefFormat format;
-  absl::StatusOr<GraphDef> def = ReadGraphDefFile(path, &format);
-  if (!def.ok()) {
-    out << "error: " << def.status().message() << "\n";
+  absl::StatusOr<GraphFile> file = ReadGraphFile(path);
+  if (!file.ok()) {
+    out << "error: " << file.status().message() << "\n";
     return 1;
   }
+  const GraphDefFormat format = file->format;
+  const GraphDef* def = &file->graph_def;
   Graph graph;
   std::vector<absl::Status> errors =
       ValidateGraphDef(*def, ImportOptions(), &graph);
 
   out << "graph: " << path << " ("
-      << (format == GraphDefFormat::kText ? "text" : "binary")
-      << " GraphDef, producer " << def->versions().producer() << ")\n";
+      << (format == GraphDefFormat::kText ? "text" : "binary") << " "
+      << GraphFileKindName(file->kind) << ", producer "
+      << def->versions().producer() << ")\n";
   out << "nodes: " << def->node_size() << "\n";
   if (!options.brief) {
     std::map<std::string, int> ops;
@@ -156,6 +249,7 @@ int InspectGraphFile(const std::string& path, const InspectOptions& options,
           << " function(s) (kept, not run)\n";
     }
   }
+  if (file->meta_graph) PrintMetaGraph(*file->meta_graph, out);
 
   const int unsupported = PrintUnsupported(graph, out);
   if (errors.empty()) {
@@ -183,8 +277,9 @@ int RunInspect(const std::vector<std::string>& args, std::ostream& out,
                std::ostream& err) {
   CliArgs cli("inspect",
               {{"graph",
-                "GraphDef file, binary (.pb) or text (.pbtxt); the "
-                "format is read from the content"},
+                "GraphDef (.pb/.pbtxt), MetaGraphDef (.meta) or SavedModel "
+                "(saved_model.pb or its directory); kind and encoding are "
+                "read from the content"},
                {"brief", "only the summary and the validation result", true},
                {"strict",
                 "exit 1 when a node's op (or attrs) dflow cannot run",
@@ -196,6 +291,9 @@ int RunInspect(const std::vector<std::string>& args, std::ostream& out,
           "Summarizes a GraphDef, validates it and lists every op (or attr)\n"
           "dflow cannot run yet, with its node count. Such nodes do not make\n"
           "the graph invalid: only a run that reaches them fails.\n"
+          "For a MetaGraphDef (.meta) or SavedModel it also prints the tags,\n"
+          "the saver, the collections (variables, train_op, summaries, ...\n"
+          "and any unknown key) and the signatures.\n"
           "Exit code 0 if valid (with --strict: and every node runnable), "
           "1 if not.\n\n",
           out, err)) {

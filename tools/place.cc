@@ -8,6 +8,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "compiler/placement_log.h"
+#include "formats/graph_file.h"
 #include "graph/graph.h"
 #include "graph/graph_def_file.h"
 #include "tools/cli_args.h"
@@ -51,8 +52,9 @@ int RunPlace(const std::vector<std::string>& args, std::ostream& out,
              std::ostream& err) {
   std::vector<FlagSpec> flags = {
       {"graph",
-       "GraphDef file, binary (.pb) or text (.pbtxt); the format is read "
-       "from the content"}};
+       "GraphDef (.pb/.pbtxt), MetaGraphDef (.meta) or SavedModel "
+       "(saved_model.pb or its directory); kind and encoding are read from "
+       "the content"}};
   for (FlagSpec& f : PlacementFlagSpecs()) flags.push_back(std::move(f));
   flags.push_back({"json",
                    "also write the placement record (every node's request, "
@@ -71,7 +73,8 @@ int RunPlace(const std::vector<std::string>& args, std::ostream& out,
     return 2;
   }
 
-  absl::StatusOr<GraphDef> def = ReadGraphDefFile(cli.Get("graph"));
+  // A GraphDef, a .meta or a SavedModel: its graph.
+  absl::StatusOr<GraphDef> def = ReadGraphDefOfAnyFile(cli.Get("graph"));
   if (!def.ok()) {
     err << "error: " << def.status().message() << "\n";
     return 1;

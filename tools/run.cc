@@ -14,10 +14,16 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
+#include "formats/graph_file.h"
+#include "formats/saved_model.h"
+#include "formats/subgraph.h"
 #include "graph/graph_def_file.h"
 #include "graph/npy.h"
 #include "graph/tensor.h"
 #include "graph/types.h"
+#include "runtime/saved_model_loader.h"
+#include "runtime/saver.h"
 #include "runtime/session.h"
 #include "tools/cli_args.h"
 #include "tools/tensor_summary.h"
@@ -29,13 +35,33 @@ namespace {
 constexpr char kUsage[] =
     "Usage: dflow run --graph FILE [--feed NAME=FILE.npy ...] "
     "--fetch NAME[:i] ...\n"
+    "       dflow run --saved_model DIR [--tag serve] [--signature "
+    "serving_default]\n"
+    "                 --feed KEY=FILE.npy ... [--fetch KEY ...]\n"
+    "       both:     [--steps N] [--restore PREFIX] [--save PREFIX]\n"
     "                 [--target NAME ...] [--init NAME ...] [--out DIR] "
     "[--threads N] [--stats]\n"
     "                 [--devices CPU:N,GPU:M] [--soft_placement] "
     "[--log_device_placement]\n"
     "                 [--timeline FILE] [--memory] [--dump_passes DIR]\n"
     "                 [--no_optimize] [--disable_pass NAME ...]\n\n"
-    "Runs the graph once and prints every fetched tensor: dtype,\n"
+    "--graph takes a GraphDef (.pb/.pbtxt), a MetaGraphDef (.meta, e.g.\n"
+    "model.ckpt-100.meta) or a SavedModel file; the kind is read from the\n"
+    "content. Of a .meta or SavedModel only the nodes the fetches, targets,\n"
+    "--init and --restore need are loaded (TensorFlow's saver and summary\n"
+    "ops need no dflow kernel then).\n"
+    "--saved_model DIR loads a TF1 SavedModel as TensorFlow's loader does\n"
+    "(restores DIR/variables/variables, runs the main op) and calls one\n"
+    "signature: feeds and fetches are its input and output keys; without\n"
+    "--fetch every output is fetched.\n"
+    "--steps N runs the fetches and targets N times in one session, printing\n"
+    "each step's fetches and time, then the median time of the warm steps\n"
+    "(all but the first). --restore PREFIX loads variables before the first\n"
+    "step: with the graph's own restore op when the graph is a .meta with a\n"
+    "saver, else with dflow's Saver. --save PREFIX writes every variable\n"
+    "with dflow's Saver after the last step. Both are TensorFlow V2\n"
+    "checkpoints (PREFIX.index, PREFIX.data-*).\n\n"
+    "Runs the graph and prints every fetched tensor: dtype,\n"
     "shape, the first values and, for floats, min/max/mean. Feeds are NumPy\n"
     ".npy files (np.save(path, a.astype(np.float32)) for a float "
     "placeholder).\n"
@@ -141,8 +167,9 @@ void PrintMemory(const RunMetadata& metadata, std::ostream& out) {
   out << "memory (planned: intermediates as memory planning scheduled them; "
          "measured: the allocator's peak, with constants and variables):\n";
   for (const auto& [device, bytes] : metadata.peak_bytes) {
-    std::string planned = "n/a (not planned: optimization off, or sizes "
-                          "unknown until run time)";
+    std::string planned =
+        "n/a (not planned: optimization off, or sizes "
+        "unknown until run time)";
     for (const auto& [planned_device, planned_bytes] :
          metadata.planned_peak_bytes) {
       if (planned_device == device) {
@@ -150,9 +177,10 @@ void PrintMemory(const RunMetadata& metadata, std::ostream& out) {
                                   planned_bytes / 1024.0);
       }
     }
-    out << absl::StrFormat("  %s\n    planned peak  %s\n    measured peak "
-                           "%d bytes (%.1f KiB)\n",
-                           device, planned, bytes, bytes / 1024.0);
+    out << absl::StrFormat(
+        "  %s\n    planned peak  %s\n    measured peak "
+        "%d bytes (%.1f KiB)\n",
+        device, planned, bytes, bytes / 1024.0);
   }
 }
 
@@ -186,18 +214,38 @@ int RunRun(const std::vector<std::string>& args, std::ostream& out,
   CliArgs cli(
       "run",
       {{"graph",
-        "GraphDef file, binary (.pb) or text (.pbtxt); the format "
-        "is read from the content"},
+        "GraphDef (.pb/.pbtxt), MetaGraphDef (.meta) or SavedModel file; "
+        "kind and encoding are read from the content"},
+       {"saved_model",
+        "DIR: a TensorFlow SavedModel directory (saved_model.pb + "
+        "variables/); feeds and fetches are signature keys"},
+       {"tag",
+        "with --saved_model: the meta graph's tags, comma-separated or "
+        "repeated",
+        false, "serve"},
+       {"signature", "with --saved_model: the signature to call", false,
+        "serving_default"},
        {"feed",
         "NAME=FILE.npy: feed tensor NAME ('node' or 'node:i', usually a "
-        "placeholder) with the array in FILE; repeatable"},
+        "placeholder; a signature input key with --saved_model) with the "
+        "array in FILE; repeatable"},
        {"fetch",
-        "NAME[:i]: a tensor to compute, print and (with --out) save; "
-        "repeatable"},
+        "NAME[:i]: a tensor to compute, print and (with --out) save (a "
+        "signature output key with --saved_model); repeatable"},
        {"target", "NAME: a node to run for its effects only; repeatable"},
        {"init",
         "NAME: a node run once, in a step of its own, before the fetches "
         "(e.g. the variables initializer); repeatable"},
+       {"steps",
+        "run the fetches and targets this many times in one session; "
+        "prints each step and the warm median step time",
+        false, "1"},
+       {"restore",
+        "PREFIX: restore variables before the first step (the .meta's "
+        "restore op if it has a saver, else dflow's Saver)"},
+       {"save",
+        "PREFIX: save every variable (dflow's Saver) after the last "
+        "step"},
        {"out", "directory for DIR/<fetch>.npy files; created if missing"},
        {"threads", "worker threads (0: one per core)", false, "0"},
        {"devices",
@@ -213,9 +261,12 @@ int RunRun(const std::vector<std::string>& args, std::ostream& out,
         "print the device mapping, each node's device and a placement "
         "summary (to stderr)",
         true},
-       {"stats", "per-node step stats (top 10 by time) and peak memory", true},
+       {"stats",
+        "per-node step stats (top 10 by time) and peak memory of the last "
+        "step",
+        true},
        {"timeline",
-        "FILE: write the step's timeline as Chrome trace JSON (for "
+        "FILE: write the last step's timeline as Chrome trace JSON (for "
         "chrome://tracing or ui.perfetto.dev)"},
        {"memory",
         "print each device's planned and measured peak memory of the step",
@@ -231,11 +282,37 @@ int RunRun(const std::vector<std::string>& args, std::ostream& out,
   if (std::optional<int> done = cli.ParseVerb(args, kUsage, out, err)) {
     return *done;
   }
-  const std::vector<std::string> fetches = cli.GetAll("fetch");
+  const bool saved_model = cli.Has("saved_model");
+  if (saved_model && cli.Has("graph")) {
+    err << "dflow run: give --graph FILE or --saved_model DIR, not both\n";
+    return 2;
+  }
+  if (saved_model && (cli.Has("target") || cli.Has("init"))) {
+    err << "dflow run: --target and --init name graph nodes; with "
+           "--saved_model feed and fetch signature keys (or load the "
+           "SavedModel's graph with --graph DIR/saved_model.pb)\n";
+    return 2;
+  }
+  if (!saved_model && (cli.Has("tag") || cli.Has("signature"))) {
+    err << "dflow run: --tag and --signature go with --saved_model DIR\n";
+    return 2;
+  }
+  if (saved_model && cli.Has("restore")) {
+    err << "dflow run: a SavedModel restores its own variables; --restore "
+           "goes with --graph\n";
+    return 2;
+  }
+  std::vector<std::string> fetches = cli.GetAll("fetch");
   const std::vector<std::string> targets = cli.GetAll("target");
-  if (fetches.empty() && targets.empty()) {
+  if (!saved_model && fetches.empty() && targets.empty()) {
     err << "dflow run: give at least one --fetch NAME (or --target NAME); "
            "see dflow run --help\n";
+    return 2;
+  }
+  int steps = 1;
+  if (!absl::SimpleAtoi(cli.Get("steps"), &steps) || steps < 1) {
+    err << "dflow run: --steps must be a positive integer, not '"
+        << cli.Get("steps") << "'\n";
     return 2;
   }
   SessionOptions session_options;
@@ -281,12 +358,7 @@ int RunRun(const std::vector<std::string>& args, std::ostream& out,
     }
   }
 
-  absl::StatusOr<GraphDef> def = ReadGraphDefFile(cli.Get("graph"));
-  if (!def.ok()) {
-    err << "error: " << def.status().message() << "\n";
-    return 1;
-  }
-  FeedList feed_list;
+  std::vector<Tensor> feed_values;
   for (const Feed& feed : feeds) {
     absl::StatusOr<Tensor> value = ReadNpyFile(feed.path);
     if (!value.ok()) {
@@ -294,26 +366,143 @@ int RunRun(const std::vector<std::string>& args, std::ostream& out,
           << "\n";
       return 1;
     }
-    if (absl::Status s = CheckFeedDtype(*def, feed, *value); !s.ok()) {
-      err << "error: " << s.message() << "\n";
+    feed_values.push_back(*std::move(value));
+  }
+
+  // What the steps run: a session, its graph, feeds by tensor name and
+  // fetches by tensor name (`fetches` keeps the names the user gave).
+  std::unique_ptr<Session> session;
+  GraphDef def;
+  std::string header;
+  FeedList feed_list;
+  std::vector<std::string> fetch_tensors;
+  std::optional<SaverDef> graph_saver;
+  if (saved_model) {
+    const std::string dir = cli.Get("saved_model");
+    std::vector<std::string> tags;
+    for (const std::string& flag : cli.GetAll("tag")) {
+      for (absl::string_view t : absl::StrSplit(flag, ',', absl::SkipEmpty()))
+        tags.emplace_back(t);
+    }
+    if (tags.empty()) tags = {cli.Get("tag")};
+    absl::StatusOr<SavedModelBundle> bundle =
+        LoadSavedModel(dir, tags, session_options);
+    if (!bundle.ok()) {
+      err << "error: " << bundle.status().message() << "\n";
       return 1;
     }
-    feed_list.emplace_back(feed.name, *std::move(value));
+    const std::string signature = cli.Get("signature");
+    std::map<std::string, Tensor> inputs;
+    for (size_t i = 0; i < feeds.size(); ++i) {
+      inputs[feeds[i].name] = feed_values[i];
+    }
+    absl::StatusOr<SignatureCall> call = PrepareSignatureCall(
+        bundle->meta_graph.meta_graph, signature, inputs, fetches);
+    if (!call.ok()) {
+      err << "error: SavedModel '" << dir << "': " << call.status().message()
+          << "\n";
+      return 1;
+    }
+    feed_list = call->feeds;
+    fetches = call->output_keys;
+    fetch_tensors = call->fetches;
+    def = bundle->graph_def;
+    header = absl::StrCat("saved model: ", dir, " ", TagSetString(tags),
+                          ", signature ", signature, " (", def.node_size(),
+                          " nodes loaded)");
+    session = std::move(bundle->session);
+  } else {
+    absl::StatusOr<GraphFile> file = ReadGraphFile(cli.Get("graph"));
+    if (!file.ok()) {
+      err << "error: " << file.status().message() << "\n";
+      return 1;
+    }
+    def = std::move(file->graph_def);
+    if (file->meta_graph) {
+      // A TensorFlow graph carries nodes this run does not need (saver,
+      // summaries, initializers) whose ops dflow may lack: keep what the
+      // run needs.
+      if (file->meta_graph->saver_def)
+        graph_saver = file->meta_graph->saver_def;
+      std::vector<std::string> roots = fetches;
+      roots.insert(roots.end(), targets.begin(), targets.end());
+      for (const std::string& init : cli.GetAll("init")) roots.push_back(init);
+      for (const Feed& feed : feeds) roots.push_back(feed.name);
+      if (cli.Has("restore") && graph_saver) {
+        roots.push_back(graph_saver->restore_op_name());
+        roots.push_back(graph_saver->filename_tensor_name());
+      }
+      absl::StatusOr<GraphDef> sub = SubgraphNeededFor(def, roots, file->path);
+      if (!sub.ok()) {
+        err << "error: " << sub.status().message() << "\n";
+        return 1;
+      }
+      def = *std::move(sub);
+    }
+    for (size_t i = 0; i < feeds.size(); ++i) {
+      if (absl::Status s = CheckFeedDtype(def, feeds[i], feed_values[i]);
+          !s.ok()) {
+        err << "error: " << s.message() << "\n";
+        return 1;
+      }
+      feed_list.emplace_back(feeds[i].name, feed_values[i]);
+    }
+    fetch_tensors = fetches;
+    header = absl::StrCat(
+        "graph: ", cli.Get("graph"), " (", def.node_size(), " nodes",
+        file->kind == GraphFileKind::kGraphDef
+            ? ""
+            : absl::StrCat(" of a ", GraphFileKindName(file->kind)),
+        ")");
+    absl::StatusOr<std::unique_ptr<Session>> created =
+        Session::Create(def, session_options);
+    if (!created.ok()) {
+      err << "error: " << created.status().message() << "\n";
+      return 1;
+    }
+    session = *std::move(created);
   }
-  absl::StatusOr<std::unique_ptr<Session>> session =
-      Session::Create(*def, session_options);
-  if (!session.ok()) {
-    err << "error: " << session.status().message() << "\n";
-    return 1;
+  out << header << "\n";
+  for (size_t i = 0; i < feeds.size(); ++i) {
+    out << "feed " << feeds[i].name << ": "
+        << DescribeTensorType(feed_values[i]) << " from " << feeds[i].path
+        << "\n";
   }
   // Initializers run in a step of their own: in one step with the fetches
   // nothing would order the variables' reads after their Assigns.
   for (const std::string& init : cli.GetAll("init")) {
-    if (absl::Status s = (*session)->Run({}, {}, {init}, nullptr); !s.ok()) {
+    if (absl::Status s = session->Run({}, {}, {init}, nullptr); !s.ok()) {
       err << "error: --init " << init << ": " << s.message() << "\n";
       return 1;
     }
     out << "init " << init << ": ran\n";
+  }
+  if (cli.Has("restore")) {
+    const std::string prefix = cli.Get("restore");
+    if (graph_saver) {
+      const FeedList restore_feeds = {
+          {graph_saver->filename_tensor_name(), Tensor::Scalar(prefix)}};
+      if (absl::Status s = session->Run(
+              restore_feeds, {}, {graph_saver->restore_op_name()}, nullptr);
+          !s.ok()) {
+        err << "error: --restore " << prefix << ": the graph's restore op '"
+            << graph_saver->restore_op_name() << "' failed: " << s.message()
+            << "\n";
+        return 1;
+      }
+      out << "restore " << prefix << ": ran the graph's restore op "
+          << graph_saver->restore_op_name() << "\n";
+    } else {
+      absl::StatusOr<Saver> saver = Saver::Create(def);
+      absl::Status s =
+          saver.ok() ? saver->Restore(session.get(), prefix) : saver.status();
+      if (!s.ok()) {
+        err << "error: --restore " << prefix << ": " << s.message() << "\n";
+        return 1;
+      }
+      out << "restore " << prefix << ": " << saver->variables().size()
+          << " variable(s) (dflow Saver)\n";
+    }
   }
   const bool timeline = cli.Has("timeline");
   RunOptions run_options;
@@ -321,26 +510,50 @@ int RunRun(const std::vector<std::string>& args, std::ostream& out,
   run_options.trace = timeline;
   RunMetadata metadata;
   std::vector<Tensor> outputs;
-  const auto start = std::chrono::steady_clock::now();
-  absl::Status run = (*session)->Run(run_options, feed_list, fetches, targets,
-                                     &outputs, &metadata);
-  const double wall_ms = std::chrono::duration<double, std::milli>(
-                             std::chrono::steady_clock::now() - start)
-                             .count();
-  if (!run.ok()) {
-    err << "error: " << run.message() << "\n";
-    return 1;
-  }
-
-  out << "graph: " << cli.Get("graph") << " (" << def->node_size()
-      << " nodes)\n";
-  for (size_t i = 0; i < feeds.size(); ++i) {
-    out << "feed " << feeds[i].name << ": "
-        << DescribeTensorType(feed_list[i].second) << " from " << feeds[i].path
+  std::vector<double> step_ms;
+  auto print_fetch = [&](size_t i, const std::string& indent) {
+    const Tensor& t = outputs[i];
+    out << indent << "fetch " << fetches[i] << ": " << DescribeTensorType(t)
         << "\n";
+    out << indent << "  values: " << PreviewTensorValues(t) << "\n";
+    if (std::string stats = FloatTensorStats(t); !stats.empty()) {
+      out << indent << "  " << stats << "\n";
+    }
+  };
+  for (int step = 1; step <= steps; ++step) {
+    metadata = RunMetadata();
+    outputs.clear();
+    const auto start = std::chrono::steady_clock::now();
+    absl::Status run = session->Run(run_options, feed_list, fetch_tensors,
+                                    targets, &outputs, &metadata);
+    step_ms.push_back(std::chrono::duration<double, std::milli>(
+                          std::chrono::steady_clock::now() - start)
+                          .count());
+    if (!run.ok()) {
+      err << "error: " << (steps > 1 ? absl::StrCat("step ", step, ": ") : "")
+          << run.message() << "\n";
+      return 1;
+    }
+    if (steps > 1) {
+      out << absl::StrFormat("step %d: %.3f ms\n", step, step_ms.back());
+      for (size_t i = 0; i < fetches.size(); ++i) print_fetch(i, "  ");
+    }
   }
+  const double wall_ms = step_ms.back();
   for (const std::string& target : targets)
-    out << "target " << target << ": ran\n";
+    out << "target " << target << ": ran" << (steps > 1 ? " each step" : "")
+        << "\n";
+  if (steps > 1) {
+    std::vector<double> warm(step_ms.begin() + 1, step_ms.end());
+    std::sort(warm.begin(), warm.end());
+    const double median =
+        warm.size() % 2 == 1
+            ? warm[warm.size() / 2]
+            : (warm[warm.size() / 2 - 1] + warm[warm.size() / 2]) / 2;
+    out << absl::StrFormat(
+        "steps: %d, first %.3f ms, warm median %.3f ms (steps 2..%d)\n", steps,
+        step_ms.front(), median, steps);
+  }
   if (write) {
     std::error_code ec;
     std::filesystem::create_directories(out_dir, ec);
@@ -352,28 +565,35 @@ int RunRun(const std::vector<std::string>& args, std::ostream& out,
   }
   int failed_writes = 0;
   for (size_t i = 0; i < fetches.size(); ++i) {
-    const Tensor& t = outputs[i];
-    out << "fetch " << fetches[i] << ": " << DescribeTensorType(t) << "\n";
-    out << "  values: " << PreviewTensorValues(t) << "\n";
-    if (std::string stats = FloatTensorStats(t); !stats.empty()) {
-      out << "  " << stats << "\n";
-    }
+    if (steps == 1) print_fetch(i, "");
     if (!write) continue;
     const std::string path =
         (std::filesystem::path(out_dir) / NpyFileNameForFetch(fetches[i]))
             .string();
-    if (absl::Status s = WriteNpyFile(path, t); !s.ok()) {
+    if (absl::Status s = WriteNpyFile(path, outputs[i]); !s.ok()) {
       err << "error: fetch " << fetches[i] << ": " << s.message() << "\n";
       ++failed_writes;
       continue;
     }
     out << "  wrote " << path << "\n";
   }
+  if (cli.Has("save")) {
+    absl::StatusOr<Saver> saver = Saver::Create(def);
+    absl::StatusOr<std::string> path =
+        saver.ok() ? saver->Save(session.get(), cli.Get("save"))
+                   : absl::StatusOr<std::string>(saver.status());
+    if (!path.ok()) {
+      err << "error: --save " << cli.Get("save") << ": "
+          << path.status().message() << "\n";
+      return 1;
+    }
+    out << "save: wrote " << *path << " (" << saver->variables().size()
+        << " variable(s))\n";
+  }
   if (cli.GetBool("stats")) PrintStepStats(metadata, wall_ms, out);
   if (cli.GetBool("memory")) PrintMemory(metadata, out);
   if (cli.Has("dump_passes")) {
-    if (absl::Status s = PrintPassDumps(cli.Get("dump_passes"), out);
-        !s.ok()) {
+    if (absl::Status s = PrintPassDumps(cli.Get("dump_passes"), out); !s.ok()) {
       err << "error: --dump_passes: " << s.message() << "\n";
       return 1;
     }

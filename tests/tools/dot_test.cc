@@ -254,3 +254,19 @@ TEST(DotTest, UsageErrors) {
 
 }  // namespace
 }  // namespace dflow
+
+namespace dflow {
+namespace {
+
+// A TensorFlow-written text .meta is drawn from its GraphDef.
+TEST(DotTest, ReadsTheGraphOfAMetaGraphFile) {
+  const std::string out = TempPath("meta.dot");
+  Result r = Dot({"--graph",
+                  "tests/testdata/tf_saved_model/unknown_collection.meta.pbtxt",
+                  "--out", out});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_THAT(ReadFile(out), HasSubstr("\"out\""));
+}
+
+}  // namespace
+}  // namespace dflow

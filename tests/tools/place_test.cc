@@ -220,3 +220,17 @@ TEST(PlaceTest, HelpDescribesTheFlagsAndSimulatedDevices) {
 
 }  // namespace
 }  // namespace dflow
+
+namespace dflow {
+namespace {
+
+// A TensorFlow-written text .meta is placed from its GraphDef.
+TEST(PlaceTest, ReadsTheGraphOfAMetaGraphFile) {
+  Result r = Place(
+      {"--graph", "tests/testdata/tf_saved_model/unknown_collection.meta.pbtxt"});
+  ASSERT_EQ(r.rc, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("Placement summary: 9 nodes"));
+}
+
+}  // namespace
+}  // namespace dflow

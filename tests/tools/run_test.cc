@@ -448,7 +448,7 @@ TEST(RunErrorsTest, UsageErrorsExitWithTwo) {
     const char* message;
   };
   for (const Case& c : std::vector<Case>{
-           {{}, "--graph FILE is required"},
+           {{}, "--graph FILE or --saved_model DIR is required"},
            {{"--graph", graph}, "give at least one --fetch NAME"},
            {{"--graph", graph, "--fetch"}, "flag --fetch needs a value"},
            {{"--graph", graph, "--fetch", "y/out", "--feed", "x"},
