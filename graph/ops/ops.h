@@ -12,6 +12,7 @@
 #include "graph/ops/shape_ops.h"
 #include "graph/ops/slicing_ops.h"
 #include "graph/ops/state_ops.h"
+#include "graph/ops/summary_ops.h"
 #include "graph/ops/training_ops.h"
 #include "graph/scope.h"
 
