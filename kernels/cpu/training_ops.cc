@@ -182,17 +182,18 @@ void AdamBlock(const Operands<T, 3, 6>& o, int64_t begin, int64_t end) {
   }
 }
 
-// Adagrad's rsqrt is written 1 / sqrt: Eigen's vectorized rsqrt is an
-// approximation refined by a Newton step, not the correctly rounded value
-// TensorFlow's scalar path computes.
+// Adagrad and RMSProp run as plain loops with std::sqrt: Eigen's
+// vectorized float sqrt under EIGEN_FAST_MATH is an rsqrt approximation
+// refined by a Newton step (up to 2 ulp off), where TensorFlow's results
+// are the correctly rounded ones. rsqrt is 1 / sqrt for the same reason.
 template <typename T, int kNumScalars>
 void AdagradAccum(const Operands<T, 2, kNumScalars>& o, int64_t begin,
                   int64_t end) {
-  auto accum = Out(o.out[1], begin, end);
-  if (o.update_slots) {
-    accum = In(o.in[1], begin, end) + In(o.grad, begin, end).square();
-  } else if (o.out[1] != o.in[1]) {
-    accum = In(o.in[1], begin, end);  // a fresh buffer still needs the values
+  const T* in = o.in[1];
+  T* accum = o.out[1];
+  const T* grad = o.grad;
+  for (int64_t k = begin; k < end; ++k) {
+    accum[k] = o.update_slots ? in[k] + grad[k] * grad[k] : in[k];
   }
 }
 
@@ -200,10 +201,11 @@ template <typename T>
 void AdagradBlock(const Operands<T, 2, 1>& o, int64_t begin, int64_t end) {
   const T lr = o.scalars[0];
   AdagradAccum(o, begin, end);
-  auto grad = In(o.grad, begin, end);
-  auto accum = Out(o.out[1], begin, end);
-  Out(o.out[0], begin, end) =
-      In(o.in[0], begin, end) - grad * lr * accum.sqrt().inverse();
+  const T* grad = o.grad;
+  const T* accum = o.out[1];
+  for (int64_t k = begin; k < end; ++k) {
+    o.out[0][k] = o.in[0][k] - grad[k] * lr * (T(1) / std::sqrt(accum[k]));
+  }
 }
 
 template <typename T>
@@ -211,10 +213,12 @@ void AdagradV2Block(const Operands<T, 2, 2>& o, int64_t begin, int64_t end) {
   const T lr = o.scalars[0];
   const T epsilon = o.scalars[1];
   AdagradAccum(o, begin, end);
-  auto grad = In(o.grad, begin, end);
-  auto accum = Out(o.out[1], begin, end);
-  Out(o.out[0], begin, end) =
-      In(o.in[0], begin, end) - grad * lr / (accum.sqrt() + epsilon);
+  const T* grad = o.grad;
+  const T* accum = o.out[1];
+  for (int64_t k = begin; k < end; ++k) {
+    o.out[0][k] =
+        o.in[0][k] - grad[k] * lr / (std::sqrt(accum[k]) + epsilon);
+  }
 }
 
 template <typename T>
@@ -223,14 +227,15 @@ void RMSPropBlock(const Operands<T, 3, 4>& o, int64_t begin, int64_t end) {
   const T rho = o.scalars[1];
   const T momentum = o.scalars[2];
   const T epsilon = o.scalars[3];
-  auto grad = In(o.grad, begin, end);
-  auto ms = Out(o.out[1], begin, end);
-  ms = In(o.in[1], begin, end) +
-       (grad.square() - In(o.in[1], begin, end)) * (T(1) - rho);
-  auto mom = Out(o.out[2], begin, end);
-  mom = In(o.in[2], begin, end) * momentum +
-        (grad * lr) / (ms + epsilon).sqrt();
-  Out(o.out[0], begin, end) = In(o.in[0], begin, end) - mom;
+  const T* grad = o.grad;
+  for (int64_t k = begin; k < end; ++k) {
+    const T ms = o.in[1][k] + (grad[k] * grad[k] - o.in[1][k]) * (T(1) - rho);
+    o.out[1][k] = ms;
+    const T mom =
+        o.in[2][k] * momentum + (grad[k] * lr) / std::sqrt(ms + epsilon);
+    o.out[2][k] = mom;
+    o.out[0][k] = o.in[0][k] - mom;
+  }
 }
 
 template <typename T>
@@ -240,16 +245,17 @@ void CenteredRMSPropBlock(const Operands<T, 4, 4>& o, int64_t begin,
   const T rho = o.scalars[1];
   const T momentum = o.scalars[2];
   const T epsilon = o.scalars[3];
-  auto grad = In(o.grad, begin, end);
-  auto ms = Out(o.out[2], begin, end);
-  ms = In(o.in[2], begin, end) +
-       (grad.square() - In(o.in[2], begin, end)) * (T(1) - rho);
-  auto mg = Out(o.out[1], begin, end);
-  mg = In(o.in[1], begin, end) + (grad - In(o.in[1], begin, end)) * (T(1) - rho);
-  auto mom = Out(o.out[3], begin, end);
-  mom = In(o.in[3], begin, end) * momentum +
-        (grad * lr) / ((ms - mg.square()) + epsilon).sqrt();
-  Out(o.out[0], begin, end) = In(o.in[0], begin, end) - mom;
+  const T* grad = o.grad;
+  for (int64_t k = begin; k < end; ++k) {
+    const T ms = o.in[2][k] + (grad[k] * grad[k] - o.in[2][k]) * (T(1) - rho);
+    o.out[2][k] = ms;
+    const T mg = o.in[1][k] + (grad[k] - o.in[1][k]) * (T(1) - rho);
+    o.out[1][k] = mg;
+    const T mom = o.in[3][k] * momentum +
+                  (grad[k] * lr) / std::sqrt((ms - mg * mg) + epsilon);
+    o.out[3][k] = mom;
+    o.out[0][k] = o.in[0][k] - mom;
+  }
 }
 
 template <typename T, Algorithm A, typename Ops>
