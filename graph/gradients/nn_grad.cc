@@ -240,6 +240,9 @@ absl::Status FusedBatchNormV3GradFn(const Scope& scope, const Operation& op,
 }
 DFLOW_REGISTER_GRADIENT("FusedBatchNormV3", FusedBatchNormV3GradFn);
 
+// A bool per example (TensorFlow's NotDifferentiable).
+DFLOW_REGISTER_NO_GRADIENT("InTopKV2");
+
 // --- Convolution. ---
 
 absl::Status GetConvAttrs(const Operation& op, std::vector<int64_t>* strides,

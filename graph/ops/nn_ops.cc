@@ -182,6 +182,30 @@ DFLOW_REGISTER_OP("SparseSoftmaxCrossEntropyWithLogits")
     .Attr("Tlabels: {int32, int64} = DT_INT64")
     .SetShapeFn(SparseSoftmaxCrossEntropyShape);
 
+// InTopKV2: predictions [batch, classes], targets [batch], k a scalar;
+// precision [batch].
+absl::Status InTopKShape(InferenceContext* c) {
+  TensorShape predictions, targets, k;
+  RETURN_IF_ERROR(InputWithRank(*c, 0, 2, &predictions));
+  RETURN_IF_ERROR(InputWithRank(*c, 1, 1, &targets));
+  RETURN_IF_ERROR(InputWithRank(*c, 2, 0, &k));
+  int64_t batch = 0;
+  RETURN_IF_ERROR(c->MergeDim(predictions.dim(0), targets.dim(0),
+                              "the batch of 'predictions' and 'targets'",
+                              &batch));
+  c->set_output(0, TensorShape({batch}));
+  return absl::OkStatus();
+}
+
+DFLOW_REGISTER_OP("InTopKV2")
+    .Input("predictions: float")
+    .Input("targets: T")
+    .Input("k: T")
+    .Output("precision: bool")
+    .Attr("T: {int32, int64} = DT_INT32")
+    .SetShapeFn(InTopKShape)
+    .Doc("Whether each target is among the k largest of its predictions.");
+
 DFLOW_REGISTER_OP("L2Loss")
     .Input("t: T")
     .Output("output: T")
@@ -199,6 +223,15 @@ ops::CrossEntropyOutputs Both(const Operation& op) {
 }  // namespace
 
 namespace ops {
+
+Output InTopKV2(const Scope& scope, Input predictions, Input targets,
+                Input k) {
+  return shape_fn_util::FirstOutput(OpBuilder(scope, "InTopKV2")
+                                        .Input(predictions)
+                                        .Input(targets)
+                                        .Input(k)
+                                        .Finalize());
+}
 
 Output Relu(const Scope& scope, Input features) {
   return First(Build(scope, "Relu", {features}));

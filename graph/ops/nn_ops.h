@@ -71,6 +71,11 @@ Output BiasAdd(const Scope& scope, Input value, Input bias,
 Output BiasAddGrad(const Scope& scope, Input out_backprop,
                    const BiasAddAttrs& attrs = {});
 
+// Whether targets[b] is among the k classes of largest predictions[b, :]
+// (ties counted in the target's favour); false for a target out of range
+// or a row with a non-finite prediction. No gradient.
+Output InTopKV2(const Scope& scope, Input predictions, Input targets, Input k);
+
 // --- Batch normalization (nn_ops_batch_norm.cc). ---
 
 struct FusedBatchNormAttrs {

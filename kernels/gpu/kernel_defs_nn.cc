@@ -49,6 +49,8 @@ const bool kRegistered = [] {
                .TypeConstraint("T", {DT_HALF, DT_BFLOAT16, DT_FLOAT})
                .TypeConstraint("U", {DT_FLOAT}));
   }
+  // InTopKV2 (TensorFlow's GPU kernel; definition only, see above).
+  Define(Gpu("InTopKV2").TypeConstraint("T", {DT_INT32, DT_INT64}));
   return true;
 }();
 

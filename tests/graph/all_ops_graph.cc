@@ -97,15 +97,17 @@ void BuildGraphWithEveryOp(const Scope& root) {
   ops::ScatterAdd(opt, table, rows, row_grad);
   ops::ScatterSub(opt, table, rows, row_grad);
   ops::ScatterUpdate(opt, table, rows, row_grad);
-  Output table_ready = ops::IsVariableInitialized(opt, table);
-  Output handle_ready = ops::VarIsInitializedOp(opt, handle);
+  ops::IsVariableInitialized(opt, table);
+  ops::VarIsInitializedOp(opt, handle);
 
   // Summaries.
-  Scope sum = s.NewSubScope("summaries");
-  Output scalar_sum = ops::ScalarSummary(sum, Tensor::Scalar("loss"), 1.0f);
+  Scope summaries = s.NewSubScope("summaries");
+  Output scalar_sum = ops::ScalarSummary(summaries, Tensor::Scalar("loss"), 1.0f);
   Output histo_sum =
-      ops::HistogramSummary(sum, Tensor::Scalar("w"), w);
-  ops::MergeSummary(sum, {scalar_sum, histo_sum});
+      ops::HistogramSummary(summaries, Tensor::Scalar("w"), w);
+  ops::MergeSummary(summaries, {scalar_sum, histo_sum});
+
+  ops::InTopKV2(summaries, ops::Fill(summaries, {2, 5}, 1.0f), Input({1, 4}), 1);
 
   // Batch normalization, every version, and its gradients.
   Scope bn = s.NewSubScope("batch_norm");

@@ -206,3 +206,36 @@ TEST(VariableOpsTest, ScatterShapeFunctionChecksUpdates) {
 
 }  // namespace
 }  // namespace dflow
+
+namespace dflow {
+namespace {
+
+// InTopKV2 (an nn op of the same graphs): TensorFlow 2.21's answers for
+// ties, a non-finite row, a target out of range and k = 0.
+TEST(InTopKTest, MatchesTensorFlow) {
+  Scope root = Scope::NewRootScope();
+  Output op = ops::InTopKV2(root, ops::Placeholder(root, DT_FLOAT),
+                            ops::Placeholder(root, DT_INT32),
+                            ops::Placeholder(root, DT_INT32));
+  ASSERT_TRUE(root.ok()) << root.status();
+  const Tensor predictions = Tensor::FromVector<float>(
+      {0.1f, 0.5f, 0.5f, 0.2f, 0.9f, 0.05f, 0.05f, 0.0f, NAN, 1, 2, 3, 1, 2, 3,
+       4},
+      {4, 4});
+  const Tensor targets = Tensor::FromVector<int32_t>({1, 2, 1, 7});
+  const std::vector<std::pair<int32_t, std::vector<bool>>> want = {
+      {1, {true, false, false, false}},
+      {2, {true, true, false, false}},
+      {0, {false, false, false, false}}};
+  for (const auto& [k, expected] : want) {
+    auto out = RunKernel(op.node(), {predictions, targets,
+                                     Tensor::Scalar<int32_t>(k)});
+    ASSERT_TRUE(out.ok()) << out.status();
+    std::vector<bool> got((*out)[0].data<bool>(),
+                          (*out)[0].data<bool>() + 4);
+    EXPECT_EQ(got, expected) << "k = " << k;
+  }
+}
+
+}  // namespace
+}  // namespace dflow
