@@ -138,8 +138,7 @@ absl::Status SparseApplyShape(InferenceContext* c,
         "'grad' ", g.ToString(), " must have one row per index, but there are ",
         idx.dim(0), " indices"));
   }
-  if (c->num_outputs() > 0) c->set_output(0, var);
-  return absl::OkStatus();
+  return absl::OkStatus();  // ApplyShape set the output (the variable)
 }
 // SparseApplyAdagrad: var 0, accum 1, lr 2, grad 3, indices 4.
 // SparseApplyMomentum: the same, momentum 5. SparseApplyRMSProp: var 0,
@@ -236,9 +235,10 @@ DFLOW_REGISTER_OP("ResourceApplyAdam")
     .SetShapeFn(AdamShape)
     .Doc("ApplyAdam on resource variables.");
 
-// The reference (Apply*) and resource (ResourceApply*) forms of one
-// optimizer: `inputs` are "name: type" with T for the value type; the
-// variables (leading inputs of type Ref(T)) become `resource` inputs.
+// The reference ([Sparse]Apply*) and resource (Resource[Sparse]Apply*)
+// forms of one optimizer, registered from one table: `inputs` are the
+// argument names in TensorFlow's order; the first `num_vars` are the
+// variables (Ref(T) or resource), "indices" is Tindices, the rest are T.
 struct OptimizerSchema {
   const char* name;
   std::vector<const char*> inputs;
