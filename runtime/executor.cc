@@ -10,6 +10,7 @@
 #include "graph/node_def_util.h"
 #include "graph/ops/control_flow_ops.h"
 #include "runtime/collective_context.h"
+#include "runtime/variables.h"
 
 namespace dflow {
 
@@ -458,10 +459,11 @@ class Executor::Step : public std::enable_shared_from_this<Step> {
       if (v.var == nullptr) continue;
       Tensor value = v.var->Read();
       if (value.dtype() != v.var->dtype()) {
-        Abort(absl::FailedPreconditionError(absl::StrCat(
-            item.label, ": input ", slot - item.input_start,
-            " reads variable '", v.var->name(),
-            "', which is not initialized; run its initializer first")));
+        const absl::Status uninitialized = UninitializedValueError(
+            v.var->name(), absl::StrCat("input ", slot - item.input_start));
+        Abort(absl::Status(uninitialized.code(),
+                           absl::StrCat(item.label, ": ",
+                                        uninitialized.message())));
         return true;
       }
       v = TensorValue{std::move(value), nullptr};

@@ -22,6 +22,14 @@ std::string VariableKey(const NodeDef& node) {
   return VariableKey(node.name(), attr("container"), attr("shared_name"));
 }
 
+absl::Status UninitializedValueError(absl::string_view name,
+                                     absl::string_view input) {
+  return absl::FailedPreconditionError(absl::StrCat(
+      "Attempting to use uninitialized value ", name,
+      input.empty() ? "" : absl::StrCat(" (", input, ")"),
+      "; run its initializer first"));
+}
+
 absl::StatusOr<Var*> VariableStore::LookupOrCreate(absl::string_view name,
                                                    DataType dtype,
                                                    const TensorShape& shape) {

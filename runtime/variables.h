@@ -15,6 +15,8 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "graph/tensor.h"
 #include "proto/node_def.pb.h"
@@ -31,6 +33,13 @@ std::string VariableKey(absl::string_view node_name,
 // The same, reading the container and shared_name attrs of `node` (absent
 // attrs count as empty).
 std::string VariableKey(const NodeDef& node);
+
+// The error for using a variable never assigned, worded as TensorFlow's
+// (FailedPrecondition "Attempting to use uninitialized value <name>") so
+// scripts matching on it keep working, plus what to do. `input`, when
+// given, says which input of the op was the variable ("input 'accum'").
+absl::Status UninitializedValueError(absl::string_view name,
+                                     absl::string_view input = "");
 
 class Var {
  public:

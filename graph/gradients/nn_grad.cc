@@ -215,6 +215,33 @@ absl::Status L2LossGradFn(const Scope& scope, const Operation& op,
 }
 DFLOW_REGISTER_GRADIENT("L2Loss", L2LossGradFn);
 
+// --- Batch normalization. ---
+
+// FusedBatchNormV3: FusedBatchNormGradV3 of the forward op's attrs, reading
+// the reserve outputs in training (the batch statistics) and the given
+// mean and variance in inference, as TensorFlow's nn_grad.py. The running
+// estimates get no gradient. (TensorFlow transposes NCHW to NHWC for the
+// inference gradient because its CPU kernel lacks NCHW; dflow's has it.)
+absl::Status FusedBatchNormV3GradFn(const Scope& scope, const Operation& op,
+                                    absl::Span<const Output> grad_outputs,
+                                    std::vector<Output>* grad_inputs) {
+  ops::FusedBatchNormAttrs attrs;
+  RETURN_IF_ERROR(Attr(op, "epsilon", &attrs.epsilon));
+  RETURN_IF_ERROR(Attr(op, "data_format", &attrs.data_format));
+  RETURN_IF_ERROR(Attr(op, "is_training", &attrs.is_training));
+  const Output mean = attrs.is_training ? op.output(3) : op.input(3);
+  const Output variance = attrs.is_training ? op.output(4) : op.input(4);
+  OutputList g = ops::FusedBatchNormGradV3(scope, grad_outputs[0], op.input(0),
+                                           op.input(1), mean, variance,
+                                           op.output(5), attrs);
+  if (!scope.ok()) return scope.status();
+  *grad_inputs = {g[0], g[1], g[2], NoGradient(), NoGradient()};
+  return absl::OkStatus();
+}
+DFLOW_REGISTER_GRADIENT("FusedBatchNormV3", FusedBatchNormV3GradFn);
+
+// A bool per example (TensorFlow's NotDifferentiable).
+
 // --- Convolution. ---
 
 absl::Status GetConvAttrs(const Operation& op, std::vector<int64_t>* strides,

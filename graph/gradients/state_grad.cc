@@ -18,6 +18,16 @@ DFLOW_REGISTER_GRADIENT("ReadVariableOp", ReadVariableOpGrad);
 DFLOW_REGISTER_NO_GRADIENT("Assign");
 DFLOW_REGISTER_NO_GRADIENT("AssignAdd");
 DFLOW_REGISTER_NO_GRADIENT("AssignSub");
+DFLOW_REGISTER_NO_GRADIENT("ScatterAdd");
+DFLOW_REGISTER_NO_GRADIENT("ScatterSub");
+DFLOW_REGISTER_NO_GRADIENT("ScatterUpdate");
+// A bool about the variable, not a function of its value.
+DFLOW_REGISTER_NO_GRADIENT("IsVariableInitialized");
+DFLOW_REGISTER_NO_GRADIENT("VarIsInitializedOp");
+// Summaries are sinks (TensorFlow's NotDifferentiable).
+DFLOW_REGISTER_NO_GRADIENT("ScalarSummary");
+DFLOW_REGISTER_NO_GRADIENT("HistogramSummary");
+DFLOW_REGISTER_NO_GRADIENT("MergeSummary");
 
 }  // namespace
 }  // namespace dflow

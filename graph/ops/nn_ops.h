@@ -71,6 +71,66 @@ Output BiasAdd(const Scope& scope, Input value, Input bias,
 Output BiasAddGrad(const Scope& scope, Input out_backprop,
                    const BiasAddAttrs& attrs = {});
 
+
+// --- Batch normalization (nn_ops_batch_norm.cc). ---
+
+struct FusedBatchNormAttrs {
+  float epsilon = 0.0001f;
+  // Training: the running mean and variance outputs are
+  // (1 - f) * given + f * batch statistic (f = 1: the batch's own).
+  float exponential_avg_factor = 1.0f;
+  std::string data_format = "NHWC";  // or NCHW, NDHWC, NCDHW
+  // True: normalize with the batch's mean and variance; false: with the
+  // given ones (inference).
+  bool is_training = true;
+  FusedBatchNormAttrs& Epsilon(float v) {
+    epsilon = v;
+    return *this;
+  }
+  FusedBatchNormAttrs& ExponentialAvgFactor(float v) {
+    exponential_avg_factor = v;
+    return *this;
+  }
+  FusedBatchNormAttrs& DataFormat(std::string v) {
+    data_format = std::move(v);
+    return *this;
+  }
+  FusedBatchNormAttrs& IsTraining(bool v) {
+    is_training = v;
+    return *this;
+  }
+};
+
+// y = (x - mean) / sqrt(variance + epsilon) * scale + offset per channel.
+// Outputs: y, batch_mean, batch_variance (the running estimates, the
+// variance Bessel-corrected), reserve_space_1..3 (what the gradient reads:
+// the batch mean and biased variance, and an unused placeholder).
+OutputList FusedBatchNormV3(const Scope& scope, Input x, Input scale,
+                            Input offset, Input mean, Input variance,
+                            const FusedBatchNormAttrs& attrs = {});
+// Outputs: x_backprop, scale_backprop, offset_backprop and two empty
+// placeholders. exponential_avg_factor is not an attr of the gradient.
+OutputList FusedBatchNormGradV3(const Scope& scope, Input y_backprop, Input x,
+                                Input scale, Input reserve_space_1,
+                                Input reserve_space_2, Input reserve_space_3,
+                                const FusedBatchNormAttrs& attrs = {});
+// The older forms: 5 outputs (no reserve_space_3); V1 is float throughout.
+// Their attrs are V3's (the gradients ignore exponential_avg_factor).
+OutputList FusedBatchNorm(const Scope& scope, Input x, Input scale,
+                          Input offset, Input mean, Input variance,
+                          const FusedBatchNormAttrs& attrs = {});
+OutputList FusedBatchNormV2(const Scope& scope, Input x, Input scale,
+                            Input offset, Input mean, Input variance,
+                            const FusedBatchNormAttrs& attrs = {});
+OutputList FusedBatchNormGrad(const Scope& scope, Input y_backprop, Input x,
+                              Input scale, Input reserve_space_1,
+                              Input reserve_space_2,
+                              const FusedBatchNormAttrs& attrs = {});
+OutputList FusedBatchNormGradV2(const Scope& scope, Input y_backprop, Input x,
+                                Input scale, Input reserve_space_1,
+                                Input reserve_space_2,
+                                const FusedBatchNormAttrs& attrs = {});
+
 }  // namespace ops
 }  // namespace dflow
 

@@ -16,6 +16,7 @@
 #include "graph/ops/io_ops.h"
 #include "graph/ops/state_ops.h"
 #include "graph/ops/string_ops.h"
+#include "graph/ops/summary_ops.h"
 #include "graph/ops/training_ops.h"
 #include "graph/scope.h"
 

@@ -6,7 +6,9 @@
 // another read or folded into a constant.
 #include "graph/ops/state_ops.h"
 
+#include <cstdint>
 #include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -130,13 +132,6 @@ DFLOW_REGISTER_OP("ReadVariableOp")
     .SetShapeFn(ReadVariableShape)
     .Doc("Reads the value of a resource variable.");
 
-DFLOW_REGISTER_OP("VarIsInitializedOp")
-    .Input("resource: resource")
-    .Output("is_initialized: bool")
-    .SetIsStateful()
-    .SetShapeFn(shape_fns::ScalarShape)
-    .Doc("Whether a resource variable has been initialized.");
-
 DFLOW_REGISTER_OP("AssignVariableOp")
     .Input("resource: resource")
     .Input("value: dtype")
@@ -161,6 +156,155 @@ DFLOW_REGISTER_OP("AssignSubVariableOp")
     .SetIsStateful()
     .SetShapeFn(AssignVariableShape)
     .Doc("Subtracts value from a resource variable.");
+
+DFLOW_REGISTER_OP("IsVariableInitialized")
+    .Input("ref: Ref(dtype)")
+    .Output("is_initialized: bool")
+    .Attr("dtype: type")
+    .SetAllowsUninitializedInput()
+    .SetShapeFn(shape_fns::ScalarShape)
+    .Doc("Whether the reference variable has been assigned a value.");
+
+DFLOW_REGISTER_OP("VarIsInitializedOp")
+    .Input("resource: resource")
+    .Output("is_initialized: bool")
+    .SetIsStateful()
+    .SetShapeFn(shape_fns::ScalarShape)
+    .Doc("Whether the resource variable has been assigned a value.");
+
+// --- Gather and scatter on variables. ---
+
+// The variable's shape: a reference input's own, a resource handle's value.
+const TensorShape& VariableShape(const InferenceContext& c, int i) {
+  return c.input_type(i) == DT_RESOURCE ? c.input_shape_value(i) : c.input(i);
+}
+
+// ResourceGather: indices.shape + params.shape[batch_dims + 1:], with the
+// leading batch_dims dimensions shared by both.
+absl::Status ResourceGatherShape(InferenceContext* c) {
+  int64_t batch_dims = 0;
+  if (absl::Status s = c->GetAttr("batch_dims", &batch_dims); !s.ok()) {
+    return s;
+  }
+  const TensorShape& params = VariableShape(*c, 0);
+  const TensorShape& indices = c->input(1);
+  if (batch_dims < 0) {
+    // Counted from the back of indices, as TensorFlow allows.
+    if (indices.unknown_rank()) {
+      c->set_output(0, TensorShape::Unknown());
+      return absl::OkStatus();
+    }
+    if (batch_dims + indices.rank() < 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "batch_dims ", batch_dims, " is out of range for indices ",
+          indices.ToString()));
+    }
+    batch_dims += indices.rank();
+  }
+  if (!indices.unknown_rank() && indices.rank() < batch_dims) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("batch_dims (", batch_dims, ") must be at most the rank ",
+                     "of indices ", indices.ToString()));
+  }
+  if (!params.unknown_rank() && params.rank() < batch_dims + 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the variable of shape ", params.ToString(),
+                     " has no dimension to gather after batch_dims (",
+                     batch_dims, ")"));
+  }
+  if (params.unknown_rank() || indices.unknown_rank()) {
+    c->set_output(0, TensorShape::Unknown());
+    return absl::OkStatus();
+  }
+  std::vector<int64_t> dims;
+  for (int i = 0; i < indices.rank(); ++i) {
+    int64_t d = indices.dim(i);
+    if (i < batch_dims) {
+      const int64_t p = params.dim(i);
+      if (d >= 0 && p >= 0 && d != p) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "batch dimension ", i, " of indices ", indices.ToString(),
+            " and of the variable ", params.ToString(), " differ"));
+      }
+      if (d < 0) d = p;
+    }
+    dims.push_back(d);
+  }
+  for (int i = static_cast<int>(batch_dims) + 1; i < params.rank(); ++i) {
+    dims.push_back(params.dim(i));
+  }
+  c->set_output(0, TensorShape(dims));
+  return absl::OkStatus();
+}
+
+// Scatter*: updates.shape == indices.shape + var.shape[1:] (or a scalar for
+// the resource forms, which broadcast it). A reference form returns the
+// variable.
+absl::Status ScatterShape(InferenceContext* c) {
+  const TensorShape& var = VariableShape(*c, 0);
+  const TensorShape& indices = c->input(1);
+  const TensorShape& updates = c->input(2);
+  const bool resource = c->input_type(0) == DT_RESOURCE;
+  if (!var.unknown_rank() && var.rank() == 0) {
+    return absl::InvalidArgumentError(
+        "the variable must have at least one dimension to scatter into");
+  }
+  if (!(resource && updates.rank() == 0) && !var.unknown_rank() &&
+      !indices.unknown_rank() && !updates.unknown_rank()) {
+    std::vector<int64_t> want;
+    for (int i = 0; i < indices.rank(); ++i) want.push_back(indices.dim(i));
+    for (int i = 1; i < var.rank(); ++i) want.push_back(var.dim(i));
+    if (!TensorShape(want).IsCompatibleWith(updates)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "updates ", updates.ToString(), " must have shape indices.shape + ",
+          "var.shape[1:] = ", TensorShape(want).ToString(), " (indices ",
+          indices.ToString(), ", var ", var.ToString(), ")"));
+    }
+  }
+  if (c->num_outputs() > 0) c->set_output(0, c->input(0));
+  return absl::OkStatus();
+}
+
+DFLOW_REGISTER_OP("ResourceGather")
+    .Input("resource: resource")
+    .Input("indices: Tindices")
+    .Output("output: dtype")
+    .Attr("batch_dims: int = 0")
+    .Attr("validate_indices: bool = true")
+    .Attr("dtype: type")
+    .Attr("Tindices: {int32, int64}")
+    .SetIsStateful()
+    .SetShapeFn(ResourceGatherShape)
+    .Doc("Rows of a resource variable: params[indices] along batch_dims.");
+
+#define DFLOW_SCATTER_OPS(op, type, locking, what)       \
+  DFLOW_REGISTER_OP("Resource" op)                       \
+      .Input("resource: resource")                       \
+      .Input("indices: Tindices")                        \
+      .Input("updates: dtype")                           \
+      .Attr("dtype: " type)                              \
+      .Attr("Tindices: {int32, int64}")                  \
+      .SetIsStateful()                                   \
+      .SetShapeFn(ScatterShape)                          \
+      .Doc(what " (resource variable).");                \
+  DFLOW_REGISTER_OP(op)                                  \
+      .Input("ref: Ref(T)")                              \
+      .Input("indices: Tindices")                        \
+      .Input("updates: T")                               \
+      .Output("output_ref: Ref(T)")                      \
+      .Attr("T: " type)                                  \
+      .Attr("Tindices: {int32, int64}")                  \
+      .Attr("use_locking: bool = " locking)              \
+      .SetShapeFn(ScatterShape)                          \
+      .Doc(what " (reference variable).")
+
+DFLOW_SCATTER_OPS("ScatterAdd", "numbertype", "false",
+                  "ref[indices[i], ...] += updates[i, ...]");
+DFLOW_SCATTER_OPS("ScatterSub", "numbertype", "false",
+                  "ref[indices[i], ...] -= updates[i, ...]");
+DFLOW_SCATTER_OPS("ScatterUpdate", "type", "true",
+                  "ref[indices[i], ...] = updates[i, ...]");
+#undef DFLOW_SCATTER_OPS
 
 Output FirstOutput(const Operation& op) {
   return op.valid() ? op.output(0) : Output();
@@ -250,6 +394,84 @@ Operation AssignSubVariableOp(const Scope& scope, Input resource, Input value) {
       .Input(resource)
       .Input(value)
       .Finalize();
+}
+
+Output IsVariableInitialized(const Scope& scope, Input ref) {
+  return FirstOutput(
+      OpBuilder(scope, "IsVariableInitialized").Input(ref).Finalize());
+}
+
+Output VarIsInitializedOp(const Scope& scope, Input resource) {
+  return FirstOutput(
+      OpBuilder(scope, "VarIsInitializedOp").Input(resource).Finalize());
+}
+
+Output ResourceGather(const Scope& scope, Input resource, Input indices,
+                      DataType dtype, const ResourceGatherAttrs& attrs) {
+  return FirstOutput(OpBuilder(scope, "ResourceGather")
+                         .Input(resource)
+                         .Input(indices)
+                         .Attr("dtype", dtype)
+                         .Attr("batch_dims", attrs.batch_dims)
+                         .Attr("validate_indices", attrs.validate_indices)
+                         .Finalize());
+}
+
+Operation ResourceScatterAdd(const Scope& scope, Input resource, Input indices,
+                             Input updates) {
+  return OpBuilder(scope, "ResourceScatterAdd")
+      .Input(resource)
+      .Input(indices)
+      .Input(updates)
+      .Finalize();
+}
+
+Operation ResourceScatterSub(const Scope& scope, Input resource, Input indices,
+                             Input updates) {
+  return OpBuilder(scope, "ResourceScatterSub")
+      .Input(resource)
+      .Input(indices)
+      .Input(updates)
+      .Finalize();
+}
+
+Operation ResourceScatterUpdate(const Scope& scope, Input resource,
+                                Input indices, Input updates) {
+  return OpBuilder(scope, "ResourceScatterUpdate")
+      .Input(resource)
+      .Input(indices)
+      .Input(updates)
+      .Finalize();
+}
+
+Output ScatterAdd(const Scope& scope, Input ref, Input indices, Input updates,
+                  const ScatterAttrs& attrs) {
+  return FirstOutput(OpBuilder(scope, "ScatterAdd")
+                         .Input(ref)
+                         .Input(indices)
+                         .Input(updates)
+                         .Attr("use_locking", attrs.use_locking.value_or(false))
+                         .Finalize());
+}
+
+Output ScatterSub(const Scope& scope, Input ref, Input indices, Input updates,
+                  const ScatterAttrs& attrs) {
+  return FirstOutput(OpBuilder(scope, "ScatterSub")
+                         .Input(ref)
+                         .Input(indices)
+                         .Input(updates)
+                         .Attr("use_locking", attrs.use_locking.value_or(false))
+                         .Finalize());
+}
+
+Output ScatterUpdate(const Scope& scope, Input ref, Input indices,
+                     Input updates, const ScatterAttrs& attrs) {
+  return FirstOutput(OpBuilder(scope, "ScatterUpdate")
+                         .Input(ref)
+                         .Input(indices)
+                         .Input(updates)
+                         .Attr("use_locking", attrs.use_locking.value_or(true))
+                         .Finalize());
 }
 
 }  // namespace ops

@@ -5,6 +5,8 @@
 #ifndef DFLOW_GRAPH_OPS_STATE_OPS_H_
 #define DFLOW_GRAPH_OPS_STATE_OPS_H_
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -112,6 +114,62 @@ Operation AssignVariableOp(const Scope& scope, Input resource, Input value,
                            const AssignVariableOpAttrs& attrs = {});
 Operation AssignAddVariableOp(const Scope& scope, Input resource, Input value);
 Operation AssignSubVariableOp(const Scope& scope, Input resource, Input value);
+
+// --- Initialization checks. ---
+
+// Whether the reference variable `ref` holds a value (bool scalar); reads no
+// value, so it runs before the initializer too.
+Output IsVariableInitialized(const Scope& scope, Input ref);
+// The same for a resource variable.
+Output VarIsInitializedOp(const Scope& scope, Input resource);
+
+// --- Gather and scatter on variables. ---
+
+struct ResourceGatherAttrs {
+  // Leading dimensions shared by the variable and `indices` (a gather per
+  // batch element).
+  int64_t batch_dims = 0;
+  // TensorFlow's flag, kept for compatibility: indices are always checked
+  // on the CPU (a bad one is InvalidArgument naming it and the range).
+  bool validate_indices = true;
+  ResourceGatherAttrs& BatchDims(int64_t v) {
+    batch_dims = v;
+    return *this;
+  }
+  ResourceGatherAttrs& ValidateIndices(bool v) {
+    validate_indices = v;
+    return *this;
+  }
+};
+// Rows `indices` of a resource variable (of dtype `dtype`).
+Output ResourceGather(const Scope& scope, Input resource, Input indices,
+                      DataType dtype, const ResourceGatherAttrs& attrs = {});
+
+// var[indices[i], ...] += / -= / = updates[i, ...]; the resource forms
+// also take a scalar `updates`, applied to every row named.
+Operation ResourceScatterAdd(const Scope& scope, Input resource, Input indices,
+                             Input updates);
+Operation ResourceScatterSub(const Scope& scope, Input resource, Input indices,
+                             Input updates);
+Operation ResourceScatterUpdate(const Scope& scope, Input resource,
+                                Input indices, Input updates);
+
+struct ScatterAttrs {
+  // Unset: TensorFlow's default (false for ScatterAdd/Sub, true for
+  // ScatterUpdate). dflow always updates under the variable's lock.
+  std::optional<bool> use_locking;
+  ScatterAttrs& UseLocking(bool v) {
+    use_locking = v;
+    return *this;
+  }
+};
+// The reference forms; each returns `ref` after the update.
+Output ScatterAdd(const Scope& scope, Input ref, Input indices, Input updates,
+                  const ScatterAttrs& attrs = {});
+Output ScatterSub(const Scope& scope, Input ref, Input indices, Input updates,
+                  const ScatterAttrs& attrs = {});
+Output ScatterUpdate(const Scope& scope, Input ref, Input indices,
+                     Input updates, const ScatterAttrs& attrs = {});
 
 }  // namespace ops
 }  // namespace dflow

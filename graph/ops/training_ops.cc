@@ -37,6 +37,11 @@ const TensorShape& ShapeOfInput(const InferenceContext& c, int i) {
 // The shape function of every Apply op: the inputs in `same` (the variable,
 // its slots, the gradient) have one shape, which a reference op returns; the
 // inputs in `scalars` (learning rate & co.) are scalars.
+#define RETURN_IF_ERROR_SPARSE(expr)                   \
+  do {                                                 \
+    if (absl::Status _s = (expr); !_s.ok()) return _s; \
+  } while (false)
+
 absl::Status ApplyShape(InferenceContext* c, std::initializer_list<int> same,
                         std::initializer_list<int> scalars) {
   for (int i : scalars) {
@@ -81,6 +86,71 @@ absl::Status MomentumShape(InferenceContext* c) {
 }
 absl::Status AdamShape(InferenceContext* c) {
   return ApplyShape(c, {0, 1, 2, 9}, {3, 4, 5, 6, 7, 8});
+}
+
+// Adagrad: var 0, accum 1, lr 2, grad 3. AdagradV2: epsilon 3, grad 4.
+// RMSProp: var 0, ms 1, mom 2, lr..epsilon 3..6, grad 7. CenteredRMSProp:
+// var 0, mg 1, ms 2, mom 3, lr..epsilon 4..7, grad 8.
+absl::Status AdagradShape(InferenceContext* c) {
+  return ApplyShape(c, {0, 1, 3}, {2});
+}
+absl::Status AdagradV2Shape(InferenceContext* c) {
+  return ApplyShape(c, {0, 1, 4}, {2, 3});
+}
+absl::Status RMSPropShape(InferenceContext* c) {
+  return ApplyShape(c, {0, 1, 2, 7}, {3, 4, 5, 6});
+}
+absl::Status CenteredRMSPropShape(InferenceContext* c) {
+  return ApplyShape(c, {0, 1, 2, 3, 8}, {4, 5, 6, 7});
+}
+
+// The sparse forms: the variable and its slots share a shape; `grad` holds
+// one row per index: grad.shape == [len(indices)] + var.shape[1:].
+absl::Status SparseApplyShape(InferenceContext* c,
+                              std::initializer_list<int> vars,
+                              std::initializer_list<int> scalars, int grad,
+                              int indices) {
+  RETURN_IF_ERROR_SPARSE(ApplyShape(c, vars, scalars));
+  const TensorShape& var = ShapeOfInput(*c, *vars.begin());
+  const TensorShape& g = c->input(grad);
+  const TensorShape& idx = c->input(indices);
+  if (!idx.unknown_rank() && idx.rank() != 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "'indices' must be a vector but has shape ", idx.ToString()));
+  }
+  if (!g.unknown_rank() && g.rank() < 1) {
+    return absl::InvalidArgumentError("'grad' must have at least one dimension");
+  }
+  if (!g.unknown_rank() && !var.unknown_rank()) {
+    bool ok = g.rank() == var.rank();
+    for (int i = 1; ok && i < g.rank(); ++i) {
+      ok = g.dim(i) < 0 || var.dim(i) < 0 || g.dim(i) == var.dim(i);
+    }
+    if (!ok) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "'grad' ", g.ToString(), " must have the variable's shape ",
+          var.ToString(), " past its first dimension"));
+    }
+  }
+  if (!g.unknown_rank() && !idx.unknown_rank() && g.dim(0) >= 0 &&
+      idx.dim(0) >= 0 && g.dim(0) != idx.dim(0)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "'grad' ", g.ToString(), " must have one row per index, but there are ",
+        idx.dim(0), " indices"));
+  }
+  return absl::OkStatus();  // ApplyShape set the output (the variable)
+}
+// SparseApplyAdagrad: var 0, accum 1, lr 2, grad 3, indices 4.
+// SparseApplyMomentum: the same, momentum 5. SparseApplyRMSProp: var 0,
+// ms 1, mom 2, lr..epsilon 3..6, grad 7, indices 8.
+absl::Status SparseAdagradShape(InferenceContext* c) {
+  return SparseApplyShape(c, {0, 1}, {2}, 3, 4);
+}
+absl::Status SparseMomentumShape(InferenceContext* c) {
+  return SparseApplyShape(c, {0, 1}, {2, 5}, 3, 4);
+}
+absl::Status SparseRMSPropShape(InferenceContext* c) {
+  return SparseApplyShape(c, {0, 1, 2}, {3, 4, 5, 6}, 7, 8);
 }
 
 DFLOW_REGISTER_OP("ApplyGradientDescent")
@@ -164,6 +234,69 @@ DFLOW_REGISTER_OP("ResourceApplyAdam")
     .SetIsStateful()
     .SetShapeFn(AdamShape)
     .Doc("ApplyAdam on resource variables.");
+
+// The reference ([Sparse]Apply*) and resource (Resource[Sparse]Apply*)
+// forms of one optimizer, registered from one table: `inputs` are the
+// argument names in TensorFlow's order; the first `num_vars` are the
+// variables (Ref(T) or resource), "indices" is Tindices, the rest are T.
+struct OptimizerSchema {
+  const char* name;
+  std::vector<const char*> inputs;
+  int num_vars;
+  std::vector<const char*> attrs;  // beyond T and use_locking
+  bool sparse;
+  absl::Status (*shape_fn)(InferenceContext*);
+};
+
+const bool kRegisteredOptimizers = [] {
+  const std::vector<OptimizerSchema> schemas = {
+      {"Adagrad", {"var", "accum", "lr", "grad"}, 2,
+       {"update_slots: bool = true"}, false, AdagradShape},
+      {"AdagradV2", {"var", "accum", "lr", "epsilon", "grad"}, 2,
+       {"update_slots: bool = true"}, false, AdagradV2Shape},
+      {"RMSProp", {"var", "ms", "mom", "lr", "rho", "momentum", "epsilon",
+                   "grad"}, 3, {}, false, RMSPropShape},
+      {"CenteredRMSProp", {"var", "mg", "ms", "mom", "lr", "rho", "momentum",
+                           "epsilon", "grad"}, 4, {}, false,
+       CenteredRMSPropShape},
+      {"Adagrad", {"var", "accum", "lr", "grad", "indices"}, 2,
+       {"update_slots: bool = true"}, true, SparseAdagradShape},
+      {"Momentum", {"var", "accum", "lr", "grad", "indices", "momentum"}, 2,
+       {"use_nesterov: bool = false"}, true, SparseMomentumShape},
+      {"RMSProp", {"var", "ms", "mom", "lr", "rho", "momentum", "epsilon",
+                   "grad", "indices"}, 3, {}, true, SparseRMSPropShape},
+  };
+  for (const OptimizerSchema& o : schemas) {
+    for (bool resource : {false, true}) {
+      const std::string op = absl::StrCat(resource ? "Resource" : "",
+                                          o.sparse ? "Sparse" : "", "Apply",
+                                          o.name);
+      OpDefBuilder b(op);
+      for (size_t i = 0; i < o.inputs.size(); ++i) {
+        const std::string in = o.inputs[i];
+        if (static_cast<int>(i) < o.num_vars) {
+          b.Input(absl::StrCat(in, resource ? ": resource" : ": Ref(T)"));
+        } else if (in == "indices") {
+          b.Input("indices: Tindices");
+        } else {
+          b.Input(absl::StrCat(in, ": T"));
+        }
+      }
+      if (!resource) b.Output("out: Ref(T)");
+      b.Attr("T: numbertype");
+      if (o.sparse) b.Attr("Tindices: {int32, int64}");
+      b.Attr("use_locking: bool = false");
+      for (const char* a : o.attrs) b.Attr(a);
+      if (resource) b.SetIsStateful();
+      b.SetShapeFn(o.shape_fn);
+      b.Doc(absl::StrCat("One ", o.name, " step", o.sparse ? " on the rows "
+                         "named by indices" : "", resource ? ", on resource "
+                         "variables." : "."));
+      OpRegistry::Global()->Register(b).IgnoreError();  // see InitErrors()
+    }
+  }
+  return true;
+}();
 
 }  // namespace
 
@@ -257,6 +390,133 @@ Operation ResourceApplyAdam(const Scope& scope, Input var, Input m, Input v,
       .Attr("use_locking", attrs.use_locking)
       .Attr("use_nesterov", attrs.use_nesterov)
       .Finalize();
+}
+
+namespace {
+
+// An optimizer node with `inputs` in order and the attrs given.
+Operation BuildUpdate(const Scope& scope, const char* op,
+                      std::initializer_list<Input> inputs, bool use_locking,
+                      const char* flag = nullptr, bool flag_value = false) {
+  OpBuilder b(scope, op);
+  for (const Input& in : inputs) b.Input(in);
+  b.Attr("use_locking", use_locking);
+  if (flag != nullptr) b.Attr(flag, flag_value);
+  return b.Finalize();
+}
+
+}  // namespace
+
+Output ApplyAdagrad(const Scope& scope, Input var, Input accum, Input lr,
+                    Input grad, const ApplyAdagradAttrs& attrs) {
+  return FirstOutput(BuildUpdate(scope, "ApplyAdagrad", {var, accum, lr, grad},
+                                 attrs.use_locking, "update_slots",
+                                 attrs.update_slots));
+}
+Operation ResourceApplyAdagrad(const Scope& scope, Input var, Input accum,
+                               Input lr, Input grad,
+                               const ApplyAdagradAttrs& attrs) {
+  return BuildUpdate(scope, "ResourceApplyAdagrad", {var, accum, lr, grad},
+                     attrs.use_locking, "update_slots", attrs.update_slots);
+}
+Output ApplyAdagradV2(const Scope& scope, Input var, Input accum, Input lr,
+                      Input epsilon, Input grad,
+                      const ApplyAdagradAttrs& attrs) {
+  return FirstOutput(BuildUpdate(scope, "ApplyAdagradV2",
+                                 {var, accum, lr, epsilon, grad},
+                                 attrs.use_locking, "update_slots",
+                                 attrs.update_slots));
+}
+Operation ResourceApplyAdagradV2(const Scope& scope, Input var, Input accum,
+                                 Input lr, Input epsilon, Input grad,
+                                 const ApplyAdagradAttrs& attrs) {
+  return BuildUpdate(scope, "ResourceApplyAdagradV2",
+                     {var, accum, lr, epsilon, grad}, attrs.use_locking,
+                     "update_slots", attrs.update_slots);
+}
+Output ApplyRMSProp(const Scope& scope, Input var, Input ms, Input mom,
+                    Input lr, Input rho, Input momentum, Input epsilon,
+                    Input grad, const ApplyRMSPropAttrs& attrs) {
+  return FirstOutput(BuildUpdate(scope, "ApplyRMSProp",
+                                 {var, ms, mom, lr, rho, momentum, epsilon,
+                                  grad},
+                                 attrs.use_locking));
+}
+Operation ResourceApplyRMSProp(const Scope& scope, Input var, Input ms,
+                               Input mom, Input lr, Input rho, Input momentum,
+                               Input epsilon, Input grad,
+                               const ApplyRMSPropAttrs& attrs) {
+  return BuildUpdate(scope, "ResourceApplyRMSProp",
+                     {var, ms, mom, lr, rho, momentum, epsilon, grad},
+                     attrs.use_locking);
+}
+Output ApplyCenteredRMSProp(const Scope& scope, Input var, Input mg, Input ms,
+                            Input mom, Input lr, Input rho, Input momentum,
+                            Input epsilon, Input grad,
+                            const ApplyRMSPropAttrs& attrs) {
+  return FirstOutput(BuildUpdate(scope, "ApplyCenteredRMSProp",
+                                 {var, mg, ms, mom, lr, rho, momentum, epsilon,
+                                  grad},
+                                 attrs.use_locking));
+}
+Operation ResourceApplyCenteredRMSProp(const Scope& scope, Input var, Input mg,
+                                       Input ms, Input mom, Input lr, Input rho,
+                                       Input momentum, Input epsilon,
+                                       Input grad,
+                                       const ApplyRMSPropAttrs& attrs) {
+  return BuildUpdate(scope, "ResourceApplyCenteredRMSProp",
+                     {var, mg, ms, mom, lr, rho, momentum, epsilon, grad},
+                     attrs.use_locking);
+}
+Output SparseApplyAdagrad(const Scope& scope, Input var, Input accum, Input lr,
+                          Input grad, Input indices,
+                          const ApplyAdagradAttrs& attrs) {
+  return FirstOutput(BuildUpdate(scope, "SparseApplyAdagrad",
+                                 {var, accum, lr, grad, indices},
+                                 attrs.use_locking, "update_slots",
+                                 attrs.update_slots));
+}
+Operation ResourceSparseApplyAdagrad(const Scope& scope, Input var,
+                                     Input accum, Input lr, Input grad,
+                                     Input indices,
+                                     const ApplyAdagradAttrs& attrs) {
+  return BuildUpdate(scope, "ResourceSparseApplyAdagrad",
+                     {var, accum, lr, grad, indices}, attrs.use_locking,
+                     "update_slots", attrs.update_slots);
+}
+Output SparseApplyMomentum(const Scope& scope, Input var, Input accum,
+                           Input lr, Input grad, Input indices, Input momentum,
+                           const ApplyMomentumAttrs& attrs) {
+  return FirstOutput(BuildUpdate(scope, "SparseApplyMomentum",
+                                 {var, accum, lr, grad, indices, momentum},
+                                 attrs.use_locking, "use_nesterov",
+                                 attrs.use_nesterov));
+}
+Operation ResourceSparseApplyMomentum(const Scope& scope, Input var,
+                                      Input accum, Input lr, Input grad,
+                                      Input indices, Input momentum,
+                                      const ApplyMomentumAttrs& attrs) {
+  return BuildUpdate(scope, "ResourceSparseApplyMomentum",
+                     {var, accum, lr, grad, indices, momentum},
+                     attrs.use_locking, "use_nesterov", attrs.use_nesterov);
+}
+Output SparseApplyRMSProp(const Scope& scope, Input var, Input ms, Input mom,
+                          Input lr, Input rho, Input momentum, Input epsilon,
+                          Input grad, Input indices,
+                          const ApplyRMSPropAttrs& attrs) {
+  return FirstOutput(BuildUpdate(scope, "SparseApplyRMSProp",
+                                 {var, ms, mom, lr, rho, momentum, epsilon,
+                                  grad, indices},
+                                 attrs.use_locking));
+}
+Operation ResourceSparseApplyRMSProp(const Scope& scope, Input var, Input ms,
+                                     Input mom, Input lr, Input rho,
+                                     Input momentum, Input epsilon, Input grad,
+                                     Input indices,
+                                     const ApplyRMSPropAttrs& attrs) {
+  return BuildUpdate(scope, "ResourceSparseApplyRMSProp",
+                     {var, ms, mom, lr, rho, momentum, epsilon, grad, indices},
+                     attrs.use_locking);
 }
 
 }  // namespace ops

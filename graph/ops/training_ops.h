@@ -95,6 +95,90 @@ Operation ResourceApplyAdam(const Scope& scope, Input var, Input m, Input v,
                             Input beta1, Input beta2, Input epsilon, Input grad,
                             const ResourceApplyAdamAttrs& attrs = {});
 
+// --- Adagrad: accum += grad^2 (when update_slots); var -= lr * grad /
+// sqrt(accum). AdagradV2: var -= lr * grad / (sqrt(accum) + epsilon). ---
+
+struct ApplyAdagradAttrs {
+  bool use_locking = false;  // see ApplyGradientDescentAttrs
+  // False: accum is left as it is (only var moves).
+  bool update_slots = true;
+  ApplyAdagradAttrs& UseLocking(bool v) {
+    use_locking = v;
+    return *this;
+  }
+  ApplyAdagradAttrs& UpdateSlots(bool v) {
+    update_slots = v;
+    return *this;
+  }
+};
+
+Output ApplyAdagrad(const Scope& scope, Input var, Input accum, Input lr,
+                    Input grad, const ApplyAdagradAttrs& attrs = {});
+Operation ResourceApplyAdagrad(const Scope& scope, Input var, Input accum,
+                               Input lr, Input grad,
+                               const ApplyAdagradAttrs& attrs = {});
+Output ApplyAdagradV2(const Scope& scope, Input var, Input accum, Input lr,
+                      Input epsilon, Input grad,
+                      const ApplyAdagradAttrs& attrs = {});
+Operation ResourceApplyAdagradV2(const Scope& scope, Input var, Input accum,
+                                 Input lr, Input epsilon, Input grad,
+                                 const ApplyAdagradAttrs& attrs = {});
+
+// --- RMSProp:
+//   ms = ms + (grad^2 - ms) * (1 - rho)
+//   mom = mom * momentum + lr * grad / sqrt(ms + epsilon); var -= mom.
+// Centered: also mg = mg + (grad - mg) * (1 - rho), and the denominator is
+// sqrt(ms - mg^2 + epsilon). ---
+
+using ApplyRMSPropAttrs = ApplyGradientDescentAttrs;  // use_locking
+
+Output ApplyRMSProp(const Scope& scope, Input var, Input ms, Input mom,
+                    Input lr, Input rho, Input momentum, Input epsilon,
+                    Input grad, const ApplyRMSPropAttrs& attrs = {});
+Operation ResourceApplyRMSProp(const Scope& scope, Input var, Input ms,
+                               Input mom, Input lr, Input rho, Input momentum,
+                               Input epsilon, Input grad,
+                               const ApplyRMSPropAttrs& attrs = {});
+Output ApplyCenteredRMSProp(const Scope& scope, Input var, Input mg, Input ms,
+                            Input mom, Input lr, Input rho, Input momentum,
+                            Input epsilon, Input grad,
+                            const ApplyRMSPropAttrs& attrs = {});
+Operation ResourceApplyCenteredRMSProp(const Scope& scope, Input var, Input mg,
+                                       Input ms, Input mom, Input lr, Input rho,
+                                       Input momentum, Input epsilon,
+                                       Input grad,
+                                       const ApplyRMSPropAttrs& attrs = {});
+
+// --- The sparse forms: the same steps on the rows indices[i] of the
+// variable and its slots, grad[i] being row indices[i]'s gradient (an
+// index may repeat: its rows are updated one after the other). The sparse
+// RMSProp step is TensorFlow's: ms = ms * rho + grad^2 * (1 - rho),
+// mom = mom * momentum + lr * grad / sqrt(ms + epsilon). ---
+
+Output SparseApplyAdagrad(const Scope& scope, Input var, Input accum, Input lr,
+                          Input grad, Input indices,
+                          const ApplyAdagradAttrs& attrs = {});
+Operation ResourceSparseApplyAdagrad(const Scope& scope, Input var,
+                                     Input accum, Input lr, Input grad,
+                                     Input indices,
+                                     const ApplyAdagradAttrs& attrs = {});
+Output SparseApplyMomentum(const Scope& scope, Input var, Input accum,
+                           Input lr, Input grad, Input indices, Input momentum,
+                           const ApplyMomentumAttrs& attrs = {});
+Operation ResourceSparseApplyMomentum(const Scope& scope, Input var,
+                                      Input accum, Input lr, Input grad,
+                                      Input indices, Input momentum,
+                                      const ApplyMomentumAttrs& attrs = {});
+Output SparseApplyRMSProp(const Scope& scope, Input var, Input ms, Input mom,
+                          Input lr, Input rho, Input momentum, Input epsilon,
+                          Input grad, Input indices,
+                          const ApplyRMSPropAttrs& attrs = {});
+Operation ResourceSparseApplyRMSProp(const Scope& scope, Input var, Input ms,
+                                     Input mom, Input lr, Input rho,
+                                     Input momentum, Input epsilon, Input grad,
+                                     Input indices,
+                                     const ApplyRMSPropAttrs& attrs = {});
+
 }  // namespace ops
 }  // namespace dflow
 

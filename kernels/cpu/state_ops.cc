@@ -147,9 +147,7 @@ class AssignUpdateOp : public OpKernel {
       std::lock_guard<std::mutex> lock(var->mu());
       Tensor* value = var->value();
       OP_REQUIRES(ctx, var->initialized(),
-                  absl::FailedPreconditionError(absl::StrCat(
-                      "variable '", var->name(),
-                      "' is not initialized; run its initializer first")));
+                  UninitializedValueError(var->name()));
       OP_REQUIRES(ctx, value->shape() == delta.shape(),
                   absl::InvalidArgumentError(absl::StrCat(
                       "variable '", var->name(), "' has shape ",
@@ -176,21 +174,6 @@ class AssignUpdateOp : public OpKernel {
 
 // Whether a resource variable holds a value (TF1 graphs of resource
 // variables build one per variable for is_variable_initialized).
-class VarIsInitializedOp : public OpKernel {
- public:
-  using OpKernel::OpKernel;
-  void Compute(OpKernelContext* ctx) override {
-    Var* var = ctx->input_var(0);
-    OP_REQUIRES(ctx, var != nullptr,
-                absl::InternalError("the resource input is not a variable"));
-    Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape(), &out));
-    std::lock_guard<std::mutex> lock(var->mu());
-    out->flat<bool>()[0] = var->initialized();
-  }
-  bool IsExpensive() const override { return false; }
-};
-
 class ReadVariableOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
@@ -200,16 +183,34 @@ class ReadVariableOp : public OpKernel {
                 absl::InternalError("the resource input is not a variable"));
     Tensor value = var->Read();
     OP_REQUIRES(ctx, value.dtype() == var->dtype(),
-                absl::FailedPreconditionError(absl::StrCat(
-                    "variable '", var->name(),
-                    "' is read before it is initialized; run its initializer "
-                    "first")));
+                UninitializedValueError(var->name()));
     OP_REQUIRES(
         ctx, value.dtype() == output_type(0),
         absl::InvalidArgumentError(absl::StrCat(
             "variable '", var->name(), "' holds ", DataTypeName(value.dtype()),
             ", read as ", DataTypeName(output_type(0)))));
     ctx->set_output(0, std::move(value));
+  }
+  bool IsExpensive() const override { return false; }
+};
+
+// IsVariableInitialized (ref) and VarIsInitializedOp (resource): reads no
+// value, so never fails on an uninitialized variable.
+class IsInitializedOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    Var* var = ctx->input_var(0);
+    OP_REQUIRES(ctx, var != nullptr,
+                absl::InternalError("the variable input is not a variable"));
+    bool initialized;
+    {
+      std::lock_guard<std::mutex> lock(var->mu());
+      initialized = var->initialized();
+    }
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape(), &out));
+    *out->data<bool>() = initialized;
   }
   bool IsExpensive() const override { return false; }
 };
@@ -235,12 +236,17 @@ DFLOW_REGISTER_KERNEL(KernelDefBuilder("AssignVariableOp")
                           .Device(kDeviceCpu)
                           .TypeConstraint("dtype", kAllTypes),
                       AssignOp);
-DFLOW_REGISTER_KERNEL(KernelDefBuilder("VarIsInitializedOp").Device(kDeviceCpu),
-                      VarIsInitializedOp);
 DFLOW_REGISTER_KERNEL(KernelDefBuilder("ReadVariableOp")
                           .Device(kDeviceCpu)
                           .TypeConstraint("dtype", kAllTypes),
                       ReadVariableOp);
+
+DFLOW_REGISTER_KERNEL(KernelDefBuilder("IsVariableInitialized")
+                          .Device(kDeviceCpu)
+                          .TypeConstraint("dtype", kAllTypes),
+                      IsInitializedOp);
+DFLOW_REGISTER_KERNEL(KernelDefBuilder("VarIsInitializedOp").Device(kDeviceCpu),
+                      IsInitializedOp);
 
 #define DFLOW_REGISTER_ASSIGN_UPDATE(T)                                        \
   DFLOW_REGISTER_KERNEL(                                                       \

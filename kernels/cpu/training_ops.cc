@@ -1,5 +1,6 @@
 // Optimizer updates on the CPU: ApplyGradientDescent, ApplyMomentum,
-// ApplyAdam and their ResourceApply* twins, for float and double, with
+// ApplyAdam, ApplyAdagrad(V2), Apply(Centered)RMSProp and their
+// ResourceApply* twins (the sparse forms are in training_ops_sparse.cc), for float and double, with
 // TensorFlow's formulas (written in the same order of operations as
 // TensorFlow's CPU functors, so results agree to the last bit or nearly).
 //
@@ -49,7 +50,15 @@ constexpr int64_t kBlock = 2048;
 constexpr int64_t kMinParallelElements = 32768;
 
 // Which optimizer a kernel applies.
-enum class Algorithm { kGradientDescent, kMomentum, kAdam };
+enum class Algorithm {
+  kGradientDescent,
+  kMomentum,
+  kAdam,
+  kAdagrad,
+  kAdagradV2,
+  kRMSProp,
+  kCenteredRMSProp
+};
 
 // The inputs of each optimizer's ops (reference and resource forms share
 // the layout): the variables first, then the scalars and the gradient.
@@ -74,6 +83,31 @@ struct Layout<Algorithm::kAdam> {
   static constexpr std::array<int, 6> kScalars = {3, 4, 5, 6, 7, 8};
   static constexpr int kGrad = 9;
 };
+template <>
+struct Layout<Algorithm::kAdagrad> {
+  static constexpr int kNumVars = 2;                   // var, accum
+  static constexpr std::array<int, 1> kScalars = {2};  // lr
+  static constexpr int kGrad = 3;
+};
+template <>
+struct Layout<Algorithm::kAdagradV2> {
+  static constexpr int kNumVars = 2;                      // var, accum
+  static constexpr std::array<int, 2> kScalars = {2, 3};  // lr, epsilon
+  static constexpr int kGrad = 4;
+};
+template <>
+struct Layout<Algorithm::kRMSProp> {
+  static constexpr int kNumVars = 3;  // var, ms, mom
+  // lr, rho, momentum, epsilon
+  static constexpr std::array<int, 4> kScalars = {3, 4, 5, 6};
+  static constexpr int kGrad = 7;
+};
+template <>
+struct Layout<Algorithm::kCenteredRMSProp> {
+  static constexpr int kNumVars = 4;  // var, mg, ms, mom
+  static constexpr std::array<int, 4> kScalars = {4, 5, 6, 7};
+  static constexpr int kGrad = 8;
+};
 
 // The operands of one pass: for each variable the buffer read and the one
 // written (the same buffer when updating in place), the gradient, and the
@@ -85,6 +119,7 @@ struct Operands {
   const T* grad;
   std::array<T, kNumScalars> scalars;
   bool use_nesterov;
+  bool update_slots;  // Adagrad: false leaves accum as it is
 };
 
 template <typename T>
@@ -147,29 +182,117 @@ void AdamBlock(const Operands<T, 3, 6>& o, int64_t begin, int64_t end) {
   }
 }
 
+// Adagrad and RMSProp run as plain loops with std::sqrt: Eigen's
+// vectorized float sqrt under EIGEN_FAST_MATH is an rsqrt approximation
+// refined by a Newton step (up to 2 ulp off), where TensorFlow's results
+// are the correctly rounded ones. rsqrt is 1 / sqrt for the same reason.
+template <typename T, int kNumScalars>
+void AdagradAccum(const Operands<T, 2, kNumScalars>& o, int64_t begin,
+                  int64_t end) {
+  const T* in = o.in[1];
+  T* accum = o.out[1];
+  const T* grad = o.grad;
+  for (int64_t k = begin; k < end; ++k) {
+    accum[k] = o.update_slots ? in[k] + grad[k] * grad[k] : in[k];
+  }
+}
+
+template <typename T>
+void AdagradBlock(const Operands<T, 2, 1>& o, int64_t begin, int64_t end) {
+  const T lr = o.scalars[0];
+  AdagradAccum(o, begin, end);
+  const T* grad = o.grad;
+  const T* accum = o.out[1];
+  for (int64_t k = begin; k < end; ++k) {
+    o.out[0][k] = o.in[0][k] - grad[k] * lr * (T(1) / std::sqrt(accum[k]));
+  }
+}
+
+template <typename T>
+void AdagradV2Block(const Operands<T, 2, 2>& o, int64_t begin, int64_t end) {
+  const T lr = o.scalars[0];
+  const T epsilon = o.scalars[1];
+  AdagradAccum(o, begin, end);
+  const T* grad = o.grad;
+  const T* accum = o.out[1];
+  for (int64_t k = begin; k < end; ++k) {
+    o.out[0][k] =
+        o.in[0][k] - grad[k] * lr / (std::sqrt(accum[k]) + epsilon);
+  }
+}
+
+template <typename T>
+void RMSPropBlock(const Operands<T, 3, 4>& o, int64_t begin, int64_t end) {
+  const T lr = o.scalars[0];
+  const T rho = o.scalars[1];
+  const T momentum = o.scalars[2];
+  const T epsilon = o.scalars[3];
+  const T* grad = o.grad;
+  for (int64_t k = begin; k < end; ++k) {
+    const T ms = o.in[1][k] + (grad[k] * grad[k] - o.in[1][k]) * (T(1) - rho);
+    o.out[1][k] = ms;
+    const T mom =
+        o.in[2][k] * momentum + (grad[k] * lr) / std::sqrt(ms + epsilon);
+    o.out[2][k] = mom;
+    o.out[0][k] = o.in[0][k] - mom;
+  }
+}
+
+template <typename T>
+void CenteredRMSPropBlock(const Operands<T, 4, 4>& o, int64_t begin,
+                          int64_t end) {
+  const T lr = o.scalars[0];
+  const T rho = o.scalars[1];
+  const T momentum = o.scalars[2];
+  const T epsilon = o.scalars[3];
+  const T* grad = o.grad;
+  for (int64_t k = begin; k < end; ++k) {
+    const T ms = o.in[2][k] + (grad[k] * grad[k] - o.in[2][k]) * (T(1) - rho);
+    o.out[2][k] = ms;
+    const T mg = o.in[1][k] + (grad[k] - o.in[1][k]) * (T(1) - rho);
+    o.out[1][k] = mg;
+    const T mom = o.in[3][k] * momentum +
+                  (grad[k] * lr) / std::sqrt((ms - mg * mg) + epsilon);
+    o.out[3][k] = mom;
+    o.out[0][k] = o.in[0][k] - mom;
+  }
+}
+
 template <typename T, Algorithm A, typename Ops>
 void UpdateBlock(const Ops& o, int64_t begin, int64_t end) {
   if constexpr (A == Algorithm::kGradientDescent) {
     GradientDescentBlock<T>(o, begin, end);
   } else if constexpr (A == Algorithm::kMomentum) {
     MomentumBlock<T>(o, begin, end);
-  } else {
+  } else if constexpr (A == Algorithm::kAdam) {
     AdamBlock<T>(o, begin, end);
+  } else if constexpr (A == Algorithm::kAdagrad) {
+    AdagradBlock<T>(o, begin, end);
+  } else if constexpr (A == Algorithm::kAdagradV2) {
+    AdagradV2Block<T>(o, begin, end);
+  } else if constexpr (A == Algorithm::kRMSProp) {
+    RMSPropBlock<T>(o, begin, end);
+  } else {
+    CenteredRMSPropBlock<T>(o, begin, end);
   }
 }
 
 // Rough cycles per element, for the thread pool's block sizes.
 template <Algorithm A>
 constexpr int64_t CyclesPerElement() {
-  return A == Algorithm::kAdam ? 8 : A == Algorithm::kMomentum ? 3 : 2;
+  return A == Algorithm::kAdam || A == Algorithm::kRMSProp ||
+                 A == Algorithm::kCenteredRMSProp
+             ? 8
+         : A == Algorithm::kGradientDescent ? 2
+                                            : 4;
 }
 
-// Locks up to three variables' mutexes at once, each distinct mutex once.
+// Locks up to four variables' mutexes at once, each distinct mutex once.
 class VarLocks {
  public:
   template <size_t N>
   explicit VarLocks(const std::array<Var*, N>& vars) {
-    static_assert(N >= 1 && N <= 3, "one to three variables");
+    static_assert(N >= 1 && N <= 4, "one to four variables");
     for (Var* v : vars) {
       std::mutex* mu = &v->mu();
       if (std::find(mus_.begin(), mus_.begin() + n_, mu) == mus_.begin() + n_) {
@@ -183,8 +306,11 @@ class VarLocks {
       case 2:
         std::lock(*mus_[0], *mus_[1]);
         break;
-      default:
+      case 3:
         std::lock(*mus_[0], *mus_[1], *mus_[2]);
+        break;
+      default:
+        std::lock(*mus_[0], *mus_[1], *mus_[2], *mus_[3]);
         break;
     }
   }
@@ -195,7 +321,7 @@ class VarLocks {
   VarLocks& operator=(const VarLocks&) = delete;
 
  private:
-  std::array<std::mutex*, 3> mus_{};
+  std::array<std::mutex*, 4> mus_{};
   int n_ = 0;
 };
 
@@ -210,6 +336,9 @@ class ApplyOp : public OpKernel {
     if (ctx->node().FindAttr("use_nesterov") != nullptr) {
       ctx->SetStatus(ctx->GetAttr("use_nesterov", &use_nesterov_));
     }
+    if (ctx->node().FindAttr("update_slots") != nullptr) {
+      ctx->SetStatus(ctx->GetAttr("update_slots", &update_slots_));
+    }
     is_ref_ = IsRefType(ctx->node().input_type(0));
     const OpDef& def = ctx->node().op_def();
     for (int i = 0; i < def.input_arg_size(); ++i) {
@@ -221,6 +350,7 @@ class ApplyOp : public OpKernel {
     constexpr DataType kType = DataTypeToEnum<T>::value;
     Operands<T, kNumVars, kNumScalars> o;
     o.use_nesterov = use_nesterov_;
+    o.update_slots = update_slots_;
 
     // Values first (see the file comment), then the variables' locks.
     for (int k = 0; k < kNumScalars; ++k) {
@@ -258,9 +388,9 @@ class ApplyOp : public OpKernel {
       for (int k = 0; k < kNumVars; ++k) {
         Var* var = vars[k];
         OP_REQUIRES(ctx, var->initialized(),
-                    absl::FailedPreconditionError(absl::StrCat(
-                        "variable '", var->name(), "' ('", arg_names_[k],
-                        "') is not initialized; run its initializer first")));
+                    UninitializedValueError(
+                        var->name(),
+                        absl::StrCat("input '", arg_names_[k], "'")));
         OP_REQUIRES(ctx, var->value()->shape() == shape,
                     absl::InvalidArgumentError(absl::StrCat(
                         "variable '", var->name(), "' ('", arg_names_[k],
@@ -338,6 +468,7 @@ class ApplyOp : public OpKernel {
   }
 
   bool use_nesterov_ = false;
+  bool update_slots_ = true;
   bool is_ref_ = true;
   std::vector<std::string> arg_names_;
 };
@@ -355,7 +486,11 @@ class ApplyOp : public OpKernel {
   DFLOW_REGISTER_APPLY("ApplyGradientDescent", Algorithm::kGradientDescent, \
                        T);                                                  \
   DFLOW_REGISTER_APPLY("ApplyMomentum", Algorithm::kMomentum, T);           \
-  DFLOW_REGISTER_APPLY("ApplyAdam", Algorithm::kAdam, T)
+  DFLOW_REGISTER_APPLY("ApplyAdam", Algorithm::kAdam, T);                   \
+  DFLOW_REGISTER_APPLY("ApplyAdagrad", Algorithm::kAdagrad, T);             \
+  DFLOW_REGISTER_APPLY("ApplyAdagradV2", Algorithm::kAdagradV2, T);         \
+  DFLOW_REGISTER_APPLY("ApplyRMSProp", Algorithm::kRMSProp, T);             \
+  DFLOW_REGISTER_APPLY("ApplyCenteredRMSProp", Algorithm::kCenteredRMSProp, T)
 
 DFLOW_REGISTER_APPLY_ALL(float);
 DFLOW_REGISTER_APPLY_ALL(double);

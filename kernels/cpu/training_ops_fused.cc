@@ -43,10 +43,7 @@ class FusedMatMulApplyGradientDescentOp : public OpKernel {
     OP_REQUIRES(ctx, var != nullptr,
                 absl::InternalError("input 'var' is not a variable"));
     std::lock_guard<std::mutex> lock(var->mu());
-    OP_REQUIRES(ctx, var->initialized(),
-                absl::FailedPreconditionError(absl::StrCat(
-                    "variable '", var->name(),
-                    "' is not initialized; run its initializer first")));
+    OP_REQUIRES(ctx, var->initialized(), UninitializedValueError(var->name()));
     Tensor* value = var->value();
     OP_REQUIRES(ctx, value->shape() == TensorShape({m, n}),
                 absl::InvalidArgumentError(absl::StrCat(

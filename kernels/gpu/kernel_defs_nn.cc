@@ -38,6 +38,18 @@ const bool kRegistered = [] {
   Define(Gpu("SparseSoftmaxCrossEntropyWithLogits")
              .TypeConstraint("T", GpuFloat())
              .TypeConstraint("Tlabels", {DT_INT32, DT_INT64}));
+  // Batch normalization (TensorFlow's cuDNN kernels). Definitions only:
+  // no CUDA implementation yet, so a session with real GPUs runs them on
+  // the CPU under soft placement.
+  Define(Gpu("FusedBatchNorm").TypeConstraint("T", {DT_FLOAT}));
+  Define(Gpu("FusedBatchNormGrad").TypeConstraint("T", {DT_FLOAT}));
+  for (const char* op : {"FusedBatchNormV2", "FusedBatchNormV3",
+                         "FusedBatchNormGradV2", "FusedBatchNormGradV3"}) {
+    Define(Gpu(op)
+               .TypeConstraint("T", {DT_HALF, DT_BFLOAT16, DT_FLOAT})
+               .TypeConstraint("U", {DT_FLOAT}));
+  }
+  // InTopKV2 (TensorFlow's GPU kernel; definition only, see above).
   return true;
 }();
 

@@ -36,6 +36,38 @@ const bool kRegistered = [] {
                .HostMemory("resource"));
   }
 
+  // Whether a variable is initialized: the answer is a host bool.
+  Define(Gpu("IsVariableInitialized")
+             .TypeConstraint("dtype", var_types)
+             .HostMemory("is_initialized"));
+  Define(Gpu("VarIsInitializedOp")
+             .HostMemory("resource")
+             .HostMemory("is_initialized"));
+
+  // Rows of variables (TensorFlow's resource_variable_ops.cc and
+  // scatter_op.cc): indices are device tensors, the handle a host value.
+  // Definitions only: no CUDA implementation yet, so a session with real
+  // GPUs places these on the CPU under soft placement (they are off the
+  // hot path: embedding lookups and sparse updates of small tables).
+  const Types index_types = {DT_INT32, DT_INT64};
+  const Types scatter_types = Concat({GpuFloat(), Complex(), {DT_INT64}});
+  Define(Gpu("ResourceGather")
+             .TypeConstraint("dtype", Concat({GpuAll(), {DT_INT64}}))
+             .TypeConstraint("Tindices", index_types)
+             .HostMemory("resource"));
+  for (const char* op :
+       {"ResourceScatterAdd", "ResourceScatterSub", "ResourceScatterUpdate"}) {
+    Define(Gpu(op)
+               .TypeConstraint("dtype", scatter_types)
+               .TypeConstraint("Tindices", index_types)
+               .HostMemory("resource"));
+  }
+  for (const char* op : {"ScatterAdd", "ScatterSub", "ScatterUpdate"}) {
+    Define(Gpu(op)
+               .TypeConstraint("T", scatter_types)
+               .TypeConstraint("Tindices", index_types));
+  }
+
   // Random numbers generated on the device; the output shape is read on
   // the host.
   for (const char* op :

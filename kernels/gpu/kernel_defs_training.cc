@@ -35,6 +35,45 @@ const bool kRegistered = [] {
              .HostMemory("var")
              .HostMemory("m")
              .HostMemory("v"));
+
+  // Adagrad and RMSProp: TensorFlow's GPU list for them lacks bfloat16.
+  // Definitions only (no CUDA implementation yet): a session with real GPUs
+  // runs them on the CPU under soft placement.
+  const Types adagrad_types = {DT_HALF,      DT_FLOAT,     DT_DOUBLE,
+                               DT_COMPLEX64, DT_COMPLEX128};
+  for (const char* op : {"ApplyAdagrad", "ApplyAdagradV2", "ApplyRMSProp",
+                         "ApplyCenteredRMSProp"}) {
+    Define(Gpu(op).TypeConstraint("T", adagrad_types));
+  }
+  Define(Gpu("ResourceApplyAdagrad")
+             .TypeConstraint("T", adagrad_types)
+             .HostMemory("var")
+             .HostMemory("accum"));
+  Define(Gpu("ResourceApplyAdagradV2")
+             .TypeConstraint("T", adagrad_types)
+             .HostMemory("var")
+             .HostMemory("accum"));
+  Define(Gpu("ResourceApplyRMSProp")
+             .TypeConstraint("T", adagrad_types)
+             .HostMemory("var")
+             .HostMemory("ms")
+             .HostMemory("mom"));
+  Define(Gpu("ResourceApplyCenteredRMSProp")
+             .TypeConstraint("T", adagrad_types)
+             .HostMemory("var")
+             .HostMemory("mg")
+             .HostMemory("ms")
+             .HostMemory("mom"));
+  // Of the sparse updates TensorFlow runs only Adagrad on GPUs.
+  const Types sparse_types = {DT_HALF, DT_FLOAT, DT_DOUBLE};
+  Define(Gpu("SparseApplyAdagrad")
+             .TypeConstraint("T", sparse_types)
+             .TypeConstraint("Tindices", {DT_INT32, DT_INT64}));
+  Define(Gpu("ResourceSparseApplyAdagrad")
+             .TypeConstraint("T", sparse_types)
+             .TypeConstraint("Tindices", {DT_INT32, DT_INT64})
+             .HostMemory("var")
+             .HostMemory("accum"));
   return true;
 }();
 

@@ -154,9 +154,7 @@ class AssignUpdateGpuOp : public OpKernel {
       std::lock_guard<std::mutex> lock(var->mu());
       Tensor* value = var->value();
       OP_REQUIRES(ctx, var->initialized(),
-                  absl::FailedPreconditionError(absl::StrCat(
-                      "variable '", var->name(),
-                      "' is not initialized; run its initializer first")));
+                  UninitializedValueError(var->name()));
       OP_REQUIRES(ctx, value->shape() == delta.shape(),
                   absl::InvalidArgumentError(absl::StrCat(
                       "variable '", var->name(), "' has shape ",
@@ -210,10 +208,7 @@ class ReadVariableGpuOp : public OpKernel {
                 absl::InternalError("the resource input is not a variable"));
     Tensor value = var->Read();
     OP_REQUIRES(ctx, value.dtype() == var->dtype(),
-                absl::FailedPreconditionError(absl::StrCat(
-                    "variable '", var->name(),
-                    "' is read before it is initialized; run its initializer "
-                    "first")));
+                UninitializedValueError(var->name()));
     OP_REQUIRES(
         ctx, value.dtype() == output_type(0),
         absl::InvalidArgumentError(absl::StrCat(

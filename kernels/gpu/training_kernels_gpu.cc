@@ -136,9 +136,9 @@ class ApplyGpuOp : public OpKernel {
       for (int k = 0; k < layout.num_vars; ++k) {
         Var* var = vars[k];
         OP_REQUIRES(ctx, var->initialized(),
-                    absl::FailedPreconditionError(absl::StrCat(
-                        "variable '", var->name(), "' ('", arg_names_[k],
-                        "') is not initialized; run its initializer first")));
+                    UninitializedValueError(
+                        var->name(),
+                        absl::StrCat("input '", arg_names_[k], "'")));
         OP_REQUIRES(ctx, var->value()->shape() == shape,
                     absl::InvalidArgumentError(absl::StrCat(
                         "variable '", var->name(), "' ('", arg_names_[k],

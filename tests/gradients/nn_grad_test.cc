@@ -728,3 +728,49 @@ TEST(NnGradTest, SeedMlpLoss) {
 
 }  // namespace
 }  // namespace dflow
+
+namespace dflow {
+namespace {
+
+// FusedBatchNormV3 (float only, as TensorFlow's): the gradient with
+// respect to x, scale and offset, in training (through the batch
+// statistics) and inference, NHWC and NCHW; it builds one
+// FusedBatchNormGradV3.
+TEST(NnGradTest, FusedBatchNormV3) {
+  for (const char* format : {"NHWC", "NCHW"}) {
+    for (bool training : {true, false}) {
+      const std::string what =
+          absl::StrCat("FusedBatchNormV3 ", format, training ? " train" : "");
+      Scope root = Scope::NewRootScope();
+      const TensorShape xs = std::string(format) == "NHWC"
+                                 ? TensorShape({2, 3, 2, 3})
+                                 : TensorShape({2, 3, 3, 2});
+      Output x = Feed(root, xs, DT_FLOAT);
+      Output scale = Feed(root, {3}, DT_FLOAT);
+      Output offset = Feed(root, {3}, DT_FLOAT);
+      Output mean = ops::Const(root, Tensor::FromVector<float>({0.1f, -0.2f, 0.3f}));
+      Output var = ops::Const(root, Tensor::FromVector<float>({0.5f, 1.5f, 1.0f}));
+      OutputList bn = ops::FusedBatchNormV3(
+          root, x, scale, offset, mean, var,
+          ops::FusedBatchNormAttrs().DataFormat(format).IsTraining(training));
+      ASSERT_TRUE(root.ok()) << root.status();
+      auto result = CheckGradients(
+          root, {x, scale, offset},
+          {Random(xs, 1, DT_FLOAT), Random({3}, 2, DT_FLOAT),
+           Random({3}, 3, DT_FLOAT)},
+          {bn[0]});
+      ASSERT_TRUE(result.ok()) << what << ": " << result.status();
+      EXPECT_LT(result->max_error, 1e-2 * (1 + result->max_numeric))
+          << what << ": worst " << result->worst_entry;
+      EXPECT_GT(result->max_numeric, 0) << what;
+      int grads = 0;
+      for (const std::string& t : GradientOpTypes(root)) {
+        grads += t == "FusedBatchNormGradV3";
+      }
+      EXPECT_EQ(grads, 1) << what;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace dflow

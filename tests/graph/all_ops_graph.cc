@@ -58,6 +58,66 @@ void BuildGraphWithEveryOp(const Scope& root) {
                          1e-3f, 0.9f, 0.999f, 1e-7f, update,
                          ops::ResourceApplyAdamAttrs().UseNesterov(true));
 
+  ops::ApplyAdagrad(opt, counter, slot_m, 0.1f, 1.0f);
+  ops::ApplyAdagradV2(opt, counter, slot_m, 0.1f, 1e-7f, 1.0f);
+  ops::ApplyRMSProp(opt, counter, slot_m, slot_v, 0.1f, 0.9f, 0.0f, 1e-7f,
+                    1.0f);
+  ops::ApplyCenteredRMSProp(opt, counter, slot_m, slot_v, slot_v, 0.1f, 0.9f,
+                            0.0f, 1e-7f, 1.0f);
+  ops::ResourceApplyAdagrad(opt, handle, accum_handle, 0.1f, update);
+  ops::ResourceApplyAdagradV2(opt, handle, accum_handle, 0.1f, 1e-7f, update);
+  ops::ResourceApplyRMSProp(opt, handle, accum_handle, accum_handle, 0.1f,
+                            0.9f, 0.0f, 1e-7f, update);
+  ops::ResourceApplyCenteredRMSProp(opt, handle, accum_handle, accum_handle,
+                                    accum_handle, 0.1f, 0.9f, 0.0f, 1e-7f,
+                                    update);
+  // Sparse updates and row access of an embedding table, both kinds.
+  Output table = ops::Variable(opt.WithOpName("table"),
+                               TensorShape({1024, 10}), DT_FLOAT);
+  Output table_slot = ops::Variable(opt.WithOpName("table_slot"),
+                                    TensorShape({1024, 10}), DT_FLOAT);
+  Output table_slot2 = ops::Variable(opt.WithOpName("table_slot2"),
+                                     TensorShape({1024, 10}), DT_FLOAT);
+  Output rows = ops::Const(opt, Tensor::FromVector<int32_t>({0, 3}));
+  Output row_grad = ops::Fill(opt, {2, 10}, 0.5f);
+  ops::SparseApplyAdagrad(opt, table, table_slot, 0.1f, row_grad, rows);
+  ops::SparseApplyMomentum(opt, table, table_slot, 0.1f, row_grad, rows, 0.9f);
+  ops::SparseApplyRMSProp(opt, table, table_slot, table_slot2, 0.1f, 0.9f,
+                          0.0f, 1e-7f, row_grad, rows);
+  ops::ResourceSparseApplyAdagrad(opt, handle, accum_handle, 0.1f, row_grad,
+                                  rows);
+  ops::ResourceSparseApplyMomentum(opt, handle, accum_handle, 0.1f, row_grad,
+                                   rows, 0.9f);
+  ops::ResourceSparseApplyRMSProp(opt, handle, accum_handle, accum_handle,
+                                  0.1f, 0.9f, 0.0f, 1e-7f, row_grad, rows);
+  ops::ResourceGather(opt, handle, rows, DT_FLOAT);
+  ops::ResourceScatterAdd(opt, handle, rows, row_grad);
+  ops::ResourceScatterSub(opt, handle, rows, row_grad);
+  ops::ResourceScatterUpdate(opt, handle, rows, row_grad);
+  ops::ScatterAdd(opt, table, rows, row_grad);
+  ops::ScatterSub(opt, table, rows, row_grad);
+  ops::ScatterUpdate(opt, table, rows, row_grad);
+  ops::IsVariableInitialized(opt, table);
+  ops::VarIsInitializedOp(opt, handle);
+
+  // Summaries.
+  Scope summaries = s.NewSubScope("summaries");
+  Output scalar_sum = ops::ScalarSummary(summaries, Tensor::Scalar("loss"), 1.0f);
+  Output histo_sum =
+      ops::HistogramSummary(summaries, Tensor::Scalar("w"), w);
+  ops::MergeSummary(summaries, {scalar_sum, histo_sum});
+
+  // Batch normalization, every version, and its gradients.
+  Scope bn = s.NewSubScope("batch_norm");
+  Output bn_x = ops::Fill(bn, {2, 4, 4, 3}, 1.0f);
+  Output bn_c = ops::Fill(bn, {3}, 1.0f);
+  OutputList bn3 = ops::FusedBatchNormV3(bn, bn_x, bn_c, bn_c, bn_c, bn_c);
+  ops::FusedBatchNormGradV3(bn, bn_x, bn_x, bn_c, bn3[3], bn3[4], bn3[5]);
+  OutputList bn2 = ops::FusedBatchNormV2(bn, bn_x, bn_c, bn_c, bn_c, bn_c);
+  ops::FusedBatchNormGradV2(bn, bn_x, bn_x, bn_c, bn2[3], bn2[4]);
+  OutputList bn1 = ops::FusedBatchNorm(bn, bn_x, bn_c, bn_c, bn_c, bn_c);
+  ops::FusedBatchNormGrad(bn, bn_x, bn_x, bn_c, bn1[3], bn1[4]);
+
   // CIFAR-10-style convolutional layers.
   Scope conv = s.NewSubScope("conv");
   Output c = ops::Conv2D(conv, frozen, filter, {1, 1, 1, 1}, "SAME");

@@ -305,7 +305,7 @@ TEST(TrainingOpsKernelTest, UninitializedVariablesAreNamed) {
         EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
         EXPECT_THAT(std::string(s.message()),
                     AllOf(HasSubstr("'train'"),
-                          HasSubstr(absl::StrCat("variable '", name, "'")),
+                          HasSubstr(absl::StrCat("Attempting to use uninitialized value ", name)),
                           HasSubstr("run its initializer first")));
         // Nothing changed.
         for (int k = 0; k < num_vars; ++k) {

@@ -3,6 +3,7 @@
 // implementations, and fake GPUs running CPU kernels.
 #include "runtime/kernel_registry.h"
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "graph/op_registry.h"
@@ -48,23 +49,33 @@ TEST(KernelRegistryTest, EveryDefinitionIsConsistentWithItsOp) {
   EXPECT_TRUE(s.ok()) << s.message();
 }
 
-// Every op dflow declares has a GPU kernel in TensorFlow (for some dtypes),
-// so every one has a GPU definition here; test ops are exempt, and so are
-// the CPU fusions' ops, which their passes create only on CPU partitions
-// (compiler/fuse_matmul_bias.h, compiler/fuse_elementwise.h).
+// Every op dflow declares that has a GPU kernel in TensorFlow (for some
+// dtypes) has a GPU definition here; test ops are exempt, and so are the
+// CPU fusions' ops, which their passes create only on CPU partitions
+// (compiler/fuse_matmul_bias.h, compiler/fuse_elementwise.h), and the ops
+// TensorFlow registers on the CPU only (listed).
 TEST(KernelRegistryTest, EveryDeclaredOpHasAGpuDefinition) {
   int checked = 0;
   for (const OpRegistration* reg : OpRegistry::Global()->AllOps()) {
     const std::string& op = reg->op_def.name();
     if (op.rfind("Test", 0) == 0) continue;
     if (op == "_FusedMatMul" || op == "_FusedElementwise") continue;
-    // Checkpoint and file-name string ops run on CPU only, in TensorFlow as
-    // here (graph/ops/io_ops.h). VarIsInitializedOp has a GPU kernel in
-    // TensorFlow that dflow does not define yet.
-    if (op == "SaveV2" || op == "RestoreV2" || op == "MergeV2Checkpoints" ||
-        op == "ShardedFilename" || op == "ShardedFilespec" ||
-        op == "StringJoin" || op == "StaticRegexFullMatch" ||
-        op == "VarIsInitializedOp") {
+    // CPU-only in TensorFlow 2.21 as here: the checkpoint and file-name
+    // string ops (graph/ops/io_ops.h), StaticRegexFullMatch, the summaries,
+    // and the sparse Momentum and RMSProp updates (of the sparse optimizers
+    // only Adagrad has GPU kernels).
+    static const auto* const kCpuOnly = new absl::flat_hash_set<std::string>{
+        "SaveV2",           "RestoreV2",
+        "MergeV2Checkpoints", "ShardedFilename",
+        "ShardedFilespec",  "StringJoin",
+        "StaticRegexFullMatch", "ScalarSummary",
+        "HistogramSummary", "MergeSummary",
+        "SparseApplyMomentum", "SparseApplyRMSProp",
+        "ResourceSparseApplyMomentum", "ResourceSparseApplyRMSProp"};
+    if (kCpuOnly->count(op) > 0) {
+      for (const KernelDef& def : Registry()->DefinitionsForOp(op)) {
+        EXPECT_NE(def.device_type, kDeviceGpu) << op << " is CPU-only in TF";
+      }
       continue;
     }
     bool gpu = false;
