@@ -125,7 +125,7 @@ int Main(int argc, char** argv) {
   std::sort(times.begin(), times.end());
   std::printf("load_first_step_ms=%.3f step_ms=%.4f loss=%.6g\n",
               load_first_step_ms, times[times.size() / 2],
-              out[0].flat<float>()(0));
+              out[0].flat<float>()[0]);
   return 0;
 }
 

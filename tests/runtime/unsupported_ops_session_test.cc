@@ -117,8 +117,8 @@ TEST(UnsupportedOpsSessionTest, GraphLoadsAndRunsWhatDoesNotReachThem) {
   std::vector<Tensor> out;
   ASSERT_TRUE(session->Run({}, {"loss"}, {}, &out).ok());
   ASSERT_EQ(out.size(), 1u);
-  EXPECT_FLOAT_EQ(out[0].flat<float>()(0), 3.0f);
-  EXPECT_FLOAT_EQ(out[0].flat<float>()(1), -4.0f);
+  EXPECT_FLOAT_EQ(out[0].flat<float>()[0], 3.0f);
+  EXPECT_FLOAT_EQ(out[0].flat<float>()[1], -4.0f);
 }
 
 TEST(UnsupportedOpsSessionTest, FetchReachingAnUnknownOpNamesNodeAndOp) {
@@ -146,7 +146,7 @@ TEST(UnsupportedOpsSessionTest, FeedingTheUnknownOpsOutputCutsItOff) {
       {{"fancy", Tensor::FromVector<float>({7, 8}, TensorShape({2}))}},
       {"fancy_out"}, {}, &out);
   ASSERT_TRUE(s.ok()) << s;
-  EXPECT_FLOAT_EQ(out[0].flat<float>()(1), 8.0f);
+  EXPECT_FLOAT_EQ(out[0].flat<float>()[1], 8.0f);
 }
 
 TEST(UnsupportedOpsSessionTest, AttrUnknownToDflowIsReportedWhenReached) {

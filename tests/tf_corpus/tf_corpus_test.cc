@@ -228,7 +228,7 @@ TEST_P(TfCorpusTrainingTest, InitializesAndTrainsWithTensorFlowsLosses) {
     for (int i = 0; i < ref.steps && step.ok(); ++i) {
       std::vector<Tensor> out;
       step = (*session)->Run(feeds, {ref.loss}, {ref.train}, &out);
-      if (step.ok()) losses.push_back(out[0].flat<float>()(0));
+      if (step.ok()) losses.push_back(out[0].flat<float>()[0]);
     }
     ASSERT_TRUE(OnlyLaterIssuesBlock(step));
     if (!step.ok()) {
