@@ -84,6 +84,21 @@ absl::StatusOr<const Node*> FindOutput(const Graph& g, absl::string_view what,
 
 std::string ArgName(int i) { return absl::StrCat("_arg_", i); }
 
+// The error of a run that reaches stand-ins: the first one's reason, then
+// how many nodes of which ops the run would need.
+absl::Status UnsupportedReached(const Node& first,
+                                const std::map<std::string, int>& count_by_op) {
+  std::vector<std::string> counts;
+  for (const auto& [op, count] : count_by_op) {
+    counts.push_back(absl::StrCat(op, " x", count));
+  }
+  return absl::UnimplementedError(absl::StrCat(
+      first.unsupported().message(),
+      ". This run reaches nodes dflow cannot run (", absl::StrJoin(counts, ", "),
+      "); feed their outputs or leave them out of the run's fetches and "
+      "targets (`dflow inspect` lists every unsupported op of a graph)"));
+}
+
 // Unimplemented when a kept node is a stand-in for an op or attrs dflow
 // lacks (graph/graph_def_import.h): the first such node's reason, and how
 // many nodes of which ops this run would need.
@@ -97,15 +112,7 @@ absl::Status CheckReachedNodesSupported(const Graph& graph,
     ++count_by_op[n->op()];
   }
   if (first == nullptr) return absl::OkStatus();
-  std::vector<std::string> counts;
-  for (const auto& [op, count] : count_by_op) {
-    counts.push_back(absl::StrCat(op, " x", count));
-  }
-  return absl::UnimplementedError(absl::StrCat(
-      first->unsupported().message(),
-      ". This run reaches nodes dflow cannot run (", absl::StrJoin(counts, ", "),
-      "); feed their outputs or leave them out of the run's fetches and "
-      "targets (`dflow inspect` lists every unsupported op of a graph)"));
+  return UnsupportedReached(*first, count_by_op);
 }
 
 }  // namespace
@@ -146,7 +153,16 @@ absl::StatusOr<PrunedGraph> PruneGraph(const Graph& graph,
   for (size_t i = 0; i < request.fetches.size(); ++i) {
     absl::StatusOr<const Node*> n =
         FindOutput(graph, "fetch", request.fetches[i], &fetch_ids[i]);
-    if (!n.ok()) return n.status();
+    if (!n.ok()) {
+      // A stand-in knows only the outputs its neighbours read: fetching
+      // another one fails for the stand-in's reason, not for the index.
+      const std::string& fetch = request.fetches[i];
+      const Node* named = graph.FindNode(fetch.substr(0, fetch.rfind(':')));
+      if (named != nullptr && named->IsUnsupported()) {
+        return UnsupportedReached(*named, {{named->op(), 1}});
+      }
+      return n.status();
+    }
     if (feed_of(*n, fetch_ids[i].index) < 0) {
       stack.push_back(*n);
     }

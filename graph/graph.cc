@@ -273,7 +273,11 @@ absl::StatusOr<const Edge*> Graph::AddEdge(Node* src, int src_output, Node* dst,
   }
   const DataType from = src->output_type(src_output);
   const DataType to = dst->input_type(dst_input);
-  if (!TypesCompatible(from, to)) {
+  // Between stand-ins a dtype may be unknown (DT_INVALID): nobody said.
+  const bool unknown_at_stand_in =
+      (from == DT_INVALID || to == DT_INVALID) &&
+      (src->IsUnsupported() || dst->IsUnsupported());
+  if (!unknown_at_stand_in && !TypesCompatible(from, to)) {
     return absl::InvalidArgumentError(
         absl::StrCat(NodeLabel(dst->def()), ": input '",
                      InputArgName(dst->def(), dst->op_def(), dst_input),

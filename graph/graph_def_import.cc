@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <optional>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -120,9 +121,37 @@ absl::Status AddStandIns(const GraphDef& def, const ImportOptions& options,
       }
     }
   }
+  // An op dflow has, refused for its attrs: its schema still says what it
+  // takes and gives (when the attrs that decide the dtypes are fine).
+  std::vector<std::optional<std::vector<DataType>>> schema_inputs(
+      unsupported.size());
+  for (int u = 0; u < static_cast<int>(unsupported.size()); ++u) {
+    absl::StatusOr<const OpRegistration*> reg =
+        graph->registry()->LookUp(unsupported[u].def.op());
+    std::vector<DataType> inputs, outputs;
+    if (reg.ok() &&
+        InOutTypesForNode(unsupported[u].def, (*reg)->op_def, &inputs,
+                          &outputs)
+            .ok() &&
+        outputs.size() >= out_types[u].size()) {
+      schema_inputs[u] = std::move(inputs);
+      out_types[u] = std::move(outputs);
+    }
+  }
   for (int u = 0; u < static_cast<int>(unsupported.size()); ++u) {
     Unsupported& node = unsupported[u];
     const NodeDef& original = def.node(node.index);
+    if (schema_inputs[u].has_value()) {
+      absl::StatusOr<Node*> n = graph->AddUnsupportedNode(
+          node.def, *schema_inputs[u], out_types[u], node.why);
+      if (!n.ok()) {
+        report(n.status());
+        if (first_error.ok()) first_error = n.status();
+        continue;
+      }
+      nodes[node.index] = *n;
+      continue;
+    }
     std::vector<DataType> in_types;
     for (int k = 0; k < original.input_size(); ++k) {
       InputRef ref;
@@ -145,7 +174,7 @@ absl::Status AddStandIns(const GraphDef& def, const ImportOptions& options,
       in_types.push_back(t);
     }
     absl::StatusOr<Node*> n = graph->AddUnsupportedNode(
-        node.def, std::move(in_types), std::move(out_types[u]), node.why);
+        node.def, std::move(in_types), out_types[u], node.why);
     if (!n.ok()) {
       report(n.status());
       if (first_error.ok()) first_error = n.status();

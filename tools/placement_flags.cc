@@ -2,6 +2,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "compiler/lower_functional_if.h"
 #include "graph/graph_def_import.h"
 #include "runtime/placement_bridge.h"
 
@@ -51,6 +52,15 @@ absl::StatusOr<PlacementRecord> ImportAndPlace(const GraphDef& def,
                                                Graph* graph) {
   if (absl::Status s = ImportGraphDef(def, ImportOptions(), graph); !s.ok()) {
     return s;
+  }
+  // As a session does before placing: functional If nodes become Switch and
+  // Merge (each keeps its name, so the log still lists it).
+  OptimizationOptions optimization;
+  PassContext context;
+  context.options = &optimization;
+  if (absl::StatusOr<PassResult> lowered = LowerFunctionalIf(context, graph);
+      !lowered.ok()) {
+    return lowered.status();
   }
   RegistryKernelQuery kernels;
   return PlaceGraph(graph, flags.devices, kernels, flags.options);

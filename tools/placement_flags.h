@@ -36,7 +36,8 @@ struct PlacementFlags {
 absl::StatusOr<PlacementFlags> ParsePlacementFlags(const CliArgs& cli,
                                                    absl::string_view verb);
 
-// Imports `def` into `graph` (which must be empty) and places it on
+// Imports `def` into `graph` (which must be empty), lowers its functional
+// If nodes as sessions do (compiler/lower_functional_if.h) and places it on
 // `flags.devices` with the kernel registry's answers.
 absl::StatusOr<PlacementRecord> ImportAndPlace(const GraphDef& def,
                                                const PlacementFlags& flags,

@@ -225,14 +225,41 @@ void BuildGraphWithEveryOp(const Scope& root) {
   ops::Select(lg, both, h, f);
   ops::SelectV2(lg, ops::Greater(lg, mean, 0.5f), h, 0.0f);
 
+  // Checkpoint ops (graph/ops/io_ops.h).
+  Scope io = s.NewSubScope("io");
+  Output prefix = ops::Const(io, "/tmp/model");
+  Output names = ops::Const(
+      io, Tensor::FromVector<std::string>({"h"}, TensorShape({1})));
+  Output slices = ops::Const(
+      io, Tensor::FromVector<std::string>({""}, TensorShape({1})));
+  ops::SaveV2(io, prefix, names, slices, {h});
+  ops::RestoreV2(io, prefix, names, slices, {DT_FLOAT});
+  Output shard = ops::ShardedFilename(io, prefix, 0, 2);
+  ops::StringJoin(io, {prefix, shard}, "_");
+  OpBuilder(io, "ShardedFilespec").Input(prefix).Input(2).Finalize();
+  OpBuilder(io, "MergeV2Checkpoints").Input(names).Input(prefix).Finalize();
+
+  // Conditionals (graph/ops/control_flow_ops.h). If and StatelessIf name
+  // library functions, and _ToBool is their lowering's helper: see
+  // tests/runtime/tf_cond_test and all_ops_roundtrip_test.
+  Scope cf = s.NewSubScope("control_flow");
+  Output branch = ops::Const(cf, true);
+  Operation sw = OpBuilder(cf, "Switch").Input(h).Input(branch).Finalize();
+  OpBuilder(cf, "Merge").InputList({sw.output(0), sw.output(1)}).Finalize();
+  Operation ref_sw =
+      OpBuilder(cf, "RefSwitch").Input(counter).Input(branch).Finalize();
+  OpBuilder(cf, "RefMerge")
+      .InputList({ref_sw.output(0), ref_sw.output(1)})
+      .Finalize();
+
   // Index ops.
   Scope ix = s.NewSubScope("index");
   Output ids = ops::Const(ix, {0, 2, 1});
-  Output rows = ops::GatherV2(ix, h, ids, 0);
+  Output gathered = ops::GatherV2(ix, h, ids, 0);
   ops::Gather(ix, h, ids);
-  ops::UnsortedSegmentSum(ix, rows, ids, 3);
+  ops::UnsortedSegmentSum(ix, gathered, ids, 3);
   ops::DynamicStitch(ix, {ids, ops::Const(ix, {3, 4})},
-                     {rows, ops::Slice(ix, h, {0, 0}, {2, -1})});
+                     {gathered, ops::Slice(ix, h, {0, 0}, {2, -1})});
   ops::Unique(ix, labels);
   ops::Where(ix, both);
   ops::TopKV2(ix, h, 3);

@@ -128,8 +128,9 @@ TEST(MatMulKernelTest, HalfAndBfloat16AccumulateInFloat) {
 }
 
 TEST(MatMulKernelTest, Integers) {
-  for (DataType dtype : {DT_INT8, DT_INT16, DT_INT32, DT_INT64, DT_UINT8,
-                         DT_UINT16, DT_UINT32, DT_UINT64}) {
+  // TensorFlow 2.21's MatMul has no int8/int16 (nor does dflow's schema).
+  for (DataType dtype : {DT_INT32, DT_INT64, DT_UINT8, DT_UINT16, DT_UINT32,
+                         DT_UINT64}) {
     for (bool ta : {false, true}) {
       for (bool tb : {false, true}) {
         SCOPED_TRACE(testing::Message()
@@ -168,12 +169,12 @@ TEST(MatMulKernelTest, IntegerOverflowWraps) {
   }
   {
     Scope root = Scope::NewRootScope();
-    Output y = MatMulNode(root, DT_INT8, false, true);
+    Output y = MatMulNode(root, DT_UINT8, false, true);
     auto out =
-        RunKernel(y.node(), {Tensor::FromVector<int8_t>({100, 100}, {1, 2}),
-                             Tensor::FromVector<int8_t>({2, 2}, {1, 2})});
+        RunKernel(y.node(), {Tensor::FromVector<uint8_t>({100, 100}, {1, 2}),
+                             Tensor::FromVector<uint8_t>({2, 2}, {1, 2})});
     ASSERT_TRUE(out.ok()) << out.status();
-    EXPECT_EQ((*out)[0].data<int8_t>()[0], static_cast<int8_t>(400 - 512));
+    EXPECT_EQ((*out)[0].data<uint8_t>()[0], static_cast<uint8_t>(400 - 256));
   }
   {
     Scope root = Scope::NewRootScope();

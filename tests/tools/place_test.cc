@@ -202,10 +202,19 @@ TEST(PlaceTest, UnreadableOrInvalidGraphExitsOne) {
   EXPECT_EQ(r.err.rfind("error: ", 0), 0u) << r.err;
 
   const std::string bad = TempPath("bad.pbtxt");
-  std::ofstream(bad) << "node { name: \"m\" op: \"FrobnicateV7\" }\n";
+  std::ofstream(bad) << "node { name: \"m\" op: \"NoOp\" input: \"^ghost\" }\n";
   r = Place({"--graph", bad});
   EXPECT_EQ(r.rc, 1);
-  EXPECT_THAT(r.err, AllOf(HasSubstr("error: "), HasSubstr("FrobnicateV7")));
+  EXPECT_THAT(r.err, AllOf(HasSubstr("error: "), HasSubstr("ghost")));
+
+  // An op dflow lacks is no error of the graph: it is placed where its
+  // requests say, as TensorFlow would place it.
+  const std::string unknown = TempPath("unknown.pbtxt");
+  std::ofstream(unknown)
+      << "node { name: \"m\" op: \"FrobnicateV7\" device: \"/cpu:0\" }\n";
+  r = Place({"--graph", unknown});
+  EXPECT_EQ(r.rc, 0) << r.err;
+  EXPECT_THAT(r.out, HasSubstr("FrobnicateV7"));
 }
 
 TEST(PlaceTest, HelpDescribesTheFlagsAndSimulatedDevices) {
