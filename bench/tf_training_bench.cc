@@ -95,6 +95,7 @@ int Main(int argc, char** argv) {
   }
   SessionOptions options;
   options.num_threads = threads;
+  options.allow_soft_placement = true;  // the towers ask for GPUs
   absl::StatusOr<std::unique_ptr<Session>> session =
       Session::Create(*def, options);
   if (!session.ok()) {

@@ -51,6 +51,7 @@ def main():
     with graph.as_default():
         tf.import_graph_def(graph_def, name="")
     config = v1.ConfigProto(
+        allow_soft_placement=True,  # the towers ask for GPUs
         intra_op_parallelism_threads=args.threads,
         inter_op_parallelism_threads=args.threads)
     sess = v1.Session(graph=graph, config=config)

@@ -94,7 +94,8 @@ absl::Status UnsupportedReached(const Node& first,
   }
   return absl::UnimplementedError(absl::StrCat(
       first.unsupported().message(),
-      ". This run reaches nodes dflow cannot run (", absl::StrJoin(counts, ", "),
+      ". This run reaches nodes dflow cannot run (",
+      absl::StrJoin(counts, ", "),
       "); feed their outputs or leave them out of the run's fetches and "
       "targets (`dflow inspect` lists every unsupported op of a graph)"));
 }

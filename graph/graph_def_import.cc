@@ -63,7 +63,8 @@ absl::Status SupportProblem(const NodeDef& nd, const OpRegistry& registry) {
   }
   for (const OpDef::AttrDef& attr : (*reg)->op_def.attr()) {
     auto it = nd.attr().find(attr.name());
-    if (it != nd.attr().end() && !AttrValueHasType(it->second, attr.type()).ok()) {
+    if (it != nd.attr().end() &&
+        !AttrValueHasType(it->second, attr.type()).ok()) {
       return absl::OkStatus();
     }
   }
@@ -90,10 +91,11 @@ struct Unsupported {
 // an input the dtype its source produces (DT_INVALID where no neighbour
 // says, i.e. between two stand-ins). Outputs run up to the highest index
 // any node reads. Returns the first error (each is also reported).
-absl::Status AddStandIns(const GraphDef& def, const ImportOptions& options,
-                 std::vector<Unsupported>& unsupported, Graph* graph,
-                 std::vector<Node*>& nodes,
-                 const std::function<void(const absl::Status&)>& report) {
+absl::Status AddStandIns(
+    const GraphDef& def, const ImportOptions& options,
+    std::vector<Unsupported>& unsupported, Graph* graph,
+    std::vector<Node*>& nodes,
+    const std::function<void(const absl::Status&)>& report) {
   absl::flat_hash_map<std::string, int> by_name;  // -> index in unsupported
   for (int u = 0; u < static_cast<int>(unsupported.size()); ++u) {
     by_name.emplace(unsupported[u].def.name(), u);
@@ -130,8 +132,7 @@ absl::Status AddStandIns(const GraphDef& def, const ImportOptions& options,
         graph->registry()->LookUp(unsupported[u].def.op());
     std::vector<DataType> inputs, outputs;
     if (reg.ok() &&
-        InOutTypesForNode(unsupported[u].def, (*reg)->op_def, &inputs,
-                          &outputs)
+        InOutTypesForNode(unsupported[u].def, (*reg)->op_def, &inputs, &outputs)
             .ok() &&
         outputs.size() >= out_types[u].size()) {
       schema_inputs[u] = std::move(inputs);

@@ -275,16 +275,15 @@ int InspectGraphFile(const std::string& path, const InspectOptions& options,
 
 int RunInspect(const std::vector<std::string>& args, std::ostream& out,
                std::ostream& err) {
-  CliArgs cli("inspect",
-              {{"graph",
-                "GraphDef (.pb/.pbtxt), MetaGraphDef (.meta) or SavedModel "
-                "(saved_model.pb or its directory); kind and encoding are "
-                "read from the content"},
-               {"brief", "only the summary and the validation result", true},
-               {"strict",
-                "exit 1 when a node's op (or attrs) dflow cannot run",
-                true},
-               {"max_errors", "validation errors to print", false, "100"}});
+  CliArgs cli(
+      "inspect",
+      {{"graph",
+        "GraphDef (.pb/.pbtxt), MetaGraphDef (.meta) or SavedModel "
+        "(saved_model.pb or its directory); kind and encoding are "
+        "read from the content"},
+       {"brief", "only the summary and the validation result", true},
+       {"strict", "exit 1 when a node's op (or attrs) dflow cannot run", true},
+       {"max_errors", "validation errors to print", false, "100"}});
   if (std::optional<int> done = cli.ParseVerb(
           args,
           "Usage: dflow inspect --graph FILE [--brief] [--strict]\n\n"

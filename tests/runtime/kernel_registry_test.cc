@@ -64,21 +64,28 @@ TEST(KernelRegistryTest, EveryDeclaredOpHasAGpuDefinition) {
     // string ops (graph/ops/io_ops.h), StaticRegexFullMatch, the summaries,
     // and the sparse Momentum and RMSProp updates (of the sparse optimizers
     // only Adagrad has GPU kernels).
-    static const auto* const kCpuOnly = new absl::flat_hash_set<std::string>{
-        "SaveV2",           "RestoreV2",
-        "MergeV2Checkpoints", "ShardedFilename",
-        "ShardedFilespec",  "StringJoin",
-        "StaticRegexFullMatch", "ScalarSummary",
-        "HistogramSummary", "MergeSummary",
-        "SparseApplyMomentum", "SparseApplyRMSProp",
-        "ResourceSparseApplyMomentum", "ResourceSparseApplyRMSProp"};
+    static const auto* const kCpuOnly =
+        new absl::flat_hash_set<std::string>{"SaveV2",
+                                             "RestoreV2",
+                                             "MergeV2Checkpoints",
+                                             "ShardedFilename",
+                                             "ShardedFilespec",
+                                             "StringJoin",
+                                             "StaticRegexFullMatch",
+                                             "ScalarSummary",
+                                             "HistogramSummary",
+                                             "MergeSummary",
+                                             "SparseApplyMomentum",
+                                             "SparseApplyRMSProp",
+                                             "ResourceSparseApplyMomentum",
+                                             "ResourceSparseApplyRMSProp"};
     // No GPU definition yet, though TensorFlow has one: conditionals
     // (Switch and Merge run on the CPU under soft placement until their GPU
     // kernels come; If/StatelessIf never reach placement, the
     // lower_functional_if pass replaces them, and _ToBool is its helper)
     // and Unique.
     static const auto* const kNoGpuYet = new absl::flat_hash_set<std::string>{
-        "Switch", "RefSwitch", "Merge",   "RefMerge",
+        "Switch", "RefSwitch",   "Merge",   "RefMerge",
         "If",     "StatelessIf", "_ToBool", "Unique"};
     if (kNoGpuYet->count(op) > 0) continue;
     if (kCpuOnly->count(op) > 0) {

@@ -23,13 +23,22 @@ constexpr char kGraph[] = R"pb(
   node {
     name: "w"
     op: "VariableV2"
-    attr { key: "dtype" value { type: DT_FLOAT } }
-    attr { key: "shape" value { shape { dim { size: 2 } } } }
+    attr {
+      key: "dtype"
+      value { type: DT_FLOAT }
+    }
+    attr {
+      key: "shape"
+      value { shape { dim { size: 2 } } }
+    }
   }
   node {
     name: "w/Initializer/value"
     op: "Const"
-    attr { key: "dtype" value { type: DT_FLOAT } }
+    attr {
+      key: "dtype"
+      value { type: DT_FLOAT }
+    }
     attr {
       key: "value"
       value {
@@ -47,22 +56,37 @@ constexpr char kGraph[] = R"pb(
     op: "Assign"
     input: "w"
     input: "w/Initializer/value"
-    attr { key: "T" value { type: DT_FLOAT } }
+    attr {
+      key: "T"
+      value { type: DT_FLOAT }
+    }
   }
   node {
     name: "w/read"
     op: "Identity"
     input: "w"
-    attr { key: "T" value { type: DT_FLOAT } }
+    attr {
+      key: "T"
+      value { type: DT_FLOAT }
+    }
   }
   node { name: "init" op: "NoOp" input: "^w/Assign" }
   node {
     name: "two"
     op: "Const"
-    attr { key: "dtype" value { type: DT_FLOAT } }
+    attr {
+      key: "dtype"
+      value { type: DT_FLOAT }
+    }
     attr {
       key: "value"
-      value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 2 } }
+      value {
+        tensor {
+          dtype: DT_FLOAT
+          tensor_shape {}
+          float_val: 2
+        }
+      }
     }
   }
   node {
@@ -70,32 +94,43 @@ constexpr char kGraph[] = R"pb(
     op: "Mul"
     input: "w/read"
     input: "two"
-    attr { key: "T" value { type: DT_FLOAT } }
+    attr {
+      key: "T"
+      value { type: DT_FLOAT }
+    }
   }
   node {
     name: "fancy"
     op: "FancyNewOp"
     input: "w/read"
-    attr { key: "T" value { type: DT_FLOAT } }
+    attr {
+      key: "T"
+      value { type: DT_FLOAT }
+    }
   }
   node {
     name: "fancy_out"
     op: "Identity"
     input: "fancy"
-    attr { key: "T" value { type: DT_FLOAT } }
+    attr {
+      key: "T"
+      value { type: DT_FLOAT }
+    }
   }
   node {
     name: "newer"
     op: "Identity"
     input: "w/read"
-    attr { key: "T" value { type: DT_FLOAT } }
-    attr { key: "attr_from_the_future" value { i: 3 } }
+    attr {
+      key: "T"
+      value { type: DT_FLOAT }
+    }
+    attr {
+      key: "attr_from_the_future"
+      value { i: 3 }
+    }
   }
-  node {
-    name: "train"
-    op: "NoOp"
-    input: "^fancy_out"
-  }
+  node { name: "train" op: "NoOp" input: "^fancy_out" }
 )pb";
 
 GraphDef Def() {

@@ -29,8 +29,8 @@ absl::StatusOr<CorpusReference> ReadReference(const std::string& dir,
     if (line.empty() || line[0] == '#') continue;
     std::vector<std::string> f = absl::StrSplit(line, ' ');
     auto bad = [&] {
-      return absl::InvalidArgumentError(
-          absl::StrCat(path, ":", line_number, ": malformed line '", line, "'"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          path, ":", line_number, ": malformed line '", line, "'"));
     };
     const std::string& key = f[0];
     if (key == "model" && f.size() == 2) {

@@ -139,8 +139,8 @@ TEST(TfCorpusTest, EveryOpIsDflowsOrALaterIssues) {
   }
   std::vector<std::string> lines;
   for (const auto& [op, where] : missing) {
-    lines.push_back(absl::StrCat(op, " (", where.size(),
-                                 " graphs), e.g. ", *where.begin()));
+    lines.push_back(absl::StrCat(op, " (", where.size(), " graphs), e.g. ",
+                                 *where.begin()));
   }
   EXPECT_TRUE(missing.empty())
       << missing.size() << " op(s) of the corpus dflow cannot run:\n  "
@@ -195,10 +195,10 @@ TEST(TfCorpusTest, PlacementIsTensorFlowsNodeForNode) {
       EXPECT_TRUE(differences.empty())
           << differences.size() << " of " << expected.size()
           << " nodes placed differently, e.g.:\n  "
-          << absl::StrJoin(differences.begin(),
-                           differences.begin() +
-                               std::min<size_t>(differences.size(), 10),
-                           "\n  ");
+          << absl::StrJoin(
+                 differences.begin(),
+                 differences.begin() + std::min<size_t>(differences.size(), 10),
+                 "\n  ");
     }
   }
   EXPECT_GT(compared, 5000);
