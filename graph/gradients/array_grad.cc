@@ -21,22 +21,6 @@
 namespace dflow {
 namespace {
 
-// The values of `o` when it is an integer Const (perm, axis, begin, ...).
-bool ConstInts(const Output& o, std::vector<int64_t>* out) {
-  out->clear();
-  if (!o.valid() || o.node()->op() != "Const") return false;
-  Tensor t;
-  if (!o.node()->GetAttr("value", &t).ok()) return false;
-  if (t.dtype() == DT_INT32) {
-    for (int32_t v : t.flat<int32_t>()) out->push_back(v);
-  } else if (t.dtype() == DT_INT64) {
-    for (int64_t v : t.flat<int64_t>()) out->push_back(v);
-  } else {
-    return false;
-  }
-  return true;
-}
-
 // An int32 or int64 Const of `values` in `shape` (a vector by default).
 Output IntConst(const Scope& scope, const std::vector<int64_t>& values,
                 DataType type, TensorShape shape = TensorShape::Unknown()) {
@@ -208,7 +192,7 @@ absl::Status TransposeGrad(const Scope& scope, const Operation& op,
   const Output perm = op.input(1);
   std::vector<int64_t> p;
   Output inverse;
-  if (ConstInts(perm, &p)) {
+  if (ConstantInts(perm, &p)) {
     std::vector<int64_t> inv(p.size(), -1);
     bool valid = true;
     for (size_t i = 0; i < p.size() && valid; ++i) {
@@ -245,7 +229,7 @@ absl::Status ConcatV2Grad(const Scope& scope, const Operation& op,
   }
   std::vector<int64_t> axis_value;
   int64_t a = 0;
-  if (ConstInts(axis, &axis_value) && axis_value.size() == 1 && rank >= 0 &&
+  if (ConstantInts(axis, &axis_value) && axis_value.size() == 1 && rank >= 0 &&
       Canonical(axis_value[0], rank, &a)) {
     std::vector<int64_t> sizes;
     int unknown = 0;
@@ -340,7 +324,7 @@ absl::Status TileGrad(const Scope& scope, const Operation& op,
   const TensorShape xs = x.shape();
   const int rank = xs.rank();
   std::vector<int64_t> m;
-  if (ConstInts(multiples, &m) && rank >= 0 &&
+  if (ConstantInts(multiples, &m) && rank >= 0 &&
       static_cast<int>(m.size()) == rank) {
     std::vector<int64_t> split_shape, axes;
     int unknown = 0;
@@ -404,7 +388,7 @@ absl::Status SliceGrad(const Scope& scope, const Operation& op,
   const TensorShape xs = x.shape();
   std::vector<int64_t> b, sz;
   Output paddings;
-  if (ConstInts(begin, &b) && ConstInts(size, &sz) && b.size() == sz.size() &&
+  if (ConstantInts(begin, &b) && ConstantInts(size, &sz) && b.size() == sz.size() &&
       xs.rank() == static_cast<int>(b.size())) {
     std::vector<int64_t> pads;
     bool known = true, none = true;
@@ -494,7 +478,7 @@ absl::Status PadGrad(const Scope& scope, const Operation& op,
   const Output x = op.input(0), paddings = op.input(1);
   std::vector<int64_t> p;
   Output begin, size;
-  if (ConstInts(paddings, &p) && FitsInt32(p)) {
+  if (ConstantInts(paddings, &p) && FitsInt32(p)) {
     std::vector<int64_t> before;
     for (size_t i = 0; i < p.size(); i += 2) before.push_back(p[i]);
     begin = IntConst(scope, before, DT_INT32);

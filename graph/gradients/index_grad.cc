@@ -18,22 +18,6 @@
 namespace dflow {
 namespace {
 
-// The values of `o` when it is an integer Const.
-bool ConstInts(const Output& o, std::vector<int64_t>* out) {
-  out->clear();
-  if (!o.valid() || o.node()->op() != "Const") return false;
-  Tensor t;
-  if (!o.node()->GetAttr("value", &t).ok()) return false;
-  if (t.dtype() == DT_INT32) {
-    for (int32_t v : t.flat<int32_t>()) out->push_back(v);
-  } else if (t.dtype() == DT_INT64) {
-    for (int64_t v : t.flat<int64_t>()) out->push_back(v);
-  } else {
-    return false;
-  }
-  return true;
-}
-
 // Element `i` (a constant) of the int32 vector `v`, as a scalar.
 Output ElementOf(const Scope& scope, const Output& v, int64_t i) {
   return ops::GatherV2(scope, v, static_cast<int>(i), 0);
@@ -113,7 +97,7 @@ absl::Status GatherV2Grad(const Scope& scope, const Operation& op,
     return s;
   }
   std::vector<int64_t> axis;
-  if (!ConstInts(op.input(2), &axis) || axis.size() != 1) {
+  if (!ConstantInts(op.input(2), &axis) || axis.size() != 1) {
     return absl::UnimplementedError(absl::StrCat(
         "the gradient of node '", op.name(),
         "' (GatherV2) needs a constant axis"));
