@@ -451,8 +451,7 @@ TEST(CheckOpsTest, AssertFailsTheStepNamingTheNode) {
   Operation a = ops::Assert(root.WithOpName("check_positive"),
                             ops::Greater(root, ops::Min(root, x, {0}), 0.0f),
                             {x});
-  Output y = ops::Identity(
-      root.WithOpName("y").WithControlDependencies(a), x);
+  ops::Identity(root.WithOpName("y").WithControlDependencies(a), x);
   GraphDef def;
   ASSERT_TRUE(root.ToGraphDef(&def).ok()) << root.status();
   auto session = Session::Create(def);

@@ -49,7 +49,7 @@ bool HaveTensorFlow(const std::string& dir) {
 }
 
 // w: float [2,3], n: int64 [], s: string [2], r: resource float [2].
-GraphDef Model(Scope* out_root = nullptr) {
+GraphDef Model() {
   Scope root = Scope::NewRootScope();
   Output w = ops::Variable(root.WithOpName("w"), TensorShape({2, 3}), DT_FLOAT);
   Output n = ops::Variable(root.WithOpName("n"), TensorShape({}), DT_INT64);
