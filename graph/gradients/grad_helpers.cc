@@ -93,6 +93,10 @@ void ReduceBroadcastGradients(const Scope& scope, const Output& x,
   }
 }
 
+DataType GradType(const Operation& op) {
+  return BaseType(op.output(0).dtype());
+}
+
 bool ConstantInts(const Output& o, std::vector<int64_t>* values) {
   values->clear();
   if (!o.valid() || o.node()->op() != "Const") return false;

@@ -27,6 +27,9 @@ void ReduceBroadcastGradients(const Scope& scope, const Output& x,
                               const Output& y, Output gx, Output gy,
                               Output* grad_x, Output* grad_y);
 
+// The dtype gradients of `op`'s output 0 have (inputs may be refs).
+DataType GradType(const Operation& op);
+
 // The values of `o` when it is the output of an int32 or int64 Const node
 // (reduction axes, perms, shapes written as literals); false otherwise.
 // Lets a gradient use static axes instead of building shape arithmetic.

@@ -24,125 +24,16 @@
 #include "graph/tensor.h"
 #include "gtest/gtest.h"
 #include "proto/graph.pb.h"
-#include "tests/graph/test_shape_fns.h"
+#include "tests/graph/graph_def_text.h"
 
 namespace dflow {
 namespace {
-
-using test_shape_fns::ConstShape;
-using test_shape_fns::MatMulShape;
 
 using ::google::protobuf::util::MessageDifferencer;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Not;
-
-// ---- Test-only ops
-// ------------------------------------------------------------
-
-DFLOW_REGISTER_OP("TestConst")
-    .Output("output: dtype")
-    .Attr("value: tensor")
-    .Attr("dtype: type")
-    .SetShapeFn(ConstShape);
-
-DFLOW_REGISTER_OP("TestAdd")
-    .Input("a: T")
-    .Input("b: T")
-    .Output("sum: T")
-    .Attr("T: {float, double, int32}")
-    .SetShapeFn(shape_fns::BroadcastBinary);
-
-DFLOW_REGISTER_OP("TestMatMul")
-    .Input("a: T")
-    .Input("b: T")
-    .Output("product: T")
-    .Attr("transpose_a: bool = false")
-    .Attr("transpose_b: bool = false")
-    .Attr("T: {float, double}")
-    .SetShapeFn(MatMulShape);
-
-DFLOW_REGISTER_OP("TestIdentity")
-    .Input("input: T")
-    .Output("output: T")
-    .Attr("T: type")
-    .SetShapeFn(shape_fns::UnchangedShape);
-
-DFLOW_REGISTER_OP("TestSplit")
-    .Input("value: T")
-    .Output("output: num_split * T")
-    .Attr("num_split: int")
-    .Attr("T: type");
-
-DFLOW_REGISTER_OP("TestNoOp");
-
-// ---- Helpers
-// ------------------------------------------------------------------
-
-std::string Msg(const absl::Status& s) { return std::string(s.message()); }
-
-GraphDef ParseText(const std::string& text) {
-  GraphDef def;
-  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &def))
-      << text;
-  return def;
-}
-
-// A TestConst node of float dtype and the given shape, in text format.
-std::string ConstText(const std::string& name, std::vector<int> dims,
-                      const std::string& extra = "") {
-  std::string shape;
-  for (int d : dims) absl::StrAppend(&shape, "dim { size: ", d, " } ");
-  return absl::StrCat(
-      "node { name: '", name, "' op: 'TestConst' ", extra,
-      " attr { key: 'dtype' value { type: DT_FLOAT } }"
-      " attr { key: 'value' value { tensor { dtype: DT_FLOAT tensor_shape { ",
-      shape, "} } } } }\n");
-}
-
-std::string AddText(const std::string& name, std::vector<std::string> inputs,
-                    const std::string& t = "DT_FLOAT") {
-  std::string in;
-  for (const std::string& i : inputs) absl::StrAppend(&in, "input: '", i, "' ");
-  return absl::StrCat("node { name: '", name, "' op: 'TestAdd' ", in,
-                      "attr { key: 'T' value { type: ", t, " } } }\n");
-}
-
-std::string IdentityText(const std::string& name, const std::string& input) {
-  return absl::StrCat("node { name: '", name, "' op: 'TestIdentity' input: '",
-                      input,
-                      "' attr { key: 'T' value { type: DT_FLOAT } } }\n");
-}
-
-std::string MatMulText(const std::string& name, const std::string& a,
-                       const std::string& b) {
-  return absl::StrCat("node { name: '", name, "' op: 'TestMatMul' input: '", a,
-                      "' input: '", b,
-                      "' attr { key: 'T' value { type: DT_FLOAT } } }\n");
-}
-
-GraphDef Export(const Graph& g) {
-  GraphDef def;
-  g.ToGraphDef(&def);
-  return def;
-}
-
-std::vector<std::string> Inputs(const GraphDef& def, const std::string& name) {
-  for (const NodeDef& n : def.node()) {
-    if (n.name() == name) return {n.input().begin(), n.input().end()};
-  }
-  ADD_FAILURE() << "no node " << name;
-  return {};
-}
-
-// Imports `text`, expecting an error; returns it.
-absl::Status ImportError(const std::string& text,
-                         const ImportOptions& options = ImportOptions()) {
-  Graph g;
-  absl::Status s = ImportGraphDef(ParseText(text), options, &g);
-  EXPECT_FALSE(s.ok()) << "imported without error:\n" << text;
-  return s;
-}
+using namespace graph_def_text;  // NOLINT: the text helpers
 
 // ---- Successful imports
 // -------------------------------------------------------
@@ -479,98 +370,6 @@ TEST(RoundTripTest, EmptyGraph) {
 
 // ---- Malformed GraphDefs: one precise error each
 // ---------------------------------
-
-// ---- Ops and attrs dflow lacks: kept as stand-ins, not errors
-// ------------------
-
-TEST(UnsupportedNodesTest, UnknownOpIsKeptWithItsReasonAndNeighbourDtypes) {
-  // mystery reads a (float) and feeds id:0 (an Identity of float) from
-  // its output 1; output 0 is read by nobody.
-  const std::string text =
-      ConstText("a", {2}) +
-      "node { name: 'mystery' op: 'TestFrobnicate' input: 'a' "
-      "  input: '^a' }\n" +
-      IdentityText("id", "mystery:1");
-  Graph g;
-  ASSERT_TRUE(ImportGraphDef(ParseText(text), ImportOptions(), &g).ok());
-  const Node* n = g.FindNode("mystery");
-  ASSERT_NE(n, nullptr);
-  EXPECT_TRUE(n->IsUnsupported());
-  EXPECT_EQ(n->unsupported().code(), absl::StatusCode::kUnimplemented);
-  EXPECT_THAT(Msg(n->unsupported()),
-              HasSubstr("node 'mystery' (TestFrobnicate)"));
-  EXPECT_THAT(Msg(n->unsupported()),
-              HasSubstr("'TestFrobnicate' is not registered"));
-  ASSERT_EQ(n->num_inputs(), 1);
-  EXPECT_EQ(n->input_type(0), DT_FLOAT);
-  ASSERT_EQ(n->num_outputs(), 2);
-  EXPECT_EQ(n->output_type(0), DT_INVALID);  // nobody says
-  EXPECT_EQ(n->output_type(1), DT_FLOAT);
-  EXPECT_TRUE(n->IsStateful());
-  EXPECT_FALSE(g.FindNode("a")->IsUnsupported());
-  // The consumer is a regular node with an unknown input shape.
-  EXPECT_FALSE(g.FindNode("id")->IsUnsupported());
-  // Every NodeDef round-trips unchanged (stand-ins are added last, so the
-  // order of the nodes may change).
-  GraphDef back = Export(g);
-  GraphDef original = ParseText(text);
-  ASSERT_EQ(back.node_size(), original.node_size());
-  for (const NodeDef& want : original.node()) {
-    bool found = false;
-    for (const NodeDef& got : back.node()) {
-      if (got.name() != want.name()) continue;
-      found = true;
-      EXPECT_TRUE(MessageDifferencer::Equals(want, got)) << got.DebugString();
-    }
-    EXPECT_TRUE(found) << want.name();
-  }
-}
-
-TEST(UnsupportedNodesTest, ChainsOfUnknownOpsLoad) {
-  // Two unknown ops in a row (a queue and its dequeue): the edge between
-  // them has no dtype anyone knows.
-  const std::string text =
-      "node { name: 'queue' op: 'TestQueue' }\n"
-      "node { name: 'dequeue' op: 'TestDequeue' input: 'queue' }\n" +
-      IdentityText("x", "dequeue");
-  Graph g;
-  ASSERT_TRUE(ImportGraphDef(ParseText(text), ImportOptions(), &g).ok());
-  EXPECT_EQ(g.FindNode("queue")->output_type(0), DT_INVALID);
-  EXPECT_EQ(g.FindNode("dequeue")->input_type(0), DT_INVALID);
-  EXPECT_EQ(g.FindNode("dequeue")->output_type(0), DT_FLOAT);
-}
-
-TEST(UnsupportedNodesTest, AttrUnknownToDflowsSchemaIsAStandIn) {
-  // TensorFlow adds attrs to ops over time; an attr dflow's schema does
-  // not declare makes the node unrunnable, not the graph invalid.
-  const std::string text =
-      ConstText("a", {2}) +
-      "node { name: 'add' op: 'TestAdd' input: 'a' input: 'a' "
-      "  attr { key: 'T' value { type: DT_FLOAT } } "
-      "  attr { key: 'newer_attr' value { b: true } } }\n";
-  Graph g;
-  ASSERT_TRUE(ImportGraphDef(ParseText(text), ImportOptions(), &g).ok());
-  const Node* n = g.FindNode("add");
-  ASSERT_TRUE(n->IsUnsupported());
-  EXPECT_THAT(Msg(n->unsupported()), HasSubstr("'newer_attr'"));
-  EXPECT_EQ(n->num_inputs(), 2);
-}
-
-TEST(UnsupportedNodesTest, AttrOfTheWrongKindIsStillAnError) {
-  // An int where the op declares a type is malformed for TensorFlow too.
-  absl::Status s = ImportError(
-      ConstText("a", {2}) +
-      "node { name: 'bad' op: 'TestAdd' input: 'a' input: 'a' "
-      "  attr { key: 'T' value { i: 1 } } }\n");
-  EXPECT_FALSE(s.ok());
-  EXPECT_THAT(Msg(s), HasSubstr("node 'bad' (TestAdd)"));
-}
-
-TEST(UnsupportedNodesTest, BrokenNeighboursOfAStandInAreStillReported) {
-  absl::Status s = ImportError(
-      "node { name: 'mystery' op: 'TestFrobnicate' input: 'ghost' }\n");
-  EXPECT_THAT(Msg(s), HasSubstr("'ghost'"));
-}
 
 TEST(ImportErrorsTest, MissingInputNode) {
   absl::Status s =
