@@ -141,23 +141,23 @@ absl::StatusOr<std::string> Saver::Save(Session* session,
   // match. So that the index never names that moment, the old files stay
   // reachable under a backup prefix (hard links to the same bytes) that the
   // index names instead until the new checkpoint is complete.
-  std::string backup;
+  const std::string backup_path = absl::StrCat(path, ".replaced");
+  const std::string backup_name = SplitPath(backup_path).second;
   const std::string old_data = BundleDataFilename(path, 0, 1);
   const std::string old_index = BundleIndexFilename(path);
   if (std::find(state.all_model_checkpoint_paths().begin(),
                 state.all_model_checkpoint_paths().end(),
                 file_name) != state.all_model_checkpoint_paths().end() &&
       file_util::FileExists(old_index) && file_util::FileExists(old_data)) {
-    backup = absl::StrCat(path, ".replaced");
-    DeleteBundle(backup).IgnoreError();
-    if (link(old_data.c_str(), BundleDataFilename(backup, 0, 1).c_str()) !=
+    DeleteBundle(backup_path).IgnoreError();
+    if (link(old_data.c_str(), BundleDataFilename(backup_path, 0, 1).c_str()) !=
             0 ||
-        link(old_index.c_str(), BundleIndexFilename(backup).c_str()) != 0) {
+        link(old_index.c_str(), BundleIndexFilename(backup_path).c_str()) !=
+            0) {
       return file_util::ErrnoError("cannot link the checkpoint being replaced",
                                    path);
     }
     CheckpointState during = state;
-    const std::string backup_name = SplitPath(backup).second;
     if (during.model_checkpoint_path() == file_name) {
       during.set_model_checkpoint_path(backup_name);
     }
@@ -183,7 +183,9 @@ absl::StatusOr<std::string> Saver::Save(Session* session,
   }
 
   // The new list: the old one without this path (saved again, it becomes
-  // the newest), then this path; the oldest beyond max_to_keep go.
+  // the newest) and without its backup (left named by a save that was
+  // killed while replacing it; its files go below), then this path; the
+  // oldest beyond max_to_keep go.
   // The index names files in its own directory, so the directory can move.
   const std::string& entry = file_name;
   const double now = absl::ToDoubleSeconds(absl::Now() - absl::UnixEpoch());
@@ -192,9 +194,9 @@ absl::StatusOr<std::string> Saver::Save(Session* session,
   std::vector<std::pair<std::string, double>> kept;
   for (int i = 0; i < state.all_model_checkpoint_paths_size(); ++i) {
     const std::string& old = state.all_model_checkpoint_paths(i);
-    if (old == entry) continue;
-    kept.emplace_back(old,
-                      has_times ? state.all_model_checkpoint_timestamps(i) : now);
+    if (old == entry || old == backup_name) continue;
+    kept.emplace_back(
+        old, has_times ? state.all_model_checkpoint_timestamps(i) : now);
   }
   kept.emplace_back(entry, now);
   std::vector<std::string> dropped;
@@ -221,7 +223,7 @@ absl::StatusOr<std::string> Saver::Save(Session* session,
   for (const std::string& old : dropped) {
     DeleteBundle(JoinPath(dir, old)).IgnoreError();
   }
-  if (!backup.empty()) DeleteBundle(backup).IgnoreError();
+  DeleteBundle(backup_path).IgnoreError();
   return path;
 }
 
@@ -288,7 +290,6 @@ absl::Status Saver::Restore(Session* session, absl::string_view path) const {
   return absl::OkStatus();
 }
 
-
 absl::StatusOr<std::string> Saver::LatestCheckpoint(absl::string_view dir) {
   absl::StatusOr<CheckpointState> state = ReadCheckpointState(dir);
   if (!state.ok()) return state.status();
@@ -302,7 +303,8 @@ absl::StatusOr<std::string> Saver::LatestCheckpoint(absl::string_view dir) {
 
 absl::StatusOr<CheckpointState> ReadCheckpointState(absl::string_view dir) {
   const std::string path = JoinPath(dir, kIndexName);
-  absl::StatusOr<std::string> text = file_util::ReadFile(path, "checkpoint index");
+  absl::StatusOr<std::string> text =
+      file_util::ReadFile(path, "checkpoint index");
   if (!text.ok()) return text.status();
   CheckpointState state;
   if (!google::protobuf::TextFormat::ParseFromString(*text, &state)) {
