@@ -100,22 +100,6 @@ absl::Status UnsupportedReached(const Node& first,
       "targets (`dflow inspect` lists every unsupported op of a graph)"));
 }
 
-// Unimplemented when a kept node is a stand-in for an op or attrs dflow
-// lacks (graph/graph_def_import.h): the first such node's reason, and how
-// many nodes of which ops this run would need.
-absl::Status CheckReachedNodesSupported(const Graph& graph,
-                                        const std::vector<bool>& keep) {
-  const Node* first = nullptr;
-  std::map<std::string, int> count_by_op;
-  for (const Node* n : graph.nodes()) {
-    if (!keep[n->id()] || !n->IsUnsupported()) continue;
-    if (first == nullptr) first = n;
-    ++count_by_op[n->op()];
-  }
-  if (first == nullptr) return absl::OkStatus();
-  return UnsupportedReached(*first, count_by_op);
-}
-
 }  // namespace
 
 std::string TensorName(const std::string& node, int index) {
@@ -177,12 +161,23 @@ absl::StatusOr<PrunedGraph> PruneGraph(const Graph& graph,
     stack.push_back(n);
   }
   std::vector<bool> keep(graph.num_node_ids(), false);
+  // Stand-ins for ops or attrs dflow lacks (graph/graph_def_import.h) that
+  // the run reaches: the run fails with the first one's reason (by id, so
+  // the message does not depend on the walk) and their count per op.
+  const Node* first_unsupported = nullptr;
+  std::map<std::string, int> unsupported_by_op;
   while (!stack.empty()) {
     const Node* n = stack.back();
     stack.pop_back();
     if (keep[n->id()]) continue;
     keep[n->id()] = true;
     ++out.nodes_kept;
+    if (n->IsUnsupported()) {
+      if (first_unsupported == nullptr || n->id() < first_unsupported->id()) {
+        first_unsupported = n;
+      }
+      ++unsupported_by_op[n->op()];
+    }
     for (const Edge* e : n->in_edges()) {
       if (!e->IsControl() && feed_of(e->src, e->src_output) >= 0) {
         continue;
@@ -191,8 +186,8 @@ absl::StatusOr<PrunedGraph> PruneGraph(const Graph& graph,
     }
   }
   out.nodes_total = graph.num_nodes();
-  if (absl::Status s = CheckReachedNodesSupported(graph, keep); !s.ok()) {
-    return s;
+  if (first_unsupported != nullptr) {
+    return UnsupportedReached(*first_unsupported, unsupported_by_op);
   }
 
   out.graph = std::make_unique<Graph>(graph.registry());
