@@ -1,6 +1,7 @@
 // Reading protocol buffer files whose encoding (binary or text) is decided
 // by their content, as graph/graph_def_file.h does for GraphDefs: the
-// shared part of the MetaGraphDef and SavedModel readers.
+// shared part of the MetaGraphDef and SavedModel readers (parsing itself:
+// ParseMessage in graph/graph_def_file.h).
 #ifndef DFLOW_FORMATS_PROTO_FILE_H_
 #define DFLOW_FORMATS_PROTO_FILE_H_
 
@@ -19,18 +20,6 @@ namespace dflow {
 // graph file").
 absl::StatusOr<std::string> ReadFileBytes(const std::string& path,
                                           absl::string_view what);
-
-// Parses `bytes` into `message` in `format`; the error says where parsing
-// stopped (line and column for text).
-absl::Status ParseMessage(absl::string_view bytes, GraphDefFormat format,
-                          google::protobuf::Message* message);
-
-// Parses in the format DetectGraphDefFormat guesses, then in the other one
-// if that fails (reporting the guessed format's error). `detected` gets the
-// format that parsed.
-absl::Status ParseMessageDetectingFormat(absl::string_view bytes,
-                                         google::protobuf::Message* message,
-                                         GraphDefFormat* detected = nullptr);
 
 // Whether `message` or any message inside it carries fields its type does
 // not declare (used to tell a GraphDef from a MetaGraphDef by content).

@@ -74,43 +74,69 @@ absl::StatusOr<GraphDef> ParseGraphDef(absl::string_view bytes,
     return s;
   }
   GraphDef def;
+  if (absl::Status s = ParseMessage(bytes, format, &def); !s.ok()) return s;
+  return def;
+}
+
+absl::StatusOr<GraphDef> ParseGraphDef(absl::string_view bytes) {
+  if (absl::Status s = CheckGraphDefSize(bytes.size(), "GraphDef input");
+      !s.ok()) {
+    return s;
+  }
+  GraphDef def;
+  if (absl::Status s = ParseMessageDetectingFormat(bytes, &def); !s.ok()) {
+    return s;
+  }
+  return def;
+}
+
+absl::Status ParseMessage(absl::string_view bytes, GraphDefFormat format,
+                          google::protobuf::Message* message) {
+  message->Clear();
+  const std::string type = message->GetDescriptor()->name();
   if (format == GraphDefFormat::kText) {
     google::protobuf::TextFormat::Parser parser;
     TextErrorCollector errors;
     parser.RecordErrorsTo(&errors);
     google::protobuf::io::ArrayInputStream input(
         bytes.data(), static_cast<int>(bytes.size()));
-    if (!parser.Parse(&input, &def)) {
+    if (!parser.Parse(&input, message)) {
       return absl::InvalidArgumentError(
-          absl::StrCat("not a valid text GraphDef: ", errors.first()));
+          absl::StrCat("not a valid text ", type, ": ", errors.first()));
     }
-    return def;
+    return absl::OkStatus();
   }
   google::protobuf::io::CodedInputStream input(
       reinterpret_cast<const uint8_t*>(bytes.data()),
       static_cast<int>(bytes.size()));
   input.SetTotalBytesLimit(static_cast<int>(kMaxGraphDefBytes));
-  if (!def.MergeFromCodedStream(&input) || !input.ConsumedEntireMessage()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "not a valid binary GraphDef (", bytes.size(),
-        " bytes): the data is truncated or is not a serialized GraphDef; "
-        "stopped after byte ",
-        input.CurrentPosition()));
+  if (!message->MergeFromCodedStream(&input) ||
+      !input.ConsumedEntireMessage()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("not a valid binary ", type, " (", bytes.size(),
+                     " bytes): the data is truncated or is not a serialized ",
+                     type, "; stopped after byte ", input.CurrentPosition()));
   }
-  return def;
+  return absl::OkStatus();
 }
 
-absl::StatusOr<GraphDef> ParseGraphDef(absl::string_view bytes) {
+absl::Status ParseMessageDetectingFormat(absl::string_view bytes,
+                                         google::protobuf::Message* message,
+                                         GraphDefFormat* detected) {
   const GraphDefFormat guess = DetectGraphDefFormat(bytes);
-  absl::StatusOr<GraphDef> def = ParseGraphDef(bytes, guess);
-  if (def.ok()) return def;
-  // The guess reads only the start of the data (a binary GraphDef whose
-  // first name is a few KB of text looks like text): try the other format
-  // before giving up, and report the guessed format's error.
-  absl::StatusOr<GraphDef> other = ParseGraphDef(
-      bytes, guess == GraphDefFormat::kText ? GraphDefFormat::kBinary
-                                            : GraphDefFormat::kText);
-  return other.ok() ? other : def;
+  absl::Status first = ParseMessage(bytes, guess, message);
+  if (first.ok()) {
+    if (detected != nullptr) *detected = guess;
+    return first;
+  }
+  const GraphDefFormat other = guess == GraphDefFormat::kText
+                                   ? GraphDefFormat::kBinary
+                                   : GraphDefFormat::kText;
+  if (ParseMessage(bytes, other, message).ok()) {
+    if (detected != nullptr) *detected = other;
+    return absl::OkStatus();
+  }
+  return first;
 }
 
 absl::Status CheckGraphDefSize(uint64_t bytes, absl::string_view what) {

@@ -14,6 +14,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "google/protobuf/message.h"
 #include "proto/graph.pb.h"
 
 namespace dflow {
@@ -33,6 +34,20 @@ absl::StatusOr<GraphDef> ParseGraphDef(absl::string_view bytes,
                                        GraphDefFormat format);
 // Parses in the detected format.
 absl::StatusOr<GraphDef> ParseGraphDef(absl::string_view bytes);
+
+// The same for any message (MetaGraphDef, SavedModel, ...): `message` is
+// cleared, then parsed from `bytes` in `format`; errors name the message
+// type and say where parsing stopped (line and column for text).
+absl::Status ParseMessage(absl::string_view bytes, GraphDefFormat format,
+                          google::protobuf::Message* message);
+// Parses in the format DetectGraphDefFormat guesses, then in the other one
+// if that fails (the guess reads only the start of the data: a binary
+// message whose first string is a few KB of text looks like text),
+// reporting the guessed format's error. `detected` gets the format that
+// parsed.
+absl::Status ParseMessageDetectingFormat(absl::string_view bytes,
+                                         google::protobuf::Message* message,
+                                         GraphDefFormat* detected = nullptr);
 
 absl::StatusOr<GraphDef> ReadGraphDefFile(const std::string& path,
                                           GraphDefFormat* detected = nullptr);
