@@ -18,6 +18,7 @@
 #include "graph/device_spec.h"
 #include "graph/node_def_util.h"
 #include "graph/op_registry.h"
+#include "graph/ops/control_flow_ops.h"
 #include "graph/shape_inference.h"
 #include "graph/tensor.h"
 #include "graph/types.h"
@@ -152,6 +153,12 @@ class Partitioner {
   Partitioner(const Graph& graph, const PartitionOptions& options)
       : graph_(graph), options_(options) {
     if (options.kernels != nullptr) memory_.emplace(*options.kernels);
+    for (const Node* n : graph.nodes()) {
+      if (IsSwitchOp(n->op())) {
+        has_switch_ = true;
+        break;
+      }
+    }
   }
 
   absl::StatusOr<std::vector<DevicePartition>> Run(PartitionStats* stats);
@@ -195,6 +202,7 @@ class Partitioner {
 
   const Graph& graph_;
   const PartitionOptions& options_;
+  bool has_switch_ = false;  // transfers may carry dead tensors
   std::vector<DevicePartition> partitions_;
   std::vector<std::string> tags_;
   absl::flat_hash_map<std::string, int> device_index_;
@@ -276,6 +284,7 @@ absl::StatusOr<Node*> Partitioner::AddTransfer(
   (*recv.mutable_attr())["tensor_type"] = MakeAttr(type);
   set_common(&recv);
   if (!shape.unknown_rank()) (*recv.mutable_attr())["shape"] = MakeAttr(shape);
+  if (has_switch_) (*recv.mutable_attr())[kRecvMayBeDeadAttr] = MakeAttr(true);
   absl::StatusOr<Node*> recv_node = AddNode(std::move(recv), dst);
   if (!recv_node.ok()) return recv_node.status();
   (*recv_node)->set_output_shapes({shape});

@@ -74,6 +74,10 @@ namespace dflow {
 
 inline constexpr char kSendOp[] = "_Send";
 inline constexpr char kRecvOp[] = "_Recv";
+// Set (true) on every _Recv of a graph that has a Switch: only then may a
+// transfer carry a dead tensor, and only then must the receiving executor
+// track deadness (runtime/executor.h) -- other graphs pay nothing for it.
+inline constexpr char kRecvMayBeDeadAttr[] = "_may_be_dead";
 // Copies between host and device memory on one device (see the top).
 inline constexpr char kHostToDeviceOp[] = "_HostToDevice";
 inline constexpr char kDeviceToHostOp[] = "_DeviceToHost";

@@ -7,12 +7,21 @@
 
 #include "absl/container/inlined_vector.h"
 #include "absl/strings/str_cat.h"
+#include "compiler/partition.h"
 #include "graph/node_def_util.h"
 #include "graph/ops/control_flow_ops.h"
 #include "runtime/collective_context.h"
 #include "runtime/variables.h"
 
 namespace dflow {
+namespace {
+
+bool RecvMayBeDead(const Node& recv) {
+  const AttrValue* v = recv.FindAttr(kRecvMayBeDeadAttr);
+  return v != nullptr && v->b();
+}
+
+}  // namespace
 
 absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(
     const Graph& graph, Device* device, const KernelProvider& provider) {
@@ -62,7 +71,10 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(
       item.forward_inputs.resize(n->num_outputs(), -1);
     }
     item.is_merge = IsMergeOp(n->op());
-    item.may_output_dead = IsSwitchOp(n->op()) || n->op() == "_Recv";
+    // A _Recv carries deadness only from a graph with a Switch (partition
+    // marks those), so partitioned graphs without one keep the fast path.
+    item.may_output_dead =
+        IsSwitchOp(n->op()) || (n->op() == kRecvOp && RecvMayBeDead(*n));
     item.runs_when_dead = n->op() == "_Send";
     if (item.may_output_dead) exec->has_deadness_ = true;
     if (n->op() == kRetvalOp) {
@@ -461,9 +473,9 @@ class Executor::Step : public std::enable_shared_from_this<Step> {
       if (value.dtype() != v.var->dtype()) {
         const absl::Status uninitialized = UninitializedValueError(
             v.var->name(), absl::StrCat("input ", slot - item.input_start));
-        Abort(absl::Status(uninitialized.code(),
-                           absl::StrCat(item.label, ": ",
-                                        uninitialized.message())));
+        Abort(absl::Status(
+            uninitialized.code(),
+            absl::StrCat(item.label, ": ", uninitialized.message())));
         return true;
       }
       v = TensorValue{std::move(value), nullptr};
@@ -677,8 +689,8 @@ class Executor::Step : public std::enable_shared_from_this<Step> {
   DoneCallback done_callback_;  // RunAsync's; called once by NodeDone
   const std::shared_ptr<StatePool> pool_;
   std::unique_ptr<StepState> state_;
-  TensorValue* const inputs_;        // state_->inputs
-  std::atomic<int>* const pending_;  // state_->pending
+  TensorValue* const inputs_;         // state_->inputs
+  std::atomic<int>* const pending_;   // state_->pending
   std::atomic<uint8_t>* const dead_;  // state_->dead; null without deadness
   std::atomic<int> outstanding_{0};
   std::atomic<bool> aborted_{false};
