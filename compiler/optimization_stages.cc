@@ -20,6 +20,7 @@
 #include "compiler/fuse_matmul_update.h"
 #include "compiler/lower_functional_if.h"
 #include "compiler/memory_planning.h"
+#include "compiler/remove_unread_values.h"
 #include "compiler/tensor_fusion.h"
 #include "google/protobuf/text_format.h"
 #include "graph/graph_dot.h"
@@ -74,6 +75,9 @@ constexpr PassEntry kPasses[] = {
     // the partitioner see Switch/Merge, never a functional If.
     {"lower_functional_if", PassStage::kDeviceIndependent, LowerFunctionalIf,
      /*required=*/true},
+    // Before the rewrites: no pass spends time on values nobody reads.
+    {"remove_unread_values", PassStage::kDeviceIndependent,
+     RemoveUnreadValues},
     {"arithmetic_simplification", PassStage::kDeviceIndependent,
      SimplifyArithmetic},
     {"constant_folding", PassStage::kDeviceIndependent, FoldConstants},

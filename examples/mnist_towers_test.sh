@@ -45,15 +45,18 @@ restored="$(tail -n 1 eval.log)"
 [ "$trained" = "$restored" ] \
   || { echo "FAIL: restored '$restored' differs from trained '$trained'"; exit 1; }
 
+# A fresh dump directory: the working directory may keep files of an
+# earlier run, whose pass numbering differed.
+dumps="$(mktemp -d "${TEST_TMPDIR:-/tmp}/dumps.XXXXXX")"
 "$binary" --towers 2 --strategy allreduce --epochs 3 \
-  --checkpoint_dir "$dir-allreduce" --timeline timeline.json --dump_passes dumps \
+  --checkpoint_dir "$dir-allreduce" --timeline timeline.json --dump_passes "$dumps" \
   --log_device_placement 2>allreduce_placement.log | tee allreduce.log
 grep -q '^wrote timeline timeline.json (step 10)$' allreduce.log \
   || { echo "FAIL: no timeline written"; exit 1; }
 # --dump_passes: the training step's signature shows every pass, with the
 # graph after each as .pbtxt and .dot.
-train_sig="$(grep -l 'tensor_fusion: 4 all-reduce instances into 1' dumps/sig_*/passes.txt | head -n 1)"
-[ -n "$train_sig" ] || { echo "FAIL: no dumped signature fused the all-reduces"; cat dumps/sig_*/passes.txt; exit 1; }
+train_sig="$(grep -l 'tensor_fusion: 4 all-reduce instances into 1' "$dumps"/sig_*/passes.txt | head -n 1)"
+[ -n "$train_sig" ] || { echo "FAIL: no dumped signature fused the all-reduces"; cat "$dumps"/sig_*/passes.txt; exit 1; }
 for pass in prune arithmetic_simplification constant_folding cse tensor_fusion \
     "fuse_matmul_update on CPU:0" "fuse_matmul_bias on CPU:1" \
     "fuse_elementwise on CPU:0" "memory_planning on CPU:1"; do

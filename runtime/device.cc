@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <atomic>
 #include <mutex>
 
 #include "absl/container/flat_hash_map.h"
@@ -216,14 +217,32 @@ absl::StatusOr<std::vector<std::unique_ptr<Device>>> CreateFactoryDevices(
   return factory(options);
 }
 
+namespace {
+std::atomic<std::string (*)()> cpu_math_describer{nullptr};
+}  // namespace
+
+void SetCpuMathDescription(std::string (*describe)()) {
+  cpu_math_describer.store(describe);
+}
+
+std::string CpuMathDescription() {
+  std::string (*describe)() = cpu_math_describer.load();
+  return describe == nullptr ? std::string() : describe();
+}
+
 std::string DeviceMappingString(const DeviceSet& devices) {
   std::string lines;
   for (const auto& d : devices.devices()) {
     const std::string& desc = d->attributes().physical_device_desc;
     if (!desc.empty()) absl::StrAppend(&lines, d->name(), " -> ", desc, "\n");
   }
-  if (lines.empty()) return "Device mapping: no known devices.\n";
-  return absl::StrCat("Device mapping:\n", lines);
+  std::string mapping = lines.empty()
+                            ? std::string("Device mapping: no known devices.\n")
+                            : absl::StrCat("Device mapping:\n", lines);
+  if (const std::string math = CpuMathDescription(); !math.empty()) {
+    absl::StrAppend(&mapping, "CPU math: ", math, "\n");
+  }
+  return mapping;
 }
 
 }  // namespace dflow

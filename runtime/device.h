@@ -204,6 +204,14 @@ bool HasDeviceFactory(const std::string& device_type);
 absl::StatusOr<std::vector<std::unique_ptr<Device>>> CreateFactoryDevices(
     const std::string& device_type, const DeviceFactoryOptions& options);
 
+// One line naming the math libraries the CPU kernels run on this host and
+// the instruction set they chose ("float GEMM: oneDNN 2.6.3 (JIT
+// avx512_core_bf16); ..."), which DeviceMappingString prints so that
+// log_device_placement says which kernels ran. The CPU kernels set it from a
+// static initializer; empty when none are linked. Thread-safe.
+void SetCpuMathDescription(std::string (*describe)());
+std::string CpuMathDescription();
+
 namespace device_internal {
 struct DeviceFactoryRegistrar {
   DeviceFactoryRegistrar(const char* device_type, DeviceFactory factory) {

@@ -9,8 +9,9 @@ PACKAGES=(
   libabsl-dev           # Abseil: Status, containers, strings, synchronization
   libprotobuf-dev       # Protocol Buffers runtime
   protobuf-compiler     # protoc, run from the Bazel build
-  libeigen3-dev         # CPU kernels (next issues)
-  libopenblas-dev       # BLAS for MatMul (next issues)
+  libeigen3-dev         # CPU kernels
+  libdnnl-dev           # oneDNN: float GEMM/convolutions by CPU features
+  libopenblas-dev       # BLAS: small float, double and complex products
   libgtest-dev          # GoogleTest
   libgmock-dev          # GoogleMock
   libbenchmark-dev      # Google Benchmark

@@ -6,8 +6,10 @@
 #include <complex>
 #include <cstdint>
 #include <mutex>
+#include <type_traits>
 
 #include "absl/strings/str_cat.h"
+#include "kernels/cpu/kernel_util_gemm_library.h"
 
 namespace dflow {
 
@@ -26,14 +28,16 @@ constexpr int64_t kMinBlockCols = 64;
 constexpr int64_t kRowAlign = 8;
 constexpr int64_t kColAlign = 16;
 
-// One BLAS call; sizes were checked by Gemm. Row-major throughout.
-void Call(bool ta, bool tb, int m, int n, int k, float alpha, const float* a,
-          int lda, const float* b, int ldb, float beta, float* c, int ldc) {
-  cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans,
-              tb ? CblasTrans : CblasNoTrans, m, n, k, alpha, a, lda, b, ldb,
-              beta, c, ldc);
+// One single-threaded library call; sizes were checked by Gemm. Row-major
+// throughout. `library` was chosen on the whole product's shape, so every
+// block of a split product uses the same one.
+void Call(GemmLibrary library, bool ta, bool tb, int m, int n, int k,
+          float alpha, const float* a, int lda, const float* b, int ldb,
+          float beta, float* c, int ldc) {
+  SingleThreadedSgemm(library, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c,
+                      ldc);
 }
-void Call(bool ta, bool tb, int m, int n, int k, double alpha,
+void Call(GemmLibrary, bool ta, bool tb, int m, int n, int k, double alpha,
           const double* a, int lda, const double* b, int ldb, double beta,
           double* c, int ldc) {
   cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans,
@@ -55,12 +59,13 @@ void CallComplex(bool ta, bool tb, int m, int n, int k, std::complex<R> alpha,
                 ldb, &beta, c, ldc);
   }
 }
-void Call(bool ta, bool tb, int m, int n, int k, complex64 alpha,
+void Call(GemmLibrary, bool ta, bool tb, int m, int n, int k, complex64 alpha,
           const complex64* a, int lda, const complex64* b, int ldb,
           complex64 beta, complex64* c, int ldc) {
   CallComplex(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
-void Call(bool ta, bool tb, int m, int n, int k, complex128 alpha,
+void Call(GemmLibrary, bool ta, bool tb, int m, int n, int k,
+          complex128 alpha,
           const complex128* a, int lda, const complex128* b, int ldb,
           complex128 beta, complex128* c, int ldc) {
   CallComplex(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
@@ -137,10 +142,13 @@ absl::Status ScaledGemm(ThreadPool* pool, bool transpose_a, bool transpose_b,
   const int ilda = static_cast<int>(std::max<int64_t>(lda, 1));
   const int ildb = static_cast<int>(std::max<int64_t>(ldb, 1));
   const int ildc = static_cast<int>(std::max<int64_t>(ldc, 1));
+  const GemmLibrary library = std::is_same_v<T, float>
+                                  ? ChooseFloatGemmLibrary(m, n, k)
+                                  : GemmLibrary::kOpenBlas;
   const GemmSplit split =
       ChooseGemmSplit(pool == nullptr ? 1 : pool->num_threads(), m, n, k);
   if (split.blocks <= 1) {
-    Call(transpose_a, transpose_b, static_cast<int>(m), static_cast<int>(n),
+    Call(library, transpose_a, transpose_b, static_cast<int>(m), static_cast<int>(n),
          static_cast<int>(k), alpha, a, ilda, b, ildb, beta, c, ildc);
     return absl::OkStatus();
   }
@@ -153,7 +161,7 @@ absl::Status ScaledGemm(ThreadPool* pool, bool transpose_a, bool transpose_b,
         if (r0 >= r1) continue;
         // Rows r0.. of op(A): rows of A, or columns when A is transposed.
         const T* a_block = transpose_a ? a + r0 : a + r0 * lda;
-        Call(transpose_a, transpose_b, static_cast<int>(r1 - r0),
+        Call(library, transpose_a, transpose_b, static_cast<int>(r1 - r0),
              static_cast<int>(n), static_cast<int>(k), alpha, a_block, ilda, b,
              ildb, beta, c + r0 * ldc, ildc);
       } else {
@@ -162,7 +170,7 @@ absl::Status ScaledGemm(ThreadPool* pool, bool transpose_a, bool transpose_b,
         if (c0 >= c1) continue;
         // Columns c0.. of op(B): columns of B, or rows when B is transposed.
         const T* b_block = transpose_b ? b + c0 * ldb : b + c0;
-        Call(transpose_a, transpose_b, static_cast<int>(m),
+        Call(library, transpose_a, transpose_b, static_cast<int>(m),
              static_cast<int>(c1 - c0), static_cast<int>(k), alpha, a, ilda,
              b_block, ildb, beta, c + c0, ildc);
       }

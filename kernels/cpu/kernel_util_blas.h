@@ -1,8 +1,10 @@
 // Matrix products for CPU kernels (MatMul, and convolutions lowered to
-// GEMM): OpenBLAS run single-threaded, with the product split into blocks
-// of rows or columns of C that dflow's own thread pool computes.
+// GEMM): a BLAS run single-threaded, with the product split into blocks of
+// rows or columns of C that dflow's own thread pool computes. Float
+// products run on oneDNN or OpenBLAS by shape and host
+// (kernel_util_gemm_library.h); double and complex ones on OpenBLAS.
 //
-// Why not let OpenBLAS thread itself: dflow runs one pool sized to the
+// Why not let the BLAS thread itself: dflow runs one pool sized to the
 // cores for inter-op and intra-op work (runtime/thread_pool.h). OpenBLAS's
 // pthread build keeps a second pool of the same size; a MatMul running on
 // one dflow worker while another kernel runs on the other would then put
@@ -25,8 +27,9 @@ namespace dflow {
 // The largest dimension or leading dimension BLAS can index (its `int`).
 inline constexpr int64_t kMaxBlasDim = 0x7fffffff;
 
-// Sets OpenBLAS to one thread, once per process; Gemm calls it. Code that
-// calls BLAS directly from dflow's pool should call it too.
+// Sets OpenBLAS to one thread, once per process; Gemm calls it (and sets
+// oneDNN to one thread per calling thread). Code that calls BLAS directly
+// from dflow's pool should call it too.
 void UseSingleThreadedBlas();
 
 // C = op(A) * op(B) + beta * C in row-major storage, where op(A) is [m, k]

@@ -371,6 +371,11 @@ class Generator {
   // waiting).
   void AllReduces();
 
+  // TensorFlow's gradient `tuple`: a value nobody reads and `a`, both
+  // gated by one NoOp, and an Identity of `a` after the NoOp (what
+  // remove_unread_values looks for).
+  void GradientTuple(const Val& a);
+
   // A variable updated by ApplyGradientDescent(var, 0.1, MatMul(a, b)), the
   // MatMul used by nothing else; the update's value is fetched.
   void TrainingStep();

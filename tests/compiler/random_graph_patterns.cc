@@ -265,10 +265,24 @@ Output Generator::ReadOf(const Scope& scope, const Output& var) {
   }
 }
 
+void Generator::GradientTuple(const Val& a) {
+  Output unread = ops::Neg(S(), a.out);
+  if (Chance(0.5)) unread = ops::Neg(S(), unread);
+  // A control edge from a fed placeholder would still run it (and fail, as
+  // in TensorFlow): gate only computed values.
+  std::vector<Operation> gated = {unread.op()};
+  if (a.out.op().node()->op() != "Placeholder") gated.push_back(a.out.op());
+  const Operation group = ops::NoOp(S().WithControlDependencies(gated));
+  Val r = a;
+  r.leaf = false;
+  r.out = ops::Identity(S().WithControlDependencies({group}), a.out);
+  Add(r);
+}
+
 void Generator::Step() {
   const Val a = Pick();
   const int rank = a.shape.rank();
-  switch (Uniform(0, 27)) {
+  switch (Uniform(0, 28)) {
     case 0:
     case 1:
     case 2:
@@ -349,6 +363,9 @@ void Generator::Step() {
       break;
     case 26:
       Chain(a);
+      break;
+    case 27:
+      GradientTuple(a);
       break;
     default:
       ConstantSubgraph();
