@@ -1,4 +1,7 @@
-// The arithmetic of the CPU convolution kernels: im2col + GEMM.
+// The arithmetic of the CPU convolution kernels: im2col + GEMM, for what
+// oneDNN's direct convolutions do not take (conv_ops_onednn.h: float
+// convolutions of one group go there first; DFLOW_CONV=im2col keeps them
+// here).
 //
 // Why im2col + OpenBLAS rather than Eigen's tensor contraction of image
 // patches (the approach of TensorFlow's SpatialConvolution): the repository
@@ -30,6 +33,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/conv_ops_common.h"
+#include "kernels/cpu/conv_ops_onednn.h"
 #include "kernels/cpu/kernel_util_blas.h"
 #include "runtime/thread_pool.h"
 
@@ -247,6 +251,13 @@ T* Scratch(OpKernelContext* ctx, int64_t count, Tensor* holder) {
 template <typename T>
 void ConvForward(OpKernelContext* ctx, const ConvGeometry& g, const T* input,
                  const T* filter, T* output) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (OneDnnConvolves(g) &&
+        OneDnnConvolve(ctx->thread_pool(), ConvPass::kForward, g, input, filter, output)
+            .ok()) {
+      return;
+    }
+  }
   const int64_t rows = g.out_positions(), k = g.patch_size();
   const int64_t out_depth = g.out_depth, group_depth = g.out_depth_per_group();
   if (rows == 0 || out_depth == 0) return;
@@ -326,6 +337,14 @@ void BackpropInputAsConv(OpKernelContext* ctx, const ConvGeometry& g,
 template <typename T>
 void ConvBackpropInput(OpKernelContext* ctx, const ConvGeometry& g,
                        const T* filter, const T* out_backprop, T* in_backprop) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (OneDnnConvolves(g) &&
+        OneDnnConvolve(ctx->thread_pool(), ConvPass::kBackpropInput, g, filter, out_backprop,
+                       in_backprop)
+            .ok()) {
+      return;
+    }
+  }
   const int64_t k = g.patch_size(), out_depth = g.out_depth;
   const int64_t group_depth = g.out_depth_per_group();
   const int64_t image_size = g.in_rows * g.in_cols * g.in_depth;
@@ -390,6 +409,14 @@ template <typename T>
 void ConvBackpropFilter(OpKernelContext* ctx, const ConvGeometry& g,
                         const T* input, const T* out_backprop,
                         T* filter_backprop) {
+  if constexpr (std::is_same_v<T, float>) {
+    if (OneDnnConvolves(g) &&
+        OneDnnConvolve(ctx->thread_pool(), ConvPass::kBackpropFilter, g, input, out_backprop,
+                       filter_backprop)
+            .ok()) {
+      return;
+    }
+  }
   const int64_t rows = g.out_positions(), k = g.patch_size();
   const int64_t out_depth = g.out_depth, group_depth = g.out_depth_per_group();
   const int64_t filter_size = k * out_depth;

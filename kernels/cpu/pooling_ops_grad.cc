@@ -12,6 +12,7 @@
 // windows that cover it), so threads never write to the same element.
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <type_traits>
 #include <vector>
 
@@ -38,6 +39,74 @@ E Add(E a, E b) {
         static_cast<U>(static_cast<U>(a) + static_cast<U>(b)));
   } else {
     return a + b;
+  }
+}
+
+// The offset (from `image`) of the maximum of window rows [h0, h1) and
+// columns [w0, w1), for each of `width` channels: the window is scanned row
+// by row, and a later element replaces the candidate only if strictly
+// greater (ties go to the first; a NaN first element stays).
+template <typename E>
+void WindowArgMax(const E* image, int64_t in_cols, int64_t depth,
+                  int64_t width, int64_t h0, int64_t h1, int64_t w0,
+                  int64_t w1, int64_t* arg) {
+  E best[64];
+  const int64_t first = (h0 * in_cols + w0) * depth;
+  for (int64_t c = 0; c < width; ++c) {
+    best[c] = image[first + c];
+    arg[c] = first;
+  }
+  for (int64_t h = h0; h < h1; ++h) {
+    for (int64_t w = h == h0 ? w0 + 1 : w0; w < w1; ++w) {
+      const int64_t at = (h * in_cols + w) * depth;
+      const E* src = image + at;
+      for (int64_t c = 0; c < width; ++c) {
+        const bool greater = best[c] < src[c];
+        best[c] = greater ? src[c] : best[c];
+        arg[c] = greater ? at : arg[c];
+      }
+    }
+  }
+}
+
+// The same for float, four channels at a time in SSE registers (GCC's
+// vector extensions: the build targets plain x86-64, and the compiler did
+// not vectorize the loop above). Seed 003's pool1 gradient (32x24x24x64,
+// 3x3 windows, stride 2) took 6.4 ms with the loop above and 3.2 with
+// this. Offsets are int32 lanes, so images of 2^31 elements or more take
+// the loop above.
+typedef float Float4 __attribute__((vector_size(16)));
+typedef int32_t Int4 __attribute__((vector_size(16)));
+
+void WindowArgMax(const float* image, int64_t in_cols, int64_t depth,
+                  int64_t width, int64_t h0, int64_t h1, int64_t w0,
+                  int64_t w1, int64_t* arg) {
+  if (h1 * in_cols * depth >= (int64_t{1} << 31)) {
+    WindowArgMax<float>(image, in_cols, depth, width, h0, h1, w0, w1, arg);
+    return;
+  }
+  const int32_t first = static_cast<int32_t>((h0 * in_cols + w0) * depth);
+  int64_t c = 0;
+  for (; c + 4 <= width; c += 4) {
+    Float4 best;
+    std::memcpy(&best, image + first + c, sizeof(best));
+    Int4 best_at = {first, first, first, first};
+    for (int64_t h = h0; h < h1; ++h) {
+      for (int64_t w = h == h0 ? w0 + 1 : w0; w < w1; ++w) {
+        const int32_t at = static_cast<int32_t>((h * in_cols + w) * depth);
+        Float4 x;
+        std::memcpy(&x, image + at + c, sizeof(x));
+        const Int4 greater = best < x;  // all ones where x is greater
+        const Int4 at4 = {at, at, at, at};
+        best = greater ? x : best;
+        best_at = greater ? at4 : best_at;
+      }
+    }
+    for (int lane = 0; lane < 4; ++lane) arg[c + lane] = best_at[lane];
+  }
+  if (c < width) {
+    WindowArgMax<float>(image + c, in_cols, depth, width - c, h0, h1, w0, w1,
+                        arg + c);
   }
 }
 
@@ -77,7 +146,6 @@ class MaxPoolGradOp : public PoolOpBase {
     ctx->thread_pool()->ParallelFor(
         g.batch * blocks, std::max<int64_t>(cost, 1),
         [&](int64_t begin, int64_t end) {
-          E best[kChannelBlock];
           int64_t arg[kChannelBlock];
           for (int64_t u = begin; u < end; ++u) {
             const int64_t n = u / blocks;
@@ -93,23 +161,8 @@ class MaxPoolGradOp : public PoolOpBase {
                 int64_t w0, w1;
                 g.ColWindow(ow, &w0, &w1);
                 if (h0 >= h1 || w0 >= w1) continue;
-                const int64_t first = (h0 * g.in_cols + w0) * depth;
-                for (int64_t c = 0; c < width; ++c) {
-                  best[c] = image[first + c];
-                  arg[c] = first;
-                }
-                for (int64_t h = h0; h < h1; ++h) {
-                  for (int64_t w = h == h0 ? w0 + 1 : w0; w < w1; ++w) {
-                    const int64_t at = (h * g.in_cols + w) * depth;
-                    const E* src = image + at;
-                    for (int64_t c = 0; c < width; ++c) {
-                      // Branch-free, so the loop vectorizes.
-                      const bool greater = best[c] < src[c];
-                      best[c] = greater ? src[c] : best[c];
-                      arg[c] = greater ? at : arg[c];
-                    }
-                  }
-                }
+                WindowArgMax(image, g.in_cols, depth, width, h0, h1, w0, w1,
+                             arg);
                 for (int64_t c = 0; c < width; ++c) {
                   E& target = dimage[arg[c] + c];
                   target = Add(target, grad_row[c]);
