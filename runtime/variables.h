@@ -1,4 +1,5 @@
-// Variables: tensors that live across steps.
+// Variables: tensors that live across steps, and the other stateful
+// resources ops reach through a handle (queues, readers).
 //
 // A Var holds a variable's current value behind a mutex. Legacy variables
 // (VariableV2, whose output is a reference) and resource variables
@@ -9,6 +10,7 @@
 #ifndef DFLOW_RUNTIME_VARIABLES_H_
 #define DFLOW_RUNTIME_VARIABLES_H_
 
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -41,6 +43,17 @@ std::string VariableKey(const NodeDef& node);
 absl::Status UninitializedValueError(absl::string_view name,
                                      absl::string_view input = "");
 
+// A stateful object other than a variable's value that ops reach through a
+// resource handle (a queue, a reader). It lives in a Var of dtype
+// DT_RESOURCE in the session's VariableStore, named container/shared_name
+// like a variable, and dies with the session.
+class ResourceBase {
+ public:
+  virtual ~ResourceBase() = default;
+  // What it is, for errors ("FIFOQueue 'input_producer'").
+  virtual std::string DebugString() const = 0;
+};
+
 class Var {
  public:
   Var(std::string name, DataType dtype, TensorShape declared_shape)
@@ -67,12 +80,32 @@ class Var {
     return value_;
   }
 
+  // The resource this handle names, made by `create` on first use (the op
+  // that makes the handle calls this each run; only the first creates).
+  absl::StatusOr<ResourceBase*> GetOrCreateResource(
+      const std::function<absl::StatusOr<std::unique_ptr<ResourceBase>>()>&
+          create) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (resource_ == nullptr) {
+      absl::StatusOr<std::unique_ptr<ResourceBase>> made = create();
+      if (!made.ok()) return made.status();
+      resource_ = *std::move(made);
+    }
+    return resource_.get();
+  }
+  // Null until GetOrCreateResource made it (and for variables).
+  ResourceBase* resource() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return resource_.get();
+  }
+
  private:
   const std::string name_;
   const DataType dtype_;
   const TensorShape declared_shape_;
   std::mutex mu_;
   Tensor value_;
+  std::unique_ptr<ResourceBase> resource_;  // mu_
 };
 
 class VariableStore {

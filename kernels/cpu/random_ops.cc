@@ -33,12 +33,6 @@
 #include "runtime/op_kernel.h"
 
 namespace dflow {
-namespace {
-
-// Counter blocks reserved per output element and step. Generous on
-// purpose (a uniform float needs 1/4): it is TensorFlow's figure, which
-// keeps the steps after the first on TensorFlow's numbers as well.
-constexpr uint64_t kBlocksReservedPerElement = 256;
 
 // A fresh 64-bit seed from the operating system's entropy.
 uint64_t NondeterministicSeed() {
@@ -51,6 +45,14 @@ uint64_t NondeterministicSeed() {
   std::lock_guard<std::mutex> lock(mu);
   return (*engine)();
 }
+
+namespace {
+
+// Counter blocks reserved per output element and step. Generous on
+// purpose (a uniform float needs 1/4): it is TensorFlow's figure, which
+// keeps the steps after the first on TensorFlow's numbers as well.
+constexpr uint64_t kBlocksReservedPerElement = 256;
+
 
 // The value of a shape tensor as "[2,-3]" (for error messages).
 std::string ShapeValues(const Tensor& shape_t) {

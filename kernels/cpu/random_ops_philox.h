@@ -89,6 +89,10 @@ class PhiloxRandom {
   Key key_{};
 };
 
+// A fresh 64-bit seed from the operating system's entropy: the stateful
+// random ops' seed when both seed attrs are 0 (random_ops.cc).
+uint64_t NondeterministicSeed();
+
 }  // namespace dflow
 
 #endif  // DFLOW_KERNELS_CPU_RANDOM_OPS_PHILOX_H_

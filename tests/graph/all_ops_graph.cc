@@ -239,6 +239,91 @@ void BuildGraphWithEveryOp(const Scope& root) {
   OpBuilder(io, "ShardedFilespec").Input(prefix).Input(2).Finalize();
   OpBuilder(io, "MergeV2Checkpoints").Input(names).Input(prefix).Finalize();
 
+  // Input pipelines (graph/ops/data_flow_ops.h, parsing_ops.h): queues and
+  // tf.Example parsing.
+  Scope in = s.NewSubScope("input");
+  const std::vector<DataType> string_type = {DT_STRING};
+  Operation files = OpBuilder(in, "FIFOQueueV2")
+                        .Attr("component_types", string_type)
+                        .Attr("capacity", 32)
+                        .Finalize();
+  Output file_names = ops::Const(
+      in, Tensor::FromVector<std::string>({"a.tfrecords"}, TensorShape({1})));
+  OpBuilder(in, "QueueEnqueueManyV2")
+      .Input(files.output(0))
+      .InputList({file_names})
+      .Finalize();
+  OpBuilder(in, "QueueEnqueueV2")
+      .Input(files.output(0))
+      .InputList({ops::Const(in, "b.tfrecords")})
+      .Finalize();
+  OpBuilder(in, "QueueDequeueV2")
+      .Input(files.output(0))
+      .Attr("component_types", string_type)
+      .Finalize();
+  OpBuilder(in, "QueueDequeueUpToV2")
+      .Input(files.output(0))
+      .Input(2)
+      .Attr("component_types", string_type)
+      .Finalize();
+  OpBuilder(in, "QueueSizeV2").Input(files.output(0)).Finalize();
+  OpBuilder(in, "QueueIsClosedV2").Input(files.output(0)).Finalize();
+  OpBuilder(in, "QueueCloseV2").Input(files.output(0)).Finalize();
+  // A record to parse (TFRecord readers come with issue 22's reader ops).
+  Output serialized_record = ops::Const(in, "");
+  const std::vector<std::string> no_keys;
+  Output empty_keys = ops::Const(
+      in, Tensor::FromVector<std::string>({}, TensorShape({0})));
+  Operation parsed =
+      OpBuilder(in, "ParseExampleV2")
+          .Input(serialized_record)
+          .Input(empty_keys)
+          .Input(empty_keys)
+          .Input(ops::Const(in, Tensor::FromVector<std::string>(
+                                    {"label"}, TensorShape({1}))))
+          .Input(empty_keys)
+          .InputList({ops::Const(in, Tensor::FromVector<int64_t>(
+                                         {}, TensorShape({0})))})
+          .Attr("num_sparse", 0)
+          .Attr("sparse_types", std::vector<DataType>{})
+          .Attr("ragged_value_types", std::vector<DataType>{})
+          .Attr("ragged_split_types", std::vector<DataType>{})
+          .Attr("dense_shapes", std::vector<TensorShape>{TensorShape({})})
+          .Finalize();
+  OpBuilder(in, "ParseSingleExample")
+      .Input(serialized_record)
+      .InputList({ops::Const(in, Tensor::FromVector<std::string>(
+                                     {}, TensorShape({0})))})
+      .Attr("num_sparse", 0)
+      .Attr("sparse_keys", no_keys)
+      .Attr("dense_keys", std::vector<std::string>{"image_raw"})
+      .Attr("sparse_types", std::vector<DataType>{})
+      .Attr("dense_shapes", std::vector<TensorShape>{TensorShape({})})
+      .Finalize();
+  Output pixels = OpBuilder(in, "DecodeRaw")
+                      .Input(serialized_record)
+                      .Attr("out_type", DT_UINT8)
+                      .Finalize()
+                      .output(0);
+  OpBuilder(in, "RandomShuffle").Input(pixels).Finalize();
+  const std::vector<DataType> example_types = {DT_UINT8, DT_INT64};
+  Operation shuffled = OpBuilder(in, "RandomShuffleQueueV2")
+                           .Attr("component_types", example_types)
+                           .Attr("capacity", 100)
+                           .Attr("min_after_dequeue", 10)
+                           .Finalize();
+  OpBuilder(in, "QueueDequeueManyV2")
+      .Input(shuffled.output(0))
+      .Input(4)
+      .Attr("component_types", example_types)
+      .Finalize();
+  OpBuilder(in, "PaddingFIFOQueueV2")
+      .Attr("component_types", example_types)
+      .Attr("shapes", std::vector<TensorShape>{TensorShape({-1}),
+                                               TensorShape({})})
+      .Finalize();
+  (void)parsed;
+
   // Conditionals (graph/ops/control_flow_ops.h). If and StatelessIf name
   // library functions, and _ToBool is their lowering's helper: see
   // tests/runtime/tf_cond_test and all_ops_roundtrip_test.

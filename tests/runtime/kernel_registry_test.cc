@@ -78,7 +78,25 @@ TEST(KernelRegistryTest, EveryDeclaredOpHasAGpuDefinition) {
                                              "SparseApplyMomentum",
                                              "SparseApplyRMSProp",
                                              "ResourceSparseApplyMomentum",
-                                             "ResourceSparseApplyRMSProp"};
+                                             "ResourceSparseApplyRMSProp",
+                                             // Input pipelines: queues and
+                                             // parsing run on the host in
+                                             // TensorFlow too.
+                                             "FIFOQueueV2",
+                                             "RandomShuffleQueueV2",
+                                             "PaddingFIFOQueueV2",
+                                             "QueueEnqueueV2",
+                                             "QueueEnqueueManyV2",
+                                             "QueueDequeueV2",
+                                             "QueueDequeueManyV2",
+                                             "QueueDequeueUpToV2",
+                                             "QueueCloseV2",
+                                             "QueueSizeV2",
+                                             "QueueIsClosedV2",
+                                             "ParseExampleV2",
+                                             "ParseSingleExample",
+                                             "DecodeRaw",
+                                             "RandomShuffle"};
     // No GPU definition yet, though TensorFlow has one: conditionals
     // (Switch and Merge run on the CPU under soft placement until their GPU
     // kernels come; If/StatelessIf never reach placement, the

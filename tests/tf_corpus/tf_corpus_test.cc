@@ -40,18 +40,8 @@ namespace {
 const std::map<std::string, std::string>& OpsOfLaterIssues() {
   static const auto* ops = new std::map<std::string, std::string>{
       // Issue 22: input pipelines.
-      {"FIFOQueueV2", "22 (input pipelines)"},
-      {"RandomShuffleQueueV2", "22 (input pipelines)"},
-      {"QueueEnqueueV2", "22 (input pipelines)"},
-      {"QueueEnqueueManyV2", "22 (input pipelines)"},
-      {"QueueDequeueManyV2", "22 (input pipelines)"},
-      {"QueueCloseV2", "22 (input pipelines)"},
-      {"QueueSizeV2", "22 (input pipelines)"},
       {"TFRecordReaderV2", "22 (input pipelines)"},
       {"ReaderReadV2", "22 (input pipelines)"},
-      {"ParseExampleV2", "22 (input pipelines)"},
-      {"DecodeRaw", "22 (input pipelines)"},
-      {"RandomShuffle", "22 (input pipelines)"},
   };
   return *ops;
 }

@@ -1,6 +1,6 @@
-// dflow registers the nn, training, variable and summary ops that
-// TensorFlow-written training graphs carry with TensorFlow 2.21's OpDefs
-// (tests/testdata/tf_op_defs/training_graph_ops.pbtxt, written by
+// dflow registers the nn, training, variable, summary and input-pipeline
+// ops that TensorFlow-written training graphs carry with TensorFlow 2.21's
+// OpDefs (tests/testdata/tf_op_defs/*.pbtxt, written by
 // tools/tf_reference/make_training_graph_op_defs.py): the same arguments,
 // attrs, defaults, type constraints and flags. Docs are not compared, nor
 // the order of an allowed-types list (dflow expands type classes in its own
@@ -32,15 +32,15 @@ void Normalize(OpDef* op) {
   }
 }
 
-TEST(TrainingGraphOpDefsTest, MatchTensorFlow) {
-  std::ifstream in("tests/testdata/tf_op_defs/training_graph_ops.pbtxt");
-  ASSERT_TRUE(in.good());
+void ExpectSameOpDefs(const std::string& path, int expected_ops) {
+  std::ifstream in(path);
+  ASSERT_TRUE(in.good()) << path;
   std::stringstream text;
   text << in.rdbuf();
   OpList tf_ops;
   ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(text.str(),
                                                             &tf_ops));
-  ASSERT_EQ(tf_ops.op_size(), 32);
+  ASSERT_EQ(tf_ops.op_size(), expected_ops);
   for (OpDef tf_op : tf_ops.op()) {
     SCOPED_TRACE(tf_op.name());
     auto reg = OpRegistry::Global()->LookUp(tf_op.name());
@@ -53,6 +53,15 @@ TEST(TrainingGraphOpDefsTest, MatchTensorFlow) {
     d.ReportDifferencesToString(&diff);
     EXPECT_TRUE(d.Compare(tf_op, ours)) << diff;
   }
+}
+
+TEST(TrainingGraphOpDefsTest, MatchTensorFlow) {
+  ExpectSameOpDefs("tests/testdata/tf_op_defs/training_graph_ops.pbtxt", 32);
+}
+
+// Queues and tf.Example parsing: seed 001's input pipeline.
+TEST(TrainingGraphOpDefsTest, InputPipelineOpsMatchTensorFlow) {
+  ExpectSameOpDefs("tests/testdata/tf_op_defs/input_pipeline_ops.pbtxt", 15);
 }
 
 }  // namespace
