@@ -1,6 +1,7 @@
 #include "runtime/op_kernel.h"
 
 #include <atomic>
+#include <memory>
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/notification.h"
@@ -16,9 +17,11 @@ OpKernel::OpKernel(OpKernelConstruction* ctx)
       host_memory_outputs_(ctx->host_memory_outputs()) {}
 
 void AsyncOpKernel::Compute(OpKernelContext* ctx) {
-  absl::Notification done;
-  ComputeAsync(ctx, [&done] { done.Notify(); });
-  done.WaitForNotification();
+  // Shared with the callback: the waiter may return while Notify() is
+  // still releasing its lock on another thread.
+  auto done = std::make_shared<absl::Notification>();
+  ComputeAsync(ctx, [done] { done->Notify(); });
+  done->WaitForNotification();
 }
 
 OpKernelContext::OpKernelContext(const Params& params)

@@ -66,8 +66,11 @@ std::vector<absl::Status> AllReduce(CollectiveExecutor* exec,
                                     const std::vector<Tensor>& outputs,
                                     Reduction reduction,
                                     std::vector<CollectiveTiming>* timings) {
-  Outcome outcome;
-  outcome.expected = static_cast<int>(devices.size());
+  // Shared with the callbacks: the last one may still be unlocking `mu`
+  // (or inside Notify) when the wait below returns, so a stack Outcome
+  // could be destroyed under it (an abort at exit, 1 run in 40).
+  auto outcome = std::make_shared<Outcome>();
+  outcome->expected = static_cast<int>(devices.size());
   for (size_t i = 0; i < devices.size(); ++i) {
     CollectiveRequest r;
     r.reduction = reduction;
@@ -82,11 +85,12 @@ std::vector<absl::Status> AllReduce(CollectiveExecutor* exec,
     r.input = inputs[i];
     r.output = outputs[i];
     if (timings != nullptr) r.timing = &(*timings)[i];
-    r.done = [&outcome](const absl::Status& s) { outcome.Add(s); };
+    r.done = [outcome](const absl::Status& s) { outcome->Add(s); };
     exec->Submit(std::move(r));
   }
-  outcome.all.WaitForNotification();
-  return outcome.statuses;
+  outcome->all.WaitForNotification();
+  std::lock_guard<std::mutex> lock(outcome->mu);
+  return outcome->statuses;
 }
 
 TEST(GpuCollectiveBackendTest, IsRegisteredForGpuKernels) {
