@@ -239,8 +239,8 @@ void BuildGraphWithEveryOp(const Scope& root) {
   OpBuilder(io, "ShardedFilespec").Input(prefix).Input(2).Finalize();
   OpBuilder(io, "MergeV2Checkpoints").Input(names).Input(prefix).Finalize();
 
-  // Input pipelines (graph/ops/data_flow_ops.h, parsing_ops.h): queues and
-  // tf.Example parsing.
+  // Input pipelines (graph/ops/data_flow_ops.h, parsing_ops.h, the readers
+  // of io_ops): queues, a TFRecord reader, tf.Example parsing.
   Scope in = s.NewSubScope("input");
   const std::vector<DataType> string_type = {DT_STRING};
   Operation files = OpBuilder(in, "FIFOQueueV2")
@@ -269,8 +269,17 @@ void BuildGraphWithEveryOp(const Scope& root) {
   OpBuilder(in, "QueueSizeV2").Input(files.output(0)).Finalize();
   OpBuilder(in, "QueueIsClosedV2").Input(files.output(0)).Finalize();
   OpBuilder(in, "QueueCloseV2").Input(files.output(0)).Finalize();
-  // A record to parse (TFRecord readers come with issue 22's reader ops).
-  Output serialized_record = ops::Const(in, "");
+  Operation reader = OpBuilder(in, "TFRecordReaderV2").Finalize();
+  Output serialized_record = OpBuilder(in, "ReaderReadV2")
+                                 .Input(reader.output(0))
+                                 .Input(files.output(0))
+                                 .Finalize()
+                                 .output(1);
+  OpBuilder(in, "ReaderReadUpToV2")
+      .Input(reader.output(0))
+      .Input(files.output(0))
+      .Input(ops::Const(in, int64_t{4}))
+      .Finalize();
   const std::vector<std::string> no_keys;
   Output empty_keys = ops::Const(
       in, Tensor::FromVector<std::string>({}, TensorShape({0})));

@@ -79,9 +79,9 @@ TEST(KernelRegistryTest, EveryDeclaredOpHasAGpuDefinition) {
                                              "SparseApplyRMSProp",
                                              "ResourceSparseApplyMomentum",
                                              "ResourceSparseApplyRMSProp",
-                                             // Input pipelines: queues and
-                                             // parsing run on the host in
-                                             // TensorFlow too.
+                                             // Input pipelines: queues,
+                                             // readers, parsing run on the
+                                             // host in TensorFlow too.
                                              "FIFOQueueV2",
                                              "RandomShuffleQueueV2",
                                              "PaddingFIFOQueueV2",
@@ -93,6 +93,9 @@ TEST(KernelRegistryTest, EveryDeclaredOpHasAGpuDefinition) {
                                              "QueueCloseV2",
                                              "QueueSizeV2",
                                              "QueueIsClosedV2",
+                                             "TFRecordReaderV2",
+                                             "ReaderReadV2",
+                                             "ReaderReadUpToV2",
                                              "ParseExampleV2",
                                              "ParseSingleExample",
                                              "DecodeRaw",

@@ -33,8 +33,9 @@ HistogramSummary MergeSummary""".split()
 
 INPUT_PIPELINE_OPS = """FIFOQueueV2 RandomShuffleQueueV2 PaddingFIFOQueueV2
 QueueEnqueueV2 QueueEnqueueManyV2 QueueDequeueV2 QueueDequeueManyV2
-QueueDequeueUpToV2 QueueCloseV2 QueueSizeV2 QueueIsClosedV2 ParseExampleV2
-ParseSingleExample DecodeRaw RandomShuffle""".split()
+QueueDequeueUpToV2 QueueCloseV2 QueueSizeV2 QueueIsClosedV2 TFRecordReaderV2
+ReaderReadV2 ReaderReadUpToV2 ParseExampleV2 ParseSingleExample DecodeRaw
+RandomShuffle""".split()
 
 SETS = {"training": OPS, "input_pipeline": INPUT_PIPELINE_OPS}
 

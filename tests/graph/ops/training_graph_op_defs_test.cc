@@ -59,9 +59,9 @@ TEST(TrainingGraphOpDefsTest, MatchTensorFlow) {
   ExpectSameOpDefs("tests/testdata/tf_op_defs/training_graph_ops.pbtxt", 32);
 }
 
-// Queues and tf.Example parsing: seed 001's input pipeline.
+// Queues, readers, tf.Example parsing: seed 001's input pipeline.
 TEST(TrainingGraphOpDefsTest, InputPipelineOpsMatchTensorFlow) {
-  ExpectSameOpDefs("tests/testdata/tf_op_defs/input_pipeline_ops.pbtxt", 15);
+  ExpectSameOpDefs("tests/testdata/tf_op_defs/input_pipeline_ops.pbtxt", 18);
 }
 
 }  // namespace

@@ -1,0 +1,244 @@
+// CPU kernels of TFRecordReaderV2, ReaderReadV2 and ReaderReadUpToV2
+// (graph/ops/io_ops_readers.cc): a reader resource reads TFRecord files
+// (formats/tfrecord.h) whose names it takes one at a time from a queue,
+// the string_input_producer's, and returns records keyed
+// "<file>:<record number>" as TensorFlow does.
+//
+// Reads are asynchronous like the queue ops: a read that needs the next
+// file name waits for the queue's callback, not on a thread. Several reads
+// of one reader (shuffle_batch's num_threads) share its open file: the
+// reader's lock serializes record reads, and a file name that arrives
+// while another file is still open waits in the reader's list.
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "formats/tfrecord.h"
+#include "kernels/cpu/data_flow_ops_queue.h"
+#include "runtime/kernel_registry.h"
+#include "runtime/op_kernel.h"
+#include "runtime/variables.h"
+
+namespace dflow {
+namespace {
+
+class TfRecordReaderResource : public ResourceBase {
+ public:
+  TfRecordReaderResource(std::string name, std::string compression)
+      : name_(std::move(name)), compression_(std::move(compression)) {}
+  std::string DebugString() const override {
+    return absl::StrCat("TFRecordReader '", name_, "'");
+  }
+
+  std::mutex mu;
+  std::unique_ptr<TfRecordReader> file;   // mu; null between files
+  int64_t record_in_file = 0;             // mu
+  std::deque<std::string> waiting_files;  // mu: names not yet opened
+
+  // Opens the next waiting file. mu held.
+  absl::Status OpenNext() {
+    const std::string path = std::move(waiting_files.front());
+    waiting_files.pop_front();
+    TfRecordOptions options;
+    options.compression_type = compression_;
+    absl::StatusOr<std::unique_ptr<TfRecordReader>> opened =
+        TfRecordReader::Open(path, options);
+    if (!opened.ok()) {
+      return absl::Status(opened.status().code(),
+                          absl::StrCat(DebugString(), ": ",
+                                       opened.status().message()));
+    }
+    file = *std::move(opened);
+    record_in_file = 0;
+    return absl::OkStatus();
+  }
+
+ private:
+  const std::string name_;
+  const std::string compression_;
+};
+
+class TfRecordReaderOp : public OpKernel {
+ public:
+  explicit TfRecordReaderOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    ctx->SetStatus(ctx->GetAttr("compression_type", &compression_));
+    std::string container, shared_name;
+    ctx->GetAttr("container", &container).IgnoreError();
+    ctx->GetAttr("shared_name", &shared_name).IgnoreError();
+    key_ = VariableKey(ctx->name(), container, shared_name);
+  }
+  void Compute(OpKernelContext* ctx) override {
+    absl::StatusOr<Var*> var = ctx->variables()->LookupOrCreate(
+        key_, DT_RESOURCE, TensorShape({}));
+    OP_REQUIRES_OK(ctx, var.status());
+    absl::StatusOr<ResourceBase*> reader = (*var)->GetOrCreateResource(
+        [this]() -> absl::StatusOr<std::unique_ptr<ResourceBase>> {
+          return std::make_unique<TfRecordReaderResource>(name(),
+                                                          compression_);
+        });
+    OP_REQUIRES_OK(ctx, reader.status());
+    OP_REQUIRES(ctx,
+                dynamic_cast<TfRecordReaderResource*>(*reader) != nullptr,
+                absl::InvalidArgumentError(absl::StrCat(
+                    "resource '", key_, "' is ", (*reader)->DebugString(),
+                    ", not a TFRecord reader")));
+    ctx->set_output_var(0, *var);
+  }
+  bool IsExpensive() const override { return false; }
+
+ private:
+  std::string compression_, key_;
+};
+
+// One ReaderRead(UpTo) call in progress.
+struct ReadRequest {
+  OpKernelContext* ctx = nullptr;
+  AsyncOpKernel::DoneCallback done;
+  TfRecordReaderResource* reader = nullptr;
+  Queue* queue = nullptr;
+  int64_t want = 1;
+  bool up_to = false;  // ReaderReadUpToV2: vectors, fewer at the end
+  std::vector<std::string> keys, values;
+
+  void Finish(const absl::Status& s) {
+    if (!s.ok()) {
+      ctx->SetStatus(s);
+    } else if (!up_to) {
+      ctx->set_output(0, Tensor::Scalar(std::move(keys[0])));
+      ctx->set_output(1, Tensor::Scalar(std::move(values[0])));
+    } else {
+      ctx->set_output(0, Tensor::FromVector<std::string>(keys));
+      ctx->set_output(1, Tensor::FromVector<std::string>(values));
+    }
+    done();
+  }
+};
+
+// Reads until the request has what it wants, asking the queue for file
+// names as files end. Runs again from the queue's callback.
+void Continue(std::shared_ptr<ReadRequest> r) {
+  std::unique_lock<std::mutex> lock(r->reader->mu);
+  while (true) {
+    if (r->reader->file == nullptr && !r->reader->waiting_files.empty()) {
+      if (absl::Status s = r->reader->OpenNext(); !s.ok()) {
+        lock.unlock();
+        r->Finish(s);
+        return;
+      }
+    }
+    if (r->reader->file == nullptr) break;
+    std::string record;
+    absl::StatusOr<bool> more = r->reader->file->Next(&record);
+    if (!more.ok()) {
+      r->reader->file.reset();
+      lock.unlock();
+      r->Finish(more.status());
+      return;
+    }
+    if (!*more) {
+      r->reader->file.reset();
+      continue;
+    }
+    r->keys.push_back(absl::StrCat(r->reader->file->path(), ":",
+                                   r->reader->record_in_file++));
+    r->values.push_back(std::move(record));
+    if (static_cast<int64_t>(r->keys.size()) == r->want) {
+      lock.unlock();
+      r->Finish(absl::OkStatus());
+      return;
+    }
+  }
+  lock.unlock();
+  r->queue->Dequeue(
+      1, /*many=*/false, /*up_to=*/false,
+      [r](const absl::Status& s, std::vector<Tensor> components) {
+        if (!s.ok()) {
+          // The file queue closed (the epochs are done): an UpTo read
+          // returns what it has.
+          if (r->up_to && !r->keys.empty()) {
+            r->Finish(absl::OkStatus());
+          } else {
+            r->Finish(s);
+          }
+          return;
+        }
+        if (components.size() != 1 || components[0].dtype() != DT_STRING ||
+            components[0].NumElements() != 1) {
+          r->Finish(absl::InvalidArgumentError(absl::StrCat(
+              r->reader->DebugString(),
+              ": the file name queue must hold scalar strings")));
+          return;
+        }
+        {
+          std::lock_guard<std::mutex> lock(r->reader->mu);
+          r->reader->waiting_files.push_back(
+              components[0].data<std::string>()[0]);
+        }
+        Continue(r);
+      });
+}
+
+class ReaderReadOp : public AsyncOpKernel {
+ public:
+  ReaderReadOp(OpKernelConstruction* ctx, bool up_to)
+      : AsyncOpKernel(ctx), up_to_(up_to) {}
+
+  void ComputeAsync(OpKernelContext* ctx, DoneCallback done) override {
+    auto r = std::make_shared<ReadRequest>();
+    r->ctx = ctx;
+    r->done = std::move(done);
+    r->up_to = up_to_;
+    Var* reader_var = ctx->input_var(0);
+    Var* queue_var = ctx->input_var(1);
+    r->reader = dynamic_cast<TfRecordReaderResource*>(
+        reader_var == nullptr ? nullptr : reader_var->resource());
+    r->queue = dynamic_cast<Queue*>(queue_var == nullptr ? nullptr
+                                                         : queue_var->resource());
+    if (r->reader == nullptr || r->queue == nullptr) {
+      r->Finish(absl::InvalidArgumentError(
+          "ReaderRead needs a TFRecordReaderV2 handle and a queue handle of "
+          "file names"));
+      return;
+    }
+    if (up_to_) {
+      const Tensor& n = ctx->input(2);
+      if (n.NumElements() != 1 || n.data<int64_t>()[0] <= 0) {
+        r->Finish(absl::InvalidArgumentError(absl::StrCat(
+            "num_records must be a positive scalar, got ", n.DebugString())));
+        return;
+      }
+      r->want = n.data<int64_t>()[0];
+    }
+    Continue(std::move(r));
+  }
+  bool IsExpensive() const override { return false; }
+
+ private:
+  const bool up_to_;
+};
+
+class ReaderReadOneOp : public ReaderReadOp {
+ public:
+  explicit ReaderReadOneOp(OpKernelConstruction* ctx)
+      : ReaderReadOp(ctx, false) {}
+};
+class ReaderReadUpToOp : public ReaderReadOp {
+ public:
+  explicit ReaderReadUpToOp(OpKernelConstruction* ctx)
+      : ReaderReadOp(ctx, true) {}
+};
+
+DFLOW_REGISTER_KERNEL(KernelDefBuilder("TFRecordReaderV2").Device(kDeviceCpu),
+                      TfRecordReaderOp);
+DFLOW_REGISTER_KERNEL(KernelDefBuilder("ReaderReadV2").Device(kDeviceCpu),
+                      ReaderReadOneOp);
+DFLOW_REGISTER_KERNEL(KernelDefBuilder("ReaderReadUpToV2").Device(kDeviceCpu),
+                      ReaderReadUpToOp);
+
+}  // namespace
+}  // namespace dflow
