@@ -13,6 +13,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "formats/graph_file.h"
@@ -22,6 +23,7 @@
 #include "graph/npy.h"
 #include "graph/tensor.h"
 #include "graph/types.h"
+#include "runtime/queue_runner.h"
 #include "runtime/saved_model_loader.h"
 #include "runtime/saver.h"
 #include "runtime/session.h"
@@ -44,7 +46,8 @@ constexpr char kUsage[] =
     "                 [--devices CPU:N,GPU:M] [--soft_placement] "
     "[--log_device_placement]\n"
     "                 [--timeline FILE] [--memory] [--dump_passes DIR]\n"
-    "                 [--no_optimize] [--disable_pass NAME ...]\n\n"
+    "                 [--no_optimize] [--disable_pass NAME ...] "
+    "[--no_queue_runners]\n\n"
     "--graph takes a GraphDef (.pb/.pbtxt), a MetaGraphDef (.meta, e.g.\n"
     "model.ckpt-100.meta) or a SavedModel file; the kind is read from the\n"
     "content. Of a .meta or SavedModel only the nodes the fetches, targets,\n"
@@ -60,7 +63,10 @@ constexpr char kUsage[] =
     "step: with the graph's own restore op when the graph is a .meta with a\n"
     "saver, else with dflow's Saver. --save PREFIX writes every variable\n"
     "with dflow's Saver after the last step. Both are TensorFlow V2\n"
-    "checkpoints (PREFIX.index, PREFIX.data-*).\n\n"
+    "checkpoints (PREFIX.index, PREFIX.data-*).\n"
+    "A .meta's queue runners (its input pipeline) start after --init and\n"
+    "--restore and stop after the last step; a step that finds the input\n"
+    "queues exhausted (OutOfRange) ends the run normally.\n\n"
     "Runs the graph and prints every fetched tensor: dtype,\n"
     "shape, the first values and, for floats, min/max/mean. Feeds are NumPy\n"
     ".npy files (np.save(path, a.astype(np.float32)) for a float "
@@ -261,6 +267,10 @@ int RunRun(const std::vector<std::string>& args, std::ostream& out,
         "print the device mapping, each node's device and a placement "
         "summary (to stderr)",
         true},
+       {"no_queue_runners",
+        "do not start the queue runners of a .meta (started by default "
+        "after --init and --restore, stopped after the last step)",
+        true},
        {"stats",
         "per-node step stats (top 10 by time) and peak memory of the last "
         "step",
@@ -377,6 +387,9 @@ int RunRun(const std::vector<std::string>& args, std::ostream& out,
   FeedList feed_list;
   std::vector<std::string> fetch_tensors;
   std::optional<SaverDef> graph_saver;
+  // A .meta's input pipeline (start_queue_runners): started before the
+  // steps, stopped after them.
+  std::vector<QueueRunnerDef> queue_runner_defs;
   if (saved_model) {
     const std::string dir = cli.Get("saved_model");
     std::vector<std::string> tags;
@@ -431,6 +444,18 @@ int RunRun(const std::vector<std::string>& args, std::ostream& out,
       if (cli.Has("restore") && graph_saver) {
         roots.push_back(graph_saver->restore_op_name());
         roots.push_back(graph_saver->filename_tensor_name());
+      }
+      if (!cli.GetBool("no_queue_runners")) {
+        queue_runner_defs = file->meta_graph->queue_runners;
+      }
+      for (const QueueRunnerDef& runner : queue_runner_defs) {
+        for (const std::string& op : runner.enqueue_op_name()) {
+          roots.push_back(op);
+        }
+        for (const std::string& op :
+             {runner.close_op_name(), runner.cancel_op_name()}) {
+          if (!op.empty()) roots.push_back(op);
+        }
       }
       absl::StatusOr<GraphDef> sub = SubgraphNeededFor(def, roots, file->path);
       if (!sub.ok()) {
@@ -504,6 +529,25 @@ int RunRun(const std::vector<std::string>& args, std::ostream& out,
           << " variable(s) (dflow Saver)\n";
     }
   }
+  // Declared after the session: runners stop (their cancel ops run on it)
+  // and join before it is destroyed, on every return.
+  Coordinator coordinator;
+  std::vector<std::unique_ptr<QueueRunner>> runners;
+  if (!queue_runner_defs.empty()) {
+    if (absl::Status s = StartQueueRunners(session.get(), queue_runner_defs,
+                                           &coordinator, &runners);
+        !s.ok()) {
+      err << "error: starting the .meta's queue runners: " << s.message()
+          << "\n";
+      return 1;
+    }
+    std::vector<std::string> queues;
+    for (const QueueRunnerDef& d : queue_runner_defs) {
+      queues.push_back(d.queue_name());
+    }
+    out << "queue runners: " << runners.size() << " started ("
+        << absl::StrJoin(queues, ", ") << ")\n";
+  }
   const bool timeline = cli.Has("timeline");
   RunOptions run_options;
   run_options.collect_step_stats = cli.GetBool("stats") || timeline;
@@ -522,21 +566,39 @@ int RunRun(const std::vector<std::string>& args, std::ostream& out,
   };
   for (int step = 1; step <= steps; ++step) {
     metadata = RunMetadata();
-    outputs.clear();
+    // The last good step's fetches stay in `outputs` when the input runs out.
+    std::vector<Tensor> step_outputs;
     const auto start = std::chrono::steady_clock::now();
     absl::Status run = session->Run(run_options, feed_list, fetch_tensors,
-                                    targets, &outputs, &metadata);
+                                    targets, &step_outputs, &metadata);
     step_ms.push_back(std::chrono::duration<double, std::milli>(
                           std::chrono::steady_clock::now() - start)
                           .count());
+    if (!run.ok() && !runners.empty() &&
+        run.code() == absl::StatusCode::kOutOfRange && step > 1) {
+      // The input pipeline's epochs are done: a normal end of training.
+      out << "step " << step << ": the input queues are exhausted ("
+          << run.message() << "); stopping after " << step - 1
+          << " steps\n";
+      step_ms.pop_back();
+      steps = step - 1;
+      break;
+    }
     if (!run.ok()) {
       err << "error: " << (steps > 1 ? absl::StrCat("step ", step, ": ") : "")
           << run.message() << "\n";
       return 1;
     }
+    outputs = std::move(step_outputs);
     if (steps > 1) {
       out << absl::StrFormat("step %d: %.3f ms\n", step, step_ms.back());
       for (size_t i = 0; i < fetches.size(); ++i) print_fetch(i, "  ");
+    }
+  }
+  if (!runners.empty()) {
+    if (absl::Status s = coordinator.Join(); !s.ok()) {
+      err << "error: the input pipeline failed: " << s.message() << "\n";
+      return 1;
     }
   }
   const double wall_ms = step_ms.back();

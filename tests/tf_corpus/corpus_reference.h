@@ -26,6 +26,9 @@ struct CorpusReference {
   std::string train;  // node
   std::string loss;   // tensor
   int steps = 0;
+  // The steps dequeue from an input pipeline: start model.meta's queue
+  // runners, in `dir` (the graph names its TFRecord file relatively).
+  bool queue_runners = false;
   // (tensor, path of its .npy)
   std::vector<std::pair<std::string, std::string>> feeds;
   std::vector<double> losses;  // TensorFlow's, one per step

@@ -7,6 +7,7 @@
 // soft placement. A graph that cannot run yet must fail only on an op of
 // the named later issues, never otherwise.
 #include <cmath>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <set>
@@ -21,6 +22,7 @@
 #include "compiler/placement_device.h"
 #include "compiler/placer.h"
 #include "gmock/gmock.h"
+#include "formats/graph_file.h"
 #include "graph/graph.h"
 #include "graph/graph_def_file.h"
 #include "graph/graph_def_import.h"
@@ -28,6 +30,7 @@
 #include "graph/op_registry.h"
 #include "gtest/gtest.h"
 #include "runtime/placement_bridge.h"
+#include "runtime/queue_runner.h"
 #include "runtime/session.h"
 #include "tests/tf_corpus/corpus_reference.h"
 
@@ -216,6 +219,23 @@ TEST_P(TfCorpusTrainingTest, InitializesAndTrainsWithTensorFlowsLosses) {
       continue;
     }
     if (ref.steps == 0) continue;
+    // An input pipeline: its queue runners read the model's TFRecord file,
+    // which the graph names relative to the model's directory.
+    std::vector<QueueRunnerDef> runner_defs;
+    const std::string cwd = std::filesystem::current_path().string();
+    if (ref.queue_runners) {
+      absl::StatusOr<GraphFile> meta = ReadGraphFile(ref.dir + "/model.meta");
+      ASSERT_TRUE(meta.ok()) << meta.status();
+      ASSERT_TRUE(meta->meta_graph.has_value());
+      runner_defs = meta->meta_graph->queue_runners;
+      ASSERT_FALSE(runner_defs.empty());
+      std::filesystem::current_path(ref.dir);
+    }
+    Coordinator coordinator;
+    std::vector<std::unique_ptr<QueueRunner>> runners;
+    ASSERT_TRUE(StartQueueRunners(session->get(), runner_defs, &coordinator,
+                                  &runners)
+                    .ok());
     FeedList feeds;
     for (const auto& [tensor, path] : ref.feeds) {
       absl::StatusOr<Tensor> value = ReadNpyFile(path);
@@ -229,6 +249,10 @@ TEST_P(TfCorpusTrainingTest, InitializesAndTrainsWithTensorFlowsLosses) {
       step = (*session)->Run(feeds, {ref.loss}, {ref.train}, &out);
       if (step.ok()) losses.push_back(out[0].flat<float>()[0]);
     }
+    const absl::Status pipeline = coordinator.Join();
+    runners.clear();
+    std::filesystem::current_path(cwd);
+    EXPECT_TRUE(pipeline.ok()) << pipeline;
     ASSERT_TRUE(OnlyLaterIssuesBlock(step));
     if (!step.ok()) {
       blocked.push_back(absl::StrCat(ref.name, " (train)"));

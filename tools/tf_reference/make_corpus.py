@@ -59,8 +59,15 @@ estimator_like   what tf.estimator builds around a model: global-step
                  sharded Saver, merged summaries, exponential decay (staircase)
 input_queue      seed 001's input pipeline (string_input_producer,
                  TFRecordReader, parse_single_example, shuffle_batch) in
-                 front of an MLP: a graph whose training step needs ops of
-                 the input-pipeline issue; its initializer does not
+                 front of an MLP, reading a file that does not exist: the
+                 graph loads, places and initializes
+input_fifo       the same pipeline in its deterministic form
+                 (string_input_producer(shuffle=False), one reader thread,
+                 train.batch) over input_fifo.tfrecords, which this script
+                 writes next to the graph; TensorFlow runs its queue
+                 runners in the model's directory (the graph names the file
+                 relatively), and so must the test. reference.txt then has
+                 `queue_runners 1` and no feeds.
 """
 
 import argparse
@@ -466,6 +473,46 @@ def input_queue(rng, batch_scale):
                 run_steps=False)
 
 
+def input_fifo(rng, batch_scale):
+    records = []
+    for i in range(48):
+        label = i % 10
+        pixels = (rng.rand(784) * 60 + label * 19).astype(np.uint8)
+        example = tf.train.Example(features=tf.train.Features(feature={
+            "image_raw": tf.train.Feature(
+                bytes_list=tf.train.BytesList(value=[pixels.tobytes()])),
+            "label": tf.train.Feature(
+                int64_list=tf.train.Int64List(value=[label])),
+            "pixels": tf.train.Feature(
+                int64_list=tf.train.Int64List(value=[784]))}))
+        records.append(example.SerializeToString())
+    files = v1.train.string_input_producer(["input_fifo.tfrecords"],
+                                           shuffle=False)
+    reader = v1.TFRecordReader()
+    _, serialized = reader.read(files)
+    parsed = v1.parse_single_example(serialized, features={
+        "image_raw": v1.FixedLenFeature([], tf.string),
+        "label": v1.FixedLenFeature([], tf.int64),
+        "pixels": v1.FixedLenFeature([], tf.int64)})
+    image = tf.cast(tf.reshape(v1.decode_raw(parsed["image_raw"], tf.uint8),
+                               [784]), tf.float32) / 255.0
+    label = tf.cast(parsed["label"], tf.int32)
+    x, y = v1.train.batch([image, label], batch_size=8 * batch_scale,
+                          num_threads=1, capacity=64)
+    w = v1.get_variable("weights", [784, 10],
+                        initializer=v1.truncated_normal_initializer(
+                            stddev=0.05, seed=SEED))
+    b = v1.get_variable("biases", [10], initializer=v1.zeros_initializer())
+    logits = tf.matmul(x, w) + b
+    loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(
+        labels=y, logits=logits), name="loss")
+    train_op = v1.train.GradientDescentOptimizer(0.05).minimize(
+        loss, name="train")
+    v1.train.Saver()
+    return dict(feeds={}, train=train_op, loss=loss, towers=1,
+                record_file=("input_fifo.tfrecords", records))
+
+
 MODELS = {
     "mlp_towers": mlp_towers,
     "cifar10_towers": cifar10_towers,
@@ -477,6 +524,7 @@ MODELS = {
     "embed_momentum": embed("momentum"),
     "estimator_like": estimator_like,
     "input_queue": input_queue,
+    "input_fifo": input_fifo,
 }
 
 
@@ -538,21 +586,37 @@ def build(name, style, batch_scale):
     return graph, init, model
 
 
-def run_reference(graph, init, model, cpus):
+def run_reference(graph, init, model, cpus, model_dir):
     config = v1.ConfigProto(allow_soft_placement=True,
                             log_device_placement=True,
                             device_count={"CPU": cpus},
                             inter_op_parallelism_threads=1,
                             intra_op_parallelism_threads=1)
     losses, also = [], []
-    with captured_output() as log:
-        with v1.Session(graph=graph, config=config) as sess:
-            sess.run(init)
-            if model.get("run_steps", True):
-                fetches = [model["train"], model["loss"]]
-                for _ in range(STEPS):
-                    out = sess.run(fetches, feed_dict=model["feeds"])
-                    losses.append(float(out[1]))
+    queue_runners = "record_file" in model
+    cwd = os.getcwd()
+    # A model with an input pipeline reads its file relative to its
+    # directory, as the test does.
+    if queue_runners:
+        os.chdir(model_dir)
+    try:
+        with captured_output() as log:
+            with v1.Session(graph=graph, config=config) as sess:
+                sess.run(init)
+                coord = v1.train.Coordinator() if queue_runners else None
+                threads = (v1.train.start_queue_runners(sess=sess,
+                                                        coord=coord)
+                           if queue_runners else [])
+                if model.get("run_steps", True):
+                    fetches = [model["train"], model["loss"]]
+                    for _ in range(STEPS):
+                        out = sess.run(fetches, feed_dict=model["feeds"])
+                        losses.append(float(out[1]))
+                if coord is not None:
+                    coord.request_stop()
+                    coord.join(threads)
+    finally:
+        os.chdir(cwd)
     return losses, parse_placement(log["text"])
 
 
@@ -574,16 +638,21 @@ def write_model(out_dir, name, style, batch_scale):
         fname = tensor.op.name.replace("/", "_") + ".npy"
         np.save(os.path.join(d, "inputs", fname), np.asarray(value))
         feeds[tensor.name] = "inputs/" + fname
-    losses, placed1 = run_reference(graph, init, model, 1)
+    if "record_file" in model:
+        name_, records = model["record_file"]
+        with tf.io.TFRecordWriter(os.path.join(d, name_)) as writer:
+            for record in records:
+                writer.write(record)
+    losses, placed1 = run_reference(graph, init, model, 1, d)
     # A second run with the same seeds must give the same numbers, or the
     # reference is not one.
-    losses_again, _ = run_reference(graph, init, model, 1)
+    losses_again, _ = run_reference(graph, init, model, 1, d)
     if losses != losses_again:
         raise SystemExit("%s_%s: TensorFlow's losses differ between two runs:"
                          " %r vs %r" % (name, style, losses, losses_again))
     placement = {"CPU:1": placed1}
     if model["towers"] > 1:
-        _, placed_n = run_reference(graph, init, model, model["towers"])
+        _, placed_n = run_reference(graph, init, model, model["towers"], d)
         placement["CPU:%d" % model["towers"]] = placed_n
     lines = [
         "# Written by tools/tf_reference/make_corpus.py with TensorFlow %s."
@@ -597,6 +666,8 @@ def write_model(out_dir, name, style, batch_scale):
         "loss %s" % model["loss"].name,
         "steps %d" % (STEPS if model.get("run_steps", True) else 0),
     ]
+    if "record_file" in model:
+        lines.append("queue_runners 1")
     for tensor_name in sorted(feeds):
         lines.append("feed %s %s" % (tensor_name, feeds[tensor_name]))
     for step, value in enumerate(losses):
