@@ -1,11 +1,14 @@
 // MatMul throughput in GFLOP/s (2*m*n*k per product): dflow's CPU MatMul
-// kernel (kernels/cpu/matmul.cc: OpenBLAS single-threaded, blocks split
-// over dflow's thread pool) against the libraries called directly:
+// kernel (kernels/cpu/matmul.cc: oneDNN or OpenBLAS single-threaded, as
+// kernel_util_gemm_library.h chooses, blocks split over dflow's thread
+// pool) against the libraries called directly:
 //
 //   dflow    the registered MatMul kernel, run through OpKernelContext as
 //            the executor runs it (output allocated every step), on a CPU
 //            device whose pool has `threads` threads
 //   cblas    cblas_sgemm with openblas_set_num_threads(threads)
+//   onednn   dnnl_sgemm with omp_set_num_threads(threads) (oneDNN's own
+//            OpenMP threading)
 //   eigen    Eigen::Matrix product (one thread; this build has no OpenMP)
 //
 // for 1024^3 and the seed MLP's layers (forward 100x784.784x500 and
@@ -30,6 +33,8 @@
 // with 2 threads, 89.1 with 1; cblas_sgemm 88.9 with 1 thread, 128.9 with
 // its own 2: ratio 127%. The MLP shapes: 98-142% (kernels/cpu/matmul.cc).
 #include <cblas.h>
+#include <omp.h>
+#include <oneapi/dnnl/dnnl.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -160,6 +165,24 @@ void BM_cblas(benchmark::State& state) {
   SetFlops(state, s);
 }
 
+void BM_onednn(benchmark::State& state) {
+  const Shape s = ShapeOf(state);
+  const int threads = static_cast<int>(state.range(5));
+  const Tensor a = s.ta ? RandomTensor(s.k, s.m, 1) : RandomTensor(s.m, s.k, 1);
+  const Tensor b = s.tb ? RandomTensor(s.n, s.k, 2) : RandomTensor(s.k, s.n, 2);
+  std::vector<float> c(s.m * s.n);
+  omp_set_num_threads(threads);
+  for (auto _ : state) {
+    dnnl_sgemm(s.ta ? 'T' : 'N', s.tb ? 'T' : 'N', s.m, s.n, s.k, 1.0f,
+               a.data<float>(), s.ta ? s.m : s.k, b.data<float>(),
+               s.tb ? s.k : s.n, 0.0f, c.data(), s.n);
+    benchmark::DoNotOptimize(c.data());
+  }
+  // dflow's kernels run oneDNN on one thread per calling thread.
+  omp_set_num_threads(1);
+  SetFlops(state, s);
+}
+
 void BM_eigen(benchmark::State& state) {
   const Shape s = ShapeOf(state);
   using RowMatrix =
@@ -201,6 +224,11 @@ void Register() {
           ->Unit(benchmark::kMicrosecond);
       benchmark::RegisterBenchmark(
           absl::StrCat("cblas/", shape, "/threads:", t).c_str(), BM_cblas)
+          ->Args(args)
+          ->UseRealTime()
+          ->Unit(benchmark::kMicrosecond);
+      benchmark::RegisterBenchmark(
+          absl::StrCat("onednn/", shape, "/threads:", t).c_str(), BM_onednn)
           ->Args(args)
           ->UseRealTime()
           ->Unit(benchmark::kMicrosecond);
