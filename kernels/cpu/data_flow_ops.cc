@@ -10,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/data_flow_ops_queue.h"
+#include "kernels/cpu/kernel_util_resource.h"
 #include "runtime/kernel_registry.h"
 #include "runtime/op_kernel.h"
 #include "runtime/variables.h"
@@ -38,25 +39,13 @@ class QueueOp : public OpKernel {
           "queue '", ctx->name(), "' has ", options_.component_types.size(),
           " component types but ", options_.shapes.size(), " shapes")));
     }
-    std::string container, shared_name;
-    ctx->GetAttr("container", &container).IgnoreError();
-    ctx->GetAttr("shared_name", &shared_name).IgnoreError();
-    key_ = VariableKey(ctx->name(), container, shared_name);
+    key_ = ResourceKey(ctx);
   }
 
   void Compute(OpKernelContext* ctx) override {
-    absl::StatusOr<Var*> var = ctx->variables()->LookupOrCreate(
-        key_, DT_RESOURCE, TensorShape({}));
+    absl::StatusOr<Var*> var = LookupOrCreateResource<Queue>(
+        ctx, key_, "queue", [this] { return std::make_unique<Queue>(options_); });
     OP_REQUIRES_OK(ctx, var.status());
-    absl::StatusOr<ResourceBase*> queue = (*var)->GetOrCreateResource(
-        [this]() -> absl::StatusOr<std::unique_ptr<ResourceBase>> {
-          return std::make_unique<Queue>(options_);
-        });
-    OP_REQUIRES_OK(ctx, queue.status());
-    OP_REQUIRES(ctx, dynamic_cast<Queue*>(*queue) != nullptr,
-                absl::InvalidArgumentError(absl::StrCat(
-                    "resource '", key_, "' is ", (*queue)->DebugString(),
-                    ", not a queue; give the queue another shared_name")));
     ctx->set_output_var(0, *var);
   }
   bool IsExpensive() const override { return false; }
@@ -84,9 +73,7 @@ class PaddingFifoQueueOp : public QueueOp {
 
 // The queue input 0's handle names, or an error for the kernel.
 absl::StatusOr<Queue*> QueueOf(OpKernelContext* ctx) {
-  Var* var = ctx->input_var(0);
-  ResourceBase* resource = var == nullptr ? nullptr : var->resource();
-  auto* queue = dynamic_cast<Queue*>(resource);
+  Queue* queue = ResourceOfInput<Queue>(ctx, 0);
   if (queue == nullptr) {
     return absl::InvalidArgumentError(
         "input 0 is not the handle of a queue (connect it to a FIFOQueueV2, "

@@ -20,6 +20,7 @@
 #include "absl/strings/str_cat.h"
 #include "formats/tfrecord.h"
 #include "kernels/cpu/data_flow_ops_queue.h"
+#include "kernels/cpu/kernel_util_resource.h"
 #include "runtime/kernel_registry.h"
 #include "runtime/op_kernel.h"
 #include "runtime/variables.h"
@@ -67,26 +68,15 @@ class TfRecordReaderOp : public OpKernel {
  public:
   explicit TfRecordReaderOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
     ctx->SetStatus(ctx->GetAttr("compression_type", &compression_));
-    std::string container, shared_name;
-    ctx->GetAttr("container", &container).IgnoreError();
-    ctx->GetAttr("shared_name", &shared_name).IgnoreError();
-    key_ = VariableKey(ctx->name(), container, shared_name);
+    key_ = ResourceKey(ctx);
   }
   void Compute(OpKernelContext* ctx) override {
-    absl::StatusOr<Var*> var = ctx->variables()->LookupOrCreate(
-        key_, DT_RESOURCE, TensorShape({}));
-    OP_REQUIRES_OK(ctx, var.status());
-    absl::StatusOr<ResourceBase*> reader = (*var)->GetOrCreateResource(
-        [this]() -> absl::StatusOr<std::unique_ptr<ResourceBase>> {
+    absl::StatusOr<Var*> var = LookupOrCreateResource<TfRecordReaderResource>(
+        ctx, key_, "TFRecord reader", [this] {
           return std::make_unique<TfRecordReaderResource>(name(),
                                                           compression_);
         });
-    OP_REQUIRES_OK(ctx, reader.status());
-    OP_REQUIRES(ctx,
-                dynamic_cast<TfRecordReaderResource*>(*reader) != nullptr,
-                absl::InvalidArgumentError(absl::StrCat(
-                    "resource '", key_, "' is ", (*reader)->DebugString(),
-                    ", not a TFRecord reader")));
+    OP_REQUIRES_OK(ctx, var.status());
     ctx->set_output_var(0, *var);
   }
   bool IsExpensive() const override { return false; }
@@ -193,12 +183,8 @@ class ReaderReadOp : public AsyncOpKernel {
     r->ctx = ctx;
     r->done = std::move(done);
     r->up_to = up_to_;
-    Var* reader_var = ctx->input_var(0);
-    Var* queue_var = ctx->input_var(1);
-    r->reader = dynamic_cast<TfRecordReaderResource*>(
-        reader_var == nullptr ? nullptr : reader_var->resource());
-    r->queue = dynamic_cast<Queue*>(queue_var == nullptr ? nullptr
-                                                         : queue_var->resource());
+    r->reader = ResourceOfInput<TfRecordReaderResource>(ctx, 0);
+    r->queue = ResourceOfInput<Queue>(ctx, 1);
     if (r->reader == nullptr || r->queue == nullptr) {
       r->Finish(absl::InvalidArgumentError(
           "ReaderRead needs a TFRecordReaderV2 handle and a queue handle of "

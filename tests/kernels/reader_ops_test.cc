@@ -149,5 +149,28 @@ TEST(ReaderTest, MissingAndCorruptFilesAreNamed) {
   EXPECT_THAT(second.message(), HasSubstr("offset 0"));
 }
 
+// A reader and a queue under one shared_name are two resources with one
+// name: the second to run is refused, naming both.
+TEST(ReaderTest, AResourceNameHoldsOneKindOfResource) {
+  Scope root = Scope::NewRootScope();
+  OpBuilder(root.WithOpName("queue"), "FIFOQueueV2")
+      .Attr("component_types", std::vector<DataType>{DT_STRING})
+      .Attr("shared_name", "shared")
+      .Finalize();
+  OpBuilder(root.WithOpName("reader"), "TFRecordReaderV2")
+      .Attr("shared_name", "shared")
+      .Finalize();
+  GraphDef def;
+  ASSERT_TRUE(root.ToGraphDef(&def).ok()) << root.status();
+  auto s = Session::Create(def, SessionOptions());
+  ASSERT_TRUE(s.ok()) << s.status();
+  ASSERT_TRUE((*s)->Run({}, {}, {"queue"}, nullptr).ok());
+  absl::Status clash = (*s)->Run({}, {}, {"reader"}, nullptr);
+  ASSERT_FALSE(clash.ok());
+  EXPECT_THAT(clash.message(),
+              HasSubstr("resource 'shared' is FIFOQueue 'queue', not a "
+                        "TFRecord reader"));
+}
+
 }  // namespace
 }  // namespace dflow
