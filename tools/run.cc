@@ -16,6 +16,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
+#include "formats/event_file_writer.h"
 #include "formats/graph_file.h"
 #include "formats/saved_model.h"
 #include "formats/subgraph.h"
@@ -47,7 +48,8 @@ constexpr char kUsage[] =
     "[--log_device_placement]\n"
     "                 [--timeline FILE] [--memory] [--dump_passes DIR]\n"
     "                 [--no_optimize] [--disable_pass NAME ...] "
-    "[--no_queue_runners]\n\n"
+    "[--no_queue_runners]\n"
+    "                 [--summary_dir DIR] [--summary NAME ...]\n\n"
     "--graph takes a GraphDef (.pb/.pbtxt), a MetaGraphDef (.meta, e.g.\n"
     "model.ckpt-100.meta) or a SavedModel file; the kind is read from the\n"
     "content. Of a .meta or SavedModel only the nodes the fetches, targets,\n"
@@ -66,7 +68,10 @@ constexpr char kUsage[] =
     "checkpoints (PREFIX.index, PREFIX.data-*).\n"
     "A .meta's queue runners (its input pipeline) start after --init and\n"
     "--restore and stop after the last step; a step that finds the input\n"
-    "queues exhausted (OutOfRange) ends the run normally.\n\n"
+    "queues exhausted (OutOfRange) ends the run normally.\n"
+    "--summary_dir DIR writes an event file TensorBoard reads: the graph\n"
+    "and, each step, the summary tensors (--summary, or a .meta's\n"
+    "summaries collection) at that step.\n\n"
     "Runs the graph and prints every fetched tensor: dtype,\n"
     "shape, the first values and, for floats, min/max/mean. Feeds are NumPy\n"
     ".npy files (np.save(path, a.astype(np.float32)) for a float "
@@ -267,6 +272,14 @@ int RunRun(const std::vector<std::string>& args, std::ostream& out,
         "print the device mapping, each node's device and a placement "
         "summary (to stderr)",
         true},
+       {"summary_dir",
+        "DIR: write an event file for TensorBoard there: the graph, and "
+        "each step's summaries",
+        false},
+       {"summary",
+        "NAME: a summary tensor (e.g. a MergeSummary) to write each step "
+        "(repeatable; default: the .meta's 'summaries' collection)",
+        false},
        {"no_queue_runners",
         "do not start the queue runners of a .meta (started by default "
         "after --init and --restore, stopped after the last step)",
@@ -390,6 +403,9 @@ int RunRun(const std::vector<std::string>& args, std::ostream& out,
   // A .meta's input pipeline (start_queue_runners): started before the
   // steps, stopped after them.
   std::vector<QueueRunnerDef> queue_runner_defs;
+  // Summary tensors written to --summary_dir each step: --summary, else the
+  // .meta's "summaries" collection.
+  std::vector<std::string> summary_tensors = cli.GetAll("summary");
   if (saved_model) {
     const std::string dir = cli.Get("saved_model");
     std::vector<std::string> tags;
@@ -445,6 +461,14 @@ int RunRun(const std::vector<std::string>& args, std::ostream& out,
         roots.push_back(graph_saver->restore_op_name());
         roots.push_back(graph_saver->filename_tensor_name());
       }
+      if (cli.Has("summary_dir") && summary_tensors.empty()) {
+        auto it = file->meta_graph->node_lists.find("summaries");
+        if (it != file->meta_graph->node_lists.end()) {
+          summary_tensors = it->second;
+        }
+      }
+      roots.insert(roots.end(), summary_tensors.begin(),
+                   summary_tensors.end());
       if (!cli.GetBool("no_queue_runners")) {
         queue_runner_defs = file->meta_graph->queue_runners;
       }
@@ -529,6 +553,27 @@ int RunRun(const std::vector<std::string>& args, std::ostream& out,
           << " variable(s) (dflow Saver)\n";
     }
   }
+  std::unique_ptr<EventFileWriter> summary_writer;
+  if (cli.Has("summary_dir")) {
+    if (summary_tensors.empty()) {
+      err << "error: --summary_dir needs summary tensors: --summary NAME, "
+             "or a .meta with a 'summaries' collection\n";
+      return 1;
+    }
+    absl::StatusOr<std::unique_ptr<EventFileWriter>> opened =
+        EventFileWriter::Open(cli.Get("summary_dir"));
+    if (!opened.ok()) {
+      err << "error: --summary_dir: " << opened.status().message() << "\n";
+      return 1;
+    }
+    summary_writer = *std::move(opened);
+    if (absl::Status s = summary_writer->AddGraph(def); !s.ok()) {
+      err << "error: --summary_dir: " << s.message() << "\n";
+      return 1;
+    }
+    out << "summaries: " << absl::StrJoin(summary_tensors, ", ") << " -> "
+        << summary_writer->path() << "\n";
+  }
   // Declared after the session: runners stop (their cancel ops run on it)
   // and join before it is destroyed, on every return.
   Coordinator coordinator;
@@ -568,12 +613,27 @@ int RunRun(const std::vector<std::string>& args, std::ostream& out,
     metadata = RunMetadata();
     // The last good step's fetches stay in `outputs` when the input runs out.
     std::vector<Tensor> step_outputs;
+    std::vector<std::string> step_fetches = fetch_tensors;
+    if (summary_writer != nullptr) {
+      step_fetches.insert(step_fetches.end(), summary_tensors.begin(),
+                          summary_tensors.end());
+    }
     const auto start = std::chrono::steady_clock::now();
-    absl::Status run = session->Run(run_options, feed_list, fetch_tensors,
+    absl::Status run = session->Run(run_options, feed_list, step_fetches,
                                     targets, &step_outputs, &metadata);
     step_ms.push_back(std::chrono::duration<double, std::milli>(
                           std::chrono::steady_clock::now() - start)
                           .count());
+    if (!run.ok() && !runners.empty()) {
+      // A failed input pipeline closes its queues, so the step sees only
+      // an empty queue: say what failed first.
+      if (absl::Status pipeline = coordinator.Join(); !pipeline.ok()) {
+        err << "error: step " << step
+            << ": the input pipeline failed: " << pipeline.message()
+            << " (the step then saw: " << run.message() << ")\n";
+        return 1;
+      }
+    }
     if (!run.ok() && !runners.empty() &&
         run.code() == absl::StatusCode::kOutOfRange && step > 1) {
       // The input pipeline's epochs are done: a normal end of training.
@@ -589,6 +649,23 @@ int RunRun(const std::vector<std::string>& args, std::ostream& out,
           << run.message() << "\n";
       return 1;
     }
+    if (summary_writer != nullptr) {
+      // The summaries follow the fetches; each is a serialized Summary.
+      for (size_t i = fetch_tensors.size(); i < step_outputs.size(); ++i) {
+        const Tensor& t = step_outputs[i];
+        absl::Status s =
+            t.dtype() == DT_STRING && t.NumElements() == 1
+                ? summary_writer->AddSummary(t.flat<std::string>()[0], step)
+                : absl::InvalidArgumentError(absl::StrCat(
+                      summary_tensors[i - fetch_tensors.size()],
+                      " is not a summary (a scalar string)"));
+        if (!s.ok()) {
+          err << "error: --summary_dir: " << s.message() << "\n";
+          return 1;
+        }
+      }
+      step_outputs.resize(fetch_tensors.size());
+    }
     outputs = std::move(step_outputs);
     if (steps > 1) {
       out << absl::StrFormat("step %d: %.3f ms\n", step, step_ms.back());
@@ -598,6 +675,12 @@ int RunRun(const std::vector<std::string>& args, std::ostream& out,
   if (!runners.empty()) {
     if (absl::Status s = coordinator.Join(); !s.ok()) {
       err << "error: the input pipeline failed: " << s.message() << "\n";
+      return 1;
+    }
+  }
+  if (summary_writer != nullptr) {
+    if (absl::Status s = summary_writer->Close(); !s.ok()) {
+      err << "error: --summary_dir: " << s.message() << "\n";
       return 1;
     }
   }
