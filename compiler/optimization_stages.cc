@@ -12,11 +12,11 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_replace.h"
 #include "absl/time/clock.h"
+#include "compiler/arithmetic_simplification.h"
+#include "compiler/common_subexpression_elimination.h"
 #include "compiler/constant_folding.h"
 #include "compiler/fuse_elementwise.h"
 #include "compiler/fuse_matmul_bias.h"
-#include "compiler/arithmetic_simplification.h"
-#include "compiler/common_subexpression_elimination.h"
 #include "compiler/fuse_matmul_update.h"
 #include "compiler/lower_functional_if.h"
 #include "compiler/memory_planning.h"
@@ -76,8 +76,7 @@ constexpr PassEntry kPasses[] = {
     {"lower_functional_if", PassStage::kDeviceIndependent, LowerFunctionalIf,
      /*required=*/true},
     // Before the rewrites: no pass spends time on values nobody reads.
-    {"remove_unread_values", PassStage::kDeviceIndependent,
-     RemoveUnreadValues},
+    {"remove_unread_values", PassStage::kDeviceIndependent, RemoveUnreadValues},
     {"arithmetic_simplification", PassStage::kDeviceIndependent,
      SimplifyArithmetic},
     {"constant_folding", PassStage::kDeviceIndependent, FoldConstants},
@@ -104,8 +103,7 @@ absl::Status InPass(absl::string_view pass, absl::string_view device,
 }
 
 absl::Status RunStage(PassStage stage, const PassContext& ctx, Graph* graph,
-                      std::vector<PassSummary>* summaries,
-                      PassDumper* dumper) {
+                      std::vector<PassSummary>* summaries, PassDumper* dumper) {
   for (const PassEntry& pass : kPasses) {
     if (pass.stage != stage) continue;
     const bool enabled = ctx.options->IsEnabled(pass.name);
@@ -141,14 +139,14 @@ std::string ShortDeviceName(absl::string_view device) {
 
 absl::Status WriteFile(const std::string& path, const std::string& text,
                        bool append) {
-  std::ofstream file(path, std::ios::binary |
-                               (append ? std::ios::app : std::ios::trunc));
+  std::ofstream file(
+      path, std::ios::binary | (append ? std::ios::app : std::ios::trunc));
   file << text;
   file.close();
   if (!file) {
-    return absl::UnavailableError(absl::StrCat(
-        "cannot write the pass dump ", path,
-        " (check the dump directory is writable and has space)"));
+    return absl::UnavailableError(
+        absl::StrCat("cannot write the pass dump ", path,
+                     " (check the dump directory is writable and has space)"));
   }
   return absl::OkStatus();
 }
@@ -157,7 +155,8 @@ absl::Status WriteFile(const std::string& path, const std::string& text,
 
 std::vector<std::pair<std::string, PassStage>> PassNames() {
   std::vector<std::pair<std::string, PassStage>> names;
-  for (const PassEntry& pass : kPasses) names.emplace_back(pass.name, pass.stage);
+  for (const PassEntry& pass : kPasses)
+    names.emplace_back(pass.name, pass.stage);
   return names;
 }
 
@@ -188,8 +187,8 @@ absl::Status PassDumper::Dump(const PassSummary& summary, const Graph& graph) {
   graph.ToGraphDef(&def);
   std::string text;
   google::protobuf::TextFormat::PrintToString(def, &text);
-  if (absl::Status s = WriteFile(absl::StrCat(dir_, "/", stem, ".pbtxt"), text,
-                                 false);
+  if (absl::Status s =
+          WriteFile(absl::StrCat(dir_, "/", stem, ".pbtxt"), text, false);
       !s.ok()) {
     return s;
   }
@@ -198,10 +197,10 @@ absl::Status PassDumper::Dump(const PassSummary& summary, const Graph& graph) {
       !s.ok()) {
     return s;
   }
-  return WriteFile(dir_ + "/passes.txt",
-                   absl::StrCat(stem.substr(0, 3), "  ",
-                                PassSummaryLine(summary), "\n"),
-                   true);
+  return WriteFile(
+      dir_ + "/passes.txt",
+      absl::StrCat(stem.substr(0, 3), "  ", PassSummaryLine(summary), "\n"),
+      true);
 }
 
 absl::Status RunDeviceIndependentPasses(
@@ -211,8 +210,7 @@ absl::Status RunDeviceIndependentPasses(
   PassContext ctx;
   ctx.options = &options;
   ctx.protected_nodes = protected_nodes;
-  return RunStage(PassStage::kDeviceIndependent, ctx, graph, summaries,
-                  dumper);
+  return RunStage(PassStage::kDeviceIndependent, ctx, graph, summaries, dumper);
 }
 
 absl::Status RunDeviceSpecificPasses(
@@ -238,9 +236,9 @@ std::string PassSummaryLine(const PassSummary& summary) {
       "%s%s: %s (%.2f ms%s)", summary.pass,
       summary.device.empty()
           ? ""
-          : absl::StrCat(" on ", absl::StrReplaceAll(
-                                     ShortDeviceName(summary.device),
-                                     {{"_", ":"}})),
+          : absl::StrCat(" on ",
+                         absl::StrReplaceAll(ShortDeviceName(summary.device),
+                                             {{"_", ":"}})),
       summary.what, absl::ToDoubleMilliseconds(summary.time), nodes);
 }
 

@@ -41,9 +41,9 @@ absl::StatusOr<std::unique_ptr<EventFileWriter>> EventFileWriter::Open(
   std::error_code ec;
   std::filesystem::create_directories(logdir, ec);
   if (ec) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "cannot create the summary log directory '", logdir,
-        "': ", ec.message()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot create the summary log directory '", logdir,
+                     "': ", ec.message()));
   }
   const double now = WallTime();
   const std::string path = absl::StrCat(

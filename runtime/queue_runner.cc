@@ -64,9 +64,8 @@ void Coordinator::Register(QueueRunner* runner) {
 absl::StatusOr<std::unique_ptr<QueueRunner>> QueueRunner::Create(
     const QueueRunnerDef& def) {
   if (def.enqueue_op_name().empty()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("queue runner of '", def.queue_name(),
-                     "' names no enqueue op"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "queue runner of '", def.queue_name(), "' names no enqueue op"));
   }
   return std::unique_ptr<QueueRunner>(new QueueRunner(def));
 }
@@ -134,10 +133,10 @@ void QueueRunner::Loop(const std::string& enqueue_op) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (!error.ok() && first_error_.ok()) {
-      first_error_ = absl::Status(
-          error.code(), absl::StrCat("queue runner of '", def_.queue_name(),
-                                     "' (", enqueue_op,
-                                     "): ", error.message()));
+      first_error_ =
+          absl::Status(error.code(),
+                       absl::StrCat("queue runner of '", def_.queue_name(),
+                                    "' (", enqueue_op, "): ", error.message()));
     }
     if (!error.ok()) reported = first_error_;
     last = --running_ == 0;

@@ -98,9 +98,9 @@ class QueueRunner {
   Coordinator* coordinator_ = nullptr;
   std::vector<std::thread> threads_;
   std::mutex mu_;
-  int running_ = 0;            // mu_
-  bool stopped_ = false;       // mu_: the cancel op ran
-  absl::Status first_error_;   // mu_
+  int running_ = 0;           // mu_
+  bool stopped_ = false;      // mu_: the cancel op ran
+  absl::Status first_error_;  // mu_
 };
 
 // Creates and starts a runner per def (a .meta's queue_runners).

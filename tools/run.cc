@@ -467,8 +467,7 @@ int RunRun(const std::vector<std::string>& args, std::ostream& out,
           summary_tensors = it->second;
         }
       }
-      roots.insert(roots.end(), summary_tensors.begin(),
-                   summary_tensors.end());
+      roots.insert(roots.end(), summary_tensors.begin(), summary_tensors.end());
       if (!cli.GetBool("no_queue_runners")) {
         queue_runner_defs = file->meta_graph->queue_runners;
       }
@@ -638,8 +637,7 @@ int RunRun(const std::vector<std::string>& args, std::ostream& out,
         run.code() == absl::StatusCode::kOutOfRange && step > 1) {
       // The input pipeline's epochs are done: a normal end of training.
       out << "step " << step << ": the input queues are exhausted ("
-          << run.message() << "); stopping after " << step - 1
-          << " steps\n";
+          << run.message() << "); stopping after " << step - 1 << " steps\n";
       step_ms.pop_back();
       steps = step - 1;
       break;
@@ -656,9 +654,9 @@ int RunRun(const std::vector<std::string>& args, std::ostream& out,
         absl::Status s =
             t.dtype() == DT_STRING && t.NumElements() == 1
                 ? summary_writer->AddSummary(t.flat<std::string>()[0], step)
-                : absl::InvalidArgumentError(absl::StrCat(
-                      summary_tensors[i - fetch_tensors.size()],
-                      " is not a summary (a scalar string)"));
+                : absl::InvalidArgumentError(
+                      absl::StrCat(summary_tensors[i - fetch_tensors.size()],
+                                   " is not a summary (a scalar string)"));
         if (!s.ok()) {
           err << "error: --summary_dir: " << s.message() << "\n";
           return 1;

@@ -27,10 +27,9 @@ inline bool IsFunctionalIfOp(absl::string_view op) {
 // TensorFlow's loop primitives and ControlTrigger: no kernels yet, but a
 // TF-written graph may hold them, and passes must not treat them as values.
 inline bool IsLoopOrTriggerOp(absl::string_view op) {
-  return op == "Enter" || op == "RefEnter" || op == "Exit" ||
-         op == "RefExit" || op == "NextIteration" ||
-         op == "RefNextIteration" || op == "LoopCond" ||
-         op == "ControlTrigger";
+  return op == "Enter" || op == "RefEnter" || op == "Exit" || op == "RefExit" ||
+         op == "NextIteration" || op == "RefNextIteration" ||
+         op == "LoopCond" || op == "ControlTrigger";
 }
 // Any op whose meaning depends on deadness: passes that evaluate, move or
 // remove nodes (constant folding, fusion) leave these alone.

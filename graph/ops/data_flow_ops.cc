@@ -22,19 +22,19 @@ absl::Status NoOutputs(InferenceContext*) { return absl::OkStatus(); }
 // Dequeued components: shapes only known at run time (the queue's `shapes`
 // attr is on another node), so each output is left unknown.
 absl::Status UnknownOutputs(InferenceContext* c) {
-  for (int i = 0; i < c->num_outputs(); ++i) c->set_output(i, TensorShape::Unknown());
+  for (int i = 0; i < c->num_outputs(); ++i)
+    c->set_output(i, TensorShape::Unknown());
   return absl::OkStatus();
 }
 
-#define DFLOW_QUEUE_COMMON_ATTRS                        \
-  Attr("component_types: list(type) >= 1")              \
-      .Attr("shapes: list(shape) >= 0 = []")            \
+#define DFLOW_QUEUE_COMMON_ATTRS             \
+  Attr("component_types: list(type) >= 1")   \
+      .Attr("shapes: list(shape) >= 0 = []") \
       .Attr("capacity: int = -1")
 
 DFLOW_REGISTER_OP("FIFOQueueV2")
     .Output("handle: resource")
-    .DFLOW_QUEUE_COMMON_ATTRS
-    .Attr("container: string = ''")
+    .DFLOW_QUEUE_COMMON_ATTRS.Attr("container: string = ''")
     .Attr("shared_name: string = ''")
     .SetIsStateful()
     .SetShapeFn(ScalarHandle)
@@ -42,18 +42,17 @@ DFLOW_REGISTER_OP("FIFOQueueV2")
 
 DFLOW_REGISTER_OP("PaddingFIFOQueueV2")
     .Output("handle: resource")
-    .DFLOW_QUEUE_COMMON_ATTRS
-    .Attr("container: string = ''")
+    .DFLOW_QUEUE_COMMON_ATTRS.Attr("container: string = ''")
     .Attr("shared_name: string = ''")
     .SetIsStateful()
     .SetShapeFn(ScalarHandle)
-    .Doc("A FIFO queue whose DequeueMany pads components of unknown "
-         "dimensions to the largest in the batch.");
+    .Doc(
+        "A FIFO queue whose DequeueMany pads components of unknown "
+        "dimensions to the largest in the batch.");
 
 DFLOW_REGISTER_OP("RandomShuffleQueueV2")
     .Output("handle: resource")
-    .DFLOW_QUEUE_COMMON_ATTRS
-    .Attr("min_after_dequeue: int = 0")
+    .DFLOW_QUEUE_COMMON_ATTRS.Attr("min_after_dequeue: int = 0")
     .Attr("seed: int = 0")
     .Attr("seed2: int = 0")
     .Attr("container: string = ''")
@@ -80,8 +79,9 @@ DFLOW_REGISTER_OP("QueueEnqueueManyV2")
     .Attr("timeout_ms: int = -1")
     .SetIsStateful()
     .SetShapeFn(NoOutputs)
-    .Doc("Enqueues the elements the components hold along their 0th "
-         "dimension.");
+    .Doc(
+        "Enqueues the elements the components hold along their 0th "
+        "dimension.");
 
 DFLOW_REGISTER_OP("QueueDequeueV2")
     .Input("handle: resource")
@@ -110,16 +110,18 @@ DFLOW_REGISTER_OP("QueueDequeueUpToV2")
     .Attr("timeout_ms: int = -1")
     .SetIsStateful()
     .SetShapeFn(UnknownOutputs)
-    .Doc("Dequeues n elements, or fewer (at least one) once the queue is "
-         "closed.");
+    .Doc(
+        "Dequeues n elements, or fewer (at least one) once the queue is "
+        "closed.");
 
 DFLOW_REGISTER_OP("QueueCloseV2")
     .Input("handle: resource")
     .Attr("cancel_pending_enqueues: bool = false")
     .SetIsStateful()
     .SetShapeFn(NoOutputs)
-    .Doc("Closes the queue: later enqueues fail, dequeues drain what is "
-         "left, then fail with OutOfRange.");
+    .Doc(
+        "Closes the queue: later enqueues fail, dequeues drain what is "
+        "left, then fail with OutOfRange.");
 
 DFLOW_REGISTER_OP("QueueSizeV2")
     .Input("handle: resource")

@@ -14,7 +14,8 @@ absl::Status ScalarOutputs(InferenceContext* c) {
 }
 
 absl::Status VectorOutputs(InferenceContext* c) {
-  for (int i = 0; i < c->num_outputs(); ++i) c->set_output(i, TensorShape({-1}));
+  for (int i = 0; i < c->num_outputs(); ++i)
+    c->set_output(i, TensorShape({-1}));
   return absl::OkStatus();
 }
 

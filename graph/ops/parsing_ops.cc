@@ -29,7 +29,8 @@ absl::Status ParseExampleShape(InferenceContext* c, bool single,
   for (int64_t i = 0; i < num_sparse; ++i) {
     c->set_output(out++, TensorShape({-1, sparse_rank}));
   }
-  for (int64_t i = 0; i < num_sparse; ++i) c->set_output(out++, TensorShape({-1}));
+  for (int64_t i = 0; i < num_sparse; ++i)
+    c->set_output(out++, TensorShape({-1}));
   for (int64_t i = 0; i < num_sparse; ++i) {
     c->set_output(out++, TensorShape({sparse_rank}));
   }
@@ -94,8 +95,9 @@ DFLOW_REGISTER_OP("ParseExampleV2")
     .Attr("ragged_split_types: list({int32,int64}) >= 0")
     .Attr("dense_shapes: list(shape) >= 0")
     .SetShapeFn(ParseExampleV2Shape)
-    .Doc("Parses serialized tf.Example protos into dense, sparse and ragged "
-         "tensors.");
+    .Doc(
+        "Parses serialized tf.Example protos into dense, sparse and ragged "
+        "tensors.");
 
 DFLOW_REGISTER_OP("ParseSingleExample")
     .Input("serialized: string")
@@ -116,8 +118,9 @@ DFLOW_REGISTER_OP("ParseSingleExample")
 DFLOW_REGISTER_OP("DecodeRaw")
     .Input("bytes: string")
     .Output("output: out_type")
-    .Attr("out_type: {half,float,double,int32,uint16,uint8,int16,int8,int64,"
-          "complex64,complex128,bool,bfloat16}")
+    .Attr(
+        "out_type: {half,float,double,int32,uint16,uint8,int16,int8,int64,"
+        "complex64,complex128,bool,bfloat16}")
     .Attr("little_endian: bool = true")
     .SetShapeFn(DecodeRawShape)
     .Doc("Reinterprets the bytes of each string as a vector of numbers.");

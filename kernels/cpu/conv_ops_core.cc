@@ -253,7 +253,8 @@ void ConvForward(OpKernelContext* ctx, const ConvGeometry& g, const T* input,
                  const T* filter, T* output) {
   if constexpr (std::is_same_v<T, float>) {
     if (OneDnnConvolves(g) &&
-        OneDnnConvolve(ctx->thread_pool(), ConvPass::kForward, g, input, filter, output)
+        OneDnnConvolve(ctx->thread_pool(), ConvPass::kForward, g, input, filter,
+                       output)
             .ok()) {
       return;
     }
@@ -339,8 +340,8 @@ void ConvBackpropInput(OpKernelContext* ctx, const ConvGeometry& g,
                        const T* filter, const T* out_backprop, T* in_backprop) {
   if constexpr (std::is_same_v<T, float>) {
     if (OneDnnConvolves(g) &&
-        OneDnnConvolve(ctx->thread_pool(), ConvPass::kBackpropInput, g, filter, out_backprop,
-                       in_backprop)
+        OneDnnConvolve(ctx->thread_pool(), ConvPass::kBackpropInput, g, filter,
+                       out_backprop, in_backprop)
             .ok()) {
       return;
     }
@@ -411,8 +412,8 @@ void ConvBackpropFilter(OpKernelContext* ctx, const ConvGeometry& g,
                         T* filter_backprop) {
   if constexpr (std::is_same_v<T, float>) {
     if (OneDnnConvolves(g) &&
-        OneDnnConvolve(ctx->thread_pool(), ConvPass::kBackpropFilter, g, input, out_backprop,
-                       filter_backprop)
+        OneDnnConvolve(ctx->thread_pool(), ConvPass::kBackpropFilter, g, input,
+                       out_backprop, filter_backprop)
             .ok()) {
       return;
     }

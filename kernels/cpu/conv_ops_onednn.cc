@@ -7,10 +7,10 @@
 #include <cstdlib>
 #include <cstring>
 #include <functional>
-#include <new>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <tuple>
 #include <vector>
 
@@ -47,22 +47,32 @@ struct Plan {
   dnnl::convolution_forward::primitive_desc forward_pd;
   dnnl::primitive primitive;
   memory::desc image, filter_hwio, output;  // as dflow keeps them
-  memory::desc filter;     // the layout the primitive wants
-  memory::desc scratch;    // its scratch memory
+  memory::desc filter;                      // the layout the primitive wants
+  memory::desc scratch;                     // its scratch memory
   bool reorder_filter = false;
   dnnl::reorder filter_reorder;  // hwio -> filter, or filter -> hwio
 };
 
 using PlanKey = std::tuple<int, int64_t, int64_t, int64_t, int64_t, int64_t,
-                           int64_t, int64_t, int64_t, int64_t, int64_t,
-                           int64_t, int64_t, int64_t, int64_t, int64_t>;
+                           int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
+                           int64_t, int64_t, int64_t, int64_t>;
 
 PlanKey KeyOf(ConvPass pass, const ConvGeometry& g, int64_t batch) {
-  return {static_cast<int>(pass), batch,           g.in_rows,
-          g.in_cols,              g.in_depth,      g.filter_rows,
-          g.filter_cols,          g.out_depth,     g.out_rows,
-          g.out_cols,             g.stride_rows,   g.stride_cols,
-          g.dilation_rows,        g.dilation_cols, g.pad_top,
+  return {static_cast<int>(pass),
+          batch,
+          g.in_rows,
+          g.in_cols,
+          g.in_depth,
+          g.filter_rows,
+          g.filter_cols,
+          g.out_depth,
+          g.out_rows,
+          g.out_cols,
+          g.stride_rows,
+          g.stride_cols,
+          g.dilation_rows,
+          g.dilation_cols,
+          g.pad_top,
           g.pad_left};
 }
 
@@ -70,8 +80,7 @@ std::unique_ptr<Plan> MakePlan(ConvPass pass, const ConvGeometry& g,
                                int64_t batch) {
   auto plan = std::make_unique<Plan>();
   const memory::dims src{batch, g.in_depth, g.in_rows, g.in_cols};
-  const memory::dims wei{g.out_depth, g.in_depth, g.filter_rows,
-                         g.filter_cols};
+  const memory::dims wei{g.out_depth, g.in_depth, g.filter_rows, g.filter_cols};
   const memory::dims dst{batch, g.out_depth, g.out_rows, g.out_cols};
   const memory::dims strides{g.stride_rows, g.stride_cols};
   // oneDNN counts dilation from 0 (TensorFlow from 1).
@@ -93,10 +102,9 @@ std::unique_ptr<Plan> MakePlan(ConvPass pass, const ConvGeometry& g,
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   const auto algorithm = dnnl::algorithm::convolution_direct;
   plan->forward_pd = dnnl::convolution_forward::primitive_desc(
-      dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training,
-                                      algorithm, plan->image, any_filter,
-                                      plan->output, strides, dilates, pad_l,
-                                      pad_r),
+      dnnl::convolution_forward::desc(
+          dnnl::prop_kind::forward_training, algorithm, plan->image, any_filter,
+          plan->output, strides, dilates, pad_l, pad_r),
       attr, Engine());
   switch (pass) {
     case ConvPass::kForward: {
@@ -245,8 +253,8 @@ bool UseIm2Col() {
 
 bool OneDnnConvolves(const ConvGeometry& g) {
   if (UseIm2Col() || g.groups != 1) return false;
-  if (g.batch <= 0 || g.out_rows <= 0 || g.out_cols <= 0 ||
-      g.in_depth <= 0 || g.out_depth <= 0) {
+  if (g.batch <= 0 || g.out_rows <= 0 || g.out_cols <= 0 || g.in_depth <= 0 ||
+      g.out_depth <= 0) {
     return false;
   }
   if (PadAfter(g.in_rows, g.out_rows, g.filter_rows, g.stride_rows,
@@ -266,8 +274,7 @@ absl::Status OneDnnConvolve(ThreadPool* pool, ConvPass pass,
                             const ConvGeometry& g, const float* a,
                             const float* b, float* out) {
   const int threads = pool == nullptr ? 1 : pool->num_threads();
-  int64_t parts =
-      std::max<int64_t>(1, std::min<int64_t>(threads, g.batch));
+  int64_t parts = std::max<int64_t>(1, std::min<int64_t>(threads, g.batch));
   // Parts of equal size but the last; each size has its own plan.
   int64_t per_part = (g.batch + parts - 1) / parts;
   absl::StatusOr<const Plan*> plan = GetPlan(pass, g, per_part);

@@ -44,7 +44,8 @@ class QueueOp : public OpKernel {
 
   void Compute(OpKernelContext* ctx) override {
     absl::StatusOr<Var*> var = LookupOrCreateResource<Queue>(
-        ctx, key_, "queue", [this] { return std::make_unique<Queue>(options_); });
+        ctx, key_, "queue",
+        [this] { return std::make_unique<Queue>(options_); });
     OP_REQUIRES_OK(ctx, var.status());
     ctx->set_output_var(0, *var);
   }
@@ -130,10 +131,10 @@ class EnqueueOp : public AsyncOpKernel {
             " is a scalar; each needs a 0th dimension of elements"));
       }
       if (count >= 0 && t.shape().dim(0) != count) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "QueueEnqueueManyV2 into ", queue.DebugString(),
-            ": components hold different numbers of elements (", count,
-            " and ", t.shape().dim(0), ")"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("QueueEnqueueManyV2 into ", queue.DebugString(),
+                         ": components hold different numbers of elements (",
+                         count, " and ", t.shape().dim(0), ")"));
       }
       count = t.shape().dim(0);
     }
@@ -256,8 +257,7 @@ class QueueSizeOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     absl::StatusOr<Queue*> queue = QueueOf(ctx);
     OP_REQUIRES_OK(ctx, queue.status());
-    ctx->set_output(
-        0, Tensor::Scalar(static_cast<int32_t>((*queue)->Size())));
+    ctx->set_output(0, Tensor::Scalar(static_cast<int32_t>((*queue)->Size())));
   }
   bool IsExpensive() const override { return false; }
 };
@@ -278,19 +278,18 @@ DFLOW_REGISTER_KERNEL(KernelDefBuilder("FIFOQueueV2").Device(kDeviceCpu),
 DFLOW_REGISTER_KERNEL(
     KernelDefBuilder("RandomShuffleQueueV2").Device(kDeviceCpu),
     RandomShuffleQueueOp);
-DFLOW_REGISTER_KERNEL(
-    KernelDefBuilder("PaddingFIFOQueueV2").Device(kDeviceCpu),
-    PaddingFifoQueueOp);
+DFLOW_REGISTER_KERNEL(KernelDefBuilder("PaddingFIFOQueueV2").Device(kDeviceCpu),
+                      PaddingFifoQueueOp);
 DFLOW_REGISTER_KERNEL(KernelDefBuilder("QueueEnqueueV2").Device(kDeviceCpu),
                       EnqueueOneOp);
-DFLOW_REGISTER_KERNEL(
-    KernelDefBuilder("QueueEnqueueManyV2").Device(kDeviceCpu), EnqueueManyOp);
+DFLOW_REGISTER_KERNEL(KernelDefBuilder("QueueEnqueueManyV2").Device(kDeviceCpu),
+                      EnqueueManyOp);
 DFLOW_REGISTER_KERNEL(KernelDefBuilder("QueueDequeueV2").Device(kDeviceCpu),
                       DequeueOneOp);
-DFLOW_REGISTER_KERNEL(
-    KernelDefBuilder("QueueDequeueManyV2").Device(kDeviceCpu), DequeueManyOp);
-DFLOW_REGISTER_KERNEL(
-    KernelDefBuilder("QueueDequeueUpToV2").Device(kDeviceCpu), DequeueUpToOp);
+DFLOW_REGISTER_KERNEL(KernelDefBuilder("QueueDequeueManyV2").Device(kDeviceCpu),
+                      DequeueManyOp);
+DFLOW_REGISTER_KERNEL(KernelDefBuilder("QueueDequeueUpToV2").Device(kDeviceCpu),
+                      DequeueUpToOp);
 DFLOW_REGISTER_KERNEL(KernelDefBuilder("QueueCloseV2").Device(kDeviceCpu),
                       QueueCloseOp);
 DFLOW_REGISTER_KERNEL(KernelDefBuilder("QueueSizeV2").Device(kDeviceCpu),

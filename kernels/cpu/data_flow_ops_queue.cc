@@ -41,7 +41,8 @@ void CopyInto(const Tensor& element, int64_t index, Tensor* out) {
   dst += index * slot;
   const int64_t count = element.NumElements();
   bool same = true;
-  for (int d = 0; d < rank; ++d) same = same && shape.dim(d) == out->shape().dim(d + 1);
+  for (int d = 0; d < rank; ++d)
+    same = same && shape.dim(d) == out->shape().dim(d + 1);
   if (same) {
     std::copy_n(src, count, dst);
     return;
@@ -50,7 +51,8 @@ void CopyInto(const Tensor& element, int64_t index, Tensor* out) {
   std::vector<int64_t> at(rank, 0);
   for (int64_t i = 0; i < count; ++i) {
     int64_t offset = 0;
-    for (int d = 0; d < rank; ++d) offset = offset * out->shape().dim(d + 1) + at[d];
+    for (int d = 0; d < rank; ++d)
+      offset = offset * out->shape().dim(d + 1) + at[d];
     dst[offset] = src[i];
     for (int d = rank - 1; d >= 0; --d) {
       if (++at[d] < shape.dim(d)) break;
@@ -75,8 +77,7 @@ Queue::~Queue() {
       callbacks.push_back([done = std::move(e.done), gone] { done(gone); });
     }
     for (PendingDequeue& d : dequeues_) {
-      callbacks.push_back(
-          [done = std::move(d.done), gone] { done(gone, {}); });
+      callbacks.push_back([done = std::move(d.done), gone] { done(gone, {}); });
     }
     enqueues_.clear();
     dequeues_.clear();
@@ -91,23 +92,22 @@ std::string Queue::DebugString() const {
 absl::Status Queue::CheckElement(const Tuple& element) const {
   const size_t n = options_.component_types.size();
   if (element.size() != n) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(DebugString(), " has ", n, " components, got ",
-                     element.size()));
+    return absl::InvalidArgumentError(absl::StrCat(
+        DebugString(), " has ", n, " components, got ", element.size()));
   }
   for (size_t i = 0; i < n; ++i) {
     if (element[i].dtype() != options_.component_types[i]) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          DebugString(), ": component ", i, " must be ",
-          DataTypeName(options_.component_types[i]), ", got ",
-          DataTypeName(element[i].dtype())));
+      return absl::InvalidArgumentError(
+          absl::StrCat(DebugString(), ": component ", i, " must be ",
+                       DataTypeName(options_.component_types[i]), ", got ",
+                       DataTypeName(element[i].dtype())));
     }
     if (!options_.shapes.empty() &&
         !options_.shapes[i].IsCompatibleWith(element[i].shape())) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          DebugString(), ": component ", i, " must have shape ",
-          options_.shapes[i].ToString(), ", got ",
-          element[i].shape().ToString()));
+      return absl::InvalidArgumentError(
+          absl::StrCat(DebugString(), ": component ", i, " must have shape ",
+                       options_.shapes[i].ToString(), ", got ",
+                       element[i].shape().ToString()));
     }
   }
   return absl::OkStatus();
@@ -155,12 +155,10 @@ void Queue::Close(bool cancel_pending_enqueues) {
     closed_ = true;
     if (cancel_pending_enqueues) {
       for (PendingEnqueue& e : enqueues_) {
-        callbacks.push_back(
-            [done = std::move(e.done), name = DebugString()] {
-              done(absl::CancelledError(absl::StrCat(
-                  "Enqueue into ", name,
-                  " was cancelled: the queue was closed")));
-            });
+        callbacks.push_back([done = std::move(e.done), name = DebugString()] {
+          done(absl::CancelledError(absl::StrCat(
+              "Enqueue into ", name, " was cancelled: the queue was closed")));
+        });
       }
       enqueues_.clear();
     }
@@ -227,10 +225,10 @@ void Queue::Progress(Callbacks* callbacks) {
       if (complete || (d.up_to && !d.taken.empty())) {
         std::vector<Tensor> out;
         const absl::Status s = Finish(d, &out);
-        callbacks->push_back([done = std::move(d.done), s,
-                              out = std::move(out)]() mutable {
-          done(s, std::move(out));
-        });
+        callbacks->push_back(
+            [done = std::move(d.done), s, out = std::move(out)]() mutable {
+              done(s, std::move(out));
+            });
       } else {
         // Closed with too few: give back what was taken, in order.
         const int64_t had = static_cast<int64_t>(d.taken.size());
@@ -266,9 +264,9 @@ absl::Status Queue::Finish(PendingDequeue& d, std::vector<Tensor>* out) const {
     TensorShape element;
     if (n == 0) {
       if (options_.shapes.empty() || !options_.shapes[i].IsFullyDefined()) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "DequeueMany of 0 elements from ", DebugString(),
-            " needs the queue's shapes fully defined"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("DequeueMany of 0 elements from ", DebugString(),
+                         " needs the queue's shapes fully defined"));
       }
       element = options_.shapes[i];
     } else {
@@ -277,11 +275,11 @@ absl::Status Queue::Finish(PendingDequeue& d, std::vector<Tensor>* out) const {
         const TensorShape& s = d.taken[j][i].shape();
         if (s == element) continue;
         if (options_.kind != Kind::kPaddingFifo || s.rank() != element.rank()) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              DebugString(), ": DequeueMany needs component ", i,
-              " of every element to have one shape, got ", element.ToString(),
-              " and ", s.ToString(),
-              " (a PaddingFIFOQueue pads them to the largest)"));
+          return absl::InvalidArgumentError(
+              absl::StrCat(DebugString(), ": DequeueMany needs component ", i,
+                           " of every element to have one shape, got ",
+                           element.ToString(), " and ", s.ToString(),
+                           " (a PaddingFIFOQueue pads them to the largest)"));
         }
         for (int k = 0; k < s.rank(); ++k) {
           element.set_dim(k, std::max(element.dim(k), s.dim(k)));

@@ -92,8 +92,8 @@ class Queue : public ResourceBase {
   // dequeues as far as the rules allow; collects the callbacks of what
   // completed (run after the lock is released). mu_ held.
   void Progress(Callbacks* callbacks);
-  bool CanTake() const;   // mu_ held
-  Tuple TakeOne();        // mu_ held
+  bool CanTake() const;  // mu_ held
+  Tuple TakeOne();       // mu_ held
   // The output of a completed dequeue (stacks or pads `taken`).
   absl::Status Finish(PendingDequeue& d, std::vector<Tensor>* out) const;
   static void Run(Callbacks& callbacks);

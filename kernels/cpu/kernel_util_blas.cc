@@ -51,12 +51,12 @@ void CallComplex(bool ta, bool tb, int m, int n, int k, std::complex<R> alpha,
   // OpenBLAS's complex entry points take the scalars and arrays as void*.
   if constexpr (sizeof(R) == sizeof(float)) {
     cblas_cgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans,
-                tb ? CblasTrans : CblasNoTrans, m, n, k, &alpha, a, lda, b,
-                ldb, &beta, c, ldc);
+                tb ? CblasTrans : CblasNoTrans, m, n, k, &alpha, a, lda, b, ldb,
+                &beta, c, ldc);
   } else {
     cblas_zgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans,
-                tb ? CblasTrans : CblasNoTrans, m, n, k, &alpha, a, lda, b,
-                ldb, &beta, c, ldc);
+                tb ? CblasTrans : CblasNoTrans, m, n, k, &alpha, a, lda, b, ldb,
+                &beta, c, ldc);
   }
 }
 void Call(GemmLibrary, bool ta, bool tb, int m, int n, int k, complex64 alpha,
@@ -64,8 +64,7 @@ void Call(GemmLibrary, bool ta, bool tb, int m, int n, int k, complex64 alpha,
           complex64 beta, complex64* c, int ldc) {
   CallComplex(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
-void Call(GemmLibrary, bool ta, bool tb, int m, int n, int k,
-          complex128 alpha,
+void Call(GemmLibrary, bool ta, bool tb, int m, int n, int k, complex128 alpha,
           const complex128* a, int lda, const complex128* b, int ldb,
           complex128 beta, complex128* c, int ldc) {
   CallComplex(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
@@ -106,8 +105,8 @@ template <typename T>
 absl::Status Gemm(ThreadPool* pool, bool transpose_a, bool transpose_b,
                   int64_t m, int64_t n, int64_t k, const T* a, int64_t lda,
                   const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
-  return ScaledGemm<T>(pool, transpose_a, transpose_b, m, n, k, T(1), a, lda,
-                       b, ldb, beta, c, ldc);
+  return ScaledGemm<T>(pool, transpose_a, transpose_b, m, n, k, T(1), a, lda, b,
+                       ldb, beta, c, ldc);
 }
 
 template <typename T>
@@ -148,8 +147,9 @@ absl::Status ScaledGemm(ThreadPool* pool, bool transpose_a, bool transpose_b,
   const GemmSplit split =
       ChooseGemmSplit(pool == nullptr ? 1 : pool->num_threads(), m, n, k);
   if (split.blocks <= 1) {
-    Call(library, transpose_a, transpose_b, static_cast<int>(m), static_cast<int>(n),
-         static_cast<int>(k), alpha, a, ilda, b, ildb, beta, c, ildc);
+    Call(library, transpose_a, transpose_b, static_cast<int>(m),
+         static_cast<int>(n), static_cast<int>(k), alpha, a, ilda, b, ildb,
+         beta, c, ildc);
     return absl::OkStatus();
   }
   const int64_t blocks = split.blocks;

@@ -123,8 +123,8 @@ GemmLibrary ChooseFloatGemmLibrary(int64_t m, int64_t n, int64_t k) {
 std::string DescribeGemmLibraries() {
   const dnnl_version_t* v = dnnl_version();
   const std::string onednn =
-      absl::StrCat("oneDNN ", v->major, ".", v->minor, ".", v->patch,
-                   " (JIT ", IsaName(dnnl_get_effective_cpu_isa()), ")");
+      absl::StrCat("oneDNN ", v->major, ".", v->minor, ".", v->patch, " (JIT ",
+                   IsaName(dnnl_get_effective_cpu_isa()), ")");
   const std::string openblas =
       absl::StrCat("OpenBLAS ", OpenBlasVersion(), " (", OpenBlasCore(), ")");
   switch (ForcedLibrary()) {
@@ -139,8 +139,9 @@ std::string DescribeGemmLibraries() {
     return absl::StrCat("float GEMM: ", onednn, "; ", openblas,
                         " has no kernel for this CPU and is not used for it");
   }
-  return absl::StrCat("float GEMM: ", onednn, "; products <= 64^3 or <= ",
-                      kNarrowColumns, " columns: ", openblas);
+  return absl::StrCat("float GEMM: ", onednn,
+                      "; products <= 64^3 or <= ", kNarrowColumns,
+                      " columns: ", openblas);
 }
 
 void SingleThreadedSgemm(GemmLibrary library, bool transpose_a,

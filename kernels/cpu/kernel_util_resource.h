@@ -39,9 +39,9 @@ absl::StatusOr<Var*> LookupOrCreateResource(
       });
   if (!resource.ok()) return resource.status();
   if (dynamic_cast<T*>(*resource) == nullptr) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "resource '", key, "' is ", (*resource)->DebugString(), ", not a ",
-        kind, "; give this one another shared_name"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("resource '", key, "' is ", (*resource)->DebugString(),
+                     ", not a ", kind, "; give this one another shared_name"));
   }
   return *var;
 }

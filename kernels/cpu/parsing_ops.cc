@@ -57,9 +57,9 @@ class DecodeRawOp : public OpKernel {
       std::memcpy(to, strings[i].data(), length);
       if (!swap) continue;
       // Complex numbers swap each of their two halves.
-      const size_t part = out_type_ == DT_COMPLEX64 || out_type_ == DT_COMPLEX128
-                              ? width / 2
-                              : width;
+      const size_t part =
+          out_type_ == DT_COMPLEX64 || out_type_ == DT_COMPLEX128 ? width / 2
+                                                                  : width;
       for (size_t at = 0; at < length; at += part) {
         std::reverse(to + at, to + at + part);
       }
@@ -81,8 +81,9 @@ struct ParseConfig {
 };
 
 const char* KindName(DataType t) {
-  return t == DT_FLOAT ? "float_list" : t == DT_INT64 ? "int64_list"
-                                                      : "bytes_list";
+  return t == DT_FLOAT   ? "float_list"
+         : t == DT_INT64 ? "int64_list"
+                         : "bytes_list";
 }
 
 // The number of values of `f` if it holds `type`'s list, else -1.
@@ -122,18 +123,17 @@ absl::StatusOr<const Feature*> FindFeature(const Example& example,
                                            DataType type, int64_t record) {
   const auto& features = example.features().feature();
   auto it = features.find(key);
-  if (it == features.end() ||
-      it->second.kind_case() == Feature::KIND_NOT_SET) {
+  if (it == features.end() || it->second.kind_case() == Feature::KIND_NOT_SET) {
     return nullptr;
   }
   if (ValueCount(it->second, type) < 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "record ", record, ": feature '", key, "' holds ",
-        it->second.has_float_list()   ? "float_list"
-        : it->second.has_int64_list() ? "int64_list"
-                                      : "bytes_list",
-        " but the parser asks for ", KindName(type), " (",
-        DataTypeName(type), ")"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("record ", record, ": feature '", key, "' holds ",
+                     it->second.has_float_list()   ? "float_list"
+                     : it->second.has_int64_list() ? "int64_list"
+                                                   : "bytes_list",
+                     " but the parser asks for ", KindName(type), " (",
+                     DataTypeName(type), ")"));
   }
   return &it->second;
 }
@@ -142,8 +142,8 @@ absl::StatusOr<const Feature*> FindFeature(const Example& example,
 // kernel's outputs, in ParseExampleV2's output order: sparse indices,
 // values, shapes, then dense values.
 void ParseRecords(OpKernelContext* ctx, const ParseConfig& config,
-                  const TensorShape& batch_shape,
-                  const std::string* records, int64_t num_records,
+                  const TensorShape& batch_shape, const std::string* records,
+                  int64_t num_records,
                   const std::vector<const Tensor*>& defaults,
                   int first_sparse_output) {
   std::vector<Example> examples(num_records);
@@ -169,9 +169,9 @@ void ParseRecords(OpKernelContext* ctx, const ParseConfig& config,
     TensorShape out_shape = batch_shape;
     for (int k = 0; k < shape.rank(); ++k) out_shape.AddDim(shape.dim(k));
     Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(first_sparse_output +
-                                                 3 * num_sparse + d,
-                                             out_shape, &out));
+    OP_REQUIRES_OK(
+        ctx, ctx->allocate_output(first_sparse_output + 3 * num_sparse + d,
+                                  out_shape, &out));
     const Tensor& fallback = *defaults[d];
     for (int64_t r = 0; r < num_records; ++r) {
       absl::StatusOr<const Feature*> f = FindFeature(examples[r], key, type, r);
@@ -179,10 +179,10 @@ void ParseRecords(OpKernelContext* ctx, const ParseConfig& config,
       if (*f != nullptr) {
         const int64_t count = ValueCount(**f, type);
         OP_REQUIRES(ctx, count == per_record,
-                    absl::InvalidArgumentError(absl::StrCat(
-                        "record ", r, ": feature '", key, "' has ", count,
-                        " values but its dense shape ", shape.ToString(),
-                        " needs ", per_record)));
+                    absl::InvalidArgumentError(
+                        absl::StrCat("record ", r, ": feature '", key, "' has ",
+                                     count, " values but its dense shape ",
+                                     shape.ToString(), " needs ", per_record)));
         CopyValues(**f, type, out, r * per_record);
         continue;
       }
@@ -224,15 +224,15 @@ void ParseRecords(OpKernelContext* ctx, const ParseConfig& config,
     Tensor* indices = nullptr;
     Tensor* values = nullptr;
     Tensor* dense_shape = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(first_sparse_output + s,
-                                             TensorShape({total, index_width}),
-                                             &indices));
+    OP_REQUIRES_OK(
+        ctx, ctx->allocate_output(first_sparse_output + s,
+                                  TensorShape({total, index_width}), &indices));
     OP_REQUIRES_OK(ctx,
                    ctx->allocate_output(first_sparse_output + num_sparse + s,
                                         TensorShape({total}), &values));
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(
-                            first_sparse_output + 2 * num_sparse + s,
-                            TensorShape({index_width}), &dense_shape));
+    OP_REQUIRES_OK(
+        ctx, ctx->allocate_output(first_sparse_output + 2 * num_sparse + s,
+                                  TensorShape({index_width}), &dense_shape));
     int64_t at = 0;
     for (int64_t r = 0; r < num_records; ++r) {
       if (found[r] == nullptr) continue;
@@ -281,18 +281,17 @@ class ParseExampleV2Op : public OpKernel {
                     "serialized must be a scalar or a vector of records, got ",
                     serialized.shape().ToString())));
     ParseConfig config = config_;
-    OP_REQUIRES_OK(ctx, ReadKeys(ctx->input(2), "sparse_keys",
-                                 &config.sparse_keys));
+    OP_REQUIRES_OK(ctx,
+                   ReadKeys(ctx->input(2), "sparse_keys", &config.sparse_keys));
     OP_REQUIRES_OK(ctx,
                    ReadKeys(ctx->input(3), "dense_keys", &config.dense_keys));
     std::vector<std::string> ragged_keys;
-    OP_REQUIRES_OK(ctx,
-                   ReadKeys(ctx->input(4), "ragged_keys", &ragged_keys));
+    OP_REQUIRES_OK(ctx, ReadKeys(ctx->input(4), "ragged_keys", &ragged_keys));
     OP_REQUIRES(ctx, ragged_keys.empty() && num_ragged_ == 0,
-                absl::UnimplementedError(absl::StrCat(
-                    "ragged features are not supported (",
-                    ragged_keys.empty() ? "" : ragged_keys[0],
-                    "); parse them as sparse features")));
+                absl::UnimplementedError(
+                    absl::StrCat("ragged features are not supported (",
+                                 ragged_keys.empty() ? "" : ragged_keys[0],
+                                 "); parse them as sparse features")));
     OP_REQUIRES(
         ctx,
         static_cast<int64_t>(config.sparse_keys.size()) == num_sparse_ &&
@@ -338,8 +337,8 @@ class ParseSingleExampleOp : public OpKernel {
     for (size_t d = 0; d < config_.dense_keys.size(); ++d) {
       defaults.push_back(&ctx->input(1 + static_cast<int>(d)));
     }
-    ParseRecords(ctx, config_, TensorShape({}),
-                 serialized.data<std::string>(), 1, defaults,
+    ParseRecords(ctx, config_, TensorShape({}), serialized.data<std::string>(),
+                 1, defaults,
                  /*first_sparse_output=*/0);
   }
 
@@ -351,9 +350,8 @@ DFLOW_REGISTER_KERNEL(KernelDefBuilder("DecodeRaw").Device(kDeviceCpu),
                       DecodeRawOp);
 DFLOW_REGISTER_KERNEL(KernelDefBuilder("ParseExampleV2").Device(kDeviceCpu),
                       ParseExampleV2Op);
-DFLOW_REGISTER_KERNEL(
-    KernelDefBuilder("ParseSingleExample").Device(kDeviceCpu),
-    ParseSingleExampleOp);
+DFLOW_REGISTER_KERNEL(KernelDefBuilder("ParseSingleExample").Device(kDeviceCpu),
+                      ParseSingleExampleOp);
 
 }  // namespace
 }  // namespace dflow

@@ -47,9 +47,9 @@ E Add(E a, E b) {
 // by row, and a later element replaces the candidate only if strictly
 // greater (ties go to the first; a NaN first element stays).
 template <typename E>
-void WindowArgMax(const E* image, int64_t in_cols, int64_t depth,
-                  int64_t width, int64_t h0, int64_t h1, int64_t w0,
-                  int64_t w1, int64_t* arg) {
+void WindowArgMax(const E* image, int64_t in_cols, int64_t depth, int64_t width,
+                  int64_t h0, int64_t h1, int64_t w0, int64_t w1,
+                  int64_t* arg) {
   E best[64];
   const int64_t first = (h0 * in_cols + w0) * depth;
   for (int64_t c = 0; c < width; ++c) {
@@ -79,8 +79,8 @@ typedef float Float4 __attribute__((vector_size(16)));
 typedef int32_t Int4 __attribute__((vector_size(16)));
 
 void WindowArgMax(const float* image, int64_t in_cols, int64_t depth,
-                  int64_t width, int64_t h0, int64_t h1, int64_t w0,
-                  int64_t w1, int64_t* arg) {
+                  int64_t width, int64_t h0, int64_t h1, int64_t w0, int64_t w1,
+                  int64_t* arg) {
   if (h1 * in_cols * depth >= (int64_t{1} << 31)) {
     WindowArgMax<float>(image, in_cols, depth, width, h0, h1, w0, w1, arg);
     return;

@@ -53,7 +53,6 @@ namespace {
 // keeps the steps after the first on TensorFlow's numbers as well.
 constexpr uint64_t kBlocksReservedPerElement = 256;
 
-
 // The value of a shape tensor as "[2,-3]" (for error messages).
 std::string ShapeValues(const Tensor& shape_t) {
   std::vector<int64_t> dims;

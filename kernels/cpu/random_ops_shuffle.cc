@@ -43,9 +43,9 @@ class RandomShuffleOp : public OpKernel {
     }
     const int64_t n = input.shape().dim(0);
     OP_REQUIRES(ctx, n <= std::numeric_limits<uint32_t>::max(),
-                absl::InvalidArgumentError(absl::StrCat(
-                    "RandomShuffle of ", n,
-                    " slices: at most 2^32 - 1 are supported")));
+                absl::InvalidArgumentError(
+                    absl::StrCat("RandomShuffle of ", n,
+                                 " slices: at most 2^32 - 1 are supported")));
     // One sample per swap, four per reserved block.
     const uint64_t samples = static_cast<uint64_t>(n - 1);
     PhiloxRandom philox = stream_;

@@ -50,9 +50,9 @@ class TfRecordReaderResource : public ResourceBase {
     absl::StatusOr<std::unique_ptr<TfRecordReader>> opened =
         TfRecordReader::Open(path, options);
     if (!opened.ok()) {
-      return absl::Status(opened.status().code(),
-                          absl::StrCat(DebugString(), ": ",
-                                       opened.status().message()));
+      return absl::Status(
+          opened.status().code(),
+          absl::StrCat(DebugString(), ": ", opened.status().message()));
     }
     file = *std::move(opened);
     record_in_file = 0;
@@ -73,8 +73,7 @@ class TfRecordReaderOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     absl::StatusOr<Var*> var = LookupOrCreateResource<TfRecordReaderResource>(
         ctx, key_, "TFRecord reader", [this] {
-          return std::make_unique<TfRecordReaderResource>(name(),
-                                                          compression_);
+          return std::make_unique<TfRecordReaderResource>(name(), compression_);
         });
     OP_REQUIRES_OK(ctx, var.status());
     ctx->set_output_var(0, *var);
@@ -144,33 +143,33 @@ void Continue(std::shared_ptr<ReadRequest> r) {
     }
   }
   lock.unlock();
-  r->queue->Dequeue(
-      1, /*many=*/false, /*up_to=*/false,
-      [r](const absl::Status& s, std::vector<Tensor> components) {
-        if (!s.ok()) {
-          // The file queue closed (the epochs are done): an UpTo read
-          // returns what it has.
-          if (r->up_to && !r->keys.empty()) {
-            r->Finish(absl::OkStatus());
-          } else {
-            r->Finish(s);
-          }
-          return;
-        }
-        if (components.size() != 1 || components[0].dtype() != DT_STRING ||
-            components[0].NumElements() != 1) {
-          r->Finish(absl::InvalidArgumentError(absl::StrCat(
-              r->reader->DebugString(),
-              ": the file name queue must hold scalar strings")));
-          return;
-        }
-        {
-          std::lock_guard<std::mutex> lock(r->reader->mu);
-          r->reader->waiting_files.push_back(
-              components[0].data<std::string>()[0]);
-        }
-        Continue(r);
-      });
+  r->queue->Dequeue(1, /*many=*/false, /*up_to=*/false,
+                    [r](const absl::Status& s, std::vector<Tensor> components) {
+                      if (!s.ok()) {
+                        // The file queue closed (the epochs are done): an UpTo
+                        // read returns what it has.
+                        if (r->up_to && !r->keys.empty()) {
+                          r->Finish(absl::OkStatus());
+                        } else {
+                          r->Finish(s);
+                        }
+                        return;
+                      }
+                      if (components.size() != 1 ||
+                          components[0].dtype() != DT_STRING ||
+                          components[0].NumElements() != 1) {
+                        r->Finish(absl::InvalidArgumentError(absl::StrCat(
+                            r->reader->DebugString(),
+                            ": the file name queue must hold scalar strings")));
+                        return;
+                      }
+                      {
+                        std::lock_guard<std::mutex> lock(r->reader->mu);
+                        r->reader->waiting_files.push_back(
+                            components[0].data<std::string>()[0]);
+                      }
+                      Continue(r);
+                    });
 }
 
 class ReaderReadOp : public AsyncOpKernel {

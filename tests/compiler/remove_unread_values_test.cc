@@ -50,16 +50,17 @@ struct MatMulGradient {
   void Build() {
     Output x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT,
                                 ops::PlaceholderAttrs().Shape({2, 3}));
-    Output w = ops::Const(root.WithOpName("w"),
-                          {1.f, 2.f, 3.f, 4.f, 5.f, 6.f}, TensorShape({3, 2}));
+    Output w = ops::Const(root.WithOpName("w"), {1.f, 2.f, 3.f, 4.f, 5.f, 6.f},
+                          TensorShape({3, 2}));
     Output dy = ops::Placeholder(root.WithOpName("dy"), DT_FLOAT,
                                  ops::PlaceholderAttrs().Shape({2, 2}));
     Output dx = ops::MatMul(root.WithOpName("dx"), dy, w,
                             ops::MatMulAttrs().TransposeB(true));
     Output dw = ops::MatMul(root.WithOpName("dw"), x, dy,
                             ops::MatMulAttrs().TransposeA(true));
-    Operation group = ops::NoOp(
-        root.WithOpName("group_deps").WithControlDependencies({dx.op(), dw.op()}));
+    Operation group =
+        ops::NoOp(root.WithOpName("group_deps")
+                      .WithControlDependencies({dx.op(), dw.op()}));
     ops::Identity(root.WithOpName("dw_out").WithControlDependencies({group}),
                   dw);
   }
@@ -94,8 +95,9 @@ TEST(RemoveUnreadValuesTest, RemovalCascadesToInputsLeftUnread) {
   Graph* g = root.graph();
   PassResult r = Remove(g);
   EXPECT_EQ(r.changes, 3);
-  EXPECT_EQ(r.what, "3 nodes whose values nobody reads (Const x1, Mul x1, "
-                    "Neg x1)");
+  EXPECT_EQ(r.what,
+            "3 nodes whose values nobody reads (Const x1, Mul x1, "
+            "Neg x1)");
   EXPECT_EQ(g->FindNode("n"), nullptr);
   EXPECT_EQ(g->FindNode("m"), nullptr);
   EXPECT_EQ(g->FindNode("c"), nullptr);
@@ -108,8 +110,8 @@ TEST(RemoveUnreadValuesTest, RemovalCascadesToInputsLeftUnread) {
 TEST(RemoveUnreadValuesTest, KeepsAssignmentsThroughRefs) {
   Scope root = Scope::NewRootScope();
   Output v = ops::Variable(root.WithOpName("v"), TensorShape({2}), DT_FLOAT);
-  Output value = ops::Const(root.WithOpName("value"), {1.f, 2.f},
-                            TensorShape({2}));
+  Output value =
+      ops::Const(root.WithOpName("value"), {1.f, 2.f}, TensorShape({2}));
   Output assign = ops::Assign(root.WithOpName("assign"), v, value);
   ops::NoOp(root.WithOpName("init").WithControlDependencies(assign));
   ASSERT_TRUE(root.ok()) << root.status();
@@ -151,8 +153,8 @@ TEST(RemoveUnreadValuesTest, SessionComputesTheSameWithAndWithoutThePass) {
   m.Build();
   GraphDef def;
   ASSERT_TRUE(m.root.ToGraphDef(&def).ok()) << m.root.status();
-  const Tensor x = Tensor::FromVector<float>({1, -2, 3, 0.5f, 4, -1},
-                                             TensorShape({2, 3}));
+  const Tensor x =
+      Tensor::FromVector<float>({1, -2, 3, 0.5f, 4, -1}, TensorShape({2, 3}));
   const Tensor dy =
       Tensor::FromVector<float>({0.5f, -1, 2, 0.25f}, TensorShape({2, 2}));
   std::vector<std::vector<Tensor>> results;

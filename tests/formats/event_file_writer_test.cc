@@ -92,12 +92,11 @@ TEST(EventFileWriterTest, TensorBoardReadsScalarsHistogramsAndTheGraph) {
   // loss = mean(w * x); summaries of loss (scalar) and w (histogram).
   Scope root = Scope::NewRootScope();
   Output x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT);
-  Output w = ops::Const(root.WithOpName("w"), {1.f, 2.f, 3.f, 4.f},
-                        TensorShape({4}));
+  Output w =
+      ops::Const(root.WithOpName("w"), {1.f, 2.f, 3.f, 4.f}, TensorShape({4}));
   Output loss = ops::Mean(root.WithOpName("loss"), ops::Mul(root, w, x), {0});
   Output scalar = ops::ScalarSummary(root, Tensor::Scalar("loss"), loss);
-  Output histogram =
-      ops::HistogramSummary(root, Tensor::Scalar("weights"), w);
+  Output histogram = ops::HistogramSummary(root, Tensor::Scalar("weights"), w);
   ops::MergeSummary(root.WithOpName("summaries"), {scalar, histogram});
   GraphDef graph;
   ASSERT_TRUE(root.ToGraphDef(&graph).ok()) << root.status();

@@ -66,14 +66,14 @@ void BuildGraphWithEveryOp(const Scope& root) {
                             0.0f, 1e-7f, 1.0f);
   ops::ResourceApplyAdagrad(opt, handle, accum_handle, 0.1f, update);
   ops::ResourceApplyAdagradV2(opt, handle, accum_handle, 0.1f, 1e-7f, update);
-  ops::ResourceApplyRMSProp(opt, handle, accum_handle, accum_handle, 0.1f,
-                            0.9f, 0.0f, 1e-7f, update);
+  ops::ResourceApplyRMSProp(opt, handle, accum_handle, accum_handle, 0.1f, 0.9f,
+                            0.0f, 1e-7f, update);
   ops::ResourceApplyCenteredRMSProp(opt, handle, accum_handle, accum_handle,
                                     accum_handle, 0.1f, 0.9f, 0.0f, 1e-7f,
                                     update);
   // Sparse updates and row access of an embedding table, both kinds.
-  Output table = ops::Variable(opt.WithOpName("table"),
-                               TensorShape({1024, 10}), DT_FLOAT);
+  Output table =
+      ops::Variable(opt.WithOpName("table"), TensorShape({1024, 10}), DT_FLOAT);
   Output table_slot = ops::Variable(opt.WithOpName("table_slot"),
                                     TensorShape({1024, 10}), DT_FLOAT);
   Output table_slot2 = ops::Variable(opt.WithOpName("table_slot2"),
@@ -82,14 +82,14 @@ void BuildGraphWithEveryOp(const Scope& root) {
   Output row_grad = ops::Fill(opt, {2, 10}, 0.5f);
   ops::SparseApplyAdagrad(opt, table, table_slot, 0.1f, row_grad, rows);
   ops::SparseApplyMomentum(opt, table, table_slot, 0.1f, row_grad, rows, 0.9f);
-  ops::SparseApplyRMSProp(opt, table, table_slot, table_slot2, 0.1f, 0.9f,
-                          0.0f, 1e-7f, row_grad, rows);
+  ops::SparseApplyRMSProp(opt, table, table_slot, table_slot2, 0.1f, 0.9f, 0.0f,
+                          1e-7f, row_grad, rows);
   ops::ResourceSparseApplyAdagrad(opt, handle, accum_handle, 0.1f, row_grad,
                                   rows);
   ops::ResourceSparseApplyMomentum(opt, handle, accum_handle, 0.1f, row_grad,
                                    rows, 0.9f);
-  ops::ResourceSparseApplyRMSProp(opt, handle, accum_handle, accum_handle,
-                                  0.1f, 0.9f, 0.0f, 1e-7f, row_grad, rows);
+  ops::ResourceSparseApplyRMSProp(opt, handle, accum_handle, accum_handle, 0.1f,
+                                  0.9f, 0.0f, 1e-7f, row_grad, rows);
   ops::ResourceGather(opt, handle, rows, DT_FLOAT);
   ops::ResourceScatterAdd(opt, handle, rows, row_grad);
   ops::ResourceScatterSub(opt, handle, rows, row_grad);
@@ -102,9 +102,9 @@ void BuildGraphWithEveryOp(const Scope& root) {
 
   // Summaries.
   Scope summaries = s.NewSubScope("summaries");
-  Output scalar_sum = ops::ScalarSummary(summaries, Tensor::Scalar("loss"), 1.0f);
-  Output histo_sum =
-      ops::HistogramSummary(summaries, Tensor::Scalar("w"), w);
+  Output scalar_sum =
+      ops::ScalarSummary(summaries, Tensor::Scalar("loss"), 1.0f);
+  Output histo_sum = ops::HistogramSummary(summaries, Tensor::Scalar("w"), w);
   ops::MergeSummary(summaries, {scalar_sum, histo_sum});
 
   // Batch normalization, every version, and its gradients.
@@ -228,10 +228,10 @@ void BuildGraphWithEveryOp(const Scope& root) {
   // Checkpoint ops (graph/ops/io_ops.h).
   Scope io = s.NewSubScope("io");
   Output prefix = ops::Const(io, "/tmp/model");
-  Output names = ops::Const(
-      io, Tensor::FromVector<std::string>({"h"}, TensorShape({1})));
-  Output slices = ops::Const(
-      io, Tensor::FromVector<std::string>({""}, TensorShape({1})));
+  Output names =
+      ops::Const(io, Tensor::FromVector<std::string>({"h"}, TensorShape({1})));
+  Output slices =
+      ops::Const(io, Tensor::FromVector<std::string>({""}, TensorShape({1})));
   ops::SaveV2(io, prefix, names, slices, {h});
   ops::RestoreV2(io, prefix, names, slices, {DT_FLOAT});
   Output shard = ops::ShardedFilename(io, prefix, 0, 2);
@@ -281,18 +281,18 @@ void BuildGraphWithEveryOp(const Scope& root) {
       .Input(ops::Const(in, int64_t{4}))
       .Finalize();
   const std::vector<std::string> no_keys;
-  Output empty_keys = ops::Const(
-      in, Tensor::FromVector<std::string>({}, TensorShape({0})));
+  Output empty_keys =
+      ops::Const(in, Tensor::FromVector<std::string>({}, TensorShape({0})));
   Operation parsed =
       OpBuilder(in, "ParseExampleV2")
           .Input(serialized_record)
           .Input(empty_keys)
           .Input(empty_keys)
-          .Input(ops::Const(in, Tensor::FromVector<std::string>(
-                                    {"label"}, TensorShape({1}))))
+          .Input(ops::Const(
+              in, Tensor::FromVector<std::string>({"label"}, TensorShape({1}))))
           .Input(empty_keys)
-          .InputList({ops::Const(in, Tensor::FromVector<int64_t>(
-                                         {}, TensorShape({0})))})
+          .InputList({ops::Const(
+              in, Tensor::FromVector<int64_t>({}, TensorShape({0})))})
           .Attr("num_sparse", 0)
           .Attr("sparse_types", std::vector<DataType>{})
           .Attr("ragged_value_types", std::vector<DataType>{})
@@ -301,8 +301,8 @@ void BuildGraphWithEveryOp(const Scope& root) {
           .Finalize();
   OpBuilder(in, "ParseSingleExample")
       .Input(serialized_record)
-      .InputList({ops::Const(in, Tensor::FromVector<std::string>(
-                                     {}, TensorShape({0})))})
+      .InputList({ops::Const(
+          in, Tensor::FromVector<std::string>({}, TensorShape({0})))})
       .Attr("num_sparse", 0)
       .Attr("sparse_keys", no_keys)
       .Attr("dense_keys", std::vector<std::string>{"image_raw"})
@@ -328,8 +328,8 @@ void BuildGraphWithEveryOp(const Scope& root) {
       .Finalize();
   OpBuilder(in, "PaddingFIFOQueueV2")
       .Attr("component_types", example_types)
-      .Attr("shapes", std::vector<TensorShape>{TensorShape({-1}),
-                                               TensorShape({})})
+      .Attr("shapes",
+            std::vector<TensorShape>{TensorShape({-1}), TensorShape({})})
       .Finalize();
   (void)parsed;
 
@@ -365,8 +365,9 @@ void BuildGraphWithEveryOp(const Scope& root) {
   ops::StaticRegexFullMatch(ix, ops::Const(ix, "s3://bucket"), "^s3://.*");
   ops::KeyCounter kc = ops::StatelessRandomGetKeyCounter(
       ix, ops::Const(ix, {int64_t{1}, int64_t{2}}));
-  for (auto* fn : {&ops::StatelessRandomUniformV2, &ops::StatelessRandomNormalV2,
-                   &ops::StatelessTruncatedNormalV2}) {
+  for (auto* fn :
+       {&ops::StatelessRandomUniformV2, &ops::StatelessRandomNormalV2,
+        &ops::StatelessTruncatedNormalV2}) {
     fn(ix, {2, 3}, kc.key, kc.counter, 3, DT_FLOAT);
   }
 

@@ -60,10 +60,10 @@ void ForEachTap(const ConvGeometry& g, F visit) {
       for (int64_t ow = 0; ow < g.out_cols; ++ow)
         for (int64_t kh = 0; kh < g.filter_rows; ++kh)
           for (int64_t kw = 0; kw < g.filter_cols; ++kw) {
-            const int64_t ih = oh * g.stride_rows - g.pad_top +
-                               kh * g.dilation_rows;
-            const int64_t iw = ow * g.stride_cols - g.pad_left +
-                               kw * g.dilation_cols;
+            const int64_t ih =
+                oh * g.stride_rows - g.pad_top + kh * g.dilation_rows;
+            const int64_t iw =
+                ow * g.stride_cols - g.pad_left + kw * g.dilation_cols;
             if (ih < 0 || ih >= g.in_rows || iw < 0 || iw >= g.in_cols) {
               continue;
             }
@@ -98,7 +98,8 @@ struct Case {
 std::vector<Case> Cases() {
   return {
       // Seed 003's second layer, batch 3 (parts of 2 and 1 on 2 threads).
-      {"cifar_conv2_same", Geometry(3, 12, 12, 64, 5, 5, 64, 1, 1, 2, 2, 12, 12)},
+      {"cifar_conv2_same",
+       Geometry(3, 12, 12, 64, 5, 5, 64, 1, 1, 2, 2, 12, 12)},
       {"rgb_input", Geometry(4, 9, 9, 3, 5, 5, 8, 1, 1, 2, 2, 9, 9)},
       {"stride2_valid", Geometry(2, 9, 9, 4, 3, 3, 5, 2, 1, 0, 0, 4, 4)},
       {"dilated_explicit", Geometry(2, 8, 7, 6, 3, 2, 4, 1, 2, 1, 0, 6, 5)},
@@ -123,12 +124,12 @@ TEST(ConvOneDnnTest, EveryPassMatchesTheReferenceOnAnyThreadCount) {
   if (std::getenv("DFLOW_CONV") != nullptr) GTEST_SKIP() << "DFLOW_CONV set";
   for (const Case& c : Cases()) {
     const ConvGeometry& g = c.g;
-    const std::vector<float> input = Values(g.batch * g.in_rows * g.in_cols *
-                                                g.in_depth, 1);
-    const std::vector<float> filter = Values(
-        g.filter_rows * g.filter_cols * g.in_depth * g.out_depth, 2);
-    const std::vector<float> dy = Values(g.batch * g.out_rows * g.out_cols *
-                                             g.out_depth, 3);
+    const std::vector<float> input =
+        Values(g.batch * g.in_rows * g.in_cols * g.in_depth, 1);
+    const std::vector<float> filter =
+        Values(g.filter_rows * g.filter_cols * g.in_depth * g.out_depth, 2);
+    const std::vector<float> dy =
+        Values(g.batch * g.out_rows * g.out_cols * g.out_depth, 3);
     std::vector<double> y_ref(dy.size(), 0.0), dx_ref(input.size(), 0.0),
         dw_ref(filter.size(), 0.0);
     ForEachTap(g, [&](int64_t in, int64_t f, int64_t out) {

@@ -75,14 +75,13 @@ std::unique_ptr<Session> QueueSession(const std::string& queue_op,
 
 absl::Status EnqueueMany(Session* s, std::vector<int32_t> values) {
   const int64_t count = static_cast<int64_t>(values.size());
-  return s->Run({{"xs", Tensor::FromVector<int32_t>(values,
-                                                    TensorShape({count}))}},
-                {}, {"enqueue_many"}, nullptr);
+  return s->Run(
+      {{"xs", Tensor::FromVector<int32_t>(values, TensorShape({count}))}}, {},
+      {"enqueue_many"}, nullptr);
 }
 
-absl::StatusOr<std::vector<int32_t>> DequeueMany(Session* s, int32_t n,
-                                                 const char* op =
-                                                     "dequeue_many") {
+absl::StatusOr<std::vector<int32_t>> DequeueMany(
+    Session* s, int32_t n, const char* op = "dequeue_many") {
   std::vector<Tensor> out;
   absl::Status st = s->Run({{"n", Tensor::Scalar(n)}}, {op}, {}, &out);
   if (!st.ok()) return st;
@@ -186,10 +185,9 @@ TEST(QueueTest, PaddingQueuePadsToTheLongestElement) {
   ASSERT_TRUE(s->Run({{"x", Tensor::FromVector<int32_t>({1, 2, 3})}}, {},
                      {"enqueue"}, nullptr)
                   .ok());
-  ASSERT_TRUE(
-      s->Run({{"x", Tensor::FromVector<int32_t>({4})}}, {}, {"enqueue"},
-             nullptr)
-          .ok());
+  ASSERT_TRUE(s->Run({{"x", Tensor::FromVector<int32_t>({4})}}, {}, {"enqueue"},
+                     nullptr)
+                  .ok());
   std::vector<Tensor> out;
   ASSERT_TRUE(
       s->Run({{"n", Tensor::Scalar<int32_t>(2)}}, {"dequeue_many"}, {}, &out)
@@ -203,8 +201,8 @@ TEST(QueueTest, PaddingQueuePadsToTheLongestElement) {
 TEST(QueueTest, BadElementsAreRefusedNamingTheQueue) {
   auto s = QueueSession("FIFOQueueV2");
   ASSERT_NE(s, nullptr);
-  absl::Status wrong = s->Run({{"x", Tensor::Scalar(1.5f)}}, {}, {"enqueue"},
-                              nullptr);
+  absl::Status wrong =
+      s->Run({{"x", Tensor::Scalar(1.5f)}}, {}, {"enqueue"}, nullptr);
   // The placeholder is int32: feeding a float fails before the queue; a
   // scalar for enqueue_many fails in the queue's kernel.
   EXPECT_FALSE(wrong.ok());

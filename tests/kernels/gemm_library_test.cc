@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "gmock/gmock.h"
 #include "absl/strings/match.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "kernels/cpu/kernel_util_blas.h"
 #include "kernels/cpu/kernel_util_gemm_library.h"
@@ -61,8 +61,8 @@ TEST(GemmLibraryTest, LargeProductsUseOneDnn) {
   // Small and narrow ones go to OpenBLAS exactly when the log says so.
   const bool openblas_for_small =
       absl::StrContains(DescribeGemmLibraries(), "products <= 64^3");
-  const GemmLibrary small = openblas_for_small ? GemmLibrary::kOpenBlas
-                                               : GemmLibrary::kOneDnn;
+  const GemmLibrary small =
+      openblas_for_small ? GemmLibrary::kOpenBlas : GemmLibrary::kOneDnn;
   EXPECT_EQ(ChooseFloatGemmLibrary(100, 10, 500), small);
   EXPECT_EQ(ChooseFloatGemmLibrary(32, 32, 32), small);
   EXPECT_EQ(ChooseFloatGemmLibrary(65, 64, 64), GemmLibrary::kOneDnn);
@@ -112,9 +112,9 @@ TEST(GemmLibraryTest, BothLibrariesComputeTheSameProduct) {
             }
             const double want = 2.0 * before - 0.5 * product[i * s.n + j];
             ASSERT_NEAR(c[i * ldc + j], want, 1e-5 * (1 + std::abs(want)))
-                << "library " << static_cast<int>(library) << " shape "
-                << s.m << "x" << s.n << "x" << s.k << " ta " << ta << " tb "
-                << tb << " at " << i << "," << j;
+                << "library " << static_cast<int>(library) << " shape " << s.m
+                << "x" << s.n << "x" << s.k << " ta " << ta << " tb " << tb
+                << " at " << i << "," << j;
           }
         }
       }
@@ -137,9 +137,9 @@ TEST(GemmLibraryTest, RepeatedProductsAreBitIdentical) {
       ASSERT_TRUE(Gemm<float>(p, false, false, m, n, k, a.data(), k, b.data(),
                               n, 0.0f, again.data(), n)
                       .ok());
-      ASSERT_EQ(std::memcmp(first.data(), again.data(),
-                            first.size() * sizeof(float)),
-                0);
+      ASSERT_EQ(
+          std::memcmp(first.data(), again.data(), first.size() * sizeof(float)),
+          0);
     }
   }
 }

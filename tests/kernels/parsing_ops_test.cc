@@ -91,9 +91,9 @@ TEST(ParseExampleTest, DenseSparseAndDefaultsOverABatch) {
       ->add_value("zz");
   std::vector<Tensor> out;
   absl::Status st = s->Run(
-      {{"records", Strings({Record("ab", 3, {0.5f, 1.5f}),
-                            no_label.SerializeAsString(),
-                            Record("cd", 7, {2.5f})})}},
+      {{"records",
+        Strings({Record("ab", 3, {0.5f, 1.5f}), no_label.SerializeAsString(),
+                 Record("cd", 7, {2.5f})})}},
       {"parse:0", "parse:1", "parse:2", "parse:3", "parse:4"}, {}, &out);
   ASSERT_TRUE(st.ok()) << st;
   // Sparse tags: (record, position) indices, values, dense shape [3, 2].
@@ -126,9 +126,8 @@ TEST(ParseExampleTest, BadRecordsNameTheFeatureOrRecord) {
   (*e.mutable_features()->mutable_feature())["label"]
       .mutable_int64_list()
       ->add_value(1);
-  absl::Status missing =
-      s->Run({{"records", Strings({e.SerializeAsString()})}}, {"parse:3"},
-             {}, &out);
+  absl::Status missing = s->Run({{"records", Strings({e.SerializeAsString()})}},
+                                {"parse:3"}, {}, &out);
   ASSERT_FALSE(missing.ok());
   EXPECT_THAT(missing.message(),
               HasSubstr("feature 'image_raw' (bytes_list) is required"));
@@ -137,9 +136,9 @@ TEST(ParseExampleTest, BadRecordsNameTheFeatureOrRecord) {
   auto& f = *wrong.mutable_features()->mutable_feature();
   f["image_raw"].mutable_bytes_list()->add_value("x");
   f["label"].mutable_float_list()->add_value(1.0f);
-  absl::Status mistyped = s->Run(
-      {{"records", Strings({wrong.SerializeAsString()})}}, {"parse:4"}, {},
-      &out);
+  absl::Status mistyped =
+      s->Run({{"records", Strings({wrong.SerializeAsString()})}}, {"parse:4"},
+             {}, &out);
   ASSERT_FALSE(mistyped.ok());
   EXPECT_THAT(mistyped.message(),
               HasSubstr("feature 'label' holds float_list but the parser "
@@ -157,8 +156,8 @@ TEST(DecodeRawTest, LittleAndBigEndianAndUnevenStrings) {
   ASSERT_NE(s, nullptr);
   std::vector<Tensor> out;
   const std::string two("\x01\x02\x03\x04", 4);
-  ASSERT_TRUE(s->Run({{"bytes", Strings({two, two})}},
-                     {"decode", "decode_big"}, {}, &out)
+  ASSERT_TRUE(s->Run({{"bytes", Strings({two, two})}}, {"decode", "decode_big"},
+                     {}, &out)
                   .ok());
   EXPECT_EQ(out[0].shape(), TensorShape({2, 2}));
   auto little = out[0].flat<uint16_t>();
@@ -171,8 +170,8 @@ TEST(DecodeRawTest, LittleAndBigEndianAndUnevenStrings) {
       s->Run({{"bytes", Strings({two, "ab"})}}, {"decode"}, {}, &out);
   ASSERT_FALSE(uneven.ok());
   EXPECT_THAT(uneven.message(), HasSubstr("element 1 has size 2 != 4"));
-  absl::Status odd = s->Run({{"bytes", Strings({"abc"})}}, {"decode"}, {},
-                            &out);
+  absl::Status odd =
+      s->Run({{"bytes", Strings({"abc"})}}, {"decode"}, {}, &out);
   ASSERT_FALSE(odd.ok());
   EXPECT_THAT(odd.message(), HasSubstr("not a whole number of uint16"));
 }

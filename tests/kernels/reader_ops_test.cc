@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "gmock/gmock.h"
 #include "formats/tfrecord.h"
+#include "gmock/gmock.h"
 #include "graph/ops/ops.h"
 #include "graph/scope.h"
 #include "gtest/gtest.h"
@@ -51,8 +51,9 @@ std::unique_ptr<Session> ReaderSession() {
   OpBuilder(root.WithOpName("close_files"), "QueueCloseV2")
       .Input(files)
       .Finalize();
-  Output reader =
-      OpBuilder(root.WithOpName("reader"), "TFRecordReaderV2").Finalize().output(0);
+  Output reader = OpBuilder(root.WithOpName("reader"), "TFRecordReaderV2")
+                      .Finalize()
+                      .output(0);
   OpBuilder(root.WithOpName("read"), "ReaderReadV2")
       .Input(reader)
       .Input(files)
@@ -72,9 +73,9 @@ std::unique_ptr<Session> ReaderSession() {
 
 absl::Status AddFiles(Session* s, std::vector<std::string> files) {
   const int64_t n = static_cast<int64_t>(files.size());
-  return s->Run({{"names", Tensor::FromVector<std::string>(
-                               files, TensorShape({n}))}},
-                {}, {"add_files"}, nullptr);
+  return s->Run(
+      {{"names", Tensor::FromVector<std::string>(files, TensorShape({n}))}}, {},
+      {"add_files"}, nullptr);
 }
 
 TEST(ReaderTest, ReadsEveryRecordOfEveryFileInOrder) {
@@ -115,8 +116,8 @@ TEST(ReaderTest, ReadUpToReturnsAPartialLastBatch) {
   std::vector<std::vector<std::string>> batches;
   for (int i = 0; i < 2; ++i) {
     std::vector<Tensor> out;
-    absl::Status st = s->Run({{"n", Tensor::Scalar<int64_t>(4)}},
-                             {"read_up_to:1"}, {}, &out);
+    absl::Status st =
+        s->Run({{"n", Tensor::Scalar<int64_t>(4)}}, {"read_up_to:1"}, {}, &out);
     ASSERT_TRUE(st.ok()) << st;
     auto flat = out[0].flat<std::string>();
     batches.emplace_back(flat.begin(), flat.end());

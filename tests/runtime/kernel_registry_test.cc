@@ -64,42 +64,21 @@ TEST(KernelRegistryTest, EveryDeclaredOpHasAGpuDefinition) {
     // string ops (graph/ops/io_ops.h), StaticRegexFullMatch, the summaries,
     // and the sparse Momentum and RMSProp updates (of the sparse optimizers
     // only Adagrad has GPU kernels).
-    static const auto* const kCpuOnly =
-        new absl::flat_hash_set<std::string>{"SaveV2",
-                                             "RestoreV2",
-                                             "MergeV2Checkpoints",
-                                             "ShardedFilename",
-                                             "ShardedFilespec",
-                                             "StringJoin",
-                                             "StaticRegexFullMatch",
-                                             "ScalarSummary",
-                                             "HistogramSummary",
-                                             "MergeSummary",
-                                             "SparseApplyMomentum",
-                                             "SparseApplyRMSProp",
-                                             "ResourceSparseApplyMomentum",
-                                             "ResourceSparseApplyRMSProp",
-                                             // Input pipelines: queues,
-                                             // readers, parsing run on the
-                                             // host in TensorFlow too.
-                                             "FIFOQueueV2",
-                                             "RandomShuffleQueueV2",
-                                             "PaddingFIFOQueueV2",
-                                             "QueueEnqueueV2",
-                                             "QueueEnqueueManyV2",
-                                             "QueueDequeueV2",
-                                             "QueueDequeueManyV2",
-                                             "QueueDequeueUpToV2",
-                                             "QueueCloseV2",
-                                             "QueueSizeV2",
-                                             "QueueIsClosedV2",
-                                             "TFRecordReaderV2",
-                                             "ReaderReadV2",
-                                             "ReaderReadUpToV2",
-                                             "ParseExampleV2",
-                                             "ParseSingleExample",
-                                             "DecodeRaw",
-                                             "RandomShuffle"};
+    static const auto* const kCpuOnly = new absl::flat_hash_set<std::string>{
+        "SaveV2", "RestoreV2", "MergeV2Checkpoints", "ShardedFilename",
+        "ShardedFilespec", "StringJoin", "StaticRegexFullMatch",
+        "ScalarSummary", "HistogramSummary", "MergeSummary",
+        "SparseApplyMomentum", "SparseApplyRMSProp",
+        "ResourceSparseApplyMomentum", "ResourceSparseApplyRMSProp",
+        // Input pipelines: queues,
+        // readers, parsing run on the
+        // host in TensorFlow too.
+        "FIFOQueueV2", "RandomShuffleQueueV2", "PaddingFIFOQueueV2",
+        "QueueEnqueueV2", "QueueEnqueueManyV2", "QueueDequeueV2",
+        "QueueDequeueManyV2", "QueueDequeueUpToV2", "QueueCloseV2",
+        "QueueSizeV2", "QueueIsClosedV2", "TFRecordReaderV2", "ReaderReadV2",
+        "ReaderReadUpToV2", "ParseExampleV2", "ParseSingleExample", "DecodeRaw",
+        "RandomShuffle"};
     // No GPU definition yet, though TensorFlow has one: conditionals
     // (Switch and Merge run on the CPU under soft placement until their GPU
     // kernels come; If/StatelessIf never reach placement, the

@@ -88,8 +88,8 @@ Pipeline MakePipeline(int64_t capacity, int threads, bool failing) {
 void Fill(Session* s, int n) {
   std::vector<int32_t> v(n);
   for (int i = 0; i < n; ++i) v[i] = i;
-  ASSERT_TRUE(s->Run({{"values", Tensor::FromVector<int32_t>(v)}}, {},
-                     {"fill"}, nullptr)
+  ASSERT_TRUE(s->Run({{"values", Tensor::FromVector<int32_t>(v)}}, {}, {"fill"},
+                     nullptr)
                   .ok());
   ASSERT_TRUE(s->Run({}, {}, {"close_source"}, nullptr).ok());
 }
@@ -100,8 +100,8 @@ TEST(QueueRunnerTest, ThePipelineDrainsThenEndsWithOutOfRange) {
   Fill(p.session.get(), 20);
   Coordinator coord;
   std::vector<std::unique_ptr<QueueRunner>> runners;
-  ASSERT_TRUE(StartQueueRunners(p.session.get(), {p.def}, &coord, &runners)
-                  .ok());
+  ASSERT_TRUE(
+      StartQueueRunners(p.session.get(), {p.def}, &coord, &runners).ok());
   std::vector<int32_t> got;
   absl::Status end;
   while (true) {
@@ -123,8 +123,8 @@ TEST(QueueRunnerTest, AFailingEnqueueStopsThePipelineWithItsError) {
   Fill(p.session.get(), 5);
   Coordinator coord;
   std::vector<std::unique_ptr<QueueRunner>> runners;
-  ASSERT_TRUE(StartQueueRunners(p.session.get(), {p.def}, &coord, &runners)
-                  .ok());
+  ASSERT_TRUE(
+      StartQueueRunners(p.session.get(), {p.def}, &coord, &runners).ok());
   // The consumer waits on the buffer: the cancel op ends its wait.
   std::vector<Tensor> out;
   absl::Status take = p.session->Run({}, {"take"}, {}, &out);
@@ -142,8 +142,8 @@ TEST(QueueRunnerTest, StopEndsAnEnqueueWaitingOnAFullQueue) {
   Fill(p.session.get(), 10);
   Coordinator coord;
   std::vector<std::unique_ptr<QueueRunner>> runners;
-  ASSERT_TRUE(StartQueueRunners(p.session.get(), {p.def}, &coord, &runners)
-                  .ok());
+  ASSERT_TRUE(
+      StartQueueRunners(p.session.get(), {p.def}, &coord, &runners).ok());
   // One element in: the runner's next enqueue waits for room.
   std::vector<Tensor> out;
   ASSERT_TRUE(p.session->Run({}, {"take"}, {}, &out).ok());

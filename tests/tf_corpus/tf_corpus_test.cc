@@ -21,8 +21,8 @@
 #include "compiler/lower_functional_if.h"
 #include "compiler/placement_device.h"
 #include "compiler/placer.h"
-#include "gmock/gmock.h"
 #include "formats/graph_file.h"
+#include "gmock/gmock.h"
 #include "graph/graph.h"
 #include "graph/graph_def_file.h"
 #include "graph/graph_def_import.h"
@@ -233,9 +233,9 @@ TEST_P(TfCorpusTrainingTest, InitializesAndTrainsWithTensorFlowsLosses) {
     }
     Coordinator coordinator;
     std::vector<std::unique_ptr<QueueRunner>> runners;
-    ASSERT_TRUE(StartQueueRunners(session->get(), runner_defs, &coordinator,
-                                  &runners)
-                    .ok());
+    ASSERT_TRUE(
+        StartQueueRunners(session->get(), runner_defs, &coordinator, &runners)
+            .ok());
     FeedList feeds;
     for (const auto& [tensor, path] : ref.feeds) {
       absl::StatusOr<Tensor> value = ReadNpyFile(path);

@@ -55,11 +55,11 @@ TEST(RunInputPipelineTest, SummaryDirWritesTheGraphAndEachStepsSummaries) {
   const std::string logdir = TempPath("run_summaries");
   std::filesystem::remove_all(logdir);
   const std::string d = std::string(kCorpus) + "mlp_towers_ref/";
-  Result r = RunVerb({"--graph", d + "model.meta", "--init", "init",
-                      "--target", "train", "--feed",
-                      "x-input:0=" + d + "inputs/x-input.npy", "--feed",
-                      "y-input:0=" + d + "inputs/y-input.npy", "--steps", "3",
-                      "--soft_placement", "--summary_dir", logdir});
+  Result r =
+      RunVerb({"--graph", d + "model.meta", "--init", "init", "--target",
+               "train", "--feed", "x-input:0=" + d + "inputs/x-input.npy",
+               "--feed", "y-input:0=" + d + "inputs/y-input.npy", "--steps",
+               "3", "--soft_placement", "--summary_dir", logdir});
   ASSERT_EQ(r.rc, 0) << r.out << r.err;
   EXPECT_THAT(r.out, HasSubstr("summaries: gradients_on_average/"));
   std::vector<std::string> files;
@@ -87,10 +87,10 @@ TEST(RunInputPipelineTest, SummaryDirWritesTheGraphAndEachStepsSummaries) {
   EXPECT_EQ(std::count(steps.begin(), steps.end(), 3), 8);
 
   // A GraphDef has no summaries collection: --summary names them.
-  r = RunVerb({"--graph", d + "graph.pb", "--init", "init", "--target",
-               "train", "--feed", "x-input:0=" + d + "inputs/x-input.npy",
-               "--feed", "y-input:0=" + d + "inputs/y-input.npy",
-               "--soft_placement", "--summary_dir", logdir});
+  r = RunVerb({"--graph", d + "graph.pb", "--init", "init", "--target", "train",
+               "--feed", "x-input:0=" + d + "inputs/x-input.npy", "--feed",
+               "y-input:0=" + d + "inputs/y-input.npy", "--soft_placement",
+               "--summary_dir", logdir});
   EXPECT_EQ(r.rc, 1);
   EXPECT_THAT(r.err, HasSubstr("--summary_dir needs summary tensors"));
 }

@@ -38,8 +38,8 @@ void ExpectSameOpDefs(const std::string& path, int expected_ops) {
   std::stringstream text;
   text << in.rdbuf();
   OpList tf_ops;
-  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(text.str(),
-                                                            &tf_ops));
+  ASSERT_TRUE(
+      google::protobuf::TextFormat::ParseFromString(text.str(), &tf_ops));
   ASSERT_EQ(tf_ops.op_size(), expected_ops);
   for (OpDef tf_op : tf_ops.op()) {
     SCOPED_TRACE(tf_op.name());
