@@ -21,7 +21,8 @@
 // a ref or a resource (Assign writes through its ref input, yet TensorFlow
 // does not call it stateful), readers of a Switch output (a control edge
 // from a Switch does not say which branch was taken, so a tf.cond branch's
-// pivot Identity must stay), placeholders,
+// pivot Identity must stay), checks that exist to fail (CheckNumerics,
+// EnsureShape), placeholders,
 // NoOps (joining control edges is what they are for; they cost nothing),
 // Switch/Merge and the other control-flow ops, stand-ins for ops dflow
 // cannot run, and protected nodes (targets). A node no edge leaves is left
