@@ -1,7 +1,5 @@
 #include "kernels/cpu/conv_ops_onednn.h"
 
-#include <omp.h>
-
 #include <algorithm>
 #include <cstdint>
 #include <cstdlib>
@@ -16,6 +14,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "kernels/cpu/kernel_util_gemm_library.h"
 #include "oneapi/dnnl/dnnl.hpp"
 #include "runtime/thread_pool.h"
 
@@ -168,16 +167,6 @@ absl::StatusOr<const Plan*> GetPlan(ConvPass pass, const ConvGeometry& g,
     return absl::UnimplementedError(
         absl::StrCat("oneDNN has no convolution for this shape: ", e.what()));
   }
-}
-
-// oneDNN's OpenMP runtime runs as many threads as the caller's setting;
-// each calling thread asks for one (see the header).
-void UseOneOpenMpThreadOnThisThread() {
-  thread_local const bool set = [] {
-    omp_set_num_threads(1);
-    return true;
-  }();
-  (void)set;
 }
 
 // Runs `plan` on one part of the batch. `filter` is in the primitive's

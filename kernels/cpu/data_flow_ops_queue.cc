@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/kernel_util_array.h"
+#include "kernels/cpu/random_ops_philox.h"
 
 namespace dflow {
 
@@ -23,7 +24,7 @@ const char* KindName(Queue::Kind kind) {
 }
 
 uint64_t Seed(int64_t seed, int64_t seed2) {
-  if (seed == 0 && seed2 == 0) return std::random_device()();
+  if (seed == 0 && seed2 == 0) return NondeterministicSeed();
   return static_cast<uint64_t>(seed) * 0x9E3779B97F4A7C15ull ^
          static_cast<uint64_t>(seed2);
 }

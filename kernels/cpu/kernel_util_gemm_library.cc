@@ -87,10 +87,13 @@ const char* IsaName(dnnl_cpu_isa_t isa) {
   }
 }
 
-// oneDNN's CPU runtime here is OpenMP: a call uses as many threads as
-// omp_get_max_threads() says for the calling thread. dflow splits products
-// over its own pool (kernel_util_blas.h), so each calling thread asks for
-// one; the setting is per thread, hence once per thread.
+const bool kRegistered = [] {
+  SetCpuMathDescription(&DescribeGemmLibraries);
+  return true;
+}();
+
+}  // namespace
+
 void UseOneOpenMpThreadOnThisThread() {
   thread_local const bool set = [] {
     omp_set_num_threads(1);
@@ -98,13 +101,6 @@ void UseOneOpenMpThreadOnThisThread() {
   }();
   (void)set;
 }
-
-const bool kRegistered = [] {
-  SetCpuMathDescription(&DescribeGemmLibraries);
-  return true;
-}();
-
-}  // namespace
 
 GemmLibrary ChooseFloatGemmLibrary(int64_t m, int64_t n, int64_t k) {
   switch (ForcedLibrary()) {

@@ -42,6 +42,12 @@ GemmLibrary ChooseFloatGemmLibrary(int64_t m, int64_t n, int64_t k);
 // products <= 64^3 or <= 16 columns: OpenBLAS 0.3.21 (Cooperlake)".
 std::string DescribeGemmLibraries();
 
+// oneDNN's CPU runtime here is OpenMP: a call uses as many threads as
+// omp_get_max_threads() says for the calling thread. dflow splits work over
+// its own pool (kernel_util_blas.h), so every thread that calls oneDNN
+// (GEMM, convolutions) first asks for one; the setting is per thread.
+void UseOneOpenMpThreadOnThisThread();
+
 // C = alpha * op(A) * op(B) + beta * C, row-major, on the calling thread
 // only, by `library`. Sizes must already be checked (kernel_util_blas.cc).
 void SingleThreadedSgemm(GemmLibrary library, bool transpose_a,
