@@ -150,16 +150,16 @@ void QueueRunner::Loop(const std::string& enqueue_op) {
 }
 
 void QueueRunner::Stop() {
+  bool cancel;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (stopped_ || session_ == nullptr) {
-      stopped_ = true;
-      return;
-    }
+    cancel = !stopped_ && session_ != nullptr;  // once, and only if started
     stopped_ = true;
   }
-  RunOnce(def_.cancel_op_name().empty() ? def_.close_op_name()
-                                        : def_.cancel_op_name());
+  if (cancel) {
+    RunOnce(def_.cancel_op_name().empty() ? def_.close_op_name()
+                                          : def_.cancel_op_name());
+  }
 }
 
 absl::Status QueueRunner::Join() {

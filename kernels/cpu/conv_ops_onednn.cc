@@ -169,6 +169,13 @@ absl::StatusOr<const Plan*> GetPlan(ConvPass pass, const ConvGeometry& g,
   }
 }
 
+// This thread's stream on the engine (a stream per thread: calls from
+// several pool threads run at once).
+dnnl::stream& ThreadStream() {
+  thread_local dnnl::stream stream(Engine());
+  return stream;
+}
+
 // Runs `plan` on one part of the batch. `filter` is in the primitive's
 // layout; image/output point at the part's first image. oneDNN reports
 // failures by exception, which must not leave a pool thread.
@@ -176,7 +183,7 @@ absl::Status Execute(ConvPass pass, const Plan& plan, float* image,
                      float* filter, float* output) noexcept try {
   UseOneOpenMpThreadOnThisThread();
   dnnl::engine& engine = Engine();
-  thread_local dnnl::stream stream(engine);
+  dnnl::stream& stream = ThreadStream();
   thread_local std::vector<char> scratch;
   scratch.resize(std::max<size_t>(plan.scratch.get_size(), 1));
   memory image_memory(plan.image, engine, image);
@@ -218,7 +225,7 @@ absl::Status ReorderFilter(const Plan& plan, const float* from, float* to,
                            bool to_hwio) noexcept try {
   UseOneOpenMpThreadOnThisThread();
   dnnl::engine& engine = Engine();
-  thread_local dnnl::stream stream(engine);
+  dnnl::stream& stream = ThreadStream();
   memory from_memory(to_hwio ? plan.filter : plan.filter_hwio, engine,
                      const_cast<float*>(from));
   memory to_memory(to_hwio ? plan.filter_hwio : plan.filter, engine, to);
