@@ -43,10 +43,12 @@ absl::StatusOr<PassResult> RunTensorFusion(const PassContext& ctx,
 absl::StatusOr<PassResult> RunFuseMatMulUpdate(const PassContext& ctx,
                                                Graph* graph) {
   PassResult result;
-  // The fused update has kernels for CPU and GPU (kernels/cpu/
-  // training_ops_fused.cc, kernels/gpu/kernel_defs_training.cc); another
-  // device type keeps the MatMul and the update apart.
-  if (ctx.device_type != "CPU" && ctx.device_type != "GPU") {
+  // The fused update has a CPU kernel only (kernels/cpu/
+  // training_ops_fused.cc); another device type keeps the MatMul and the
+  // update apart. On a GPU the gain would be one pass over W, which its
+  // memory bandwidth makes cheap, against a cuBLAS GEMM whose alpha (minus
+  // a learning rate in device memory) needs device pointer mode.
+  if (ctx.device_type != "CPU") {
     result.what = "no fused kernel on " + ctx.device_type;
     return result;
   }

@@ -128,6 +128,7 @@ absl::Status TrainLoop(Session* session, Saver* saver, const MnistSplit& train,
           session, absl::StrCat(options.checkpoint_dir, "/model.ckpt"), step);
       if (!path.ok()) return path.status();
       std::printf("saved %s\n", path->c_str());
+      std::fflush(stdout);
     }
   }
   // The batcher prepares batches on its own thread; a step that found none

@@ -35,6 +35,8 @@
 // training step (the 10th) to FILE, for chrome://tracing or Perfetto.
 // --dump_passes DIR writes the graph of every compiled step signature after
 // pruning and after each compiler pass (.pbtxt, .dot) into DIR/sig_<k>/.
+// --virtual_gpus N splits one physical GPU into N logical ones, so
+// --towers 2 --virtual_gpus 2 runs the seed's two GPU towers on one GPU.
 // --eval_only restores the latest checkpoint of --checkpoint_dir into a
 // fresh session and prints the same last line.
 #include <algorithm>
@@ -61,6 +63,9 @@ ABSL_FLAG(std::string, device_type, "auto",
           "where the towers run: cpu (/cpu:0..N-1, N logical CPU devices), "
           "gpu (/gpu:0..N-1, with soft placement for ops without a GPU "
           "kernel), or auto (gpu when the machine has at least N GPUs)");
+ABSL_FLAG(int, virtual_gpus, 0,
+          "split physical GPU 0 into this many logical GPUs (TensorFlow's "
+          "virtual devices), so N towers run on one GPU; 0: none");
 ABSL_FLAG(std::string, strategy, "ps",
           "how gradients meet: ps (averaged on /cpu:0, one update there) or "
           "allreduce");
@@ -112,8 +117,15 @@ absl::Status Main() {
   mnist::TowersModelOptions model_options;
   model_options.towers = towers;
   std::string device_type = absl::GetFlag(FLAGS_device_type);
+  const int virtual_gpus = absl::GetFlag(FLAGS_virtual_gpus);
+  if (virtual_gpus < 0) return absl::InvalidArgumentError("--virtual_gpus < 0");
   if (device_type == "auto") {
-    device_type = dflow::CountCudaDevices() >= towers ? "gpu" : "cpu";
+    // Virtual GPUs replace physical GPU 0 by virtual_gpus logical ones.
+    const int physical = dflow::CountCudaDevices();
+    const int gpus = physical > 0 && virtual_gpus > 1
+                         ? physical - 1 + virtual_gpus
+                         : physical;
+    device_type = gpus >= towers ? "gpu" : "cpu";
   }
   if (device_type != "cpu" && device_type != "gpu") {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -137,6 +149,7 @@ absl::Status Main() {
     // Ops with no GPU kernel yet run on the CPU instead of failing.
     options.device_count = {{"CPU", 1}, {"GPU", towers}};
     options.allow_soft_placement = true;
+    options.gpu_virtual_devices = virtual_gpus;
   } else {
     options.device_count = {{"CPU", towers}};
   }

@@ -27,6 +27,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "graph/device_spec.h"
+#include "graph/tensor.h"
 #include "runtime/thread_pool.h"
 #include "runtime/tracking_allocator.h"
 
@@ -84,6 +85,12 @@ class Device {
     return host_allocator_ != nullptr ? host_allocator_ : allocator_;
   }
   ThreadPool* thread_pool() const { return pool_; }
+
+  // `t` in host memory: `t` itself, unless its buffer is this device's own
+  // memory (a GPU's), which is then copied to a new host tensor once the
+  // device's pending work is done. For code outside a step that reads a
+  // variable's value, such as the Saver.
+  virtual absl::StatusOr<Tensor> HostCopyOf(const Tensor& t) { return t; }
 
  protected:
   // Not owned; must outlive every tensor allocated from it (see the

@@ -15,6 +15,8 @@
 #include "formats/tensor_bundle.h"
 #include "google/protobuf/text_format.h"
 #include "graph/tensor.h"
+#include "runtime/device.h"
+#include "runtime/session.h"
 #include "runtime/variables.h"
 
 namespace dflow {
@@ -121,6 +123,18 @@ absl::StatusOr<std::string> Saver::Save(Session* session,
           "variable '", spec.name, "' is ", DataTypeName(var->dtype()),
           " in the session but ", DataTypeName(spec.dtype),
           " in the saver's graph; create the Saver from the session's graph"));
+    }
+    // A GPU variable's value is in device memory: the device holding it
+    // copies it to the host (the others hand it back as it is).
+    for (const std::unique_ptr<Device>& device : session->devices().devices()) {
+      absl::StatusOr<Tensor> host = device->HostCopyOf(value);
+      if (!host.ok()) {
+        return absl::Status(host.status().code(),
+                            absl::StrCat("cannot save variable '", spec.name,
+                                         "' (", spec.op, " node '", spec.node,
+                                         "'): ", host.status().message()));
+      }
+      value = *std::move(host);
     }
     values.push_back(std::move(value));
   }

@@ -30,6 +30,9 @@ cd "$(dirname "$0")/.."
 
 TEST_PATTERNS=(//tests/runtime/gpu/... //tests/kernels/gpu/...)
 BENCH_PATTERNS=(//bench/gpu/...)
+# Programs carried to run by hand (not tests): the towers example, for
+# `--towers 2 --virtual_gpus 2` on one GPU.
+PROGRAMS=(//examples:mnist_towers)
 
 with_cuda_libs=0
 extra=()
@@ -71,7 +74,7 @@ if [ ${#tests[@]} -eq 0 ] && [ ${#benches[@]} -eq 0 ]; then
 fi
 
 echo "gpu_bundle: building ${#tests[@]} tests and ${#benches[@]} benchmarks"
-bazel build "${tests[@]}" "${benches[@]}"
+bazel build "${tests[@]}" "${benches[@]}" "${PROGRAMS[@]}"
 bin_root="$(bazel info bazel-bin 2>/dev/null)"
 cuda_root="$(readlink -f "${CUDA_PATH:-/usr/local/cuda}" 2>/dev/null || true)"
 
@@ -80,6 +83,7 @@ rm -rf "$out"
 mkdir -p "$out/bin" "$out/lib"
 : > "$out/tests.txt"
 : > "$out/benchmarks.txt"
+: > "$out/programs.txt"
 : > "$out/cuda_libs.txt"
 
 # A label's binary, relative to bazel-bin: //a/b:c -> a/b/c.
@@ -134,6 +138,7 @@ add_binary() {  # LABEL LISTFILE
 
 for t in "${tests[@]}"; do add_binary "$t" "$out/tests.txt"; done
 for b in "${benches[@]}"; do add_binary "$b" "$out/benchmarks.txt"; done
+for p in "${PROGRAMS[@]}"; do add_binary "$p" "$out/programs.txt"; done
 sort -u -o "$out/cuda_libs.txt" "$out/cuda_libs.txt"
 
 {
@@ -144,19 +149,11 @@ sort -u -o "$out/cuda_libs.txt" "$out/cuda_libs.txt"
   echo "CUDA libraries looked up on the GPU machine: $(tr '\n' ' ' < "$out/cuda_libs.txt")"
 } > "$out/MANIFEST"
 
-cat > "$out/run_all.sh" <<'RUN_ALL'
-#!/usr/bin/env bash
-# Runs every test binary of this bundle (made by tools/gpu_bundle.sh), then,
-# with --bench, every benchmark. Prints each binary's GoogleTest summary and
-# ends with "N passed, N failed" (test cases; a binary that cannot start or
-# crashes counts as one failure). Where nvidia-smi lists a GPU, sets
-# DFLOW_REQUIRE_GPU=1 so a test that finds no usable GPU fails instead of
-# skipping (set DFLOW_REQUIRE_GPU=0 to allow skips).
-set -uo pipefail
-here="$(cd "$(dirname "$0")" && pwd)"
-bench=0
-[ "${1:-}" = "--bench" ] && bench=1
-
+cat > "$out/env.sh" <<'ENV_SH'
+# Sourced by run_all.sh and compare_torch_gpu.sh (or by hand before running
+# a binary of bin/): puts lib/ and the folders holding the CUDA libraries
+# the bundle left out (cuda_libs.txt) on LD_LIBRARY_PATH.
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # The CUDA libraries not in lib/: find a folder holding each on this machine.
 lib_path="$here/lib"
 candidates=("${CUDA_PATH:-/usr/local/cuda}/lib64" /usr/local/cuda/lib64
@@ -188,10 +185,28 @@ while read -r soname; do
   fi
 done < "$here/cuda_libs.txt"
 if [ ${#missing[@]} -gt 0 ]; then
-  echo "run_all: not found on this machine: ${missing[*]}" \
+  echo "gpu_bundle: not found on this machine: ${missing[*]}" \
        "(set CUDA_PATH, or rebuild the bundle with --with-cuda-libs)"
 fi
 export LD_LIBRARY_PATH="$lib_path${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+ENV_SH
+
+cat > "$out/run_all.sh" <<'RUN_ALL'
+#!/usr/bin/env bash
+# Runs every test binary of this bundle (made by tools/gpu_bundle.sh), then,
+# with --bench, every benchmark. Prints each binary's GoogleTest summary and
+# ends with "N passed, N failed" (test cases; a binary that cannot start or
+# crashes counts as one failure). Where nvidia-smi lists a GPU, sets
+# DFLOW_REQUIRE_GPU=1 so a test that finds no usable GPU fails instead of
+# skipping (set DFLOW_REQUIRE_GPU=0 to allow skips). A test binary that
+# runs past DFLOW_TEST_TIMEOUT seconds (default 120) is killed and counts as
+# a failure, so one hang cannot eat a whole device lease.
+set -uo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+bench=0
+[ "${1:-}" = "--bench" ] && bench=1
+
+source "$here/env.sh"
 
 if [ -z "${DFLOW_REQUIRE_GPU+x}" ] && nvidia-smi -L 2>/dev/null | grep -q '^GPU'; then
   export DFLOW_REQUIRE_GPU=1
@@ -200,12 +215,14 @@ echo "run_all: $(nvidia-smi -L 2>/dev/null | head -n 8 || echo 'nvidia-smi: none
 echo "run_all: DFLOW_REQUIRE_GPU=${DFLOW_REQUIRE_GPU:-unset}"
 
 passed=0 failed=0 skipped=0
-logs="$(mktemp -d)"
+logs="${DFLOW_LOG_DIR:-$(mktemp -d)}"  # each test binary's whole output
+mkdir -p "$logs"
 while read -r rel; do
   [ -n "$rel" ] || continue
   log="$logs/$(echo "$rel" | tr / _).log"
-  "$here/bin/$rel" --gtest_color=no > "$log" 2>&1
+  timeout -k 5 "${DFLOW_TEST_TIMEOUT:-120}" "$here/bin/$rel" --gtest_color=no > "$log" 2>&1
   rc=$?
+  [ "$rc" -eq 124 ] && echo "--- $rel timed out after ${DFLOW_TEST_TIMEOUT:-120} s"
   ok=$(grep -c '^\[       OK \]' "$log")
   bad=$(grep -cE '^\[  FAILED  \] .*\([0-9]+ ms\)$' "$log")
   skip=$(grep -cE '^\[  SKIPPED \] .*\([0-9]+ ms\)$' "$log")

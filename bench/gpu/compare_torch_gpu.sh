@@ -35,30 +35,8 @@ done
 if [ -x "$here/bin/bench/gpu/mlp_gpu_bench" ]; then
   bin="$here/bin/bench/gpu"
   peer="$here/torch_peer.py"
-  # The CUDA libraries the bundle left out (cuda_libs.txt): found on this
-  # machine as run_all.sh finds them.
-  lib_path="$here/lib"
-  candidates=("${CUDA_PATH:-/usr/local/cuda}/lib64" /usr/local/cuda/lib64
-              /usr/local/cuda-*/lib64 /usr/local/cuda-*/targets/*/lib
-              /usr/lib/x86_64-linux-gnu /usr/lib64)
-  while read -r d; do candidates+=("$d"); done < <(
-    "${PYTHON:-python3}" - 2>/dev/null <<'PY'
-import glob, os, site
-for r in site.getsitepackages() + [site.getusersitepackages()]:
-    for d in sorted(glob.glob(os.path.join(r, "nvidia", "*", "lib"))):
-        print(d)
-PY
-  )
-  while read -r soname; do
-    [ -n "$soname" ] || continue
-    for d in "${candidates[@]}"; do
-      if [ -e "$d/$soname" ]; then
-        case ":$lib_path:" in *":$d:"*) ;; *) lib_path="$lib_path:$d" ;; esac
-        break
-      fi
-    done
-  done < <(cat "$here/cuda_libs.txt" 2>/dev/null)
-  export LD_LIBRARY_PATH="$lib_path${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+  # lib/ and the CUDA libraries the bundle left out, found on this machine.
+  source "$here/env.sh"
 else
   root="$(cd "$here/../.." && pwd)"
   bin="$root/bazel-bin/bench/gpu"

@@ -1,10 +1,10 @@
 // The GPU kernels of Conv2D, Conv2DBackpropInput and Conv2DBackpropFilter:
-// kernels/gpu/kernel_defs_nn.cc's definitions for float, double, half and
-// bfloat16 (int32, also defined there, has no GPU implementation: cuDNN
-// does not convolve integers, and such nodes are placed on the CPU),
-// computed by conv_ops_gpu.h's cuDNN launchers on the device's compute
-// stream. Attrs, geometry, shape checks and their messages are the CPU
-// kernels' own (conv::ConvOpBase, kernels/cpu/conv_ops_common.h), so a
+// kernels/gpu/kernel_defs_nn.cc's definitions for float, half and bfloat16,
+// and double for the forward convolution only (int32, also defined there, has
+// no GPU implementation: cuDNN does not convolve integers, and such nodes are
+// placed on the CPU), computed by conv_ops_gpu.h's cuDNN launchers on the
+// device's compute stream. Attrs, geometry, shape checks and their messages are
+// the CPU kernels' own (conv::ConvOpBase, kernels/cpu/conv_ops_common.h), so a
 // node behaves the same on either device.
 //
 // cuDNN's scratch (workspaces, the transposed filter, padded copies) comes
@@ -196,27 +196,32 @@ class Conv2DBackpropFilterGpuOp : public ConvGpuBase {
   }
 };
 
-#define DFLOW_REGISTER_CONV_GPU(T)                                          \
+#define DFLOW_REGISTER_CONV_FORWARD_GPU(T)                                  \
   DFLOW_REGISTER_GPU_KERNEL(                                                \
       KernelDefBuilder("Conv2D").Device(kDeviceGpu).TypeConstraint<T>("T"), \
-      Conv2DGpuOp<T>);                                                      \
-  DFLOW_REGISTER_GPU_KERNEL(KernelDefBuilder("Conv2DBackpropInput")         \
-                                .Device(kDeviceGpu)                         \
-                                .TypeConstraint<T>("T")                     \
-                                .HostMemory("input_sizes"),                 \
-                            Conv2DBackpropInputGpuOp<T>);                   \
-  DFLOW_REGISTER_GPU_KERNEL(KernelDefBuilder("Conv2DBackpropFilter")        \
-                                .Device(kDeviceGpu)                         \
-                                .TypeConstraint<T>("T")                     \
-                                .HostMemory("filter_sizes"),                \
+      Conv2DGpuOp<T>)
+
+#define DFLOW_REGISTER_CONV_GPU(T)                                   \
+  DFLOW_REGISTER_CONV_FORWARD_GPU(T);                                \
+  DFLOW_REGISTER_GPU_KERNEL(KernelDefBuilder("Conv2DBackpropInput")  \
+                                .Device(kDeviceGpu)                  \
+                                .TypeConstraint<T>("T")              \
+                                .HostMemory("input_sizes"),          \
+                            Conv2DBackpropInputGpuOp<T>);            \
+  DFLOW_REGISTER_GPU_KERNEL(KernelDefBuilder("Conv2DBackpropFilter") \
+                                .Device(kDeviceGpu)                  \
+                                .TypeConstraint<T>("T")              \
+                                .HostMemory("filter_sizes"),         \
                             Conv2DBackpropFilterGpuOp<T>)
 
 DFLOW_REGISTER_CONV_GPU(float);
-DFLOW_REGISTER_CONV_GPU(double);
 DFLOW_REGISTER_CONV_GPU(float16);
 DFLOW_REGISTER_CONV_GPU(bfloat16);
+// Forward only (kernel_defs_nn.cc says why).
+DFLOW_REGISTER_CONV_FORWARD_GPU(double);
 
 #undef DFLOW_REGISTER_CONV_GPU
+#undef DFLOW_REGISTER_CONV_FORWARD_GPU
 
 }  // namespace
 }  // namespace dflow

@@ -18,10 +18,6 @@ const bool kRegistered = [] {
   Define(Gpu("ApplyGradientDescent").TypeConstraint("T", types));
   Define(Gpu("ApplyMomentum").TypeConstraint("T", types));
   Define(Gpu("ApplyAdam").TypeConstraint("T", types));
-  // Made by compiler/fuse_matmul_update.h from the first one and a MatMul
-  // (cuBLAS: one GEMM with beta = 1 into the variable).
-  Define(Gpu("_FusedMatMulApplyGradientDescent")
-             .TypeConstraint("T", {DT_FLOAT, DT_DOUBLE}));
 
   Define(Gpu("ResourceApplyGradientDescent")
              .TypeConstraint("T", types)
@@ -39,8 +35,8 @@ const bool kRegistered = [] {
   // Adagrad and RMSProp: TensorFlow's GPU list for them lacks bfloat16.
   // Definitions only (no CUDA implementation yet): a session with real GPUs
   // runs them on the CPU under soft placement.
-  const Types adagrad_types = {DT_HALF,      DT_FLOAT,     DT_DOUBLE,
-                               DT_COMPLEX64, DT_COMPLEX128};
+  const Types adagrad_types = {DT_HALF, DT_FLOAT, DT_DOUBLE, DT_COMPLEX64,
+                               DT_COMPLEX128};
   for (const char* op : {"ApplyAdagrad", "ApplyAdagradV2", "ApplyRMSProp",
                          "ApplyCenteredRMSProp"}) {
     Define(Gpu(op).TypeConstraint("T", adagrad_types));

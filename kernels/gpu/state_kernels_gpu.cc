@@ -31,6 +31,8 @@
 #include "kernels/gpu/gpu_shape_plans.h"
 #include "kernels/gpu/gpu_type_of.h"
 #include "kernels/gpu/kernel_defs_util.h"
+#include "runtime/gpu/cuda_status.h"
+#include "runtime/gpu/gpu_device.h"
 #include "runtime/kernel_registry.h"
 #include "runtime/op_kernel.h"
 #include "runtime/variables.h"
@@ -42,6 +44,37 @@ using gpu_kernel_defs::Concat;
 using gpu_kernel_defs::DeviceMovable;
 using gpu_kernel_defs::GpuAll;
 using gpu_kernel_defs::GpuFloat;
+
+// A value that reached the variable from the host (Saver::Restore writes
+// host tensors; so does a CPU kernel assigning it) is copied once into
+// this GPU's memory, where the GPU kernels reading the variable need it.
+absl::Status MoveHostValueToDevice(OpKernelContext* ctx, GpuDevice* gpu,
+                                   Var* var) {
+  std::lock_guard<std::mutex> lock(var->mu());
+  Tensor* value = var->value();
+  if (!var->initialized() || value->NumElements() == 0) return absl::OkStatus();
+  cudaPointerAttributes attr;
+  if (cudaPointerGetAttributes(&attr, value->raw_data()) == cudaSuccess) {
+    if (attr.type == cudaMemoryTypeDevice) return absl::OkStatus();
+  } else {
+    cudaGetLastError();  // host memory CUDA never saw
+  }
+  absl::StatusOr<Tensor> moved = Tensor::Allocate(
+      ctx->device()->allocator(), value->dtype(), value->shape());
+  if (!moved.ok()) return moved.status();
+  cudaStream_t stream = GpuStreamOf(ctx);
+  DFLOW_CUDA_RETURN_IF_ERROR(cudaSetDevice(gpu->physical_ordinal()),
+                             "cudaSetDevice");
+  DFLOW_CUDA_RETURN_IF_ERROR(
+      cudaMemcpyAsync(moved->raw_data(), value->raw_data(), value->TotalBytes(),
+                      cudaMemcpyDefault, stream),
+      absl::StrCat("copying variable '", var->name(), "' to ", gpu->name()));
+  // The host buffer may be freed once the variable lets go of it.
+  DFLOW_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream),
+                             "cudaStreamSynchronize");
+  *value = *std::move(moved);
+  return absl::OkStatus();
+}
 
 // Finds (once per kernel and session) the Var the node names.
 class VariableGpuOpBase : public OpKernel {
@@ -57,8 +90,11 @@ class VariableGpuOpBase : public OpKernel {
   bool IsExpensive() const override { return false; }
 
   void Compute(OpKernelContext* ctx) override {
+    DFLOW_GPU_KERNEL_PREAMBLE(ctx, gpu);
     Var* var = GetVar(ctx);
-    if (var != nullptr) ctx->set_output_var(0, var);
+    if (var == nullptr) return;
+    OP_REQUIRES_OK(ctx, MoveHostValueToDevice(ctx, gpu, var));
+    ctx->set_output_var(0, var);
   }
 
  private:
@@ -187,8 +223,8 @@ class AssignUpdateGpuOp : public OpKernel {
           MakeBroadcastPlan({dims, dims}, &out_shape);
       OP_REQUIRES_OK(ctx, plan.status());
       OP_REQUIRES_OK(
-          ctx, LaunchBinary(kAdd ? GpuBinaryOp::kAdd : GpuBinaryOp::kSub,
-                            *type, *plan, value->raw_data(), delta.raw_data(),
+          ctx, LaunchBinary(kAdd ? GpuBinaryOp::kAdd : GpuBinaryOp::kSub, *type,
+                            *plan, value->raw_data(), delta.raw_data(),
                             value->raw_data(), GpuStreamOf(ctx)));
     }
     if (is_ref_) ctx->set_output_var(0, var);
@@ -226,16 +262,16 @@ const std::vector<DataType>& UpdateTypes() {
   return *types;
 }
 
-DFLOW_REGISTER_GPU_KERNEL(
-    KernelDefBuilder("VariableV2")
-        .Device(kDeviceGpu)
-        .TypeConstraint("dtype", Concat({GpuAll(), {DT_INT64}})),
-    VariableGpuOpBase);
-DFLOW_REGISTER_GPU_KERNEL(
-    KernelDefBuilder("Assign")
-        .Device(kDeviceGpu)
-        .TypeConstraint("T", Concat({GpuAll(), {DT_INT64}})),
-    AssignGpuOp);
+DFLOW_REGISTER_GPU_KERNEL(KernelDefBuilder("VariableV2")
+                              .Device(kDeviceGpu)
+                              .TypeConstraint("dtype",
+                                              Concat({GpuAll(), {DT_INT64}})),
+                          VariableGpuOpBase);
+DFLOW_REGISTER_GPU_KERNEL(KernelDefBuilder("Assign")
+                              .Device(kDeviceGpu)
+                              .TypeConstraint("T",
+                                              Concat({GpuAll(), {DT_INT64}})),
+                          AssignGpuOp);
 DFLOW_REGISTER_GPU_KERNEL(KernelDefBuilder("AssignAdd")
                               .Device(kDeviceGpu)
                               .TypeConstraint("T", UpdateTypes()),
@@ -245,24 +281,24 @@ DFLOW_REGISTER_GPU_KERNEL(KernelDefBuilder("AssignSub")
                               .TypeConstraint("T", UpdateTypes()),
                           AssignUpdateGpuOp<false>);
 
-DFLOW_REGISTER_GPU_KERNEL(
-    KernelDefBuilder("VarHandleOp")
-        .Device(kDeviceGpu)
-        .TypeConstraint("dtype", Concat({DeviceMovable(), {DT_INT32}}))
-        .HostMemory("resource"),
-    VariableGpuOpBase);
-DFLOW_REGISTER_GPU_KERNEL(
-    KernelDefBuilder("ReadVariableOp")
-        .Device(kDeviceGpu)
-        .TypeConstraint("dtype", Concat({DeviceMovable(), {DT_INT32}}))
-        .HostMemory("resource"),
-    ReadVariableGpuOp);
-DFLOW_REGISTER_GPU_KERNEL(
-    KernelDefBuilder("AssignVariableOp")
-        .Device(kDeviceGpu)
-        .TypeConstraint("dtype", Concat({DeviceMovable(), {DT_INT32}}))
-        .HostMemory("resource"),
-    AssignGpuOp);
+DFLOW_REGISTER_GPU_KERNEL(KernelDefBuilder("VarHandleOp")
+                              .Device(kDeviceGpu)
+                              .TypeConstraint("dtype", Concat({DeviceMovable(),
+                                                               {DT_INT32}}))
+                              .HostMemory("resource"),
+                          VariableGpuOpBase);
+DFLOW_REGISTER_GPU_KERNEL(KernelDefBuilder("ReadVariableOp")
+                              .Device(kDeviceGpu)
+                              .TypeConstraint("dtype", Concat({DeviceMovable(),
+                                                               {DT_INT32}}))
+                              .HostMemory("resource"),
+                          ReadVariableGpuOp);
+DFLOW_REGISTER_GPU_KERNEL(KernelDefBuilder("AssignVariableOp")
+                              .Device(kDeviceGpu)
+                              .TypeConstraint("dtype", Concat({DeviceMovable(),
+                                                               {DT_INT32}}))
+                              .HostMemory("resource"),
+                          AssignGpuOp);
 DFLOW_REGISTER_GPU_KERNEL(KernelDefBuilder("AssignAddVariableOp")
                               .Device(kDeviceGpu)
                               .TypeConstraint("dtype", UpdateTypes())

@@ -1,9 +1,12 @@
 #include "runtime/gpu/gpu_device.h"
 
+#include <cuda_runtime.h>
+
 #include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "runtime/gpu/cuda_status.h"
 
 namespace dflow {
 
@@ -13,6 +16,32 @@ GpuDevice::GpuDevice(DeviceSpec spec, DeviceAttributes attributes,
     : Device(std::move(spec), std::move(attributes), allocator, pool),
       info_(std::move(info)),
       streams_(std::move(streams)) {}
+
+absl::StatusOr<Tensor> GpuDevice::HostCopyOf(const Tensor& t) {
+  if (!t.IsInitialized() || t.NumElements() == 0) return t;
+  const void* data = t.raw_data();
+  cudaPointerAttributes attr;
+  if (cudaPointerGetAttributes(&attr, data) != cudaSuccess) {
+    cudaGetLastError();  // host memory CUDA never saw
+    return t;
+  }
+  if (attr.type != cudaMemoryTypeDevice || attr.device != info_.ordinal) {
+    return t;
+  }
+  DFLOW_CUDA_RETURN_IF_ERROR(cudaSetDevice(info_.ordinal), "cudaSetDevice");
+  // The value's last writer may be on any stream of any virtual device of
+  // this GPU: wait for them all (a save is rare; a step is not running).
+  DFLOW_CUDA_RETURN_IF_ERROR(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  absl::StatusOr<Tensor> host =
+      Tensor::Allocate(DefaultCpuAllocator(), t.dtype(), t.shape());
+  if (!host.ok()) return host.status();
+  DFLOW_CUDA_RETURN_IF_ERROR(
+      cudaMemcpy(host->raw_data(), data, t.TotalBytes(),
+                 cudaMemcpyDeviceToHost),
+      absl::StrCat("copying a ", t.shape().ToString(), " tensor from ", name(),
+                   " to the host"));
+  return host;
+}
 
 absl::StatusOr<DeviceAttributes> GpuDeviceAttributes(
     const GpuDeviceOptions& options) {

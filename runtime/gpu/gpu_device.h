@@ -69,6 +69,10 @@ class GpuDevice : public Device {
     keep_alive_ = std::move(keep_alive);
   }
 
+  // Copies a tensor in this physical GPU's memory (any of its virtual
+  // devices') to the host after all work queued on the GPU.
+  absl::StatusOr<Tensor> HostCopyOf(const Tensor& t) override;
+
  private:
   // Declared first: released last, after the streams drained.
   std::shared_ptr<const void> keep_alive_;

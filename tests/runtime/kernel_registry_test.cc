@@ -52,14 +52,18 @@ TEST(KernelRegistryTest, EveryDefinitionIsConsistentWithItsOp) {
 // Every op dflow declares that has a GPU kernel in TensorFlow (for some
 // dtypes) has a GPU definition here; test ops are exempt, and so are the
 // CPU fusions' ops, which their passes create only on CPU partitions
-// (compiler/fuse_matmul_bias.h, compiler/fuse_elementwise.h), and the ops
-// TensorFlow registers on the CPU only (listed).
+// (compiler/fuse_matmul_bias.h, compiler/fuse_elementwise.h,
+// compiler/fuse_matmul_update.h), and the ops TensorFlow registers on the
+// CPU only (listed).
 TEST(KernelRegistryTest, EveryDeclaredOpHasAGpuDefinition) {
   int checked = 0;
   for (const OpRegistration* reg : OpRegistry::Global()->AllOps()) {
     const std::string& op = reg->op_def.name();
     if (op.rfind("Test", 0) == 0) continue;
-    if (op == "_FusedMatMul" || op == "_FusedElementwise") continue;
+    if (op == "_FusedMatMul" || op == "_FusedElementwise" ||
+        op == "_FusedMatMulApplyGradientDescent") {
+      continue;
+    }
     // CPU-only in TensorFlow 2.21 as here: the checkpoint and file-name
     // string ops (graph/ops/io_ops.h), StaticRegexFullMatch, the summaries,
     // and the sparse Momentum and RMSProp updates (of the sparse optimizers

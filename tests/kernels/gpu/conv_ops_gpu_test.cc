@@ -143,9 +143,16 @@ class ConvGpuTest : public GpuLauncherTest {
 
   void CheckAll(DataType dtype) {
     uint32_t seed = 100;
+    // Double runs forward only: cuDNN 9 has no double gradient algorithm
+    // for several of these cases in NHWC, and no double gradient kernel is
+    // registered (kernels/gpu/kernel_defs_nn.cc).
+    std::vector<Direction> directions = {Direction::kForward};
+    if (dtype != DT_DOUBLE) {
+      directions.push_back(Direction::kInput);
+      directions.push_back(Direction::kFilter);
+    }
     for (const Case& c : testing_conv::Cases()) {
-      for (Direction d :
-           {Direction::kForward, Direction::kInput, Direction::kFilter}) {
+      for (Direction d : directions) {
         Check(c, dtype, d, seed);
         seed += 3;
       }
@@ -154,7 +161,7 @@ class ConvGpuTest : public GpuLauncherTest {
 };
 
 TEST_F(ConvGpuTest, FloatMatchesCpu) { CheckAll(DT_FLOAT); }
-TEST_F(ConvGpuTest, DoubleMatchesCpu) { CheckAll(DT_DOUBLE); }
+TEST_F(ConvGpuTest, DoubleForwardMatchesCpu) { CheckAll(DT_DOUBLE); }
 TEST_F(ConvGpuTest, HalfMatchesCpu) { CheckAll(DT_HALF); }
 TEST_F(ConvGpuTest, Bfloat16MatchesCpu) { CheckAll(DT_BFLOAT16); }
 

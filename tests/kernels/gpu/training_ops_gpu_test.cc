@@ -42,7 +42,7 @@ class TrainingGpuTest : public GpuLauncherTest {
   cudaStream_t s() const { return static_cast<cudaStream_t>(stream()); }
 };
 
-TEST_F(TrainingGpuTest, UpdatesEqualTheCpuKernelsBitForBit) {
+TEST_F(TrainingGpuTest, UpdatesEqualTheCpuKernels) {
   uint32_t seed = 1;
   for (const OpMode& mode : AllModes()) {
     for (DataType dtype : {DT_FLOAT, DT_DOUBLE}) {
@@ -85,9 +85,19 @@ TEST_F(TrainingGpuTest, UpdatesEqualTheCpuKernelsBitForBit) {
           }
         }
         for (int k = 0; k < cpu.num_vars(); ++k) {
-          ExpectBitwiseEqual(Download(*vars[k], dtype, shape),
-                             cpu.var(k)->Read(),
-                             absl::StrCat(label, " variable ", k));
+          const std::string what = absl::StrCat(label, " variable ", k);
+          if (mode.op == "ApplyAdam" && dtype == DT_FLOAT && k == 0) {
+            // The CPU kernel's float sqrt(v) is Eigen's vectorized one, an
+            // rsqrt estimate refined by a Newton step (up to 2 ulp, and
+            // which ulp depends on the host's SIMD width), as TensorFlow's
+            // CPU kernel; the GPU's sqrtf is correctly rounded, as
+            // TensorFlow's GPU kernel. m and v stay bit-exact.
+            ExpectAllClose(Download(*vars[k], dtype, shape), cpu.var(k)->Read(),
+                           ToleranceFor(dtype), what);
+          } else {
+            ExpectBitwiseEqual(Download(*vars[k], dtype, shape),
+                               cpu.var(k)->Read(), what);
+          }
         }
       }
     }

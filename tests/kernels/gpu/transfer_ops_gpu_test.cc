@@ -130,7 +130,9 @@ void ExpectChainRoundTrips(const SessionOptions& options,
     for (const NodeExecStats& st : metadata.step_stats) {
       if (st.node == absl::StrCat("id_", i)) {
         found = true;
-        EXPECT_THAT(st.device, HasSubstr(devices[i].substr(1)));
+        // Devices are named /device:GPU:0; the test asks for /gpu:0.
+        EXPECT_THAT(absl::AsciiStrToLower(st.device),
+                    HasSubstr(devices[i].substr(1)));
       }
     }
     EXPECT_TRUE(found) << "id_" << i;

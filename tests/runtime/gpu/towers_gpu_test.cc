@@ -3,10 +3,13 @@
 // data, every variable agrees with the CPU run within 1e-4 (relative), for
 // both strategies (variables on /cpu:0, and mirrored variables all-reduced
 // by CollectiveAllReduce, which on virtual GPUs sharing one physical GPU
-// takes the GPU backend's device ring). Skips without a GPU.
+// takes the GPU backend's device ring). The mirrored variables, which live
+// in GPU memory, save to a checkpoint and restore into a fresh session.
+// Skips without a GPU.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -15,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "examples/mnist_towers_model.h"
 #include "gtest/gtest.h"
+#include "runtime/saver.h"
 #include "runtime/session.h"
 #include "tests/runtime/gpu/gpu_test_util.h"
 
@@ -95,9 +99,11 @@ absl::StatusOr<std::vector<Tensor>> Train(const std::string& device_type,
 
 void ExpectGpuTrainsAsCpu(bool all_reduce) {
   std::vector<std::string> cpu_names, gpu_names;
-  absl::StatusOr<std::vector<Tensor>> cpu = Train("CPU", all_reduce, &cpu_names);
+  absl::StatusOr<std::vector<Tensor>> cpu =
+      Train("CPU", all_reduce, &cpu_names);
   ASSERT_TRUE(cpu.ok()) << cpu.status();
-  absl::StatusOr<std::vector<Tensor>> gpu = Train("GPU", all_reduce, &gpu_names);
+  absl::StatusOr<std::vector<Tensor>> gpu =
+      Train("GPU", all_reduce, &gpu_names);
   ASSERT_TRUE(gpu.ok()) << gpu.status();
   ASSERT_EQ(cpu_names, gpu_names);
   ASSERT_FALSE(cpu_names.empty());
@@ -136,6 +142,98 @@ TEST(TowersGpuTest, VariablesOnTheCpuTrainAsOnTwoCpus) {
 TEST(TowersGpuTest, AllReducedReplicasTrainAsOnTwoCpus) {
   DFLOW_SKIP_WITHOUT_GPU();
   ExpectGpuTrainsAsCpu(/*all_reduce=*/true);
+}
+
+}  // namespace
+}  // namespace dflow
+
+namespace dflow {
+namespace {
+
+// Bitwise equality of two lists of tensors of one graph's variables.
+void ExpectSameValues(const std::vector<Tensor>& want,
+                      const std::vector<Tensor>& got,
+                      const std::vector<std::string>& names) {
+  ASSERT_EQ(want.size(), got.size());
+  for (size_t v = 0; v < want.size(); ++v) {
+    ASSERT_EQ(want[v].shape(), got[v].shape()) << names[v];
+    ASSERT_EQ(want[v].TotalBytes(), got[v].TotalBytes()) << names[v];
+    EXPECT_EQ(std::memcmp(want[v].raw_data(), got[v].raw_data(),
+                          want[v].TotalBytes()),
+              0)
+        << names[v];
+  }
+}
+
+TEST(TowersGpuTest, ReplicasInGpuMemorySaveAndRestore) {
+  DFLOW_SKIP_WITHOUT_GPU();
+  mnist::TowersModelOptions options;
+  options.towers = kTowers;
+  options.tower_device_type = "GPU";
+  options.all_reduce = true;
+  absl::StatusOr<mnist::TowersModel> model = mnist::BuildTowersModel(options);
+  ASSERT_TRUE(model.ok()) << model.status();
+  SessionOptions session_options;
+  session_options.allow_soft_placement = true;
+  session_options.gpu_virtual_devices = kTowers;
+  Tensor images(DT_FLOAT, TensorShape({kTowers * kPerTower, kInput}));
+  Tensor labels(DT_INT32, TensorShape({kTowers * kPerTower}));
+  FillBatch(&images, &labels);
+  const std::vector<std::string> names = VariablesOf(model->graph);
+  absl::StatusOr<Saver> saver = Saver::Create(model->graph);
+  ASSERT_TRUE(saver.ok()) << saver.status();
+
+  absl::StatusOr<std::unique_ptr<Session>> trained =
+      Session::Create(model->graph, session_options);
+  ASSERT_TRUE(trained.ok()) << trained.status();
+  std::vector<Tensor> out;
+  ASSERT_TRUE((*trained)->Run({}, {}, {"init"}, &out).ok());
+  ASSERT_TRUE((*trained)
+                  ->Run({{"x", images}, {"labels", labels}}, {},
+                        {model->train_op}, &out)
+                  .ok());
+  std::vector<Tensor> want;
+  ASSERT_TRUE((*trained)->Run({}, names, {}, &want).ok());
+  absl::StatusOr<std::string> path =
+      saver->Save(trained->get(),
+                  absl::StrCat(::testing::TempDir(), "/towers_gpu/model"), 1);
+  ASSERT_TRUE(path.ok()) << path.status();
+
+  // Restored before any initializer: the values reach the variables as host
+  // tensors, and the GPU variable ops move them into GPU memory.
+  absl::StatusOr<std::unique_ptr<Session>> restored =
+      Session::Create(model->graph, session_options);
+  ASSERT_TRUE(restored.ok()) << restored.status();
+  absl::Status s = saver->Restore(restored->get(), *path);
+  ASSERT_TRUE(s.ok()) << s;
+  std::vector<Tensor> got;
+  ASSERT_TRUE((*restored)->Run({}, names, {}, &got).ok());
+  ExpectSameValues(want, got, names);
+
+  // Both sessions take the same next step (to rounding: GPU reductions
+  // need not sum in the same order twice).
+  for (Session* session : {trained->get(), restored->get()}) {
+    s = session->Run({{"x", images}, {"labels", labels}}, {}, {model->train_op},
+                     &out);
+    ASSERT_TRUE(s.ok()) << s;
+  }
+  ASSERT_TRUE((*trained)->Run({}, names, {}, &want).ok());
+  ASSERT_TRUE((*restored)->Run({}, names, {}, &got).ok());
+  ASSERT_EQ(want.size(), got.size());
+  for (size_t v = 0; v < want.size(); ++v) {
+    if (want[v].dtype() != DT_FLOAT) continue;
+    auto w = want[v].flat<float>();
+    auto g = got[v].flat<float>();
+    ASSERT_EQ(w.size(), g.size()) << names[v];
+    int64_t reported = 0;
+    for (size_t i = 0; i < w.size(); ++i) {
+      const float tol = 1e-5f * std::max(1.0f, std::fabs(w[i]));
+      if (std::fabs(w[i] - g[i]) > tol && reported++ < 5) {
+        ADD_FAILURE() << names[v] << "[" << i << "]: " << w[i] << " vs "
+                      << g[i];
+      }
+    }
+  }
 }
 
 }  // namespace
