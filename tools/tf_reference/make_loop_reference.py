@@ -1,0 +1,269 @@
+"""Writes tiny while-loop graphs with TensorFlow 2.21, in both control-flow
+styles, and TensorFlow's values for them: tests/testdata/tf_loops/.
+
+  <name>_v1.pb       disable_control_flow_v2(): Enter/Exit/NextIteration/
+                     LoopCond/Switch/Merge in the graph (gradients: StackV2/
+                     StackPushV2/StackPopV2)
+  <name>_v2.pb       enable_control_flow_v2(): a functional While/StatelessWhile
+                     with its cond and body in the GraphDef's library
+                     (gradients: TensorList accumulators)
+  <name>_<style>.ops.txt
+                     the sorted set of op types in that graph, functions of its
+                     library included, one per line
+  <name>.cases       TensorFlow's values, one line per run (format below)
+  ops_union.txt      the union of all the .ops.txt files, as "<op> <styles>"
+                     where <styles> is v1, v2 or v1,v2
+
+Every .pb is a binary GraphDef (SerializeToString(deterministic=True)) with
+two placeholders, x (float [3]) and n (int32 []), and fetches "out:0" (a
+float32 tensor). Every graph has n, even where the model does not use it:
+feed both. No graph has variables (rnn and rnn_grad are frozen: their LSTM
+weights are Const nodes) and none needs an initializer. device_loop puts its
+loop body on /device:CPU:1: run it with two CPU devices (ConfigProto
+device_count {'CPU': 2}); the values do not depend on it.
+
+.cases format (text; lines starting with '#' are comments):
+
+  # model: <name>
+  # out dtype: float32
+  # out shape: [d0, d1, ...]      ([-1]: 1-D, as long as the line's values)
+  # v2 max abs diff: <float>      (v2 graph's values against these, v1's)
+  n | x0 x1 x2 | out0 out1 ...
+
+n is an int, x0..x2 and the outputs are floats printed with "%.9g" (exact
+for float32); out is flattened row-major. The values are those of the v1
+graph; the v2 graph's agree to the "v2 max abs diff" of the header (0 where
+bit-identical). The script checks each saved .pb by importing its bytes into
+a fresh graph (tf.compat.v1.import_graph_def) and running every case.
+
+Run: python3 tools/tf_reference/make_loop_reference.py
+"""
+import os
+
+import numpy as np
+import tensorflow as tf
+
+tf1 = tf.compat.v1
+OUT = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "testdata",
+                   "tf_loops")
+F32 = tf.float32
+
+XS = [np.array(v, np.float32) for v in
+      ([1.5, -2.0, 3.0], [0.25, 0.5, -0.75], [-1.0, 2.0, 0.125],
+       [0.3, -0.6, 0.9])]
+NS = [0, 1, 3, 5]
+CASES = list(zip(NS, XS))
+
+
+def counter(x, n):
+  i = tf1.while_loop(lambda i: i < 10, lambda i: i + 1, [tf.constant(0)])
+  return tf.cast(i, F32) * x
+
+
+def sum_to_n(x, n):
+  # acc = sum over i < n of x * i
+  _, acc = tf1.while_loop(
+      lambda i, acc: i < n,
+      lambda i, acc: (i + 1, acc + x * tf.cast(i, F32)),
+      [tf.constant(0), tf.zeros([3])])
+  return acc
+
+
+def nested(x, n):
+  # for i < n: for j < 3: acc += x * (i * j + 1)   (the inner loop reads the
+  # outer loop's i and x from two frames out)
+  def outer_body(i, acc):
+    def inner_body(j, a):
+      return j + 1, a + x * tf.cast(i * j + 1, F32)
+    _, acc = tf1.while_loop(lambda j, a: j < 3, inner_body,
+                            [tf.constant(0), acc])
+    return i + 1, acc
+  _, acc = tf1.while_loop(lambda i, acc: i < n, outer_body,
+                          [tf.constant(0), tf.zeros([3])])
+  return acc
+
+
+def cond_in_loop(x, n):
+  # for i < n: v = v + x if i is even else v - 1
+  def body(i, v):
+    v = tf1.cond(tf.equal(i % 2, 0), lambda: v + x, lambda: v - 1.0)
+    return i + 1, v
+  _, v = tf1.while_loop(lambda i, v: i < n, body, [tf.constant(0), x * 0.5])
+  return v
+
+
+def const_capture(x, n):
+  # The body reads x and s, tensors from outside the loop (v1: Enter with
+  # is_constant=true), and a constant of its own.
+  s = tf.reduce_sum(x)
+  def body(i, v):
+    return i + 1, v * tf.constant(0.5) + x - s
+  _, v = tf1.while_loop(lambda i, v: i < n, body, [tf.constant(0), x])
+  return v
+
+
+def shape_grows(x, n):
+  # v starts as x ([3]) and grows by 3 each iteration: out has 3 * (n + 1)
+  def body(i, v):
+    return i + 1, tf.concat([v, v[-3:] * 0.5 + tf.cast(i, F32)], 0)
+  _, v = tf1.while_loop(
+      lambda i, v: i < n, body, [tf.constant(0), x],
+      shape_invariants=[tf.TensorShape([]), tf.TensorShape([None])])
+  return v
+
+
+def loop_grad(x, n):
+  # v = x; for i < n: v = tanh(v * x) + 0.5 * v;  out = d sum(v) / dx
+  def body(i, v):
+    return i + 1, tf.tanh(v * x) + 0.5 * v
+  _, v = tf1.while_loop(lambda i, v: i < n, body, [tf.constant(0), x])
+  return tf.gradients(tf.reduce_sum(v), x)[0]
+
+
+def _rnn(x):
+  # tf.compat.v1.nn.rnn_cell.LSTMCell is gone with Keras 3; the legacy cell
+  # TensorFlow keeps internally is the same class.
+  from tensorflow.python.keras.layers.legacy_rnn import rnn_cell_impl
+  scale = tf.constant(np.linspace(0.2, 1.0, 18, dtype=np.float32))
+  seq = tf.reshape(tf.tile(x, [6]) * scale, [2, 3, 3], name="seq")
+  cell = rnn_cell_impl.LSTMCell(
+      4, initializer=tf1.glorot_uniform_initializer(seed=7))
+  outputs, _ = tf1.nn.dynamic_rnn(cell, seq, dtype=F32)
+  return seq, outputs
+
+
+def rnn(x, n):
+  # batch 2, time 3, depth 3 (seq: x tiled, times constants), LSTM with 4
+  # units; out = the outputs, [2, 3, 4]
+  _, outputs = _rnn(x)
+  return outputs
+
+
+def rnn_grad(x, n):
+  # out = d sum(outputs) / d seq, [2, 3, 3]
+  seq, outputs = _rnn(x)
+  return tf.gradients(tf.reduce_sum(outputs), seq)[0]
+
+
+def device_loop(x, n):
+  # for i < n: v = v * x + 1 with the body's arithmetic on /cpu:1
+  def body(i, v):
+    with tf.device("/cpu:1"):
+      v = v * x + 1.0
+    return i + 1, v
+  _, v = tf1.while_loop(lambda i, v: i < n, body, [tf.constant(0), x])
+  return v
+
+
+MODELS = {"counter": counter, "sum_to_n": sum_to_n, "nested": nested,
+          "cond_in_loop": cond_in_loop, "const_capture": const_capture,
+          "shape_grows": shape_grows, "loop_grad": loop_grad, "rnn": rnn,
+          "rnn_grad": rnn_grad, "device_loop": device_loop}
+
+
+def config():
+  return tf1.ConfigProto(device_count={"CPU": 2})
+
+
+def run_cases(sess):
+  return [sess.run("out:0", {"x:0": xv, "n:0": nv}) for nv, xv in CASES]
+
+
+def build(fn, v2):
+  """The model's GraphDef (variables frozen) and its values for CASES."""
+  if v2:
+    tf1.enable_control_flow_v2()
+  else:
+    tf1.disable_control_flow_v2()
+  g = tf.Graph()
+  with g.as_default():
+    x = tf1.placeholder(F32, [3], name="x")
+    n = tf1.placeholder(tf.int32, [], name="n")
+    out = tf.identity(fn(x, n), name="out")
+    assert out.dtype == F32
+    variables = tf1.global_variables()
+    init = tf1.global_variables_initializer() if variables else None
+  with tf1.Session(graph=g, config=config()) as sess:
+    if init is not None:
+      sess.run(init)
+    values = run_cases(sess)
+    if variables:
+      gd = tf1.graph_util.convert_variables_to_constants(
+          sess, g.as_graph_def(), ["out", "n"])  # keeps n, unused or not
+    else:
+      gd = g.as_graph_def()
+  return gd, values
+
+
+def op_types(gd):
+  ops = {node.op for node in gd.node}
+  for f in gd.library.function:
+    ops |= {node.op for node in f.node_def}
+  return ops
+
+
+def check_loads(data, values):
+  g = tf.Graph()
+  with g.as_default():
+    gd = tf1.GraphDef()
+    gd.ParseFromString(data)
+    tf1.import_graph_def(gd, name="")
+  with tf1.Session(graph=g, config=config()) as sess:
+    for got, want in zip(run_cases(sess), values):
+      assert got.shape == want.shape and np.array_equal(got, want), (got, want)
+
+
+def fmt(a):
+  return " ".join("%.9g" % v for v in np.asarray(a).reshape(-1))
+
+
+def main():
+  tf1.disable_eager_execution()
+  os.makedirs(OUT, exist_ok=True)
+  union = {}
+  for name, fn in MODELS.items():
+    values = {}
+    for style in ("v1", "v2"):
+      gd, values[style] = build(fn, style == "v2")
+      top = {node.op for node in gd.node}
+      assert not any(op.startswith("Variable") or op in (
+          "VarHandleOp", "ReadVariableOp") for op in op_types(gd)), name
+      if style == "v1":
+        assert "Enter" in top and not top & {"While", "StatelessWhile"}, top
+      else:
+        assert top & {"While", "StatelessWhile"} and "Enter" not in top, top
+      data = gd.SerializeToString(deterministic=True)  # sorted attr maps
+      check_loads(data, values[style])
+      with open(os.path.join(OUT, f"{name}_{style}.pb"), "wb") as f:
+        f.write(data)
+      ops = sorted(op_types(gd))
+      with open(os.path.join(OUT, f"{name}_{style}.ops.txt"), "w") as f:
+        f.write("\n".join(ops) + "\n")
+      for op in ops:
+        union.setdefault(op, set()).add(style)
+      print(f"{name}_{style}: {len(data)} bytes, ops: {' '.join(ops)}")
+    diff = 0.0
+    for a, b in zip(values["v1"], values["v2"]):
+      assert a.shape == b.shape, (name, a.shape, b.shape)
+      np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)
+      if a.size:
+        diff = max(diff, float(np.max(np.abs(a - b))))
+    shapes = {v.shape for v in values["v1"]}
+    shape = list(shapes.pop()) if len(shapes) == 1 else [-1]
+    lines = [f"# model: {name}", "# out dtype: float32",
+             f"# out shape: {shape}", "# v2 max abs diff: %.9g" % diff]
+    for (nv, xv), out in zip(CASES, values["v1"]):
+      lines.append("%d | %s | %s" % (nv, fmt(xv), fmt(out)))
+    with open(os.path.join(OUT, f"{name}.cases"), "w") as f:
+      f.write("\n".join(lines) + "\n")
+  with open(os.path.join(OUT, "ops_union.txt"), "w") as f:
+    for op in sorted(union):
+      f.write(f"{op} {','.join(sorted(union[op]))}\n")
+  for style in ("v1", "v2"):
+    print(f"union of op types, {style} graphs:",
+          " ".join(sorted(op for op in union if style in union[op])))
+  print("wrote", os.path.normpath(OUT))
+
+
+if __name__ == "__main__":
+  main()
