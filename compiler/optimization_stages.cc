@@ -104,11 +104,22 @@ absl::Status InPass(absl::string_view pass, absl::string_view device,
                    "as built; disabled_passes turns this one pass off)"));
 }
 
+// A graph with a loop (an Enter): the rewrites do not know frames yet (a
+// folded constant would leave its loop, a forwarded buffer would be reused
+// by the next iteration), so only the required passes run on it.
+bool HasLoops(const Graph& graph) {
+  for (const Node* n : graph.nodes()) {
+    if (n->op() == "Enter" || n->op() == "RefEnter") return true;
+  }
+  return false;
+}
+
 absl::Status RunStage(PassStage stage, const PassContext& ctx, Graph* graph,
                       std::vector<PassSummary>* summaries, PassDumper* dumper) {
+  const bool loops = HasLoops(*graph);
   for (const PassEntry& pass : kPasses) {
     if (pass.stage != stage) continue;
-    const bool enabled = ctx.options->IsEnabled(pass.name);
+    const bool enabled = ctx.options->IsEnabled(pass.name) && !loops;
     if (!enabled && !pass.required) continue;
     PassSummary summary;
     summary.pass = pass.name;

@@ -395,13 +395,23 @@ std::vector<Node*> Graph::nodes() const {
   return out;
 }
 
+namespace {
+// An edge out of a loop's NextIteration: it feeds the next iteration.
+bool IsLoopBackEdge(const Edge* e) {
+  const std::string& op = e->src->op();
+  return op == "NextIteration" || op == "RefNextIteration";
+}
+}  // namespace
+
 absl::StatusOr<std::vector<Node*>> Graph::TopologicalOrder() const {
   std::vector<int> pending(nodes_.size(), 0);
   std::deque<Node*> ready;
   for (const auto& n : nodes_) {
     if (!n) continue;
-    pending[n->id()] = static_cast<int>(n->in_edges_.size());
-    if (pending[n->id()] == 0) ready.push_back(n.get());
+    int count = 0;
+    for (const Edge* e : n->in_edges_) count += IsLoopBackEdge(e) ? 0 : 1;
+    pending[n->id()] = count;
+    if (count == 0) ready.push_back(n.get());
   }
   std::vector<Node*> order;
   order.reserve(num_nodes_);
@@ -410,6 +420,7 @@ absl::StatusOr<std::vector<Node*>> Graph::TopologicalOrder() const {
     ready.pop_front();
     order.push_back(n);
     for (const Edge* e : n->out_edges_) {
+      if (IsLoopBackEdge(e)) continue;
       if (--pending[e->dst->id()] == 0) ready.push_back(e->dst);
     }
   }
@@ -431,7 +442,7 @@ absl::StatusOr<std::vector<Node*>> Graph::TopologicalOrder() const {
     seen_at[cur->id()] = static_cast<int>(walk.size());
     walk.push_back(cur);
     for (const Edge* e : cur->in_edges_) {
-      if (pending[e->src->id()] > 0) {
+      if (!IsLoopBackEdge(e) && pending[e->src->id()] > 0) {
         cur = e->src;
         break;
       }
@@ -450,7 +461,8 @@ absl::StatusOr<std::vector<Node*>> Graph::TopologicalOrder() const {
   names.push_back(names.front());
   return absl::FailedPreconditionError(absl::StrCat(
       "graph has a cycle: ", absl::StrJoin(names, " -> "),
-      "; dflow graphs must be acyclic (remove one of these edges)"));
+      "; only a loop's NextIteration may feed back (remove one of these "
+      "edges, or build the loop with Enter/Merge/NextIteration)"));
 }
 
 absl::Status Graph::CheckAllInputsConnected() const {

@@ -231,8 +231,10 @@ class Graph {
   int num_node_ids() const { return static_cast<int>(nodes_.size()); }
 
   // Live nodes such that every node comes after all its inputs (data and
-  // control). Deterministic: nodes are taken in the order they became
-  // ready, starting from the inputs-free nodes in id order. A cycle is a
+  // control), except the loops' back edges: an edge out of a NextIteration
+  // (or RefNextIteration) is not an ordering constraint, as in TensorFlow.
+  // Deterministic: nodes are taken in the order they became ready,
+  // starting from the inputs-free nodes in id order. Any other cycle is a
   // FailedPrecondition listing the nodes on one cycle:
   //   "graph has a cycle: a -> b -> c -> a".
   absl::StatusOr<std::vector<Node*>> TopologicalOrder() const;

@@ -117,6 +117,15 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(
       edge.last_use = true;
     }
   }
+  for (const Node* n : *order) {
+    if (n->op() == "Enter" || n->op() == "RefEnter") exec->has_loops_ = true;
+  }
+  if (exec->has_loops_) {
+    exec->has_deadness_ = true;
+    if (absl::Status s = exec->BuildFrames(graph, *order, index_of); !s.ok()) {
+      return s;
+    }
+  }
   exec->inline_.reset(new std::atomic<uint8_t>[exec->nodes_.size()]);
   for (size_t i = 0; i < exec->nodes_.size(); ++i) {
     exec->inline_[i].store(exec->nodes_[i].kernel->IsExpensive() ? 0 : 1,
@@ -705,12 +714,14 @@ class Executor::Step : public std::enable_shared_from_this<Step> {
 };
 
 absl::Status Executor::Run(const Args& args) const {
+  if (has_loops_) return RunFrames(args);
   auto step = std::make_shared<Step>(this, args);
   return step->Run();
 }
 
 void Executor::RunAsync(const Args& args, DoneCallback done,
                         StartOn start) const {
+  if (has_loops_) return RunFramesAsync(args, std::move(done), start);
   auto step = std::make_shared<Step>(this, args, std::move(done));
   step->Start(start);
 }

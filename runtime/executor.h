@@ -21,6 +21,18 @@
 // every other graph runs the plain path, paying one predicted branch per
 // node.
 //
+// Loops (TensorFlow's TF1 frames): a graph with Enter nodes runs through
+// the frame-aware step of runtime/executor_frames.cc instead. Every node
+// belongs to a static frame (the root, or the loop an Enter with its
+// frame_name opens); at run time each frame instance has iterations, each
+// with its own input slots and pending counts. Enter hands a value to its
+// child frame's first iteration (to every iteration when is_constant),
+// NextIteration to the next iteration of its frame (at most
+// parallel_iterations in flight), Exit to the parent frame; a Merge runs on
+// its first live input. A loop whose inputs are dead never runs, and its
+// Exits hand on dead values once the frame instance is done. Acyclic graphs
+// keep the plain path described above.
+//
 // The partitions of one step (one executor per device) run concurrently
 // through RunAsync, meeting at the step's Rendezvous: a partition's first
 // error aborts the rendezvous, which fails the other partitions' pending
@@ -65,8 +77,9 @@ class Executor : public std::enable_shared_from_this<Executor> {
   // The device a node runs on.
   using DeviceResolver = std::function<Device*(const Node& node)>;
 
-  // Every node of `graph` runs on `device`. The graph must be acyclic with
-  // all inputs connected; it is not referenced after Create returns.
+  // Every node of `graph` runs on `device`. The graph must be acyclic but
+  // for loops' back edges (out of NextIteration), with all inputs
+  // connected; it is not referenced after Create returns.
   // Without a provider, each node gets a new kernel from the registry.
   static absl::StatusOr<std::unique_ptr<Executor>> Create(
       const Graph& graph, Device* device,
@@ -143,6 +156,10 @@ class Executor : public std::enable_shared_from_this<Executor> {
   int num_nodes() const { return static_cast<int>(nodes_.size()); }
 
  private:
+  // Run / RunAsync of a graph with loops (runtime/executor_frames.cc).
+  absl::Status RunFrames(const Args& args) const;
+  void RunFramesAsync(const Args& args, DoneCallback done, StartOn start) const;
+
   struct NodeItem {
     std::shared_ptr<OpKernel> kernel;
     Device* device = nullptr;
@@ -188,6 +205,32 @@ class Executor : public std::enable_shared_from_this<Executor> {
   };
   class StatePool;
   class Step;
+  class FrameStep;  // runtime/executor_frames.cc
+
+  // Loops: where each node sits (only filled when has_loops_).
+  struct FrameInfo {
+    std::string name;  // the Enter's frame_name; "" for the root
+    int parent = -1;
+    int num_nodes = 0;
+    int num_inputs = 0;
+    int num_enters = 0;  // Enter nodes opening it (per parent iteration)
+    int parallel_iterations = 10;
+    std::vector<int> exits;  // its Exit nodes
+  };
+  struct LoopNodeInfo {
+    int frame = 0;             // the static frame the node runs in
+    int local = 0;             // index among its frame's nodes
+    int local_input = 0;       // first input slot in its frame's tables
+    int child_frame = -1;      // an Enter: the frame its output enters
+    bool is_constant = false;  // an Enter with is_constant
+    bool is_exit = false;
+    bool is_next_iteration = false;
+    int merge_controls = 0;     // a Merge: its control inputs
+    int merge_data_inputs = 0;  // a Merge: its data inputs
+  };
+  // Assigns every node its frame; fails on a graph whose frames disagree.
+  absl::Status BuildFrames(const Graph& graph, const std::vector<Node*>& order,
+                           const std::vector<int>& index_of);
 
   Executor() = default;
 
@@ -201,6 +244,10 @@ class Executor : public std::enable_shared_from_this<Executor> {
   int total_inputs_ = 0;
   // Some node can make a tensor dead: steps track deadness.
   bool has_deadness_ = false;
+  // The graph has loops: steps run through FrameStep.
+  bool has_loops_ = false;
+  std::vector<FrameInfo> frames_;
+  std::vector<LoopNodeInfo> loop_nodes_;  // by node index
   // Per node: run inline on the thread that made it ready (1) or hand it to
   // the pool (0). Starts as !IsExpensive() and turns to 1 when the node,
   // timed during the executor's first kSampledSteps steps, computes faster

@@ -39,6 +39,13 @@ namespace dflow {
 
 namespace {
 
+bool GraphHasLoops(const Graph& graph) {
+  for (const Node* n : graph.nodes()) {
+    if (n->op() == "Enter" || n->op() == "RefEnter") return true;
+  }
+  return false;
+}
+
 // A compiled run signature.
 struct Plan {
   // A signature whose graph sits on one device: one executor, no transfers
@@ -286,6 +293,39 @@ absl::Status Session::Impl::BuildExecutors(
     }
     absl::StatusOr<std::unique_ptr<Executor>> executor =
         Executor::Create(*graph, device, kernel_for);
+    if (!executor.ok()) return executor.status();
+    plan->executor = *std::move(executor);
+    return absl::OkStatus();
+  }
+  // A loop over several CPU devices: partitions would cut its frames (a
+  // _Recv inside a loop needs frame and iteration in its key, which the
+  // partitioner does not make yet), so one executor runs every node on its
+  // own device; CPU devices share host memory, so no transfers are needed.
+  if (GraphHasLoops(*graph)) {
+    std::vector<Device*> used_devices;
+    for (const std::string& name : used) {
+      Device* d = devices->Find(name);
+      if (d == nullptr || d->kernel_device_type() != "CPU" ||
+          d->type() != "CPU") {
+        return absl::UnimplementedError(absl::StrCat(
+            "this graph has a loop (Enter/NextIteration) and runs on ",
+            absl::StrJoin(used, ", "),
+            "; loops run on CPU devices only so far (the partitioner does "
+            "not cut loops across devices with memories of their own): "
+            "place the loop on CPUs, or enable soft placement"));
+      }
+      used_devices.push_back(d);
+    }
+    if (absl::Status s = RunDeviceSpecificPasses(
+            optimization, used_devices.front()->name(), "CPU", protected_nodes,
+            graph, passes, dumper);
+        !s.ok()) {
+      return s;
+    }
+    const DeviceSet* set = devices.get();
+    absl::StatusOr<std::unique_ptr<Executor>> executor = Executor::Create(
+        *graph, [set](const Node& n) { return set->Find(n.assigned_device()); },
+        kernel_for);
     if (!executor.ok()) return executor.status();
     plan->executor = *std::move(executor);
     return absl::OkStatus();

@@ -28,13 +28,23 @@ absl::Status MergeShape(InferenceContext* c) {
       break;
     }
     for (int d = 0; d < merged.rank(); ++d) {
-      if (merged.dim(d) != s.dim(d)) merged.set_dim(d, TensorShape::kUnknownDim);
+      if (merged.dim(d) != s.dim(d))
+        merged.set_dim(d, TensorShape::kUnknownDim);
     }
   }
   c->set_output(0, merged);
   c->set_output(1, TensorShape({}));
   return absl::OkStatus();
 }
+
+// The output is the input (Enter, Exit, NextIteration): a loop variable's
+// shape at the Merge is what the iterations agree on (MergeShape).
+absl::Status ForwardShape(InferenceContext* c) {
+  c->set_output(0, c->input(0));
+  return absl::OkStatus();
+}
+
+absl::Status NoOutputs(InferenceContext*) { return absl::OkStatus(); }
 
 // The branches' outputs as the call declares them (`output_shapes`), else
 // unknown.
@@ -60,8 +70,9 @@ DFLOW_REGISTER_OP("Switch")
     .Output("output_true: T")
     .Attr("T: type")
     .SetShapeFn(SwitchShape)
-    .Doc("Forwards data to output_true if pred, else to output_false; the "
-         "other output is dead.");
+    .Doc(
+        "Forwards data to output_true if pred, else to output_false; the "
+        "other output is dead.");
 
 DFLOW_REGISTER_OP("RefSwitch")
     .Input("data: Ref(T)")
@@ -80,8 +91,9 @@ DFLOW_REGISTER_OP("Merge")
     .Attr("T: type")
     .Attr("N: int >= 1")
     .SetShapeFn(MergeShape)
-    .Doc("Forwards the first live input and its index; dead when all inputs "
-         "are.");
+    .Doc(
+        "Forwards the first live input and its index; dead when all inputs "
+        "are.");
 
 DFLOW_REGISTER_OP("RefMerge")
     .Input("inputs: Ref(N * T)")
@@ -92,6 +104,73 @@ DFLOW_REGISTER_OP("RefMerge")
     .SetShapeFn(MergeShape)
     .Doc("Merge of references.");
 
+// --- Loops (TF1 frames; see runtime/executor_frames.h). ---
+
+DFLOW_REGISTER_OP("Enter")
+    .Input("data: T")
+    .Output("output: T")
+    .Attr("T: type")
+    .Attr("frame_name: string")
+    .Attr("is_constant: bool = false")
+    .Attr("parallel_iterations: int = 10")
+    .SetShapeFn(ForwardShape)
+    .Doc(
+        "Makes data available to the child frame frame_name: to its first "
+        "iteration, or to every iteration when is_constant.");
+
+DFLOW_REGISTER_OP("RefEnter")
+    .Input("data: Ref(T)")
+    .Output("output: Ref(T)")
+    .Attr("T: type")
+    .Attr("frame_name: string")
+    .Attr("is_constant: bool = false")
+    .Attr("parallel_iterations: int = 10")
+    .SetAllowsUninitializedInput()
+    .SetShapeFn(ForwardShape)
+    .Doc("Enter of a reference: the variable itself enters the frame.");
+
+DFLOW_REGISTER_OP("Exit")
+    .Input("data: T")
+    .Output("output: T")
+    .Attr("T: type")
+    .SetShapeFn(ForwardShape)
+    .Doc("Makes data available to the parent frame: a loop's result.");
+
+DFLOW_REGISTER_OP("RefExit")
+    .Input("data: Ref(T)")
+    .Output("output: Ref(T)")
+    .Attr("T: type")
+    .SetAllowsUninitializedInput()
+    .SetShapeFn(ForwardShape)
+    .Doc("Exit of a reference.");
+
+DFLOW_REGISTER_OP("NextIteration")
+    .Input("data: T")
+    .Output("output: T")
+    .Attr("T: type")
+    .SetShapeFn(ForwardShape)
+    .Doc("Makes data available to the next iteration of the frame.");
+
+DFLOW_REGISTER_OP("RefNextIteration")
+    .Input("data: Ref(T)")
+    .Output("output: Ref(T)")
+    .Attr("T: type")
+    .SetAllowsUninitializedInput()
+    .SetShapeFn(ForwardShape)
+    .Doc("NextIteration of a reference.");
+
+DFLOW_REGISTER_OP("LoopCond")
+    .Input("input: bool")
+    .Output("output: bool")
+    .SetShapeFn(ForwardShape)
+    .Doc("The loop's predicate: whether another iteration runs.");
+
+DFLOW_REGISTER_OP("ControlTrigger")
+    .SetShapeFn(NoOutputs)
+    .Doc(
+        "Does nothing; runs even when its control inputs are dead (a sync "
+        "point of TensorFlow's loop gradients).");
+
 // Made by compiler/lower_functional_if.h for an If whose cond is not a bool
 // scalar.
 DFLOW_REGISTER_OP("_ToBool")
@@ -99,9 +178,10 @@ DFLOW_REGISTER_OP("_ToBool")
     .Output("output: bool")
     .Attr("T: type")
     .SetShapeFn(shape_fns::ScalarShape)
-    .Doc("TensorFlow's truth value of a tensor: a scalar is true when "
-         "non-zero (a string when non-empty), any other tensor when it has "
-         "elements.");
+    .Doc(
+        "TensorFlow's truth value of a tensor: a scalar is true when "
+        "non-zero (a string when non-empty), any other tensor when it has "
+        "elements.");
 
 DFLOW_REGISTER_OP("If")
     .Input("cond: Tcond")
@@ -115,8 +195,9 @@ DFLOW_REGISTER_OP("If")
     .Attr("output_shapes: list(shape) = []")
     .SetIsStateful()
     .SetShapeFn(IfShape)
-    .Doc("then_branch(input) if cond else else_branch(input); lowered to "
-         "Switch/Merge before placement.");
+    .Doc(
+        "then_branch(input) if cond else else_branch(input); lowered to "
+        "Switch/Merge before placement.");
 
 DFLOW_REGISTER_OP("StatelessIf")
     .Input("cond: Tcond")

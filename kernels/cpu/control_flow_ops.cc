@@ -34,11 +34,11 @@ class SwitchOp : public OpKernel {
   using OpKernel::OpKernel;
   void Compute(OpKernelContext* ctx) override {
     const Tensor& pred = ctx->input(1);
-    OP_REQUIRES(ctx, pred.dtype() == DT_BOOL && pred.NumElements() == 1,
-                absl::InvalidArgumentError(absl::StrCat(
-                    "pred must be a bool scalar, got a ",
-                    DataTypeName(pred.dtype()), " tensor of shape ",
-                    pred.shape().ToString())));
+    OP_REQUIRES(
+        ctx, pred.dtype() == DT_BOOL && pred.NumElements() == 1,
+        absl::InvalidArgumentError(absl::StrCat(
+            "pred must be a bool scalar, got a ", DataTypeName(pred.dtype()),
+            " tensor of shape ", pred.shape().ToString())));
     // The output not set is dead.
     ForwardInput(ctx, 0, pred.data<bool>()[0] ? 1 : 0);
   }
@@ -93,17 +93,48 @@ class ToBoolOp : public OpKernel {
         }
       });
       OP_REQUIRES(ctx, known,
-                  absl::InvalidArgumentError(absl::StrCat(
-                      "cannot take the truth value of a ",
-                      DataTypeName(t.dtype()), " scalar")));
+                  absl::InvalidArgumentError(
+                      absl::StrCat("cannot take the truth value of a ",
+                                   DataTypeName(t.dtype()), " scalar")));
     }
     ctx->set_output(0, Tensor::Scalar<bool>(value));
   }
   bool IsExpensive() const override { return false; }
 };
 
-DFLOW_REGISTER_KERNEL(KernelDefBuilder("_ToBool").Device(kDeviceCpu),
-                      ToBoolOp);
+DFLOW_REGISTER_KERNEL(KernelDefBuilder("_ToBool").Device(kDeviceCpu), ToBoolOp);
+
+// Enter, Exit, NextIteration, LoopCond: the value passes unchanged (a
+// reference as the variable itself); which frame and iteration it reaches
+// is the executor's business (runtime/executor_frames.h).
+class ForwardOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override { ForwardInput(ctx, 0, 0); }
+  bool IsExpensive() const override { return false; }
+};
+
+class ControlTriggerOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext*) override {}
+  bool IsExpensive() const override { return false; }
+};
+
+DFLOW_REGISTER_KERNEL(KernelDefBuilder("Enter").Device(kDeviceCpu), ForwardOp);
+DFLOW_REGISTER_KERNEL(KernelDefBuilder("RefEnter").Device(kDeviceCpu),
+                      ForwardOp);
+DFLOW_REGISTER_KERNEL(KernelDefBuilder("Exit").Device(kDeviceCpu), ForwardOp);
+DFLOW_REGISTER_KERNEL(KernelDefBuilder("RefExit").Device(kDeviceCpu),
+                      ForwardOp);
+DFLOW_REGISTER_KERNEL(KernelDefBuilder("NextIteration").Device(kDeviceCpu),
+                      ForwardOp);
+DFLOW_REGISTER_KERNEL(KernelDefBuilder("RefNextIteration").Device(kDeviceCpu),
+                      ForwardOp);
+DFLOW_REGISTER_KERNEL(KernelDefBuilder("LoopCond").Device(kDeviceCpu),
+                      ForwardOp);
+DFLOW_REGISTER_KERNEL(KernelDefBuilder("ControlTrigger").Device(kDeviceCpu),
+                      ControlTriggerOp);
 DFLOW_REGISTER_KERNEL(KernelDefBuilder("Switch").Device(kDeviceCpu), SwitchOp);
 DFLOW_REGISTER_KERNEL(KernelDefBuilder("RefSwitch").Device(kDeviceCpu),
                       SwitchOp);

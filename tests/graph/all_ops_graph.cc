@@ -345,6 +345,21 @@ void BuildGraphWithEveryOp(const Scope& root) {
   OpBuilder(cf, "RefMerge")
       .InputList({ref_sw.output(0), ref_sw.output(1)})
       .Finalize();
+  // Loop primitives, unconnected as a loop (this graph is never run; see
+  // tests/runtime/tf_loops_test for loops that run).
+  Operation enter =
+      OpBuilder(cf, "Enter").Input(h).Attr("frame_name", "loop").Finalize();
+  OpBuilder(cf, "Exit").Input(enter.output(0)).Finalize();
+  OpBuilder(cf, "NextIteration").Input(enter.output(0)).Finalize();
+  OpBuilder(cf, "LoopCond").Input(branch).Finalize();
+  Operation ref_enter = OpBuilder(cf, "RefEnter")
+                            .Input(counter)
+                            .Attr("frame_name", "loop")
+                            .Attr("is_constant", true)
+                            .Finalize();
+  OpBuilder(cf, "RefExit").Input(ref_enter.output(0)).Finalize();
+  OpBuilder(cf, "RefNextIteration").Input(ref_enter.output(0)).Finalize();
+  OpBuilder(cf, "ControlTrigger").Finalize();
 
   // Index ops.
   Scope ix = s.NewSubScope("index");

@@ -88,9 +88,24 @@ TEST(KernelRegistryTest, EveryDeclaredOpHasAGpuDefinition) {
     // kernels come; If/StatelessIf never reach placement, the
     // lower_functional_if pass replaces them, and _ToBool is its helper)
     // and Unique.
-    static const auto* const kNoGpuYet = new absl::flat_hash_set<std::string>{
-        "Switch", "RefSwitch",   "Merge",   "RefMerge",
-        "If",     "StatelessIf", "_ToBool", "Unique"};
+    // The loop primitives too: loops run on CPU devices only so far.
+    static const auto* const kNoGpuYet =
+        new absl::flat_hash_set<std::string>{"Switch",
+                                             "RefSwitch",
+                                             "Merge",
+                                             "RefMerge",
+                                             "If",
+                                             "StatelessIf",
+                                             "_ToBool",
+                                             "Unique",
+                                             "Enter",
+                                             "RefEnter",
+                                             "Exit",
+                                             "RefExit",
+                                             "NextIteration",
+                                             "RefNextIteration",
+                                             "LoopCond",
+                                             "ControlTrigger"};
     if (kNoGpuYet->count(op) > 0) continue;
     if (kCpuOnly->count(op) > 0) {
       for (const KernelDef& def : Registry()->DefinitionsForOp(op)) {

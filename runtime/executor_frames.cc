@@ -1,0 +1,733 @@
+// The frame-aware step of runtime/executor.h: graphs with loops.
+//
+// State lives per frame instance and iteration (TensorFlow's executor
+// model): a FrameInstance is one execution of a static frame, started by
+// the first Enter of it to run in a given iteration of its parent; it owns
+// its live Iterations, each with input slots, pending counts and dead flags
+// for the frame's nodes. One mutex per step guards all of it; kernels run
+// outside it. A node is "outstanding" in its iteration from the moment it is
+// ready until its outputs are propagated. An iteration is done when nothing
+// in it is outstanding, no child frame it started is running, it is the
+// oldest live one, and (the first) every Enter of its frame arrived; a
+// frame instance is done when its last iteration is. Done iterations are
+// freed in order, which also starts a NextIteration that had to wait for
+// the parallel_iterations limit. A done frame hands dead values through
+// each Exit that never produced a live one, then releases its parent
+// iteration. The step ends when the root frame's only iteration is done.
+//
+// The price of generality: a lock per node and per-iteration tables. Only
+// graphs with an Enter pay it; acyclic graphs keep executor.cc's path.
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <utility>
+#include <vector>
+
+#include "absl/container/inlined_vector.h"
+#include "absl/strings/str_cat.h"
+#include "graph/node_def_util.h"
+#include "graph/ops/control_flow_ops.h"
+#include "runtime/collective_context.h"
+#include "runtime/executor.h"
+#include "runtime/variables.h"
+
+namespace dflow {
+namespace {
+
+bool IsEnterOp(const std::string& op) {
+  return op == "Enter" || op == "RefEnter";
+}
+bool IsExitOp(const std::string& op) { return op == "Exit" || op == "RefExit"; }
+bool IsNextIterationOp(const std::string& op) {
+  return op == "NextIteration" || op == "RefNextIteration";
+}
+
+}  // namespace
+
+absl::Status Executor::BuildFrames(const Graph& graph,
+                                   const std::vector<Node*>& order,
+                                   const std::vector<int>& index_of) {
+  (void)graph;
+  frames_.clear();
+  frames_.push_back(FrameInfo{});  // the root
+  loop_nodes_.assign(order.size(), LoopNodeInfo{});
+  // (parent frame, frame_name) -> frame id
+  std::map<std::pair<int, std::string>, int> frame_ids;
+  std::vector<bool> known(order.size(), false);
+  for (size_t i = 0; i < order.size(); ++i) {
+    const Node* n = order[i];
+    LoopNodeInfo& info = loop_nodes_[i];
+    int frame = -1;
+    const Node* from = nullptr;
+    for (const Edge* e : n->in_edges()) {
+      if (IsNextIterationOp(e->src->op())) continue;  // a back edge
+      const int src = index_of[e->src->id()];
+      const LoopNodeInfo& s = loop_nodes_[src];
+      int f = s.frame;
+      if (s.child_frame >= 0) f = s.child_frame;
+      if (s.is_exit) f = frames_[s.frame].parent;
+      if (f < 0) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            NodeLabel(n->def()), " reads ", NodeLabel(e->src->def()),
+            ", an Exit of no loop (its input is not inside an Enter's frame); "
+            "an Exit must follow its loop's Switch"));
+      }
+      if (frame >= 0 && f != frame) {
+        auto name = [&](int id) {
+          return id == 0 ? std::string("the root frame")
+                         : absl::StrCat("frame '", frames_[id].name, "'");
+        };
+        return absl::InvalidArgumentError(absl::StrCat(
+            NodeLabel(n->def()),
+            " has inputs from two frames: ", NodeLabel(from->def()), " in ",
+            name(frame), " and ", NodeLabel(e->src->def()), " in ", name(f),
+            "; values enter a loop through Enter and leave it through Exit"));
+      }
+      frame = f;
+      from = e->src;
+    }
+    if (frame < 0) frame = 0;  // no inputs: the root frame
+    info.frame = frame;
+    info.local = frames_[frame].num_nodes++;
+    info.local_input = frames_[frame].num_inputs;
+    frames_[frame].num_inputs += n->num_inputs();
+    known[i] = true;
+    const std::string& op = n->op();
+    if (IsEnterOp(op)) {
+      std::string name;
+      if (!n->GetAttr("frame_name", &name).ok() || name.empty()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(NodeLabel(n->def()),
+                         " has no frame_name; every Enter names the "
+                         "loop it enters"));
+      }
+      auto [it, added] = frame_ids.try_emplace(
+          std::make_pair(frame, name), static_cast<int>(frames_.size()));
+      if (added) {
+        FrameInfo child;
+        child.name = name;
+        child.parent = frame;
+        int64_t parallel = 10;
+        if (n->GetAttr("parallel_iterations", &parallel).ok() && parallel > 0) {
+          child.parallel_iterations = static_cast<int>(parallel);
+        }
+        frames_.push_back(std::move(child));
+      }
+      info.child_frame = it->second;
+      ++frames_[info.child_frame].num_enters;
+      bool is_constant = false;
+      n->GetAttr("is_constant", &is_constant).IgnoreError();
+      info.is_constant = is_constant;
+    } else if (IsExitOp(op)) {
+      if (frame == 0) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            NodeLabel(n->def()),
+            " is an Exit outside every loop: nothing it reads came through "
+            "an Enter"));
+      }
+      info.is_exit = true;
+      frames_[frame].exits.push_back(static_cast<int>(i));
+    } else if (IsNextIterationOp(op)) {
+      info.is_next_iteration = true;
+      for (const Edge* e : n->out_edges()) {
+        if (!IsMergeOp(e->dst->op())) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              NodeLabel(n->def()), " feeds ", NodeLabel(e->dst->def()),
+              "; a NextIteration feeds its loop's Merge only"));
+        }
+      }
+    }
+    if (IsMergeOp(op)) {
+      for (const Edge* e : n->in_edges()) {
+        if (e->IsControl()) {
+          ++info.merge_controls;
+        } else {
+          ++info.merge_data_inputs;
+        }
+      }
+    }
+  }
+  // A NextIteration's Merge must sit in its frame (its edge was skipped).
+  for (size_t i = 0; i < order.size(); ++i) {
+    if (!loop_nodes_[i].is_next_iteration) continue;
+    for (const Edge* e : order[i]->out_edges()) {
+      const int dst = index_of[e->dst->id()];
+      if (loop_nodes_[dst].frame != loop_nodes_[i].frame) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            NodeLabel(order[i]->def()), " feeds ", NodeLabel(e->dst->def()),
+            " in another frame; a NextIteration feeds the Merge of its own "
+            "loop"));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+namespace {
+
+// A step's value for one output: live (tensor or variable) or dead.
+bool IsLive(const TensorValue& v) {
+  return v.var != nullptr || v.tensor.dtype() != DT_INVALID;
+}
+
+}  // namespace
+
+class Executor::FrameStep : public std::enable_shared_from_this<FrameStep> {
+ public:
+  FrameStep(const Executor* exec, const Args& args, DoneCallback done)
+      : keep_alive_(exec->weak_from_this().lock()),
+        exec_(exec),
+        args_(args),
+        done_callback_(std::move(done)) {}
+
+  ~FrameStep() {
+    // Free whatever an aborted step left (frames own their iterations).
+    root_.reset();
+  }
+
+  absl::Status Run() {
+    Start(StartOn::kThisThread);
+    const bool timed = args_.deadline != absl::InfiniteFuture();
+    const bool polls = args_.cancellation != nullptr;
+    absl::Status stop;
+    {
+      std::unique_lock<std::mutex> lock(done_mu_);
+      while (!done_) {
+        if (!timed && !polls) {
+          done_cv_.wait(lock, [this] { return done_; });
+          break;
+        }
+        absl::Time until = args_.deadline;
+        if (polls) {
+          until = std::min(until, absl::Now() + absl::Milliseconds(10));
+        }
+        done_cv_.wait_until(lock, absl::ToChronoTime(until),
+                            [this] { return done_; });
+        if (done_) break;
+        if (polls && args_.cancellation->cancelled()) {
+          stop = absl::CancelledError("the step was cancelled by the caller");
+          break;
+        }
+        if (timed && absl::Now() >= args_.deadline) {
+          stop = absl::DeadlineExceededError(
+              "the step did not finish within its timeout (a loop that "
+              "never ends?)");
+          break;
+        }
+      }
+    }
+    // Returning early leaves the kernels still running to finish alone.
+    if (!stop.ok()) Abort(stop);
+    std::lock_guard<std::mutex> lock(mu_);
+    return absl::Status(status_.code(), status_.message());
+  }
+
+  void Start(StartOn start) {
+    ReadyList ready;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      root_ = std::make_unique<FrameInstance>();
+      root_->frame = 0;
+      root_->pending_enters = 0;
+      root_->parallel_iterations = 1;
+      NewIteration(root_.get(), 0);
+      Iteration* it = root_->Find(0);
+      for (int r : exec_->roots_) {
+        ++it->outstanding_ops;
+        ready.push_back(Tagged{r, root_.get(), 0});
+      }
+      if (ready.empty()) CleanupIterations(root_.get(), &ready);
+    }
+    if (ready.empty()) return;
+    if (start == StartOn::kPool) {
+      exec_->pool_->Schedule([self = shared_from_this(), ready]() mutable {
+        self->RunQueue(std::move(ready));
+      });
+      return;
+    }
+    RunQueue(std::move(ready));
+  }
+
+ private:
+  struct FrameInstance;
+  struct Iteration {
+    std::unique_ptr<TensorValue[]> inputs;
+    std::unique_ptr<int[]> pending;
+    std::unique_ptr<uint8_t[]> dead;       // non-Merge: a dead input arrived
+    std::unique_ptr<uint8_t[]> fired;      // Merge: made ready
+    std::unique_ptr<uint8_t[]> dead_data;  // Merge: dead data inputs
+    std::unique_ptr<uint8_t[]> live_data;  // Merge: a live data input
+    int outstanding_ops = 0;
+    int outstanding_frames = 0;
+  };
+  struct FrameInstance {
+    int frame = 0;
+    FrameInstance* parent = nullptr;
+    int64_t parent_iter = 0;
+    int pending_enters = 0;
+    int parallel_iterations = 10;
+    int64_t oldest = 0;   // the oldest live iteration
+    int64_t newest = -1;  // the newest iteration made
+    std::deque<std::unique_ptr<Iteration>> iterations;  // oldest..newest
+    // is_constant Enters: delivered to every iteration, also later ones.
+    struct Constant {
+      int enter;
+      TensorValue value;
+      bool dead;
+    };
+    std::vector<Constant> constants;
+    // NextIteration values waiting for the parallel_iterations limit.
+    std::vector<std::pair<int, TensorValue>> deferred;
+    std::vector<int> live_exits;  // Exit nodes that produced a live value
+    std::map<std::pair<int64_t, int>, std::unique_ptr<FrameInstance>>
+        children;  // (iteration, static frame)
+
+    Iteration* Find(int64_t iter) {
+      if (iter < oldest || iter > newest) return nullptr;
+      return iterations[iter - oldest].get();
+    }
+  };
+  struct Tagged {
+    int id;
+    FrameInstance* frame;
+    int64_t iter;
+  };
+  using ReadyList = absl::InlinedVector<Tagged, 8>;
+
+  const FrameInfo& Info(const FrameInstance* f) const {
+    return exec_->frames_[f->frame];
+  }
+
+  // --- Iterations and frames (mu_ held). ---
+
+  void NewIteration(FrameInstance* f, int64_t iter) {
+    const FrameInfo& info = Info(f);
+    auto it = std::make_unique<Iteration>();
+    it->inputs.reset(new TensorValue[info.num_inputs]);
+    it->pending.reset(new int[info.num_nodes]);
+    it->dead.reset(new uint8_t[info.num_nodes]());
+    it->fired.reset(new uint8_t[info.num_nodes]());
+    it->dead_data.reset(new uint8_t[info.num_nodes]());
+    it->live_data.reset(new uint8_t[info.num_nodes]());
+    f->iterations.push_back(std::move(it));
+    f->newest = iter;
+    if (f->iterations.size() == 1) f->oldest = iter;
+    InitPending(f, iter);
+  }
+
+  void InitPending(FrameInstance* f, int64_t iter) {
+    Iteration* it = f->Find(iter);
+    // Frames keep no node lists: walk the executor's nodes once per frame
+    // layout, cached.
+    const std::vector<int>& nodes = NodesOf(f->frame);
+    for (int id : nodes) {
+      const LoopNodeInfo& ln = exec_->loop_nodes_[id];
+      const NodeItem& item = exec_->nodes_[id];
+      it->pending[ln.local] =
+          item.is_merge ? ln.merge_controls : item.pending_init;
+    }
+  }
+
+  const std::vector<int>& NodesOf(int frame) {
+    if (frame_nodes_.empty()) {
+      frame_nodes_.resize(exec_->frames_.size());
+      for (size_t i = 0; i < exec_->nodes_.size(); ++i) {
+        frame_nodes_[exec_->loop_nodes_[i].frame].push_back(
+            static_cast<int>(i));
+      }
+    }
+    return frame_nodes_[frame];
+  }
+
+  FrameInstance* ChildFrame(FrameInstance* parent, int64_t iter, int frame) {
+    auto key = std::make_pair(iter, frame);
+    auto found = parent->children.find(key);
+    if (found != parent->children.end()) return found->second.get();
+    auto child = std::make_unique<FrameInstance>();
+    child->frame = frame;
+    child->parent = parent;
+    child->parent_iter = iter;
+    child->pending_enters = exec_->frames_[frame].num_enters;
+    child->parallel_iterations = exec_->frames_[frame].parallel_iterations;
+    NewIteration(child.get(), 0);
+    parent->Find(iter)->outstanding_frames++;
+    FrameInstance* raw = child.get();
+    parent->children.emplace(key, std::move(child));
+    return raw;
+  }
+
+  // Delivers output values of node `src` (running in another frame or
+  // iteration, or this one) to its consumers in iteration `iter` of `f`.
+  // `outputs` null: every output and control edge is dead. `copy`: the
+  // values are delivered again later (constants), so never moved.
+  void Activate(FrameInstance* f, int64_t iter, int src,
+                OpKernelContext::OutputValues* outputs, bool copy,
+                ReadyList* ready) {
+    Iteration* it = f->Find(iter);
+    if (it == nullptr) return;  // (cannot happen: callers make it first)
+    const NodeItem& item = exec_->nodes_[src];
+    for (int e = item.out_begin; e < item.out_end; ++e) {
+      const OutEdge& edge = exec_->out_edges_[e];
+      const int dst = edge.dst;
+      const LoopNodeInfo& ln = exec_->loop_nodes_[dst];
+      const NodeItem& dst_item = exec_->nodes_[dst];
+      const bool control = edge.slot < 0;
+      bool dead = outputs == nullptr;
+      if (!dead && !control) dead = !IsLive((*outputs)[edge.src_output]);
+      if (dst_item.is_merge) {
+        if (it->fired[ln.local]) continue;  // it ran on an earlier input
+        if (control) {
+          --it->pending[ln.local];
+        } else if (dead) {
+          ++it->dead_data[ln.local];
+        } else {
+          TensorValue& slot =
+              it->inputs[ln.local_input + edge.slot - dst_item.input_start];
+          slot = (copy || !edge.last_use)
+                     ? (*outputs)[edge.src_output]
+                     : std::move((*outputs)[edge.src_output]);
+          it->live_data[ln.local] = 1;
+        }
+        const bool all_dead = it->dead_data[ln.local] == ln.merge_data_inputs;
+        if (it->pending[ln.local] == 0 &&
+            (it->live_data[ln.local] || all_dead)) {
+          it->fired[ln.local] = 1;
+          if (all_dead && !it->live_data[ln.local]) it->dead[ln.local] = 1;
+          ++it->outstanding_ops;
+          ready->push_back(Tagged{dst, f, iter});
+        }
+        continue;
+      }
+      if (dead) {
+        it->dead[ln.local] = 1;
+      } else if (!control) {
+        TensorValue& slot =
+            it->inputs[ln.local_input + edge.slot - dst_item.input_start];
+        slot = (copy || !edge.last_use)
+                   ? (*outputs)[edge.src_output]
+                   : std::move((*outputs)[edge.src_output]);
+      }
+      if (--it->pending[ln.local] == 0) {
+        ++it->outstanding_ops;
+        ready->push_back(Tagged{dst, f, iter});
+      }
+    }
+  }
+
+  // After node `t` ran (outputs) or was skipped as dead (outputs null).
+  void Propagate(const Tagged& t, OpKernelContext::OutputValues* outputs,
+                 ReadyList* ready) {
+    const LoopNodeInfo& ln = exec_->loop_nodes_[t.id];
+    const bool live = outputs != nullptr && !aborted_;
+    if (ln.child_frame >= 0) {  // Enter
+      FrameInstance* child = ChildFrame(t.frame, t.iter, ln.child_frame);
+      if (!aborted_) {
+        if (ln.is_constant) {
+          FrameInstance::Constant c{t.id, TensorValue(), !live};
+          if (live) c.value = (*outputs)[0];
+          child->constants.push_back(c);
+          OpKernelContext::OutputValues once;
+          once.push_back(c.value);
+          for (int64_t i = child->oldest; i <= child->newest; ++i) {
+            OpKernelContext::OutputValues copy = once;
+            Activate(child, i, t.id, live ? &copy : nullptr, true, ready);
+          }
+        } else {
+          Activate(child, 0, t.id, live ? outputs : nullptr, false, ready);
+        }
+      }
+      --child->pending_enters;
+      CleanupIterations(child, ready);
+    } else if (ln.is_exit) {
+      if (live && IsLive((*outputs)[0])) {
+        t.frame->live_exits.push_back(t.id);
+        Activate(t.frame->parent, t.frame->parent_iter, t.id, outputs, false,
+                 ready);
+      }
+      // A dead Exit waits: the frame hands it on dead when it is done, if
+      // no iteration made it live.
+    } else if (ln.is_next_iteration) {
+      if (live && IsLive((*outputs)[0])) {
+        FrameInstance* f = t.frame;
+        const int64_t next = t.iter + 1;
+        if (next <= f->newest) {
+          Activate(f, next, t.id, outputs, false, ready);
+        } else if (static_cast<int>(f->iterations.size()) <
+                   f->parallel_iterations) {
+          StartIteration(f, next, ready);
+          Activate(f, next, t.id, outputs, false, ready);
+        } else {
+          f->deferred.emplace_back(t.id, std::move((*outputs)[0]));
+        }
+      }
+      // A dead NextIteration ends the loop's iterations.
+    } else if (!aborted_) {
+      Activate(t.frame, t.iter, t.id, outputs, false, ready);
+    }
+    Iteration* it = t.frame->Find(t.iter);
+    --it->outstanding_ops;
+    CleanupIterations(t.frame, ready);
+  }
+
+  void StartIteration(FrameInstance* f, int64_t iter, ReadyList* ready) {
+    NewIteration(f, iter);
+    for (const FrameInstance::Constant& c : f->constants) {
+      OpKernelContext::OutputValues once;
+      once.push_back(c.value);
+      Activate(f, iter, c.enter, c.dead ? nullptr : &once, true, ready);
+    }
+  }
+
+  bool IterationDone(FrameInstance* f, int64_t iter) {
+    Iteration* it = f->Find(iter);
+    if (it->outstanding_ops > 0 || it->outstanding_frames > 0) return false;
+    if (iter != f->oldest) return false;
+    if (iter == 0 && f->pending_enters > 0) return false;
+    return true;
+  }
+
+  // Frees the done iterations in order, starts deferred ones, and ends the
+  // frame (and maybe its parent's iteration) when none is left.
+  void CleanupIterations(FrameInstance* f, ReadyList* ready) {
+    while (!f->iterations.empty() && IterationDone(f, f->oldest)) {
+      // An iteration is done only when the next one has nothing more to
+      // receive from it: that holds (its NextIterations ran).
+      f->iterations.pop_front();
+      ++f->oldest;
+      if (!f->deferred.empty() && !aborted_) {
+        const int64_t next = f->newest + 1;
+        StartIteration(f, next, ready);
+        std::vector<std::pair<int, TensorValue>> deferred =
+            std::move(f->deferred);
+        f->deferred.clear();
+        for (auto& [node, value] : deferred) {
+          OpKernelContext::OutputValues out;
+          out.push_back(std::move(value));
+          Activate(f, next, node, &out, false, ready);
+        }
+      }
+      if (f->iterations.empty()) break;
+    }
+    if (!f->iterations.empty()) return;
+    // The frame is done.
+    if (f->parent == nullptr) {  // the root: the step is done
+      FinishStep();
+      return;
+    }
+    FrameInstance* parent = f->parent;
+    const int64_t parent_iter = f->parent_iter;
+    if (!aborted_) {
+      for (int exit : Info(f).exits) {
+        bool was_live = false;
+        for (int e : f->live_exits) was_live |= e == exit;
+        if (!was_live) {
+          Activate(parent, parent_iter, exit, nullptr, false, ready);
+        }
+      }
+    }
+    parent->Find(parent_iter)->outstanding_frames--;
+    parent->children.erase(std::make_pair(parent_iter, f->frame));  // frees f
+    CleanupIterations(parent, ready);
+  }
+
+  // --- Running nodes. ---
+
+  void RunQueue(ReadyList queue) {
+    while (!queue.empty()) {
+      Tagged t = queue.back();
+      queue.pop_back();
+      ReadyList ready;
+      if (!Execute(t, &ready)) continue;  // async
+      Dispatch(ready, &queue);
+    }
+  }
+
+  void Dispatch(const ReadyList& ready, ReadyList* queue) {
+    for (const Tagged& r : ready) {
+      if (exec_->inline_[r.id].load(std::memory_order_relaxed) != 0 ||
+          exec_->pool_->num_threads() <= 1) {
+        queue->push_back(r);
+      } else {
+        exec_->pool_->Schedule(
+            [self = shared_from_this(), r] { self->RunQueue(ReadyList{r}); });
+      }
+    }
+  }
+
+  // Runs (or skips) one node; false when an async kernel finishes later.
+  bool Execute(const Tagged& t, ReadyList* ready) {
+    const NodeItem& item = exec_->nodes_[t.id];
+    const LoopNodeInfo& ln = exec_->loop_nodes_[t.id];
+    CheckStop();
+    Iteration* it;
+    bool dead;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      it = t.frame->Find(t.iter);
+      dead = it->dead[ln.local] != 0;
+    }
+    TensorValue* inputs = &it->inputs[ln.local_input];
+    if (aborted_ || (dead && !item.runs_when_dead)) {
+      if (dead && !aborted_ && !item.dead_fetch_error.empty()) {
+        Abort(absl::InvalidArgumentError(
+            absl::StrCat(item.label, ": ", item.dead_fetch_error)));
+      }
+      for (int k = 0; k < item.num_inputs; ++k) inputs[k] = TensorValue();
+      std::lock_guard<std::mutex> lock(mu_);
+      Propagate(t, nullptr, ready);
+      return true;
+    }
+    if (dead) {  // a _Send sends the deadness
+      for (int k = 0; k < item.num_inputs; ++k) inputs[k] = TensorValue();
+    }
+    for (int slot : item.deref_slots) {
+      TensorValue& v = inputs[slot - item.input_start];
+      if (v.var == nullptr) continue;
+      Tensor value = v.var->Read();
+      if (value.dtype() != v.var->dtype()) {
+        const absl::Status uninitialized = UninitializedValueError(
+            v.var->name(), absl::StrCat("input ", slot - item.input_start));
+        Abort(absl::Status(
+            uninitialized.code(),
+            absl::StrCat(item.label, ": ", uninitialized.message())));
+        std::lock_guard<std::mutex> lock(mu_);
+        Propagate(t, nullptr, ready);
+        return true;
+      }
+      v = TensorValue{std::move(value), nullptr};
+    }
+    OpKernelContext::Params params;
+    params.kernel = item.kernel.get();
+    params.device = item.device;
+    params.variables = args_.variables;
+    params.step_id = args_.step_id;
+    params.inputs = inputs;
+    params.call_frame = args_.call_frame;
+    params.rendezvous = args_.rendezvous;
+    params.collective_context = args_.collective_context;
+    if (AsyncOpKernel* async = item.kernel->AsAsync()) {
+      auto ctx = std::make_shared<OpKernelContext>(params);
+      OpKernelContext* raw = ctx.get();
+      async->ComputeAsync(raw, [self = shared_from_this(), t, ctx]() mutable {
+        ReadyList ready;
+        self->Finish(t, ctx.get(), &ready);
+        ctx.reset();
+        ReadyList queue;
+        self->Dispatch(ready, &queue);
+        if (!queue.empty()) self->RunQueue(std::move(queue));
+      });
+      return false;
+    }
+    OpKernelContext ctx(params);
+    item.kernel->Compute(&ctx);
+    Finish(t, &ctx, ready);
+    return true;
+  }
+
+  void Finish(const Tagged& t, OpKernelContext* ctx, ReadyList* ready) {
+    const NodeItem& item = exec_->nodes_[t.id];
+    const LoopNodeInfo& ln = exec_->loop_nodes_[t.id];
+    OpKernelContext::OutputValues* outputs = ctx->outputs();
+    if (!ctx->status().ok()) {
+      std::string where;
+      if (t.frame->frame != 0) {
+        where = absl::StrCat(" (in frame '", Info(t.frame).name,
+                             "', iteration ", t.iter, ")");
+      }
+      Abort(absl::Status(
+          ctx->status().code(),
+          absl::StrCat(item.label, where, ": ", ctx->status().message())));
+      outputs = nullptr;
+    } else if (!item.may_output_dead) {
+      for (int e = item.out_begin; e < item.out_end && outputs; ++e) {
+        const OutEdge& edge = exec_->out_edges_[e];
+        if (edge.slot >= 0 && !IsLive((*outputs)[edge.src_output])) {
+          Abort(absl::InternalError(
+              absl::StrCat(item.label, ": the kernel did not produce output ",
+                           edge.src_output, ", which another node needs")));
+          outputs = nullptr;
+        }
+      }
+    }
+    Iteration* it;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      it = t.frame->Find(t.iter);
+    }
+    TensorValue* inputs = &it->inputs[ln.local_input];
+    for (int k = 0; k < item.num_inputs; ++k) inputs[k] = TensorValue();
+    std::lock_guard<std::mutex> lock(mu_);
+    Propagate(t, outputs, ready);
+  }
+
+  void CheckStop() {
+    if (aborted_) return;
+    if (args_.rendezvous != nullptr && args_.rendezvous->aborted()) {
+      Abort(args_.rendezvous->status());
+    } else if (args_.cancellation != nullptr &&
+               args_.cancellation->cancelled()) {
+      Abort(absl::CancelledError("the step was cancelled by the caller"));
+    } else if (args_.deadline != absl::InfiniteFuture() &&
+               absl::Now() > args_.deadline) {
+      Abort(absl::DeadlineExceededError(
+          "the step ran past its timeout (a loop that never ends?)"));
+    }
+  }
+
+  void Abort(const absl::Status& s) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (status_.ok()) status_ = s;
+      aborted_ = true;
+    }
+    if (args_.rendezvous != nullptr) args_.rendezvous->StartAbort(s);
+    if (args_.collective_context != nullptr) {
+      args_.collective_context->Abort(s);
+    }
+  }
+
+  // mu_ held.
+  void FinishStep() {
+    absl::Status status(status_.code(), status_.message());
+    if (done_callback_) {
+      DoneCallback done = std::move(done_callback_);
+      done_callback_ = nullptr;
+      // Outside mu_: the callback may start other work.
+      exec_->pool_->Schedule(
+          [done = std::move(done), status]() mutable { done(status); });
+      return;
+    }
+    std::lock_guard<std::mutex> lock(done_mu_);
+    done_ = true;
+    done_cv_.notify_all();
+  }
+
+  const std::shared_ptr<const Executor> keep_alive_;
+  const Executor* exec_;
+  const Args args_;
+  DoneCallback done_callback_;
+  std::mutex mu_;  // frames, iterations, status_, aborted_
+  std::unique_ptr<FrameInstance> root_;
+  std::vector<std::vector<int>> frame_nodes_;
+  absl::Status status_;
+  std::atomic<bool> aborted_{false};
+  std::mutex done_mu_;
+  std::condition_variable done_cv_;
+  bool done_ = false;  // done_mu_
+};
+
+absl::Status Executor::RunFrames(const Args& args) const {
+  auto step = std::make_shared<FrameStep>(this, args, nullptr);
+  return step->Run();
+}
+
+void Executor::RunFramesAsync(const Args& args, DoneCallback done,
+                              StartOn start) const {
+  auto step = std::make_shared<FrameStep>(this, args, std::move(done));
+  step->Start(start);
+}
+
+}  // namespace dflow
