@@ -225,6 +225,7 @@ class Executor : public std::enable_shared_from_this<Executor> {
     bool is_constant = false;  // an Enter with is_constant
     bool is_exit = false;
     bool is_next_iteration = false;
+    bool is_control_trigger = false;  // never dead (TensorFlow's rule)
     int merge_controls = 0;     // a Merge: its control inputs
     int merge_data_inputs = 0;  // a Merge: its data inputs
   };

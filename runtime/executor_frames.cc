@@ -18,7 +18,9 @@
 // The price of generality: a lock per node and per-iteration tables. Only
 // graphs with an Enter pay it; acyclic graphs keep executor.cc's path.
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
+#include <cstring>
 #include <deque>
 #include <map>
 #include <memory>
@@ -130,6 +132,8 @@ absl::Status Executor::BuildFrames(const Graph& graph,
       }
       info.is_exit = true;
       frames_[frame].exits.push_back(static_cast<int>(i));
+    } else if (op == "ControlTrigger") {
+      info.is_control_trigger = true;
     } else if (IsNextIterationOp(op)) {
       info.is_next_iteration = true;
       for (const Edge* e : n->out_edges()) {
@@ -237,7 +241,7 @@ class Executor::FrameStep : public std::enable_shared_from_this<FrameStep> {
       Iteration* it = root_->Find(0);
       for (int r : exec_->roots_) {
         ++it->outstanding_ops;
-        ready.push_back(Tagged{r, root_.get(), 0});
+        ready.push_back(Tagged{r, root_.get(), 0, it});
       }
       if (ready.empty()) CleanupIterations(root_.get(), &ready);
     }
@@ -256,10 +260,11 @@ class Executor::FrameStep : public std::enable_shared_from_this<FrameStep> {
   struct Iteration {
     std::unique_ptr<TensorValue[]> inputs;
     std::unique_ptr<int[]> pending;
-    std::unique_ptr<uint8_t[]> dead;       // non-Merge: a dead input arrived
-    std::unique_ptr<uint8_t[]> fired;      // Merge: made ready
-    std::unique_ptr<uint8_t[]> dead_data;  // Merge: dead data inputs
-    std::unique_ptr<uint8_t[]> live_data;  // Merge: a live data input
+    std::unique_ptr<uint8_t[]> flags;  // the four arrays below, one block
+    uint8_t* dead = nullptr;           // non-Merge: a dead input arrived
+    uint8_t* fired = nullptr;          // Merge: made ready
+    uint8_t* dead_data = nullptr;      // Merge: dead data inputs
+    uint8_t* live_data = nullptr;      // Merge: a live data input
     int outstanding_ops = 0;
     int outstanding_frames = 0;
   };
@@ -272,6 +277,7 @@ class Executor::FrameStep : public std::enable_shared_from_this<FrameStep> {
     int64_t oldest = 0;   // the oldest live iteration
     int64_t newest = -1;  // the newest iteration made
     std::deque<std::unique_ptr<Iteration>> iterations;  // oldest..newest
+    std::vector<std::unique_ptr<Iteration>> free;       // for reuse
     // is_constant Enters: delivered to every iteration, also later ones.
     struct Constant {
       int enter;
@@ -294,6 +300,7 @@ class Executor::FrameStep : public std::enable_shared_from_this<FrameStep> {
     int id;
     FrameInstance* frame;
     int64_t iter;
+    Iteration* it;  // stays alive while the node is outstanding in it
   };
   using ReadyList = absl::InlinedVector<Tagged, 8>;
 
@@ -305,13 +312,24 @@ class Executor::FrameStep : public std::enable_shared_from_this<FrameStep> {
 
   void NewIteration(FrameInstance* f, int64_t iter) {
     const FrameInfo& info = Info(f);
-    auto it = std::make_unique<Iteration>();
-    it->inputs.reset(new TensorValue[info.num_inputs]);
-    it->pending.reset(new int[info.num_nodes]);
-    it->dead.reset(new uint8_t[info.num_nodes]());
-    it->fired.reset(new uint8_t[info.num_nodes]());
-    it->dead_data.reset(new uint8_t[info.num_nodes]());
-    it->live_data.reset(new uint8_t[info.num_nodes]());
+    std::unique_ptr<Iteration> it;
+    if (!f->free.empty()) {  // a done iteration's tables, reused
+      it = std::move(f->free.back());
+      f->free.pop_back();
+      for (int i = 0; i < info.num_inputs; ++i) it->inputs[i] = TensorValue();
+      std::memset(it->flags.get(), 0, 4 * static_cast<size_t>(info.num_nodes));
+      it->outstanding_ops = 0;
+      it->outstanding_frames = 0;
+    } else {
+      it = std::make_unique<Iteration>();
+      it->inputs.reset(new TensorValue[info.num_inputs]);
+      it->pending.reset(new int[info.num_nodes]);
+      it->flags.reset(new uint8_t[4 * static_cast<size_t>(info.num_nodes)]());
+    }
+    it->dead = it->flags.get();
+    it->fired = it->dead + info.num_nodes;
+    it->dead_data = it->fired + info.num_nodes;
+    it->live_data = it->dead_data + info.num_nodes;
     f->iterations.push_back(std::move(it));
     f->newest = iter;
     if (f->iterations.size() == 1) f->oldest = iter;
@@ -397,7 +415,7 @@ class Executor::FrameStep : public std::enable_shared_from_this<FrameStep> {
           it->fired[ln.local] = 1;
           if (all_dead && !it->live_data[ln.local]) it->dead[ln.local] = 1;
           ++it->outstanding_ops;
-          ready->push_back(Tagged{dst, f, iter});
+          ready->push_back(Tagged{dst, f, iter, it});
         }
         continue;
       }
@@ -412,7 +430,7 @@ class Executor::FrameStep : public std::enable_shared_from_this<FrameStep> {
       }
       if (--it->pending[ln.local] == 0) {
         ++it->outstanding_ops;
-        ready->push_back(Tagged{dst, f, iter});
+        ready->push_back(Tagged{dst, f, iter, it});
       }
     }
   }
@@ -495,6 +513,7 @@ class Executor::FrameStep : public std::enable_shared_from_this<FrameStep> {
     while (!f->iterations.empty() && IterationDone(f, f->oldest)) {
       // An iteration is done only when the next one has nothing more to
       // receive from it: that holds (its NextIterations ran).
+      f->free.push_back(std::move(f->iterations.front()));
       f->iterations.pop_front();
       ++f->oldest;
       if (!f->deferred.empty() && !aborted_) {
@@ -562,14 +581,9 @@ class Executor::FrameStep : public std::enable_shared_from_this<FrameStep> {
     const NodeItem& item = exec_->nodes_[t.id];
     const LoopNodeInfo& ln = exec_->loop_nodes_[t.id];
     CheckStop();
-    Iteration* it;
-    bool dead;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      it = t.frame->Find(t.iter);
-      dead = it->dead[ln.local] != 0;
-    }
-    TensorValue* inputs = &it->inputs[ln.local_input];
+    // Written by the producers under mu_ before the node became ready.
+    const bool dead = t.it->dead[ln.local] != 0 && !ln.is_control_trigger;
+    TensorValue* inputs = &t.it->inputs[ln.local_input];
     if (aborted_ || (dead && !item.runs_when_dead)) {
       if (dead && !aborted_ && !item.dead_fetch_error.empty()) {
         Abort(absl::InvalidArgumentError(
@@ -622,7 +636,18 @@ class Executor::FrameStep : public std::enable_shared_from_this<FrameStep> {
       return false;
     }
     OpKernelContext ctx(params);
-    item.kernel->Compute(&ctx);
+    if (exec_->inline_[t.id].load(std::memory_order_relaxed) == 0) {
+      // As executor.cc does: a node that computes faster than a hand-off to
+      // another thread costs runs inline from then on.
+      const auto begin = std::chrono::steady_clock::now();
+      item.kernel->Compute(&ctx);
+      if (std::chrono::steady_clock::now() - begin <
+          std::chrono::nanoseconds(2000)) {
+        exec_->inline_[t.id].store(1, std::memory_order_relaxed);
+      }
+    } else {
+      item.kernel->Compute(&ctx);
+    }
     Finish(t, &ctx, ready);
     return true;
   }
@@ -652,12 +677,7 @@ class Executor::FrameStep : public std::enable_shared_from_this<FrameStep> {
         }
       }
     }
-    Iteration* it;
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      it = t.frame->Find(t.iter);
-    }
-    TensorValue* inputs = &it->inputs[ln.local_input];
+    TensorValue* inputs = &t.it->inputs[ln.local_input];
     for (int k = 0; k < item.num_inputs; ++k) inputs[k] = TensorValue();
     std::lock_guard<std::mutex> lock(mu_);
     Propagate(t, outputs, ready);
