@@ -41,7 +41,8 @@ constexpr char kUsage[] =
     "       dflow run --saved_model DIR [--tag serve] [--signature "
     "serving_default]\n"
     "                 --feed KEY=FILE.npy ... [--fetch KEY ...]\n"
-    "       both:     [--steps N] [--restore PREFIX] [--save PREFIX]\n"
+    "       both:     [--steps N] [--timeout_ms N] [--restore PREFIX] "
+    "[--save PREFIX]\n"
     "                 [--target NAME ...] [--init NAME ...] [--out DIR] "
     "[--threads N] [--stats]\n"
     "                 [--devices CPU:N,GPU:M] [--soft_placement] "
@@ -251,6 +252,10 @@ int RunRun(const std::vector<std::string>& args, std::ostream& out,
         "run the fetches and targets this many times in one session; "
         "prints each step and the warm median step time",
         false, "1"},
+       {"timeout_ms",
+        "end a step that runs longer than this with DeadlineExceeded (a "
+        "loop that never ends); 0: no limit",
+        false, "0"},
        {"restore",
         "PREFIX: restore variables before the first step (the .meta's "
         "restore op if it has a saver, else dflow's Saver)"},
@@ -336,6 +341,12 @@ int RunRun(const std::vector<std::string>& args, std::ostream& out,
   if (!absl::SimpleAtoi(cli.Get("steps"), &steps) || steps < 1) {
     err << "dflow run: --steps must be a positive integer, not '"
         << cli.Get("steps") << "'\n";
+    return 2;
+  }
+  int64_t timeout_ms = 0;
+  if (!absl::SimpleAtoi(cli.Get("timeout_ms"), &timeout_ms) || timeout_ms < 0) {
+    err << "dflow run: --timeout_ms must be a non-negative integer, not '"
+        << cli.Get("timeout_ms") << "'\n";
     return 2;
   }
   SessionOptions session_options;
@@ -596,6 +607,7 @@ int RunRun(const std::vector<std::string>& args, std::ostream& out,
   RunOptions run_options;
   run_options.collect_step_stats = cli.GetBool("stats") || timeline;
   run_options.trace = timeline;
+  run_options.timeout_ms = timeout_ms;
   RunMetadata metadata;
   std::vector<Tensor> outputs;
   std::vector<double> step_ms;
