@@ -8,8 +8,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "formats/event_file_writer.h"
 #include "graph/ops/ops.h"
 #include "graph/training/regularizers.h"
+#include "runtime/queue_runner.h"
 #include "tools/timeline.h"
 
 namespace dflow {
@@ -77,15 +79,54 @@ absl::Status RestoreLatest(Session* session, const Saver& saver,
 
 absl::Status TrainLoop(Session* session, Saver* saver, const MnistSplit& train,
                        const TrainLoopOptions& options) {
-  BatcherOptions batcher_options;
-  batcher_options.batch_size = options.batch_size;
-  batcher_options.seed = options.seed;
-  absl::StatusOr<std::unique_ptr<Batcher>> batcher =
-      Batcher::Create(train.images, train.labels, batcher_options);
-  if (!batcher.ok()) return batcher.status();
+  // Batches come from the C++ batcher (fed), or from the graph's own
+  // pipeline once its queue runners run.
+  const bool in_graph_input = !options.queue_runners.empty();
+  std::unique_ptr<Batcher> batcher;
+  Coordinator coordinator;
+  std::vector<std::unique_ptr<QueueRunner>> runners;
+  if (in_graph_input) {
+    if (absl::Status s = StartQueueRunners(session, options.queue_runners,
+                                           &coordinator, &runners);
+        !s.ok()) {
+      return s;
+    }
+  } else {
+    BatcherOptions batcher_options;
+    batcher_options.batch_size = options.batch_size;
+    batcher_options.seed = options.seed;
+    absl::StatusOr<std::unique_ptr<Batcher>> made =
+        Batcher::Create(train.images, train.labels, batcher_options);
+    if (!made.ok()) return made.status();
+    batcher = *std::move(made);
+  }
+  // Stops the runners on every way out (their queues close, their threads
+  // end); the first error a runner met, if any, explains a failed step.
+  auto stop_input = [&](absl::Status status) {
+    if (!in_graph_input) return status;
+    coordinator.RequestStop();
+    absl::Status pipeline = coordinator.Join();
+    if (status.ok() || pipeline.ok()) return status;
+    return absl::Status(status.code(),
+                        absl::StrCat(status.message(), " (input pipeline: ",
+                                     pipeline.message(), ")"));
+  };
+  std::unique_ptr<EventFileWriter> events;
+  if (!options.summary_dir.empty()) {
+    absl::StatusOr<std::unique_ptr<EventFileWriter>> writer =
+        EventFileWriter::Open(options.summary_dir);
+    if (!writer.ok()) return stop_input(writer.status());
+    events = *std::move(writer);
+    if (options.graph != nullptr) {
+      if (absl::Status s = events->AddGraph(*options.graph); !s.ok()) {
+        return stop_input(s);
+      }
+    }
+  }
 
   const int log_every = std::max(1, options.log_every);
   const int checkpoint_every = std::max(1, options.checkpoint_every);
+  const int summary_every = std::max(1, options.summary_every);
   const int towers = std::max(1, options.towers);
   const int traced_step = options.timeline.empty()
                               ? -1
@@ -93,25 +134,35 @@ absl::Status TrainLoop(Session* session, Saver* saver, const MnistSplit& train,
   std::vector<Tensor> out;
   absl::Time interval_start = absl::Now();
   for (int step = 1; step <= options.steps; ++step) {
-    absl::StatusOr<Batch> batch = (*batcher)->Next();
-    if (!batch.ok()) return batch.status();
-    const FeedList feeds = {{"x", batch->images}, {"labels", batch->labels}};
+    FeedList feeds;
+    if (batcher != nullptr) {
+      absl::StatusOr<Batch> batch = batcher->Next();
+      if (!batch.ok()) return batch.status();
+      feeds = {{"x", batch->images}, {"labels", batch->labels}};
+    }
+    std::vector<std::string> fetches = {options.loss};
+    const bool summarize = events != nullptr && !options.summary.empty() &&
+                           (step % summary_every == 0 || step == options.steps);
+    if (summarize) fetches.push_back(options.summary);
+    RunOptions run_options;
+    RunMetadata metadata;
     if (step == traced_step) {
-      RunOptions run_options;
       run_options.collect_step_stats = true;
       run_options.trace = true;
-      RunMetadata metadata;
-      absl::Status s = session->Run(run_options, feeds, {options.loss},
-                                    {options.train_op}, &out, &metadata);
-      if (!s.ok()) return s;
+    }
+    absl::Status s = session->Run(run_options, feeds, fetches,
+                                  {options.train_op}, &out, &metadata);
+    if (!s.ok()) return stop_input(s);
+    if (step == traced_step) {
       s = WriteChromeTrace(metadata, options.timeline);
-      if (!s.ok()) return s;
+      if (!s.ok()) return stop_input(s);
       std::printf("wrote timeline %s (step %d)\n", options.timeline.c_str(),
                   step);
-    } else {
-      absl::Status s =
-          session->Run(feeds, {options.loss}, {options.train_op}, &out);
-      if (!s.ok()) return s;
+    }
+    if (summarize) {
+      s = events->AddSummary(out[1].flat<std::string>()[0], step);
+      if (s.ok()) s = events->Flush();
+      if (!s.ok()) return stop_input(s);
     }
     if (step % log_every == 0) {
       const double seconds =
@@ -126,14 +177,23 @@ absl::Status TrainLoop(Session* session, Saver* saver, const MnistSplit& train,
     if (step % checkpoint_every == 0 || step == options.steps) {
       absl::StatusOr<std::string> path = saver->Save(
           session, absl::StrCat(options.checkpoint_dir, "/model.ckpt"), step);
-      if (!path.ok()) return path.status();
+      if (!path.ok()) return stop_input(path.status());
       std::printf("saved %s\n", path->c_str());
       std::fflush(stdout);
     }
   }
+  if (events != nullptr) {
+    if (absl::Status s = events->Close(); !s.ok()) return stop_input(s);
+    std::printf("wrote summaries to %s\n", options.summary_dir.c_str());
+  }
+  if (in_graph_input) {
+    if (absl::Status s = stop_input(absl::OkStatus()); !s.ok()) return s;
+    std::printf("input pipeline: queue runners stopped\n");
+    return absl::OkStatus();
+  }
   // The batcher prepares batches on its own thread; a step that found none
   // ready waited on decoding (the first usually does).
-  const BatcherStats stats = (*batcher)->stats();
+  const BatcherStats stats = batcher->stats();
   std::printf("input pipeline: %lld of %lld steps waited for a batch\n",
               static_cast<long long>(stats.waits),
               static_cast<long long>(stats.batches_returned));

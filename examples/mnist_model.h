@@ -16,6 +16,7 @@
 #include "data/mnist.h"
 #include "graph/scope.h"
 #include "graph/training/variables.h"
+#include "proto/queue_runner.pb.h"
 #include "runtime/saver.h"
 #include "runtime/session.h"
 
@@ -87,9 +88,21 @@ struct TrainLoopOptions {
   // (tools/timeline.h).
   std::string timeline;
   int timeline_step = 10;
+  // Seed 001's in-graph input (examples/mnist_tfrecord_input.h): nothing is
+  // fed; these runners start after the initializer and stop after the last
+  // step.
+  std::vector<QueueRunnerDef> queue_runners;
+  // Summaries (examples/mnist_summaries.h): `summary` is fetched every
+  // summary_every steps (and at the last) and written to an event file in
+  // summary_dir, after `graph` (TensorBoard's graph page).
+  std::string summary_dir;
+  std::string summary;
+  int summary_every = 100;
+  const GraphDef* graph = nullptr;
 };
 
-// Feeds shuffled batches of `train` to "x" and "labels" for options.steps
+// Feeds shuffled batches of `train` to "x" and "labels" (or, with
+// queue_runners, lets the graph's pipeline supply them) for options.steps
 // steps, printing every log_every steps
 //   step 100, loss = 0.52 (48000.0 examples/sec; 0.002 sec/batch)
 // and "saved <path>" after each checkpoint (every checkpoint_every steps

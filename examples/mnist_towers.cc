@@ -35,6 +35,11 @@
 // training step (the 10th) to FILE, for chrome://tracing or Perfetto.
 // --dump_passes DIR writes the graph of every compiled step signature after
 // pruning and after each compiler pass (.pbtxt, .dot) into DIR/sig_<k>/.
+// --input tfrecord trains from --tfrecord_dir/train.tfrecords (written by
+// examples/mnist_to_tfrecord) through seed 001's in-graph pipeline instead
+// of the IDX files; --summary_dir DIR writes the loss, histograms of the
+// variables and their gradients (every --summary_every steps) and the graph
+// to an event file TensorBoard reads.
 // --virtual_gpus N splits one physical GPU into N logical ones, so
 // --towers 2 --virtual_gpus 2 runs the seed's two GPU towers on one GPU.
 // --eval_only restores the latest checkpoint of --checkpoint_dir into a
@@ -54,6 +59,8 @@
 #include "absl/strings/str_format.h"
 #include "data/mnist.h"
 #include "examples/mnist_model.h"
+#include "examples/mnist_summaries.h"
+#include "examples/mnist_tfrecord_input.h"
 #include "examples/mnist_towers_model.h"
 #include "runtime/cuda_device_count.h"
 #include "runtime/session.h"
@@ -90,6 +97,20 @@ ABSL_FLAG(std::string, data_dir, dflow::kFashionMnistDir,
           "directory of the IDX files (MNIST or Fashion-MNIST)");
 ABSL_FLAG(int, threads, 0, "worker threads (0: one per core)");
 ABSL_FLAG(int, seed, 1, "seed of the weight initializers and the shuffle");
+ABSL_FLAG(std::string, input, "idx",
+          "where training batches come from: idx (the IDX files of "
+          "--data_dir, batched in C++ and fed) or tfrecord (seed 001's "
+          "in-graph pipeline over --tfrecord_dir/train.tfrecords: "
+          "string_input_producer, TFRecordReader, parse_single_example, "
+          "decode_raw, shuffle_batch)");
+ABSL_FLAG(std::string, tfrecord_dir, "/tmp/fashion_records",
+          "where examples/mnist_to_tfrecord wrote train.tfrecords");
+ABSL_FLAG(int64_t, min_after_dequeue, 10000,
+          "--input tfrecord: examples the shuffle queue keeps (the seed's)");
+ABSL_FLAG(std::string, summary_dir, "",
+          "write seed 001's summaries (loss; histograms of variables and "
+          "gradients) and the graph to an event file here, for TensorBoard");
+ABSL_FLAG(int, summary_every, 100, "steps between summaries");
 ABSL_FLAG(bool, eval_only, false,
           "restore the latest checkpoint and print the test accuracy");
 
@@ -143,6 +164,31 @@ absl::Status Main() {
   absl::StatusOr<mnist::TowersModel> model =
       mnist::BuildTowersModel(model_options);
   if (!model.ok()) return model.status();
+  const std::string input = absl::GetFlag(FLAGS_input);
+  if (input != "idx" && input != "tfrecord") {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--input '", input, "': expected idx or tfrecord"));
+  }
+  std::vector<dflow::QueueRunnerDef> queue_runners;
+  if (input == "tfrecord") {
+    mnist::TfRecordInputOptions input_options;
+    input_options.files = {absl::GetFlag(FLAGS_tfrecord_dir) +
+                           "/train.tfrecords"};
+    input_options.batch_size = batch_size;
+    input_options.min_after_dequeue = absl::GetFlag(FLAGS_min_after_dequeue);
+    input_options.seed = absl::GetFlag(FLAGS_seed);
+    absl::StatusOr<std::vector<dflow::QueueRunnerDef>> runners =
+        mnist::AddTfRecordInput(input_options, &model->graph);
+    if (!runners.ok()) return runners.status();
+    queue_runners = *std::move(runners);
+  }
+  std::string summary;
+  if (!absl::GetFlag(FLAGS_summary_dir).empty()) {
+    absl::StatusOr<std::string> merged =
+        mnist::AddSeedSummaries(model->loss, &model->graph);
+    if (!merged.ok()) return merged.status();
+    summary = *merged;
+  }
   dflow::SessionOptions options;
   options.num_threads = absl::GetFlag(FLAGS_threads);
   if (on_gpus) {
@@ -165,6 +211,11 @@ absl::Status Main() {
   loop.seed = absl::GetFlag(FLAGS_seed);
   loop.towers = towers;
   loop.timeline = absl::GetFlag(FLAGS_timeline);
+  loop.queue_runners = queue_runners;
+  loop.summary_dir = absl::GetFlag(FLAGS_summary_dir);
+  loop.summary = summary;
+  loop.summary_every = absl::GetFlag(FLAGS_summary_every);
+  loop.graph = &model->graph;
   return mnist::TrainOrRestoreThenEvaluate(
       model->graph, options, *data, absl::GetFlag(FLAGS_eval_only), loop,
       absl::StrFormat(

@@ -1,0 +1,105 @@
+#include "examples/mnist_tfrecord_input.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "graph/ops/array_ops.h"
+#include "graph/ops/math_ops.h"
+#include "graph/ops/shape_ops.h"
+#include "graph/scope.h"
+#include "graph/training/input_pipeline.h"
+
+namespace dflow {
+namespace mnist {
+namespace {
+
+constexpr int kPixels = 784;
+
+// One record's image (784 floats in [0, 1], exactly byte / 255 as the IDX
+// loader makes them) and label (int32).
+std::vector<Output> ParseRecord(const Scope& scope, const Output& record) {
+  Operation parsed =
+      OpBuilder(scope, "ParseSingleExample")
+          .Input(record)
+          .InputList({ops::Const(scope, Tensor::FromVector<std::string>(
+                                            {}, TensorShape({0}))),
+                      ops::Const(scope, Tensor::FromVector<int64_t>(
+                                            {}, TensorShape({0})))})
+          .Attr("num_sparse", 0)
+          .Attr("sparse_keys", std::vector<std::string>{})
+          .Attr("dense_keys", std::vector<std::string>{"image_raw", "label"})
+          .Attr("sparse_types", std::vector<DataType>{})
+          .Attr("dense_shapes",
+                std::vector<TensorShape>{TensorShape({}), TensorShape({})})
+          .Finalize();
+  Output bytes = OpBuilder(scope, "DecodeRaw")
+                     .Input(parsed.output(0))
+                     .Attr("out_type", DT_UINT8)
+                     .Finalize()
+                     .output(0);
+  Output pixels =
+      ops::Cast(scope, ops::Reshape(scope, bytes, {kPixels}), DT_FLOAT);
+  Output image = ops::RealDiv(scope, pixels, ops::Const(scope, 255.0f));
+  Output label = ops::Cast(scope, parsed.output(1), DT_INT32);
+  return {image, label};
+}
+
+// Turns placeholder `name` into an Identity of `input`.
+absl::Status Rewire(const std::string& name, const Output& input,
+                    DataType dtype, GraphDef* graph) {
+  for (NodeDef& node : *graph->mutable_node()) {
+    if (node.name() != name) continue;
+    if (node.op() != "Placeholder") {
+      return absl::InvalidArgumentError(
+          absl::StrCat("the model's '", name, "' is a ", node.op(),
+                       ", not the Placeholder the input pipeline replaces"));
+    }
+    node.set_op("Identity");
+    node.clear_input();
+    node.add_input(input.name());
+    node.mutable_attr()->clear();
+    (*node.mutable_attr())["T"].set_type(dtype);
+    return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "the model has no placeholder '", name, "' for the input pipeline"));
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<QueueRunnerDef>> AddTfRecordInput(
+    const TfRecordInputOptions& options, GraphDef* graph) {
+  if (options.files.empty()) {
+    return absl::InvalidArgumentError(
+        "no TFRecord files for the input pipeline");
+  }
+  Scope root = Scope::NewRootScope();
+  Scope input = root.NewSubScope("input").WithDevice("/cpu:0");
+  absl::StatusOr<train::InputQueue> files = train::StringInputProducer(
+      input, options.files, /*shuffle=*/true, options.seed);
+  if (!files.ok()) return files.status();
+  Output record = train::ReadTfRecord(input, files->queue);
+  std::vector<Output> example = ParseRecord(input, record);
+  // TensorFlow's rule of thumb for the capacity: what the shuffle keeps
+  // plus a few batches.
+  absl::StatusOr<train::Batches> batch = train::ShuffleBatch(
+      input, example, options.batch_size,
+      options.min_after_dequeue + 3 * options.batch_size,
+      options.min_after_dequeue, options.reader_threads, options.seed);
+  if (!batch.ok()) return batch.status();
+  GraphDef pipeline;
+  if (absl::Status s = root.ToGraphDef(&pipeline); !s.ok()) return s;
+  for (const NodeDef& node : pipeline.node()) *graph->add_node() = node;
+  if (absl::Status s = Rewire("x", batch->outputs[0], DT_FLOAT, graph);
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = Rewire("labels", batch->outputs[1], DT_INT32, graph);
+      !s.ok()) {
+    return s;
+  }
+  return std::vector<QueueRunnerDef>{files->runner, batch->runner};
+}
+
+}  // namespace mnist
+}  // namespace dflow
