@@ -19,6 +19,7 @@
 #include "compiler/fuse_matmul_bias.h"
 #include "compiler/fuse_matmul_update.h"
 #include "compiler/lower_functional_if.h"
+#include "compiler/lower_functional_while.h"
 #include "compiler/memory_planning.h"
 #include "compiler/remove_unread_values.h"
 #include "compiler/tensor_fusion.h"
@@ -77,6 +78,10 @@ constexpr PassEntry kPasses[] = {
     // the partitioner see Switch/Merge, never a functional If.
     {"lower_functional_if", PassStage::kDeviceIndependent, LowerFunctionalIf,
      /*required=*/true},
+    // After the If lowering (a branch may hold a loop); lowers the If nodes
+    // that loop bodies hold as well.
+    {"lower_functional_while", PassStage::kDeviceIndependent,
+     LowerFunctionalWhile, /*required=*/true},
     // Before the rewrites: no pass spends time on values nobody reads.
     {"remove_unread_values", PassStage::kDeviceIndependent, RemoveUnreadValues},
     {"arithmetic_simplification", PassStage::kDeviceIndependent,
@@ -116,10 +121,10 @@ bool HasLoops(const Graph& graph) {
 
 absl::Status RunStage(PassStage stage, const PassContext& ctx, Graph* graph,
                       std::vector<PassSummary>* summaries, PassDumper* dumper) {
-  const bool loops = HasLoops(*graph);
   for (const PassEntry& pass : kPasses) {
     if (pass.stage != stage) continue;
-    const bool enabled = ctx.options->IsEnabled(pass.name) && !loops;
+    // Asked before each pass: the lowering of functional loops adds them.
+    const bool enabled = ctx.options->IsEnabled(pass.name) && !HasLoops(*graph);
     if (!enabled && !pass.required) continue;
     PassSummary summary;
     summary.pass = pass.name;

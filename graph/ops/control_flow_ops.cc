@@ -61,6 +61,21 @@ absl::Status IfShape(InferenceContext* c) {
   return absl::OkStatus();
 }
 
+// The loop variables' final values: as declared (`output_shapes`, TF's
+// shape invariants), else unknown: an iteration may change them.
+absl::Status WhileShape(InferenceContext* c) {
+  std::vector<TensorShape> shapes;
+  if (c->GetAttr("output_shapes", &shapes).ok() &&
+      static_cast<int>(shapes.size()) == c->num_outputs()) {
+    for (int i = 0; i < c->num_outputs(); ++i) c->set_output(i, shapes[i]);
+    return absl::OkStatus();
+  }
+  for (int i = 0; i < c->num_outputs(); ++i) {
+    c->set_output(i, TensorShape::Unknown());
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 DFLOW_REGISTER_OP("Switch")
@@ -211,5 +226,30 @@ DFLOW_REGISTER_OP("StatelessIf")
     .Attr("output_shapes: list(shape) = []")
     .SetShapeFn(IfShape)
     .Doc("If whose branches have no side effects.");
+
+DFLOW_REGISTER_OP("While")
+    .Input("input: T")
+    .Output("output: T")
+    .Attr("T: list(type) >= 0")
+    .Attr("cond: func")
+    .Attr("body: func")
+    .Attr("output_shapes: list(shape) = []")
+    .Attr("parallel_iterations: int = 10")
+    .SetIsStateful()
+    .SetShapeFn(WhileShape)
+    .Doc(
+        "while cond(vars): vars = body(vars), starting from input; lowered "
+        "to Enter/Merge/Switch/Exit/NextIteration before placement.");
+
+DFLOW_REGISTER_OP("StatelessWhile")
+    .Input("input: T")
+    .Output("output: T")
+    .Attr("T: list(type) >= 0")
+    .Attr("cond: func")
+    .Attr("body: func")
+    .Attr("output_shapes: list(shape) = []")
+    .Attr("parallel_iterations: int = 10")
+    .SetShapeFn(WhileShape)
+    .Doc("While whose cond and body have no side effects.");
 
 }  // namespace dflow

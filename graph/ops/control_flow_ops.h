@@ -2,8 +2,10 @@
 // primitives the executor runs with dead tensors (Switch, RefSwitch, Merge,
 // RefMerge; see runtime/executor.h) and the functional conditionals
 // (If, StatelessIf), which compiler/lower_functional_if.h lowers into the
-// primitives before placement. Loops (Enter, Exit, NextIteration,
-// LoopCond) are not here yet.
+// primitives before placement; the loop primitives (Enter, Exit,
+// NextIteration, LoopCond; frames in runtime/executor_frames.cc) and the
+// functional loops (While, StatelessWhile), which
+// compiler/lower_functional_while.h lowers into them.
 #ifndef DFLOW_GRAPH_OPS_CONTROL_FLOW_OPS_H_
 #define DFLOW_GRAPH_OPS_CONTROL_FLOW_OPS_H_
 
@@ -24,8 +26,12 @@ inline bool IsMergeOp(absl::string_view op) {
 inline bool IsFunctionalIfOp(absl::string_view op) {
   return op == "If" || op == "StatelessIf";
 }
-// TensorFlow's loop primitives and ControlTrigger: no kernels yet, but a
-// TF-written graph may hold them, and passes must not treat them as values.
+// Functional loops (lowered by compiler/lower_functional_while.h).
+inline bool IsFunctionalWhileOp(absl::string_view op) {
+  return op == "While" || op == "StatelessWhile";
+}
+// TensorFlow's loop primitives and ControlTrigger: passes must not treat
+// them as values.
 inline bool IsLoopOrTriggerOp(absl::string_view op) {
   return op == "Enter" || op == "RefEnter" || op == "Exit" || op == "RefExit" ||
          op == "NextIteration" || op == "RefNextIteration" ||
@@ -35,7 +41,7 @@ inline bool IsLoopOrTriggerOp(absl::string_view op) {
 // remove nodes (constant folding, fusion) leave these alone.
 inline bool IsControlFlowOp(absl::string_view op) {
   return IsSwitchOp(op) || IsMergeOp(op) || IsFunctionalIfOp(op) ||
-         IsLoopOrTriggerOp(op);
+         IsFunctionalWhileOp(op) || IsLoopOrTriggerOp(op);
 }
 
 }  // namespace dflow

@@ -82,6 +82,10 @@ const std::map<std::string, std::string>& OutOfScope() {
       // tests/runtime/tf_cond_test runs TensorFlow's If graphs with and
       // without the pass.
       {"lower_functional_if", "no If in random graphs"},
+      // Nor functional loops; tests/runtime/tf_loops_test runs TensorFlow's
+      // StatelessWhile graphs, and tests/compiler/
+      // lower_functional_while_test the lowered structure.
+      {"lower_functional_while", "no While in random graphs"},
   };
   return *passes;
 }

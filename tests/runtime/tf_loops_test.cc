@@ -5,7 +5,10 @@
 // runs (n = 0), nested loops, a conditional inside a loop, a captured
 // constant and a loop variable that grows. Also the bad inputs: an Exit of
 // no loop, inputs from two frames, and a loop that never ends (the step's
-// deadline ends it).
+// deadline ends it). The same loops in the functional style (StatelessWhile,
+// cond and body in the library) run through compiler/lower_functional_while.h
+// and must give the same values; its errors (a missing, mismatched or
+// recursive function) name the node and the function.
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -109,6 +112,157 @@ TEST(TfLoopsTest, LoopWithItsBodyOnAnotherDevice) {
   SessionOptions options;
   options.device_count = {{"CPU", 2}};
   CheckModel("device_loop", "v1", options);
+}
+
+TEST_P(TfLoopsTest, FunctionalStyleGivesTensorFlowsValues) {
+  CheckModel(GetParam(), "v2");
+}
+
+TEST_P(TfLoopsTest, FunctionalStyleIsLoweredWithOptimizationOff) {
+  SessionOptions options;
+  options.optimize_graph = false;
+  CheckModel(GetParam(), "v2", options);
+}
+
+TEST(TfLoopsTest, FunctionalLoopWithItsBodyOnAnotherDevice) {
+  SessionOptions options;
+  options.device_count = {{"CPU", 2}};
+  CheckModel("device_loop", "v2", options);
+}
+
+// The name of the graph's (only) While or StatelessWhile node, and its
+// function attr `attr` ("cond" or "body").
+std::string LoopFunction(const GraphDef& def, const std::string& attr,
+                         std::string* node = nullptr) {
+  for (const NodeDef& n : def.node()) {
+    if (n.op() == "While" || n.op() == "StatelessWhile") {
+      if (node != nullptr) *node = n.name();
+      return n.attr().at(attr).func().name();
+    }
+  }
+  return "";
+}
+
+FunctionDef* FindFunction(GraphDef* def, const std::string& name) {
+  for (FunctionDef& f : *def->mutable_library()->mutable_function()) {
+    if (f.signature().name() == name) return &f;
+  }
+  return nullptr;
+}
+
+absl::Status RunCounter(const GraphDef& def) {
+  absl::StatusOr<std::unique_ptr<Session>> session = Session::Create(def);
+  if (!session.ok()) return session.status();
+  std::vector<Tensor> out;
+  return (*session)->Run(
+      {{"x", Vector({1, 2, 3})}, {"n", Tensor::Scalar<int32_t>(3)}}, {"out"},
+      {}, &out);
+}
+
+TEST(LowerFunctionalWhileTest, ShowsInThePassDump) {
+  SessionOptions options;
+  options.dump_passes_dir = ::testing::TempDir() + "/while_dump";
+  absl::StatusOr<std::unique_ptr<Session>> session =
+      Session::Create(Load("nested_v2.pb"), options);
+  ASSERT_TRUE(session.ok()) << session.status();
+  std::vector<Tensor> out;
+  ASSERT_TRUE(
+      (*session)
+          ->Run({{"x", Vector({1, 2, 3})}, {"n", Tensor::Scalar<int32_t>(2)}},
+                {"out"}, {}, &out)
+          .ok());
+  const std::string passes =
+      ReadFile(options.dump_passes_dir + "/sig_0/passes.txt");
+  // The outer loop, then the one its body holds.
+  EXPECT_THAT(passes, HasSubstr("lower_functional_while: 2 While lowered"));
+}
+
+TEST(LowerFunctionalWhileTest, IfInTheBodyIsLoweredToo) {
+  SessionOptions options;
+  options.dump_passes_dir = ::testing::TempDir() + "/while_if_dump";
+  absl::StatusOr<std::unique_ptr<Session>> session =
+      Session::Create(Load("cond_in_loop_v2.pb"), options);
+  ASSERT_TRUE(session.ok()) << session.status();
+  std::vector<Tensor> out;
+  ASSERT_TRUE(
+      (*session)
+          ->Run({{"x", Vector({1, 2, 3})}, {"n", Tensor::Scalar<int32_t>(2)}},
+                {"out"}, {}, &out)
+          .ok());
+  const std::string passes =
+      ReadFile(options.dump_passes_dir + "/sig_0/passes.txt");
+  EXPECT_THAT(passes, HasSubstr("1 While lowered"));
+  EXPECT_THAT(passes, HasSubstr("1 If in their bodies"));
+}
+
+TEST(LowerFunctionalWhileTest, MissingFunctionIsAnErrorNamingNodeAndFunction) {
+  GraphDef def = Load("counter_v2.pb");
+  std::string node;
+  const std::string missing = LoopFunction(def, "body", &node);
+  ASSERT_FALSE(missing.empty());
+  auto* functions = def.mutable_library()->mutable_function();
+  for (int i = 0; i < functions->size(); ++i) {
+    if (functions->Get(i).signature().name() == missing) {
+      functions->DeleteSubrange(i, 1);
+      break;
+    }
+  }
+  absl::Status s = RunCounter(def);
+  EXPECT_EQ(s.code(), absl::StatusCode::kNotFound) << s;
+  EXPECT_THAT(s.message(), HasSubstr("node '" + node + "'"));
+  EXPECT_THAT(s.message(), HasSubstr("'" + missing + "'"));
+  EXPECT_THAT(s.message(), HasSubstr("export the graph with its library"));
+}
+
+TEST(LowerFunctionalWhileTest, BodyOfTheWrongArityIsAnError) {
+  GraphDef def = Load("counter_v2.pb");
+  std::string node;
+  const std::string body = LoopFunction(def, "body", &node);
+  FunctionDef* f = FindFunction(&def, body);
+  ASSERT_NE(f, nullptr);
+  OpDef::ArgDef* extra = f->mutable_signature()->add_input_arg();
+  extra->set_name("extra");
+  extra->set_type(DT_FLOAT);
+  absl::Status s = RunCounter(def);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+  EXPECT_THAT(s.message(), HasSubstr("node '" + node + "'"));
+  EXPECT_THAT(s.message(), HasSubstr("body function '" + body + "'"));
+  EXPECT_THAT(s.message(), HasSubstr("loop variables (T)"));
+}
+
+TEST(LowerFunctionalWhileTest, CondOfTheWrongTypeIsAnError) {
+  GraphDef def = Load("counter_v2.pb");
+  std::string node;
+  const std::string cond = LoopFunction(def, "cond", &node);
+  FunctionDef* f = FindFunction(&def, cond);
+  ASSERT_NE(f, nullptr);
+  ASSERT_GT(f->signature().input_arg_size(), 0);
+  // Loop variable 0 is TensorFlow's int32 loop counter.
+  f->mutable_signature()->mutable_input_arg(0)->set_type(DT_STRING);
+  absl::Status s = RunCounter(def);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+  EXPECT_THAT(s.message(), HasSubstr("cond function '" + cond + "'"));
+  EXPECT_THAT(s.message(), HasSubstr("argument 0"));
+  EXPECT_THAT(s.message(), HasSubstr("int32"));
+}
+
+TEST(LowerFunctionalWhileTest, RecursiveBodyIsAnError) {
+  GraphDef def = Load("counter_v2.pb");
+  std::string node;
+  const std::string body = LoopFunction(def, "body", &node);
+  FunctionDef* f = FindFunction(&def, body);
+  ASSERT_NE(f, nullptr);
+  NodeDef* call = f->add_node_def();
+  call->set_name("again");
+  call->set_op("StatelessWhile");
+  (*call->mutable_attr())["cond"].mutable_func()->set_name(
+      LoopFunction(def, "cond"));
+  (*call->mutable_attr())["body"].mutable_func()->set_name(body);
+  absl::Status s = RunCounter(def);
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+  EXPECT_THAT(s.message(), HasSubstr("node '" + node + "'"));
+  EXPECT_THAT(s.message(), HasSubstr("calls itself"));
+  EXPECT_THAT(s.message(), HasSubstr(body));
 }
 
 // The counter loop with `LoopCond`'s input replaced by `true`: it never

@@ -1,0 +1,261 @@
+#include "compiler/function_inlining.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "graph/node_def_util.h"
+
+namespace dflow {
+namespace {
+
+// The function names a node calls through its func attrs.
+std::vector<std::string> CalledFunctions(const NodeDef& node) {
+  std::vector<std::string> names;
+  for (const auto& [key, value] : node.attr()) {
+    if (value.value_case() == AttrValue::kFunc) {
+      names.push_back(value.func().name());
+    } else if (value.value_case() == AttrValue::kList) {
+      for (const NameAttrList& f : value.list().func()) {
+        names.push_back(f.name());
+      }
+    }
+  }
+  return names;
+}
+
+// CheckCallable's walk. `path` is the chain of calls from the graph's node.
+absl::Status CheckCallableFrom(absl::string_view label, const std::string& name,
+                               const FunctionMap& functions,
+                               std::vector<std::string>* path,
+                               absl::flat_hash_set<std::string>* checked) {
+  for (const std::string& on_path : *path) {
+    if (on_path == name) {
+      path->push_back(name);
+      return absl::InvalidArgumentError(absl::StrCat(
+          label, ": function '", name, "' calls itself (",
+          absl::StrJoin(*path, " -> "),
+          "); a recursive function cannot be lowered into the graph"));
+    }
+  }
+  if (checked->contains(name)) return absl::OkStatus();
+  auto it = functions.find(name);
+  if (it == functions.end()) {
+    return absl::NotFoundError(absl::StrCat(
+        label, " calls function '", name,
+        "', which is not in the graph's function library",
+        path->empty()
+            ? ""
+            : absl::StrCat(" (through ", absl::StrJoin(*path, " -> "), ")"),
+        "; export the graph with its library"));
+  }
+  path->push_back(name);
+  for (const NodeDef& body : it->second->node_def()) {
+    for (const std::string& callee : CalledFunctions(body)) {
+      if (absl::Status s =
+              CheckCallableFrom(label, callee, functions, path, checked);
+          !s.ok()) {
+        return s;
+      }
+    }
+  }
+  path->pop_back();
+  checked->insert(name);
+  return absl::OkStatus();
+}
+
+// Replaces `$T`-style placeholders by the call's function attrs.
+absl::Status SubstitutePlaceholders(
+    const google::protobuf::Map<std::string, AttrValue>& call_attrs,
+    NodeDef* node) {
+  for (auto& [key, value] : *node->mutable_attr()) {
+    if (value.value_case() != AttrValue::kPlaceholder) continue;
+    auto it = call_attrs.find(value.placeholder());
+    if (it == call_attrs.end()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("attr '", key, "' of body node '", node->name(),
+                       "' refers to function attr '", value.placeholder(),
+                       "', which the call does not set"));
+    }
+    value = it->second;
+  }
+  return absl::OkStatus();
+}
+
+// The flat index of output `index` of output arg `arg` of `node`.
+absl::StatusOr<int> OutputIndex(const Node& node, absl::string_view arg,
+                                int index) {
+  int base = 0;
+  for (const OpDef::ArgDef& out : node.op_def().output_arg()) {
+    int size = 1;
+    if (!out.number_attr().empty()) {
+      int64_t n = 0;
+      if (absl::Status s = node.GetAttr(out.number_attr(), &n); !s.ok()) {
+        return s;
+      }
+      size = static_cast<int>(n);
+    } else if (!out.type_list_attr().empty()) {
+      const AttrValue* list = node.FindAttr(out.type_list_attr());
+      size = list == nullptr ? 0 : list->list().type_size();
+    }
+    if (out.name() == arg) {
+      if (index < 0 || index >= size) break;
+      return base + index;
+    }
+    base += size;
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      NodeLabel(node.def()), " has no output '", arg, ":", index, "'"));
+}
+
+absl::Status Prefixed(absl::string_view where, const absl::Status& s) {
+  return absl::Status(s.code(), absl::StrCat(where, ": ", s.message()));
+}
+
+}  // namespace
+
+FunctionMap LibraryFunctions(const FunctionDefLibrary& library) {
+  FunctionMap functions;
+  for (const FunctionDef& f : library.function()) {
+    functions[f.signature().name()] = &f;
+  }
+  return functions;
+}
+
+absl::Status CheckCallable(absl::string_view label, const std::string& name,
+                           const FunctionMap& functions) {
+  std::vector<std::string> path;
+  absl::flat_hash_set<std::string> checked;
+  return CheckCallableFrom(label, name, functions, &path, &checked);
+}
+
+absl::StatusOr<Node*> AddNodeWithUniqueName(
+    Graph* graph, NodeDef def, const std::vector<OutputRef>& inputs,
+    absl::string_view where) {
+  const std::string base = def.name();
+  for (int k = 1; graph->FindNode(def.name()) != nullptr; ++k) {
+    def.set_name(absl::StrCat(base, "_", k));
+  }
+  absl::StatusOr<Node*> n = graph->AddNode(std::move(def));
+  if (!n.ok()) return Prefixed(where, n.status());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (absl::StatusOr<const Edge*> e = graph->AddEdge(
+            inputs[i].first, inputs[i].second, *n, static_cast<int>(i));
+        !e.ok()) {
+      return Prefixed(where, e.status());
+    }
+  }
+  return *n;
+}
+
+absl::StatusOr<InstantiatedFunction> InstantiateFunction(
+    Graph* graph, const FunctionMap& functions, const NameAttrList& func,
+    const std::vector<OutputRef>& args, Node* pivot, absl::string_view prefix,
+    absl::string_view device, absl::string_view label) {
+  const std::string where =
+      absl::StrCat(label, ", function '", func.name(), "'");
+  auto found = functions.find(func.name());
+  if (found == functions.end()) {
+    return absl::NotFoundError(
+        absl::StrCat(where,
+                     ": not in the graph's function library; export the graph "
+                     "with its library"));
+  }
+  const FunctionDef& fdef = *found->second;
+  const OpDef& sig = fdef.signature();
+  if (sig.input_arg_size() != static_cast<int>(args.size())) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(where, ": the function takes ", sig.input_arg_size(),
+                     " arguments but the call passes ", args.size()));
+  }
+  absl::flat_hash_map<std::string, OutputRef> arg_sources;
+  for (int i = 0; i < sig.input_arg_size(); ++i) {
+    arg_sources[sig.input_arg(i).name()] = args[i];
+  }
+  InstantiatedFunction result;
+  // First every node, then the edges (bodies are in no particular order).
+  absl::flat_hash_map<std::string, Node*> body;
+  for (const NodeDef& node : fdef.node_def()) {
+    NodeDef def = node;
+    def.clear_input();
+    def.set_name(absl::StrCat(prefix, "/", node.name()));
+    if (def.device().empty()) def.set_device(std::string(device));
+    if (absl::Status s = SubstitutePlaceholders(func.attr(), &def); !s.ok()) {
+      return Prefixed(where, s);
+    }
+    absl::StatusOr<Node*> n =
+        AddNodeWithUniqueName(graph, std::move(def), {}, where);
+    if (!n.ok()) return n.status();
+    body[node.name()] = *n;
+    result.nodes.push_back(*n);
+  }
+  // "arg", "node:out_arg:k" (or "node:out_arg", "node"), "^node".
+  auto resolve = [&](const std::string& ref) -> absl::StatusOr<OutputRef> {
+    if (auto it = arg_sources.find(ref); it != arg_sources.end()) {
+      return it->second;
+    }
+    std::vector<std::string> parts = absl::StrSplit(ref, ':');
+    auto it = body.find(parts[0]);
+    if (it == body.end() || parts.size() > 3) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          where, ": '", ref, "' names no argument or node of the body"));
+    }
+    if (parts.size() == 1) return OutputRef(it->second, 0);
+    int k = 0;
+    if (parts.size() == 3 && !absl::SimpleAtoi(parts[2], &k)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, ": bad output index in '", ref, "'"));
+    }
+    absl::StatusOr<int> index = OutputIndex(*it->second, parts[1], k);
+    if (!index.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, ": ", index.status().message()));
+    }
+    return OutputRef(it->second, *index);
+  };
+  for (const NodeDef& node : fdef.node_def()) {
+    Node* n = body.at(node.name());
+    int data = 0;
+    for (const std::string& in : node.input()) {
+      if (!in.empty() && in[0] == '^') {
+        auto it = body.find(in.substr(1));
+        if (it == body.end()) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              where, ": control input '", in, "' names no node of the body"));
+        }
+        graph->AddControlEdge(it->second, n);
+        continue;
+      }
+      absl::StatusOr<OutputRef> src = resolve(in);
+      if (!src.ok()) return src.status();
+      if (absl::StatusOr<const Edge*> e =
+              graph->AddEdge(src->first, src->second, n, data++);
+          !e.ok()) {
+        return Prefixed(where, e.status());
+      }
+    }
+    // Consts and other input-free nodes belong to the call's branch or
+    // frame too.
+    if (node.input().empty() && pivot != nullptr) {
+      graph->AddControlEdge(pivot, n);
+    }
+  }
+  for (const OpDef::ArgDef& out : sig.output_arg()) {
+    auto ret = fdef.ret().find(out.name());
+    if (ret == fdef.ret().end()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          where, ": output '", out.name(), "' has no entry in `ret`"));
+    }
+    absl::StatusOr<OutputRef> src = resolve(ret->second);
+    if (!src.ok()) return src.status();
+    result.outputs.push_back(*src);
+  }
+  return result;
+}
+
+}  // namespace dflow

@@ -1,0 +1,63 @@
+// Copying a FunctionDef's body from the graph's library into the graph: what
+// the lowerings of functional control flow (compiler/lower_functional_if.h,
+// compiler/lower_functional_while.h) share. A call's arguments become edges
+// from nodes the caller chose (Switch outputs, a loop's Identities), its
+// returns the outputs the caller wires on; `node:out_arg:k` references,
+// function attrs (`$T` placeholders) and nested calls are resolved here, so
+// each lowering only builds its own control structure around the body.
+#ifndef DFLOW_COMPILER_FUNCTION_INLINING_H_
+#define DFLOW_COMPILER_FUNCTION_INLINING_H_
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "graph/graph.h"
+
+namespace dflow {
+
+// The library's functions by name (pointers into the library, which must
+// outlive the map and not change while it is used).
+using FunctionMap = absl::flat_hash_map<std::string, const FunctionDef*>;
+FunctionMap LibraryFunctions(const FunctionDefLibrary& library);
+
+// Fails when `name` is missing from `functions` (NotFound) or reaches itself
+// through the functions its body calls (InvalidArgument): a recursive body
+// would be copied forever. `label` names the calling node ("node 'w'
+// (While)") at the start of the message.
+absl::Status CheckCallable(absl::string_view label, const std::string& name,
+                           const FunctionMap& functions);
+
+// A graph output: (node, output index).
+using OutputRef = std::pair<Node*, int>;
+
+// Adds `def` under its name, or with a `_<k>` suffix when the name is taken,
+// with data inputs `inputs` in order. `where` prefixes errors ("lowering
+// node 'c' (If)").
+absl::StatusOr<Node*> AddNodeWithUniqueName(
+    Graph* graph, NodeDef def, const std::vector<OutputRef>& inputs,
+    absl::string_view where);
+
+struct InstantiatedFunction {
+  std::vector<OutputRef> outputs;  // in the signature's output order
+  std::vector<Node*> nodes;        // every node copied from the body
+};
+
+// Copies the body of `func` (which must be in `functions`) into `graph`,
+// each node named `<prefix>/<body node name>` and, without a device of its
+// own, on `device`. Argument i is read from `args[i]`; nodes without any
+// input get a control edge from `pivot`, so they run where the call runs
+// (in its branch, in its loop frame) rather than in the root frame.
+// `label` names the calling node in errors.
+absl::StatusOr<InstantiatedFunction> InstantiateFunction(
+    Graph* graph, const FunctionMap& functions, const NameAttrList& func,
+    const std::vector<OutputRef>& args, Node* pivot, absl::string_view prefix,
+    absl::string_view device, absl::string_view label);
+
+}  // namespace dflow
+
+#endif  // DFLOW_COMPILER_FUNCTION_INLINING_H_

@@ -1,0 +1,353 @@
+// The lowering of functional While loops: the frame structure it builds
+// (one Enter/Merge/Switch/Exit/NextIteration per loop variable, one
+// LoopCond, frame_name and parallel_iterations from the call, input-less
+// body nodes inside the frame), the call's readers moved to the Exits, a
+// graph without loops left alone, resource loop variables refused, and the
+// lowered loop computing what the While does.
+#include "compiler/lower_functional_while.h"
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "gmock/gmock.h"
+#include "google/protobuf/text_format.h"
+#include "graph/graph_def_import.h"
+#include "gtest/gtest.h"
+#include "runtime/session.h"
+
+namespace dflow {
+namespace {
+
+using ::testing::HasSubstr;
+
+// i, x = 0, x0; while i < 5: i, x = i + 1, x * 2; LOOP_OP is the loop's op.
+constexpr char kLoopGraph[] = R"pb(
+  node {
+    name: "x"
+    op: "Placeholder"
+    attr {
+      key: "dtype"
+      value { type: DT_FLOAT }
+    }
+    attr {
+      key: "shape"
+      value { shape { dim { size: 2 } } }
+    }
+  }
+  node {
+    name: "zero"
+    op: "Const"
+    attr {
+      key: "dtype"
+      value { type: DT_INT32 }
+    }
+    attr {
+      key: "value"
+      value {
+        tensor {
+          dtype: DT_INT32
+          tensor_shape {}
+          int_val: 0
+        }
+      }
+    }
+  }
+  node {
+    name: "w"
+    op: "LOOP_OP"
+    input: "zero"
+    input: "x"
+    attr {
+      key: "T"
+      value { list { type: DT_INT32 type: DT_FLOAT } }
+    }
+    attr {
+      key: "cond"
+      value { func { name: "cond_f" } }
+    }
+    attr {
+      key: "body"
+      value { func { name: "body_f" } }
+    }
+    attr {
+      key: "parallel_iterations"
+      value { i: 7 }
+    }
+  }
+  node {
+    name: "out"
+    op: "Identity"
+    input: "w:1"
+    attr {
+      key: "T"
+      value { type: DT_FLOAT }
+    }
+  }
+  node { name: "after" op: "NoOp" input: "^w" }
+  library {
+    function {
+      signature {
+        name: "cond_f"
+        input_arg { name: "i" type: DT_INT32 }
+        input_arg { name: "x" type: DT_FLOAT }
+        output_arg { name: "go" type: DT_BOOL }
+      }
+      node_def {
+        name: "five"
+        op: "Const"
+        attr {
+          key: "dtype"
+          value { type: DT_INT32 }
+        }
+        attr {
+          key: "value"
+          value {
+            tensor {
+              dtype: DT_INT32
+              tensor_shape {}
+              int_val: 5
+            }
+          }
+        }
+      }
+      node_def {
+        name: "less"
+        op: "Less"
+        input: "i"
+        input: "five:output:0"
+        attr {
+          key: "T"
+          value { type: DT_INT32 }
+        }
+      }
+      ret { key: "go" value: "less:z:0" }
+    }
+    function {
+      signature {
+        name: "body_f"
+        input_arg { name: "i" type: DT_INT32 }
+        input_arg { name: "x" type: DT_FLOAT }
+        output_arg { name: "i_next" type: DT_INT32 }
+        output_arg { name: "x_next" type: DT_FLOAT }
+      }
+      node_def {
+        name: "one"
+        op: "Const"
+        attr {
+          key: "dtype"
+          value { type: DT_INT32 }
+        }
+        attr {
+          key: "value"
+          value {
+            tensor {
+              dtype: DT_INT32
+              tensor_shape {}
+              int_val: 1
+            }
+          }
+        }
+      }
+      node_def {
+        name: "add"
+        op: "AddV2"
+        input: "i"
+        input: "one:output:0"
+        attr {
+          key: "T"
+          value { type: DT_INT32 }
+        }
+      }
+      node_def {
+        name: "double"
+        op: "AddV2"
+        input: "x"
+        input: "x"
+        attr {
+          key: "T"
+          value { type: DT_FLOAT }
+        }
+      }
+      ret { key: "i_next" value: "add:z:0" }
+      ret { key: "x_next" value: "double:z:0" }
+    }
+  }
+)pb";
+
+// The loop graph with `loop_op` ("While" or "StatelessWhile") and the
+// text-format nodes `extra` added.
+GraphDef LoopGraph(const std::string& loop_op = "StatelessWhile",
+                   const std::string& extra = "") {
+  const std::string text = absl::StrCat(
+      absl::StrReplaceAll(kLoopGraph, {{"LOOP_OP", loop_op}}), extra);
+  GraphDef def;
+  EXPECT_TRUE(google::protobuf::TextFormat::ParseFromString(text, &def));
+  return def;
+}
+
+absl::StatusOr<PassResult> Lower(Graph* graph) {
+  static const OptimizationOptions* options = new OptimizationOptions();
+  PassContext ctx;
+  ctx.options = options;
+  return LowerFunctionalWhile(ctx, graph);
+}
+
+std::map<std::string, int> OpCounts(const Graph& graph) {
+  std::map<std::string, int> counts;
+  for (const Node* n : graph.nodes()) ++counts[n->op()];
+  return counts;
+}
+
+bool HasControlEdge(const Graph& graph, const std::string& src,
+                    const std::string& dst) {
+  const Node* d = graph.FindNode(dst);
+  if (d == nullptr) return false;
+  for (const Edge* e : d->in_edges()) {
+    if (e->IsControl() && e->src->name() == src) return true;
+  }
+  return false;
+}
+
+TEST(LowerFunctionalWhileTest, BuildsOneFrameWithItsPrimitives) {
+  Graph graph;
+  ASSERT_TRUE(ImportGraphDef(LoopGraph(), {}, &graph).ok());
+  absl::StatusOr<PassResult> result = Lower(&graph);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->changes, 1);
+  EXPECT_THAT(result->what, HasSubstr("1 While lowered"));
+
+  std::map<std::string, int> counts = OpCounts(graph);
+  EXPECT_EQ(counts["StatelessWhile"], 0);
+  EXPECT_EQ(counts["Enter"], 2);
+  EXPECT_EQ(counts["Merge"], 2);
+  EXPECT_EQ(counts["Switch"], 2);
+  EXPECT_EQ(counts["Exit"], 2);
+  EXPECT_EQ(counts["NextIteration"], 2);
+  EXPECT_EQ(counts["LoopCond"], 1);
+  // The back edges do not count as a cycle, and nothing dangles.
+  EXPECT_TRUE(graph.TopologicalOrder().ok());
+  EXPECT_TRUE(graph.CheckAllInputsConnected().ok());
+
+  for (const Node* n : graph.nodes()) {
+    if (n->op() != "Enter") continue;
+    std::string frame;
+    bool is_constant = true;
+    int64_t parallel = 0;
+    ASSERT_TRUE(n->GetAttr("frame_name", &frame).ok());
+    ASSERT_TRUE(n->GetAttr("is_constant", &is_constant).ok());
+    ASSERT_TRUE(n->GetAttr("parallel_iterations", &parallel).ok());
+    EXPECT_EQ(frame, "w") << n->name();
+    EXPECT_FALSE(is_constant) << n->name();
+    EXPECT_EQ(parallel, 7) << n->name();
+  }
+  // Each Merge reads its Enter and, on the back edge, its NextIteration.
+  const Node* merge = graph.FindNode("w/merge_1");
+  ASSERT_NE(merge, nullptr);
+  ASSERT_NE(merge->input_edge(0), nullptr);
+  ASSERT_NE(merge->input_edge(1), nullptr);
+  EXPECT_EQ(merge->input_edge(0)->src->op(), "Enter");
+  EXPECT_EQ(merge->input_edge(1)->src->op(), "NextIteration");
+  // Input-less nodes of cond and body run inside the frame.
+  EXPECT_TRUE(HasControlEdge(graph, "w/merge_0", "w/cond/five"));
+  EXPECT_TRUE(HasControlEdge(graph, "w/identity_0", "w/body/one"));
+  // The readers of the loop read its Exits; its control outputs wait for
+  // the NoOp that keeps its name.
+  const Node* out = graph.FindNode("out");
+  ASSERT_NE(out, nullptr);
+  ASSERT_NE(out->input_edge(0), nullptr);
+  EXPECT_EQ(out->input_edge(0)->src->name(), "w/exit_1");
+  const Node* w = graph.FindNode("w");
+  ASSERT_NE(w, nullptr);
+  EXPECT_EQ(w->op(), "NoOp");
+  EXPECT_TRUE(HasControlEdge(graph, "w", "after"));
+  EXPECT_TRUE(HasControlEdge(graph, "w/exit_0", "w"));
+}
+
+TEST(LowerFunctionalWhileTest, StatefulWhileTooAndControlInputsGateEnters) {
+  Graph graph;
+  GraphDef def = LoopGraph("While", R"pb(
+    node { name: "first" op: "NoOp" }
+  )pb");
+  for (NodeDef& n : *def.mutable_node()) {
+    if (n.name() == "w") n.add_input("^first");
+  }
+  ASSERT_TRUE(ImportGraphDef(def, {}, &graph).ok());
+  absl::StatusOr<PassResult> result = Lower(&graph);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(OpCounts(graph)["While"], 0);
+  EXPECT_TRUE(HasControlEdge(graph, "first", "w/enter_0"));
+  EXPECT_TRUE(HasControlEdge(graph, "first", "w/enter_1"));
+}
+
+TEST(LowerFunctionalWhileTest, GraphWithoutWhileIsUnchanged) {
+  GraphDef def = LoopGraph();
+  // Drop the loop and its readers: x and zero are left.
+  GraphDef plain;
+  for (const NodeDef& n : def.node()) {
+    if (n.name() == "x" || n.name() == "zero") *plain.add_node() = n;
+  }
+  NodeDef* y = plain.add_node();
+  y->set_name("y");
+  y->set_op("Identity");
+  y->add_input("x");
+  (*y->mutable_attr())["T"].set_type(DT_FLOAT);
+  Graph graph;
+  ASSERT_TRUE(ImportGraphDef(plain, {}, &graph).ok());
+  GraphDef before, after;
+  graph.ToGraphDef(&before);
+  absl::StatusOr<PassResult> result = Lower(&graph);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->changes, 0);
+  graph.ToGraphDef(&after);
+  std::string before_text, after_text;
+  google::protobuf::TextFormat::PrintToString(before, &before_text);
+  google::protobuf::TextFormat::PrintToString(after, &after_text);
+  EXPECT_EQ(before_text, after_text);
+}
+
+TEST(LowerFunctionalWhileTest, ResourceLoopVariableIsUnimplemented) {
+  GraphDef def = LoopGraph();
+  NodeDef* handle = def.add_node();
+  handle->set_name("handle");
+  handle->set_op("Placeholder");
+  (*handle->mutable_attr())["dtype"].set_type(DT_RESOURCE);
+  for (NodeDef& n : *def.mutable_node()) {
+    if (n.name() != "w") continue;
+    n.add_input("handle");
+    (*n.mutable_attr())["T"].mutable_list()->add_type(DT_RESOURCE);
+  }
+  Graph graph;
+  absl::Status imported = ImportGraphDef(def, {}, &graph);
+  ASSERT_TRUE(imported.ok()) << imported;
+  absl::StatusOr<PassResult> result = Lower(&graph);
+  ASSERT_FALSE(result.ok());
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kUnimplemented)
+      << result.status();
+  EXPECT_THAT(result.status().message(), HasSubstr("node 'w'"));
+  EXPECT_THAT(result.status().message(), HasSubstr("loop variable 2"));
+  EXPECT_THAT(result.status().message(), HasSubstr("resource"));
+}
+
+TEST(LowerFunctionalWhileTest, LoweredLoopComputesTheLoop) {
+  for (const char* op : {"While", "StatelessWhile"}) {
+    absl::StatusOr<std::unique_ptr<Session>> session =
+        Session::Create(LoopGraph(op));
+    ASSERT_TRUE(session.ok()) << session.status();
+    Tensor x(DT_FLOAT, TensorShape({2}));
+    x.data<float>()[0] = 1.5f;
+    x.data<float>()[1] = -2.0f;
+    std::vector<Tensor> out;
+    absl::Status s = (*session)->Run({{"x", x}}, {"out", "w:0"}, {}, &out);
+    ASSERT_TRUE(s.ok()) << s;
+    EXPECT_FLOAT_EQ(out[0].data<float>()[0], 1.5f * 32);
+    EXPECT_FLOAT_EQ(out[0].data<float>()[1], -2.0f * 32);
+    EXPECT_EQ(out[1].data<int32_t>()[0], 5) << op;
+  }
+}
+
+}  // namespace
+}  // namespace dflow
