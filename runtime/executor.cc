@@ -494,6 +494,7 @@ class Executor::Step : public std::enable_shared_from_this<Step> {
     params.device = item.device;
     params.variables = args_.variables;
     params.step_id = args_.step_id;
+    params.step_container = &step_container_;
     params.inputs = &inputs_[item.input_start];
     params.call_frame = args_.call_frame;
     params.rendezvous = args_.rendezvous;
@@ -711,6 +712,8 @@ class Executor::Step : public std::enable_shared_from_this<Step> {
   std::condition_variable done_cv_;
   absl::Status status_;  // mu_
   bool done_ = false;    // mu_
+  // Stacks and TensorArrays the step's kernels made; they die with it.
+  StepContainer step_container_;
 };
 
 absl::Status Executor::Run(const Args& args) const {

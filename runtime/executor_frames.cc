@@ -618,6 +618,7 @@ class Executor::FrameStep : public std::enable_shared_from_this<FrameStep> {
     params.device = item.device;
     params.variables = args_.variables;
     params.step_id = args_.step_id;
+    params.step_container = &step_container_;
     params.inputs = inputs;
     params.call_frame = args_.call_frame;
     params.rendezvous = args_.rendezvous;
@@ -731,6 +732,8 @@ class Executor::FrameStep : public std::enable_shared_from_this<FrameStep> {
   DoneCallback done_callback_;
   std::mutex mu_;  // frames, iterations, status_, aborted_
   std::unique_ptr<FrameInstance> root_;
+  // Stacks and TensorArrays the step's kernels made; they die with it.
+  StepContainer step_container_;
   std::vector<std::vector<int>> frame_nodes_;
   absl::Status status_;
   std::atomic<bool> aborted_{false};

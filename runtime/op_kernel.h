@@ -30,6 +30,7 @@
 #include "graph/graph.h"
 #include "graph/tensor.h"
 #include "runtime/device.h"
+#include "runtime/step_container.h"
 #include "runtime/variables.h"
 
 namespace dflow {
@@ -151,6 +152,9 @@ class OpKernelContext {
     Device* device = nullptr;
     VariableStore* variables = nullptr;
     int64_t step_id = 0;
+    // Resources that die with the step (stacks, TensorArrays); null where
+    // kernels run outside a step (constant folding).
+    StepContainer* step_container = nullptr;
     // num_inputs entries; for ref/resource inputs `var` is set.
     const TensorValue* inputs = nullptr;
     // Feeds and fetches of the step (read by _Arg, written by _Retval).
@@ -216,6 +220,7 @@ class OpKernelContext {
   ThreadPool* thread_pool() const { return params_.device->thread_pool(); }
   VariableStore* variables() const { return params_.variables; }
   int64_t step_id() const { return params_.step_id; }
+  StepContainer* step_container() const { return params_.step_container; }
   class CallFrame* call_frame() const {
     return params_.call_frame;
   }

@@ -361,6 +361,62 @@ void BuildGraphWithEveryOp(const Scope& root) {
   OpBuilder(cf, "RefNextIteration").Input(ref_enter.output(0)).Finalize();
   OpBuilder(cf, "ControlTrigger").Finalize();
 
+  // Loop accumulators (graph/ops/data_flow_ops.h): a gradient loop's stack,
+  // dynamic_rnn's TensorArrays and their gradient.
+  Scope acc = s.NewSubScope("accumulators");
+  Operation stack = OpBuilder(acc, "StackV2")
+                        .Input(ops::Const(acc, -1))
+                        .Attr("elem_type", DT_FLOAT)
+                        .Finalize();
+  OpBuilder(acc, "StackPushV2").Input(stack.output(0)).Input(h).Finalize();
+  OpBuilder(acc, "StackPopV2")
+      .Input(stack.output(0))
+      .Attr("elem_type", DT_FLOAT)
+      .Finalize();
+  OpBuilder(acc, "StackCloseV2").Input(stack.output(0)).Finalize();
+  Operation array = OpBuilder(acc, "TensorArrayV3")
+                        .Input(ops::Const(acc, 3))
+                        .Attr("dtype", DT_FLOAT)
+                        .Finalize();
+  Output ta_index = ops::Const(acc, 0);
+  Output ta_indices = ops::Const(acc, {0, 1, 2});
+  Output written = OpBuilder(acc, "TensorArrayWriteV3")
+                       .Input(array.output(0))
+                       .Input(ta_index)
+                       .Input(h)
+                       .Input(array.output(1))
+                       .Finalize()
+                       .output(0);
+  OpBuilder(acc, "TensorArrayReadV3")
+      .Input(array.output(0))
+      .Input(ta_index)
+      .Input(written)
+      .Attr("dtype", DT_FLOAT)
+      .Finalize();
+  Output scattered = OpBuilder(acc, "TensorArrayScatterV3")
+                         .Input(array.output(0))
+                         .Input(ta_indices)
+                         .Input(ops::Const(acc, {1.0f, 2.0f, 3.0f}))
+                         .Input(array.output(1))
+                         .Finalize()
+                         .output(0);
+  OpBuilder(acc, "TensorArrayGatherV3")
+      .Input(array.output(0))
+      .Input(ta_indices)
+      .Input(scattered)
+      .Attr("dtype", DT_FLOAT)
+      .Finalize();
+  OpBuilder(acc, "TensorArraySizeV3")
+      .Input(array.output(0))
+      .Input(array.output(1))
+      .Finalize();
+  OpBuilder(acc, "TensorArrayGradV3")
+      .Input(array.output(0))
+      .Input(array.output(1))
+      .Attr("source", "gradients")
+      .Finalize();
+  OpBuilder(acc, "TensorArrayCloseV3").Input(array.output(0)).Finalize();
+
   // Index ops.
   Scope ix = s.NewSubScope("index");
   Output ids = ops::Const(ix, {0, 2, 1});

@@ -88,7 +88,8 @@ TEST(KernelRegistryTest, EveryDeclaredOpHasAGpuDefinition) {
     // kernels come; If/StatelessIf never reach placement, the
     // lower_functional_if pass replaces them, and _ToBool is its helper)
     // and Unique.
-    // The loop primitives too: loops run on CPU devices only so far.
+    // The loop primitives too: loops run on CPU devices only so far; and
+    // the stacks and TensorArrays of loop gradients and dynamic_rnn.
     static const auto* const kNoGpuYet =
         new absl::flat_hash_set<std::string>{"Switch",
                                              "RefSwitch",
@@ -105,7 +106,19 @@ TEST(KernelRegistryTest, EveryDeclaredOpHasAGpuDefinition) {
                                              "NextIteration",
                                              "RefNextIteration",
                                              "LoopCond",
-                                             "ControlTrigger"};
+                                             "ControlTrigger",
+                                             "StackV2",
+                                             "StackPushV2",
+                                             "StackPopV2",
+                                             "StackCloseV2",
+                                             "TensorArrayV3",
+                                             "TensorArrayGradV3",
+                                             "TensorArrayWriteV3",
+                                             "TensorArrayReadV3",
+                                             "TensorArrayGatherV3",
+                                             "TensorArrayScatterV3",
+                                             "TensorArraySizeV3",
+                                             "TensorArrayCloseV3"};
     if (kNoGpuYet->count(op) > 0) continue;
     if (kCpuOnly->count(op) > 0) {
       for (const KernelDef& def : Registry()->DefinitionsForOp(op)) {

@@ -3,12 +3,16 @@
 // NextIteration/Exit) runs on the executor's frames and must give
 // TensorFlow's values for every case, including a loop whose body never
 // runs (n = 0), nested loops, a conditional inside a loop, a captured
-// constant and a loop variable that grows. Also the bad inputs: an Exit of
-// no loop, inputs from two frames, and a loop that never ends (the step's
-// deadline ends it). The same loops in the functional style (StatelessWhile,
-// cond and body in the library) run through compiler/lower_functional_while.h
-// and must give the same values; its errors (a missing, mismatched or
-// recursive function) name the node and the function.
+// constant, a loop variable that grows, a gradient through a loop (its
+// accumulators are StackV2 stacks: pushes forward, pops backward) and a
+// frozen LSTM dynamic_rnn and its input gradient (TensorArrayV3 read,
+// write, scatter, gather and gradient arrays). Also the bad inputs: an
+// Exit of no loop, inputs from two frames, and a loop that never ends (the
+// step's deadline ends it). The same loops in the functional style
+// (StatelessWhile, cond and body in the library) run through
+// compiler/lower_functional_while.h and must give the same values; its
+// errors (a missing, mismatched or recursive function) name the node and
+// the function.
 #include <algorithm>
 #include <cmath>
 #include <fstream>
@@ -106,7 +110,8 @@ TEST_P(TfLoopsTest, FrameStyleGivesTensorFlowsValues) {
 INSTANTIATE_TEST_SUITE_P(Models, TfLoopsTest,
                          ::testing::Values("counter", "sum_to_n", "nested",
                                            "cond_in_loop", "const_capture",
-                                           "shape_grows"));
+                                           "shape_grows", "loop_grad", "rnn",
+                                           "rnn_grad"));
 
 TEST(TfLoopsTest, LoopWithItsBodyOnAnotherDevice) {
   SessionOptions options;
