@@ -88,8 +88,9 @@ TEST(KernelRegistryTest, EveryDeclaredOpHasAGpuDefinition) {
     // kernels come; If/StatelessIf never reach placement, the
     // lower_functional_if pass replaces them, and _ToBool is its helper)
     // and Unique.
-    // The loop primitives too: loops run on CPU devices only so far; and
-    // the stacks and TensorArrays of loop gradients and dynamic_rnn.
+    // The loop primitives too: loops run on CPU devices only so far (While
+    // and StatelessWhile are lowered to them before placement); and the
+    // stacks and TensorArrays of loop gradients and dynamic_rnn.
     static const auto* const kNoGpuYet =
         new absl::flat_hash_set<std::string>{"Switch",
                                              "RefSwitch",
@@ -118,7 +119,9 @@ TEST(KernelRegistryTest, EveryDeclaredOpHasAGpuDefinition) {
                                              "TensorArrayGatherV3",
                                              "TensorArrayScatterV3",
                                              "TensorArraySizeV3",
-                                             "TensorArrayCloseV3"};
+                                             "TensorArrayCloseV3",
+                                             "While",
+                                             "StatelessWhile"};
     if (kNoGpuYet->count(op) > 0) continue;
     if (kCpuOnly->count(op) > 0) {
       for (const KernelDef& def : Registry()->DefinitionsForOp(op)) {
