@@ -258,4 +258,25 @@ absl::StatusOr<InstantiatedFunction> InstantiateFunction(
   return result;
 }
 
+absl::StatusOr<CallEdges> EdgesOfCall(const Node* call,
+                                      absl::string_view label) {
+  CallEdges edges;
+  for (int i = 0; i < call->num_inputs(); ++i) {
+    const Edge* e = call->input_edge(i);
+    if (e == nullptr) {
+      return absl::FailedPreconditionError(
+          absl::StrCat(label, ": input ", i, " is not connected"));
+    }
+    edges.inputs.emplace_back(e->src, e->src_output);
+  }
+  for (const Edge* e : call->in_edges()) {
+    if (e->IsControl()) edges.control_inputs.push_back(e->src);
+  }
+  for (const Edge* e : call->out_edges()) {
+    edges.outs.push_back(CallEdges::Out{
+        e->dst, e->IsControl() ? kControlSlot : e->dst_input, e->src_output});
+  }
+  return edges;
+}
+
 }  // namespace dflow

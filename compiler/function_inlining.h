@@ -42,6 +42,24 @@ absl::StatusOr<Node*> AddNodeWithUniqueName(
     Graph* graph, NodeDef def, const std::vector<OutputRef>& inputs,
     absl::string_view where);
 
+// A call node's edges, taken before the lowering removes it: its data
+// inputs in order, the nodes it waits for, and every out-edge (control
+// edges with dst_input kControlSlot) for rewiring onto what replaces it.
+struct CallEdges {
+  struct Out {
+    Node* dst;
+    int dst_input;
+    int src_output;
+  };
+  std::vector<OutputRef> inputs;
+  std::vector<Node*> control_inputs;
+  std::vector<Out> outs;
+};
+// Fails (FailedPrecondition) when a data input is not connected; `label`
+// names the call in the message.
+absl::StatusOr<CallEdges> EdgesOfCall(const Node* call,
+                                      absl::string_view label);
+
 struct InstantiatedFunction {
   std::vector<OutputRef> outputs;  // in the signature's output order
   std::vector<Node*> nodes;        // every node copied from the body

@@ -73,29 +73,11 @@ class WhileLowering {
     }
 
     // What the call reads and who reads it, before it goes.
-    std::vector<OutputRef> inputs;
-    for (int i = 0; i < call_->num_inputs(); ++i) {
-      const Edge* e = call_->input_edge(i);
-      if (e == nullptr) {
-        return absl::FailedPreconditionError(
-            absl::StrCat(label_, ": input ", i, " is not connected"));
-      }
-      inputs.emplace_back(e->src, e->src_output);
-    }
-    std::vector<Node*> control_inputs;
-    for (const Edge* e : call_->in_edges()) {
-      if (e->IsControl()) control_inputs.push_back(e->src);
-    }
-    struct Out {
-      Node* dst;
-      int dst_input;
-      int src_output;
-    };
-    std::vector<Out> outs;
-    for (const Edge* e : call_->out_edges()) {
-      outs.push_back(Out{e->dst, e->IsControl() ? kControlSlot : e->dst_input,
-                         e->src_output});
-    }
+    absl::StatusOr<CallEdges> edges = EdgesOfCall(call_, label_);
+    if (!edges.ok()) return edges.status();
+    const std::vector<OutputRef>& inputs = edges->inputs;
+    const std::vector<Node*>& control_inputs = edges->control_inputs;
+    const std::vector<CallEdges::Out>& outs = edges->outs;
     int64_t parallel_iterations = 10;
     if (call_->FindAttr("parallel_iterations") != nullptr) {
       if (absl::Status s =
@@ -200,7 +182,7 @@ class WhileLowering {
     absl::StatusOr<Node*> end = Add(std::move(done), {});
     if (!end.ok()) return end.status();
     for (Node* exit : exits) graph_->AddControlEdge(exit, *end);
-    for (const Out& o : outs) {
+    for (const CallEdges::Out& o : outs) {
       if (o.dst_input == kControlSlot) {
         graph_->AddControlEdge(*end, o.dst);
       } else if (absl::StatusOr<const Edge*> e = graph_->AddEdge(

@@ -18,6 +18,7 @@
 #include "graph/graph_def_file.h"
 #include "gtest/gtest.h"
 #include "runtime/session.h"
+#include "tests/runtime/tf_reference_cases.h"
 
 namespace dflow {
 namespace {
@@ -26,34 +27,12 @@ using ::testing::HasSubstr;
 
 constexpr char kDir[] = "tests/testdata/tf_cond/";
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-std::vector<float> Floats(absl::string_view text) {
-  std::vector<float> out;
-  for (absl::string_view v :
-       absl::StrSplit(text, ' ', absl::SkipWhitespace())) {
-    float f = 0;
-    EXPECT_TRUE(absl::SimpleAtof(v, &f)) << v;
-    out.push_back(f);
-  }
-  return out;
-}
+using testing_tf::Floats;
+using testing_tf::ReadFile;
+using testing_tf::Vector;
 
 GraphDef Load(const std::string& name) {
-  absl::StatusOr<GraphDef> def = ReadGraphDefFile(kDir + name);
-  EXPECT_TRUE(def.ok()) << def.status();
-  return def.ok() ? *def : GraphDef();
-}
-
-Tensor Vector(const std::vector<float>& v) {
-  Tensor t(DT_FLOAT, TensorShape({static_cast<int64_t>(v.size())}));
-  for (size_t i = 0; i < v.size(); ++i) t.data<float>()[i] = v[i];
-  return t;
+  return testing_tf::LoadGraph(kDir + name);
 }
 
 // Runs every case of `model` on its graph in `style` ("v1" or "v2").
@@ -125,11 +104,11 @@ TEST_P(TfCondTest, BothStylesAcrossTwoDevices) {
       std::vector<float> pq = Floats(parts[0]);
       std::vector<float> want = Floats(parts[2]);
       std::vector<Tensor> out;
-      absl::Status s = (*session)->Run(
-          {{"x", Vector(Floats(parts[1]))},
-           {"p", Tensor::Scalar<bool>(pq[0] != 0)},
-           {"q", Tensor::Scalar<bool>(pq[1] != 0)}},
-          {"out"}, {}, &out);
+      absl::Status s =
+          (*session)->Run({{"x", Vector(Floats(parts[1]))},
+                           {"p", Tensor::Scalar<bool>(pq[0] != 0)},
+                           {"q", Tensor::Scalar<bool>(pq[1] != 0)}},
+                          {"out"}, {}, &out);
       ASSERT_TRUE(s.ok()) << s << " " << style << " (" << line << ")";
       for (size_t i = 0; i < want.size(); ++i) {
         EXPECT_NEAR(out[0].data<float>()[i], want[i], 1e-5) << style << line;
@@ -177,9 +156,9 @@ TEST(LowerFunctionalIfTest, MissingFunctionIsAnErrorNamingNodeAndFunction) {
   absl::StatusOr<std::unique_ptr<Session>> session = Session::Create(def);
   ASSERT_TRUE(session.ok()) << session.status();
   std::vector<Tensor> out;
-  absl::Status s = (*session)->Run({{"x", Vector({1, 2, 3})},
-                                    {"p", Tensor::Scalar<bool>(true)}},
-                                   {"out"}, {}, &out);
+  absl::Status s = (*session)->Run(
+      {{"x", Vector({1, 2, 3})}, {"p", Tensor::Scalar<bool>(true)}}, {"out"},
+      {}, &out);
   EXPECT_EQ(s.code(), absl::StatusCode::kNotFound) << s;
   EXPECT_THAT(s.message(), HasSubstr("node 'cond'"));
   EXPECT_THAT(s.message(), HasSubstr("'" + missing + "'"));
@@ -189,7 +168,8 @@ TEST(LowerFunctionalIfTest, RecursiveFunctionIsAnError) {
   GraphDef def = Load("simple_v2.pb");
   std::string then_name;
   for (const NodeDef& n : def.node()) {
-    if (n.name() == "cond") then_name = n.attr().at("then_branch").func().name();
+    if (n.name() == "cond")
+      then_name = n.attr().at("then_branch").func().name();
   }
   for (FunctionDef& f : *def.mutable_library()->mutable_function()) {
     if (f.signature().name() != then_name) continue;
@@ -202,9 +182,9 @@ TEST(LowerFunctionalIfTest, RecursiveFunctionIsAnError) {
   absl::StatusOr<std::unique_ptr<Session>> session = Session::Create(def);
   ASSERT_TRUE(session.ok()) << session.status();
   std::vector<Tensor> out;
-  absl::Status s = (*session)->Run({{"x", Vector({1, 2, 3})},
-                                    {"p", Tensor::Scalar<bool>(true)}},
-                                   {"out"}, {}, &out);
+  absl::Status s = (*session)->Run(
+      {{"x", Vector({1, 2, 3})}, {"p", Tensor::Scalar<bool>(true)}}, {"out"},
+      {}, &out);
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
   EXPECT_THAT(s.message(), HasSubstr("calls itself"));
   EXPECT_THAT(s.message(), HasSubstr(then_name));

@@ -30,6 +30,7 @@
 #include "graph/graph_def_file.h"
 #include "gtest/gtest.h"
 #include "runtime/session.h"
+#include "tests/runtime/tf_reference_cases.h"
 
 namespace dflow {
 namespace {
@@ -38,34 +39,12 @@ using ::testing::HasSubstr;
 
 constexpr char kDir[] = "tests/testdata/tf_loops/";
 
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-std::vector<float> Floats(absl::string_view text) {
-  std::vector<float> out;
-  for (absl::string_view v :
-       absl::StrSplit(text, ' ', absl::SkipWhitespace())) {
-    float f = 0;
-    EXPECT_TRUE(absl::SimpleAtof(v, &f)) << v;
-    out.push_back(f);
-  }
-  return out;
-}
+using testing_tf::Floats;
+using testing_tf::ReadFile;
+using testing_tf::Vector;
 
 GraphDef Load(const std::string& name) {
-  absl::StatusOr<GraphDef> def = ReadGraphDefFile(kDir + name);
-  EXPECT_TRUE(def.ok()) << def.status();
-  return def.ok() ? *def : GraphDef();
-}
-
-Tensor Vector(const std::vector<float>& v) {
-  Tensor t(DT_FLOAT, TensorShape({static_cast<int64_t>(v.size())}));
-  for (size_t i = 0; i < v.size(); ++i) t.data<float>()[i] = v[i];
-  return t;
+  return testing_tf::LoadGraph(kDir + name);
 }
 
 // Runs every case of `model` ("n | x | out" lines) on its graph in `style`.
