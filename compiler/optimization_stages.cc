@@ -25,6 +25,7 @@
 #include "compiler/tensor_fusion.h"
 #include "google/protobuf/text_format.h"
 #include "graph/graph_dot.h"
+#include "graph/ops/control_flow_ops.h"
 
 namespace dflow {
 namespace {
@@ -109,22 +110,18 @@ absl::Status InPass(absl::string_view pass, absl::string_view device,
                    "as built; disabled_passes turns this one pass off)"));
 }
 
-// A graph with a loop (an Enter): the rewrites do not know frames yet (a
-// folded constant would leave its loop, a forwarded buffer would be reused
-// by the next iteration), so only the required passes run on it.
-bool HasLoops(const Graph& graph) {
-  for (const Node* n : graph.nodes()) {
-    if (n->op() == "Enter" || n->op() == "RefEnter") return true;
-  }
-  return false;
-}
-
 absl::Status RunStage(PassStage stage, const PassContext& ctx, Graph* graph,
                       std::vector<PassSummary>* summaries, PassDumper* dumper) {
+  // A graph with a loop (an Enter): the rewrites do not know frames yet (a
+  // folded constant would leave its loop, a forwarded buffer would be
+  // reused by the next iteration), so only the required passes run on it.
+  // Asked again after each pass until a loop shows (the lowering of
+  // functional loops adds them; no pass removes one).
+  bool loops = GraphHasLoops(*graph);
   for (const PassEntry& pass : kPasses) {
     if (pass.stage != stage) continue;
-    // Asked before each pass: the lowering of functional loops adds them.
-    const bool enabled = ctx.options->IsEnabled(pass.name) && !HasLoops(*graph);
+    if (!loops) loops = GraphHasLoops(*graph);
+    const bool enabled = ctx.options->IsEnabled(pass.name) && !loops;
     if (!enabled && !pass.required) continue;
     PassSummary summary;
     summary.pass = pass.name;

@@ -117,9 +117,7 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(
       edge.last_use = true;
     }
   }
-  for (const Node* n : *order) {
-    if (n->op() == "Enter" || n->op() == "RefEnter") exec->has_loops_ = true;
-  }
+  exec->has_loops_ = GraphHasLoops(graph);
   if (exec->has_loops_) {
     exec->has_deadness_ = true;
     if (absl::Status s = exec->BuildFrames(graph, *order, index_of); !s.ok()) {
@@ -299,34 +297,10 @@ class Executor::Step : public std::enable_shared_from_this<Step> {
   using ReadyList = absl::InlinedVector<int, 16>;
 
   absl::Status Wait() {
-    const bool polls = args_.cancellation != nullptr;
-    const bool timed = args_.deadline != absl::InfiniteFuture();
     absl::Status stop;  // why the caller stops waiting early, if it does
     {
       std::unique_lock<std::mutex> lock(mu_);
-      while (!done_) {
-        if (!polls && !timed) {
-          done_cv_.wait(lock, [this] { return done_; });
-          break;
-        }
-        absl::Time until = args_.deadline;
-        if (polls) {
-          until = std::min(until, absl::Now() + absl::Milliseconds(10));
-        }
-        done_cv_.wait_until(lock, absl::ToChronoTime(until),
-                            [this] { return done_; });
-        if (done_) break;
-        if (polls && args_.cancellation->cancelled()) {
-          stop = absl::CancelledError("the step was cancelled by the caller");
-          break;
-        }
-        if (absl::Now() >= args_.deadline) {
-          stop = absl::DeadlineExceededError(
-              absl::StrCat("the step did not finish within its timeout of ",
-                           absl::FormatDuration(args_.deadline - start_)));
-          break;
-        }
-      }
+      stop = WaitForStep(lock, done_cv_, done_, args_, start_);
       if (stop.ok()) {
         CollectStats();
         return status_;
@@ -715,6 +689,33 @@ class Executor::Step : public std::enable_shared_from_this<Step> {
   // Stacks and TensorArrays the step's kernels made; they die with it.
   StepContainer step_container_;
 };
+
+absl::Status Executor::WaitForStep(std::unique_lock<std::mutex>& lock,
+                                   std::condition_variable& cv,
+                                   const bool& done, const Args& args,
+                                   absl::Time start) {
+  const bool polls = args.cancellation != nullptr;
+  const bool timed = args.deadline != absl::InfiniteFuture();
+  while (!done) {
+    if (!polls && !timed) {
+      cv.wait(lock, [&done] { return done; });
+      break;
+    }
+    absl::Time until = args.deadline;
+    if (polls) until = std::min(until, absl::Now() + absl::Milliseconds(10));
+    cv.wait_until(lock, absl::ToChronoTime(until), [&done] { return done; });
+    if (done) break;
+    if (polls && args.cancellation->cancelled()) {
+      return absl::CancelledError("the step was cancelled by the caller");
+    }
+    if (absl::Now() >= args.deadline) {
+      return absl::DeadlineExceededError(
+          absl::StrCat("the step did not finish within its timeout of ",
+                       absl::FormatDuration(args.deadline - start)));
+    }
+  }
+  return absl::OkStatus();
+}
 
 absl::Status Executor::Run(const Args& args) const {
   if (has_loops_) return RunFrames(args);

@@ -41,9 +41,11 @@
 #define DFLOW_RUNTIME_EXECUTOR_H_
 
 #include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -156,6 +158,14 @@ class Executor : public std::enable_shared_from_this<Executor> {
   int num_nodes() const { return static_cast<int>(nodes_.size()); }
 
  private:
+  // What both step kinds' Run waits with: on `cv` (with `lock` held on its
+  // mutex) until `done`, the caller's cancellation or the step's deadline
+  // (counted from `start`). Returns OK when done, else why it stopped
+  // waiting (Cancelled, DeadlineExceeded); the step then aborts itself.
+  static absl::Status WaitForStep(std::unique_lock<std::mutex>& lock,
+                                  std::condition_variable& cv, const bool& done,
+                                  const Args& args, absl::Time start);
+
   // Run / RunAsync of a graph with loops (runtime/executor_frames.cc).
   absl::Status RunFrames(const Args& args) const;
   void RunFramesAsync(const Args& args, DoneCallback done, StartOn start) const;
@@ -226,8 +236,8 @@ class Executor : public std::enable_shared_from_this<Executor> {
     bool is_exit = false;
     bool is_next_iteration = false;
     bool is_control_trigger = false;  // never dead (TensorFlow's rule)
-    int merge_controls = 0;     // a Merge: its control inputs
-    int merge_data_inputs = 0;  // a Merge: its data inputs
+    int merge_controls = 0;           // a Merge: its control inputs
+    int merge_data_inputs = 0;        // a Merge: its data inputs
   };
   // Assigns every node its frame; fails on a graph whose frames disagree.
   absl::Status BuildFrames(const Graph& graph, const std::vector<Node*>& order,

@@ -37,17 +37,6 @@
 #include "runtime/variables.h"
 
 namespace dflow {
-namespace {
-
-bool IsEnterOp(const std::string& op) {
-  return op == "Enter" || op == "RefEnter";
-}
-bool IsExitOp(const std::string& op) { return op == "Exit" || op == "RefExit"; }
-bool IsNextIterationOp(const std::string& op) {
-  return op == "NextIteration" || op == "RefNextIteration";
-}
-
-}  // namespace
 
 absl::Status Executor::BuildFrames(const Graph& graph,
                                    const std::vector<Node*>& order,
@@ -193,35 +182,12 @@ class Executor::FrameStep : public std::enable_shared_from_this<FrameStep> {
   }
 
   absl::Status Run() {
+    const absl::Time start = absl::Now();
     Start(StartOn::kThisThread);
-    const bool timed = args_.deadline != absl::InfiniteFuture();
-    const bool polls = args_.cancellation != nullptr;
     absl::Status stop;
     {
       std::unique_lock<std::mutex> lock(done_mu_);
-      while (!done_) {
-        if (!timed && !polls) {
-          done_cv_.wait(lock, [this] { return done_; });
-          break;
-        }
-        absl::Time until = args_.deadline;
-        if (polls) {
-          until = std::min(until, absl::Now() + absl::Milliseconds(10));
-        }
-        done_cv_.wait_until(lock, absl::ToChronoTime(until),
-                            [this] { return done_; });
-        if (done_) break;
-        if (polls && args_.cancellation->cancelled()) {
-          stop = absl::CancelledError("the step was cancelled by the caller");
-          break;
-        }
-        if (timed && absl::Now() >= args_.deadline) {
-          stop = absl::DeadlineExceededError(
-              "the step did not finish within its timeout (a loop that "
-              "never ends?)");
-          break;
-        }
-      }
+      stop = WaitForStep(lock, done_cv_, done_, args_, start);
     }
     // Returning early leaves the kernels still running to finish alone.
     if (!stop.ok()) Abort(stop);

@@ -25,6 +25,7 @@
 #include "graph/attr_value_util.h"
 #include "graph/graph_def_import.h"
 #include "graph/node_def_util.h"
+#include "graph/ops/control_flow_ops.h"
 #include "runtime/call_frame.h"
 #include "runtime/collective_backend.h"
 #include "runtime/collective_context.h"
@@ -38,13 +39,6 @@
 namespace dflow {
 
 namespace {
-
-bool GraphHasLoops(const Graph& graph) {
-  for (const Node* n : graph.nodes()) {
-    if (n->op() == "Enter" || n->op() == "RefEnter") return true;
-  }
-  return false;
-}
 
 // A compiled run signature.
 struct Plan {

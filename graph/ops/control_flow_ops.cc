@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "graph/graph.h"
 #include "graph/op_registry.h"
 #include "graph/shape_inference.h"
 #include "graph/tensor_shape.h"
@@ -77,6 +78,13 @@ absl::Status WhileShape(InferenceContext* c) {
 }
 
 }  // namespace
+
+bool GraphHasLoops(const Graph& graph) {
+  for (const Node* n : graph.nodes()) {
+    if (IsEnterOp(n->op())) return true;
+  }
+  return false;
+}
 
 DFLOW_REGISTER_OP("Switch")
     .Input("data: T")

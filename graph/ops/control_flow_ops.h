@@ -13,6 +13,8 @@
 
 namespace dflow {
 
+class Graph;
+
 // Ops whose output may be dead while the node itself ran (one of a
 // Switch's two outputs is).
 inline bool IsSwitchOp(absl::string_view op) {
@@ -30,6 +32,16 @@ inline bool IsFunctionalIfOp(absl::string_view op) {
 inline bool IsFunctionalWhileOp(absl::string_view op) {
   return op == "While" || op == "StatelessWhile";
 }
+// The loop primitives (runtime/executor_frames.cc gives them meaning).
+inline bool IsEnterOp(absl::string_view op) {
+  return op == "Enter" || op == "RefEnter";
+}
+inline bool IsExitOp(absl::string_view op) {
+  return op == "Exit" || op == "RefExit";
+}
+inline bool IsNextIterationOp(absl::string_view op) {
+  return op == "NextIteration" || op == "RefNextIteration";
+}
 // TensorFlow's loop primitives and ControlTrigger: passes must not treat
 // them as values.
 inline bool IsLoopOrTriggerOp(absl::string_view op) {
@@ -43,6 +55,10 @@ inline bool IsControlFlowOp(absl::string_view op) {
   return IsSwitchOp(op) || IsMergeOp(op) || IsFunctionalIfOp(op) ||
          IsFunctionalWhileOp(op) || IsLoopOrTriggerOp(op);
 }
+
+// Whether `graph` has a loop (an Enter): such graphs run on the executor's
+// frames and skip the passes that do not know frames.
+bool GraphHasLoops(const Graph& graph);
 
 }  // namespace dflow
 

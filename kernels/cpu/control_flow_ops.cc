@@ -1,7 +1,8 @@
 // CPU kernels of the TF1 conditional primitives. They never copy: a Switch
 // forwards its data to one output (the executor makes the other dead), a
 // Merge forwards its first live input (the executor runs it once every
-// input arrived, live or dead, and only when one is live). Reference and
+// input arrived, or, in a graph with loops, on its first live input; only
+// ever with one live). Reference and
 // resource values pass as the variable itself: a RefSwitch of a variable
 // hands the variable on, so an Assign behind it writes the variable.
 #include <string>

@@ -48,14 +48,24 @@ using gpu_kernel_defs::GpuFloat;
 // A value that reached the variable from the host (Saver::Restore writes
 // host tensors; so does a CPU kernel assigning it) is copied once into
 // this GPU's memory, where the GPU kernels reading the variable need it.
+// `known_on_device` is the last buffer this kernel found in device memory:
+// a step whose variable still holds it asks CUDA nothing (the check runs
+// every step, so it must be cheap).
 absl::Status MoveHostValueToDevice(OpKernelContext* ctx, GpuDevice* gpu,
-                                   Var* var) {
+                                   Var* var,
+                                   std::atomic<const void*>* known_on_device) {
   std::lock_guard<std::mutex> lock(var->mu());
   Tensor* value = var->value();
   if (!var->initialized() || value->NumElements() == 0) return absl::OkStatus();
+  if (value->raw_data() == known_on_device->load(std::memory_order_relaxed)) {
+    return absl::OkStatus();
+  }
   cudaPointerAttributes attr;
   if (cudaPointerGetAttributes(&attr, value->raw_data()) == cudaSuccess) {
-    if (attr.type == cudaMemoryTypeDevice) return absl::OkStatus();
+    if (attr.type == cudaMemoryTypeDevice) {
+      known_on_device->store(value->raw_data(), std::memory_order_relaxed);
+      return absl::OkStatus();
+    }
   } else {
     cudaGetLastError();  // host memory CUDA never saw
   }
@@ -73,6 +83,7 @@ absl::Status MoveHostValueToDevice(OpKernelContext* ctx, GpuDevice* gpu,
   DFLOW_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream),
                              "cudaStreamSynchronize");
   *value = *std::move(moved);
+  known_on_device->store(value->raw_data(), std::memory_order_relaxed);
   return absl::OkStatus();
 }
 
@@ -93,7 +104,8 @@ class VariableGpuOpBase : public OpKernel {
     DFLOW_GPU_KERNEL_PREAMBLE(ctx, gpu);
     Var* var = GetVar(ctx);
     if (var == nullptr) return;
-    OP_REQUIRES_OK(ctx, MoveHostValueToDevice(ctx, gpu, var));
+    OP_REQUIRES_OK(ctx,
+                   MoveHostValueToDevice(ctx, gpu, var, &known_on_device_));
     ctx->set_output_var(0, var);
   }
 
@@ -120,6 +132,7 @@ class VariableGpuOpBase : public OpKernel {
   TensorShape shape_;
   std::atomic<Var*> cached_{nullptr};
   std::atomic<VariableStore*> store_{nullptr};
+  std::atomic<const void*> known_on_device_{nullptr};
 };
 
 absl::Status CheckValueFits(const Var& var, const Tensor& value,
