@@ -21,6 +21,11 @@ bool IsRefOrResource(DataType t) { return IsRefType(t) || t == DT_RESOURCE; }
 
 // Whether `node` may be merged with an equal one at all.
 bool Mergeable(const Node* node) {
+  // Two reads of one resource variable with the same control inputs are
+  // unordered against each other, so a write between them would be a race
+  // whose outcomes include "both saw the same value": one read is enough.
+  // (Towers that share a batch and their weights read each weight once.)
+  if (node->op() == "ReadVariableOp") return true;
   if (node->IsStateful()) return false;
   // Each placeholder is a distinct value fed by name, whatever its attrs.
   if (node->op() == "Placeholder" || node->op() == "PlaceholderWithDefault") {
@@ -57,18 +62,36 @@ void AppendAttr(const AttrValue& value, std::string* key) {
   absl::StrAppend(key, bytes.size(), ":", bytes);
 }
 
+// Where a node runs, for comparing two nodes. Before placement: the device
+// asked for and the one assigned (if any). On a placed partition every node
+// runs on the partition's device, so what was asked (towers asking for
+// /gpu:0 and /gpu:1, both placed on the CPU) no longer tells them apart.
+std::string DeviceKey(const Node* node, bool placed) {
+  if (placed) return node->assigned_device();
+  return absl::StrCat(node->requested_device().size(), ":",
+                      node->requested_device(), node->assigned_device());
+}
+
+// Attrs that only steer placement (colocation groups) do not make two
+// placed nodes different computations.
+bool ComparedAttr(const std::string& name, bool placed) {
+  return !placed || name != "_class";
+}
+
 // What makes two nodes the same computation, with inputs named by their
 // equivalence class (so a consumer of a merged node matches a consumer of
 // its keeper before any edge moves).
-std::string Key(const Node* node, const std::vector<int>& class_of) {
+std::string Key(const Node* node, const std::vector<int>& class_of,
+                bool placed) {
   std::string key;
-  absl::StrAppend(&key, node->op().size(), ":", node->op(),
-                  node->requested_device().size(), ":",
-                  node->requested_device(), node->assigned_device().size(), ":",
-                  node->assigned_device(), "|");
+  const std::string device = DeviceKey(node, placed);
+  absl::StrAppend(&key, node->op().size(), ":", node->op(), device.size(), ":",
+                  device, "|");
   std::vector<const std::string*> names;
   names.reserve(node->def().attr().size());
-  for (const auto& [name, value] : node->def().attr()) names.push_back(&name);
+  for (const auto& [name, value] : node->def().attr()) {
+    if (ComparedAttr(name, placed)) names.push_back(&name);
+  }
   std::sort(names.begin(), names.end(),
             [](const std::string* a, const std::string* b) { return *a < *b; });
   for (const std::string* name : names) {
@@ -111,10 +134,11 @@ std::string Key(const Node* node, const std::vector<int>& class_of) {
 // names only). Nodes that differ here differ in Key, so Key, which
 // serializes every attr, is only built for nodes that share this with
 // another (equal inputs and op: the candidates for merging).
-size_t CandidateHash(const Node* node, const std::vector<int>& class_of) {
+size_t CandidateHash(const Node* node, const std::vector<int>& class_of,
+                     bool placed) {
   size_t names = 0;  // order-independent: a map's order is unspecified
   for (const auto& [name, value] : node->def().attr()) {
-    names += absl::Hash<std::string>{}(name);
+    if (ComparedAttr(name, placed)) names += absl::Hash<std::string>{}(name);
   }
   std::vector<int> control;
   for (const Edge* e : node->in_edges()) {
@@ -129,8 +153,8 @@ size_t CandidateHash(const Node* node, const std::vector<int>& class_of) {
     inputs.emplace_back(e == nullptr ? -1 : class_of[e->src->id()],
                         e == nullptr ? 0 : e->src_output);
   }
-  return absl::HashOf(node->op(), node->requested_device(),
-                      node->assigned_device(), names, inputs, control);
+  return absl::HashOf(node->op(), DeviceKey(node, placed), names, inputs,
+                      control);
 }
 
 struct EquivalenceClass {
@@ -145,6 +169,7 @@ absl::StatusOr<PassResult> EliminateCommonSubexpressions(const PassContext& ctx,
                                                          Graph* graph) {
   absl::StatusOr<std::vector<Node*>> order = graph->TopologicalOrder();
   if (!order.ok()) return order.status();
+  const bool placed = !ctx.device.empty();
 
   // Phase 1: classes. A node's key names its inputs' classes, so the walk
   // in topological order finds whole equal subgraphs in one pass, without
@@ -166,16 +191,17 @@ absl::StatusOr<PassResult> EliminateCommonSubexpressions(const PassContext& ctx,
     Bucket* bucket = nullptr;
     std::string key;
     if (Mergeable(node)) {
-      bucket = &buckets[CandidateHash(node, class_of)];
+      bucket = &buckets[CandidateHash(node, class_of, placed)];
       if (bucket->unkeyed >= 0 || !bucket->by_key.empty()) {
         if (bucket->unkeyed >= 0) {
           // Key only reads the classes of the member's inputs, assigned
           // before it was visited: building it now gives what it gave then.
-          bucket->by_key.emplace(Key(classes[bucket->unkeyed].first, class_of),
-                                 bucket->unkeyed);
+          bucket->by_key.emplace(
+              Key(classes[bucket->unkeyed].first, class_of, placed),
+              bucket->unkeyed);
           bucket->unkeyed = -1;
         }
-        key = Key(node, class_of);
+        key = Key(node, class_of, placed);
         auto it = bucket->by_key.find(key);
         if (it != bucket->by_key.end()) joined = it->second;
       }

@@ -11,10 +11,19 @@
 // target keeps its name); the others' data and control consumers move to
 // it and they are removed.
 //
+// On a placed partition (PassContext::device set: the "cse_on_device"
+// pass) the requested devices and colocation groups no longer count: every
+// node there runs on the partition's device, so towers that asked for
+// /gpu:0../gpu:3 and were soft-placed on the CPU merge where they compute
+// the same values.
+//
 // Never merged: stateful nodes (variables, random ops, _Arg/_Retval,
 // collectives, transfers, updates), placeholders (each is fed by name),
-// nodes with a ref or resource input or output (two reads of one variable
-// may see different values), and two protected nodes.
+// nodes with a ref or resource input or output other than ReadVariableOp
+// (a ref read happens when its consumer runs), and two protected nodes.
+// Two ReadVariableOps of one variable with the same control inputs do
+// merge: nothing orders them against each other, so seeing one value is
+// one of the outcomes the graph allows.
 //
 // Linear in the graph: one walk in topological order hashes each node
 // with the classes of its inputs.
@@ -27,9 +36,10 @@
 
 namespace dflow {
 
-// The "cse" pass: changes = nodes removed, what = "3 nodes merged".
-absl::StatusOr<PassResult> EliminateCommonSubexpressions(
-    const PassContext& ctx, Graph* graph);
+// The "cse" and "cse_on_device" passes: changes = nodes removed,
+// what = "3 nodes merged".
+absl::StatusOr<PassResult> EliminateCommonSubexpressions(const PassContext& ctx,
+                                                         Graph* graph);
 
 }  // namespace dflow
 

@@ -90,7 +90,11 @@ constexpr PassEntry kPasses[] = {
     {"constant_folding", PassStage::kDeviceIndependent, FoldConstants},
     {"cse", PassStage::kDeviceIndependent, EliminateCommonSubexpressions},
     {"tensor_fusion", PassStage::kDeviceIndependent, RunTensorFusion},
-    // Device-specific.
+    // Device-specific. CSE again on the placed partition: nodes that asked
+    // for different devices (a tower per GPU) but run on one are merged
+    // when they compute the same thing (seed 001's towers share a batch).
+    {"cse_on_device", PassStage::kDeviceSpecific,
+     EliminateCommonSubexpressions},
     {"fuse_matmul_update", PassStage::kDeviceSpecific, RunFuseMatMulUpdate},
     {"fuse_matmul_bias", PassStage::kDeviceSpecific, FuseMatMulBias},
     {"fuse_elementwise", PassStage::kDeviceSpecific, FuseElementwise},

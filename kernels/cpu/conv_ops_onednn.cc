@@ -159,6 +159,11 @@ absl::StatusOr<const Plan*> GetPlan(ConvPass pass, const ConvGeometry& g,
   auto it = plans->find(key);
   if (it != plans->end()) return it->second.get();
   try {
+    // A primitive keeps the OpenMP thread count of the thread that built
+    // it: built with the default (every core), each call from a pool thread
+    // started a team of its own, one more thread per core than the pool
+    // was given (at --threads 1, a second core spinning in libgomp).
+    UseOneOpenMpThreadOnThisThread();
     std::unique_ptr<Plan> plan = MakePlan(pass, g, batch);
     const Plan* raw = plan.get();
     plans->emplace(key, std::move(plan));

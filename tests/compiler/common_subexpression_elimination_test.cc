@@ -15,8 +15,8 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
-#include "graph/ops/ops.h"
 #include "graph/attr_value_util.h"
+#include "graph/ops/ops.h"
 #include "gtest/gtest.h"
 #include "runtime/session.h"
 
@@ -25,10 +25,13 @@ namespace {
 
 using ::testing::UnorderedElementsAre;
 
-PassResult Cse(Graph* g, absl::flat_hash_set<std::string> protect = {}) {
+// `device` set: the pass as it runs on a placed partition (cse_on_device).
+PassResult Cse(Graph* g, absl::flat_hash_set<std::string> protect = {},
+               std::string device = "") {
   OptimizationOptions options;
   PassContext ctx;
   ctx.options = &options;
+  ctx.device = std::move(device);
   ctx.protected_nodes = std::move(protect);
   absl::StatusOr<PassResult> r = EliminateCommonSubexpressions(ctx, g);
   EXPECT_TRUE(r.ok()) << r.status();
@@ -178,8 +181,8 @@ TEST(CseTest, ControlInputsArePartOfTheComputation) {
   ops::Neg(root.WithOpName("after_a").WithControlDependencies({a}), x);
   ops::Neg(root.WithOpName("after_b").WithControlDependencies({b}), x);
   ops::Neg(root.WithOpName("after_ab").WithControlDependencies({a, b}), x);
-  Output ab2 = ops::Neg(
-      root.WithOpName("after_ba").WithControlDependencies({b, a}), x);
+  Output ab2 =
+      ops::Neg(root.WithOpName("after_ba").WithControlDependencies({b, a}), x);
   // A control consumer of the duplicate must end up after the keeper.
   ops::NoOp(root.WithOpName("train").WithControlDependencies(ab2));
   ops::Identity(root.WithOpName("fetch"), ab2);
@@ -230,10 +233,69 @@ TEST(CseTest, NeverMergesStatefulNodesVariableReadsOrPlaceholders) {
   const int before = g->num_nodes();
   EXPECT_EQ(Cse(g).changes, 0);
   EXPECT_EQ(g->num_nodes(), before);
-  for (const char* name : {"r1", "r2", "v1", "v2", "read1", "read2", "p1",
-                           "p2", "n1", "n2"}) {
+  for (const char* name :
+       {"r1", "r2", "v1", "v2", "read1", "read2", "p1", "p2", "n1", "n2"}) {
     EXPECT_NE(g->FindNode(name), nullptr) << name;
   }
+}
+
+TEST(CseTest, ReadsOfOneResourceVariableMergeUnlessOrderedApart) {
+  Scope root = Scope::NewRootScope();
+  Output v = ops::VarHandleOp(root.WithOpName("v"), DT_FLOAT, TensorShape({2}));
+  Output w = ops::VarHandleOp(root.WithOpName("w"), DT_FLOAT, TensorShape({2}));
+  Output r1 = ops::ReadVariableOp(root.WithOpName("r1"), v, DT_FLOAT);
+  Output r2 = ops::ReadVariableOp(root.WithOpName("r2"), v, DT_FLOAT);
+  // Another variable: another value.
+  ops::ReadVariableOp(root.WithOpName("r_w"), w, DT_FLOAT);
+  // A read ordered after a write is another moment.
+  Output one = ops::Const(root.WithOpName("one"), {1.f, 1.f});
+  Operation write = ops::AssignVariableOp(root.WithOpName("write"), v, one);
+  ops::ReadVariableOp(root.WithOpName("r_after").WithControlDependencies(write),
+                      v, DT_FLOAT);
+  ops::Neg(root.WithOpName("n1"), r1);
+  ops::Neg(root.WithOpName("n2"), r2);
+  ASSERT_TRUE(root.ok()) << root.status();
+  Graph* g = root.graph();
+  // r2 joins r1, then n2 joins n1; the handles, the write and the other
+  // reads stay.
+  EXPECT_EQ(Cse(g).changes, 2);
+  EXPECT_EQ(g->FindNode("r2"), nullptr);
+  EXPECT_EQ(g->FindNode("n2"), nullptr);
+  for (const char* name : {"v", "w", "r1", "r_w", "write", "r_after", "n1"}) {
+    EXPECT_NE(g->FindNode(name), nullptr) << name;
+  }
+}
+
+// Two towers that asked for /gpu:0 and /gpu:1 and were both placed on the
+// CPU: apart before placement, one computation on the placed partition.
+TEST(CseTest, OnAPlacedPartitionRequestedDevicesAndColocationNoLongerCount) {
+  constexpr char kCpu[] = "/job:localhost/replica:0/task:0/device:CPU:0";
+  auto build = [&](Scope& root) {
+    Output x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT);
+    Output c = ops::Const(root.WithOpName("c"), 2.0f);
+    ops::Mul(root.WithOpName("tower0").WithDevice("/gpu:0"), x, c);
+    ops::Mul(root.WithOpName("tower1").WithDevice("/gpu:1").ColocateWith(x), x,
+             c);
+    ASSERT_TRUE(root.ok()) << root.status();
+    for (Node* n : root.graph()->nodes()) n->set_assigned_device(kCpu);
+  };
+  Scope before = Scope::NewRootScope();
+  build(before);
+  EXPECT_EQ(Cse(before.graph()).changes, 0);
+
+  Scope placed = Scope::NewRootScope();
+  build(placed);
+  EXPECT_EQ(Cse(placed.graph(), {}, kCpu).changes, 1);
+  EXPECT_NE(placed.graph()->FindNode("tower0"), nullptr);
+  EXPECT_EQ(placed.graph()->FindNode("tower1"), nullptr);
+
+  // Assigned devices still count: two partitions' worth of nodes on
+  // different devices never merge.
+  Scope split = Scope::NewRootScope();
+  build(split);
+  split.graph()->FindNode("tower1")->set_assigned_device(
+      "/job:localhost/replica:0/task:0/device:CPU:1");
+  EXPECT_EQ(Cse(split.graph(), {}, kCpu).changes, 0);
 }
 
 TEST(CseTest, AProtectedDuplicateKeepsItsName) {
@@ -324,16 +386,16 @@ TEST(CseTest, SessionComputesTheSameWithAndWithoutThePass) {
   GraphDef def;
   ASSERT_TRUE(root.ToGraphDef(&def).ok()) << root.status();
 
-  Tensor feed = Tensor::FromVector<float>({1, -2, 3, 0.5f, 4, -1},
-                                          TensorShape({2, 3}));
+  Tensor feed =
+      Tensor::FromVector<float>({1, -2, 3, 0.5f, 4, -1}, TensorShape({2, 3}));
   const std::vector<std::string> fetches = {"diff", "sum", "p2"};
   std::vector<std::vector<Tensor>> results;
   for (bool optimize : {false, true}) {
     SessionOptions options;
     options.optimize_graph = optimize;
     const char* tmp = std::getenv("TEST_TMPDIR");
-    options.dump_passes_dir = absl::StrCat(tmp ? tmp : "/tmp", "/cse_dump_",
-                                           optimize);
+    options.dump_passes_dir =
+        absl::StrCat(tmp ? tmp : "/tmp", "/cse_dump_", optimize);
     absl::StatusOr<std::unique_ptr<Session>> session =
         Session::Create(def, options);
     ASSERT_TRUE(session.ok()) << session.status();
