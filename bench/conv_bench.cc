@@ -15,21 +15,15 @@
 //   bazel run //bench:conv_bench -- --benchmark_filter=Conv2D/cifar_conv2
 #include <algorithm>
 #include <cstdint>
-#include <map>
-#include <random>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "bench/kernel_bench_util.h"
 #include "benchmark/benchmark.h"
-#include "graph/device_spec.h"
 #include "graph/ops/ops.h"
 #include "graph/scope.h"
 #include "graph/tensor.h"
-#include "runtime/device.h"
-#include "runtime/kernel_registry.h"
-#include "runtime/op_kernel.h"
-#include "runtime/thread_pool.h"
 
 namespace dflow {
 namespace {
@@ -46,32 +40,6 @@ const Layer kLayers[] = {
 
 enum class Op { kForward, kBackpropInput, kBackpropFilter };
 
-Tensor RandomTensor(const TensorShape& shape, uint32_t seed) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<float> dist(-1, 1);
-  std::vector<float> v(shape.num_elements());
-  for (float& x : v) x = dist(gen);
-  return Tensor::FromVector<float>(v, shape);
-}
-
-Tensor ShapeTensor(const TensorShape& s) {
-  std::vector<int32_t> v;
-  for (int64_t d : s.dims()) v.push_back(static_cast<int32_t>(d));
-  return Tensor::FromVector<int32_t>(v);
-}
-
-// A CPU device computing on a pool of `threads` threads (kept for the
-// process's lifetime, like the shared pool).
-Device* DeviceWithThreads(int threads) {
-  static auto* devices = new std::map<int, Device*>();
-  Device*& d = (*devices)[threads];
-  if (d == nullptr) {
-    d = new Device(DeviceSpec::LocalDevice("CPU", 0), ProcessAllocator("CPU:0"),
-                   new ThreadPool(threads));
-  }
-  return d;
-}
-
 void BM_Conv(benchmark::State& state, const Layer& l, Op op) {
   const int threads = static_cast<int>(state.range(0));
   const TensorShape input({l.batch, l.rows, l.cols, l.in_depth});
@@ -86,53 +54,34 @@ void BM_Conv(benchmark::State& state, const Layer& l, Op op) {
     case Op::kForward:
       node = ops::Conv2D(root, ops::Placeholder(root, DT_FLOAT),
                          ops::Placeholder(root, DT_FLOAT), strides, "SAME");
-      inputs[0].tensor = RandomTensor(input, 1);
-      inputs[1].tensor = RandomTensor(filter, 2);
+      inputs[0].tensor = bench::RandomTensor(input, 1);
+      inputs[1].tensor = bench::RandomTensor(filter, 2);
       break;
     case Op::kBackpropInput:
       node = ops::Conv2DBackpropInput(root, ops::Placeholder(root, DT_INT32),
                                       ops::Placeholder(root, DT_FLOAT),
                                       ops::Placeholder(root, DT_FLOAT), strides,
                                       "SAME");
-      inputs[0].tensor = ShapeTensor(input);
-      inputs[1].tensor = RandomTensor(filter, 2);
-      inputs[2].tensor = RandomTensor(output, 3);
+      inputs[0].tensor = bench::ShapeTensor(input);
+      inputs[1].tensor = bench::RandomTensor(filter, 2);
+      inputs[2].tensor = bench::RandomTensor(output, 3);
       break;
     case Op::kBackpropFilter:
       node = ops::Conv2DBackpropFilter(root, ops::Placeholder(root, DT_FLOAT),
                                        ops::Placeholder(root, DT_INT32),
                                        ops::Placeholder(root, DT_FLOAT),
                                        strides, "SAME");
-      inputs[0].tensor = RandomTensor(input, 1);
-      inputs[1].tensor = ShapeTensor(filter);
-      inputs[2].tensor = RandomTensor(output, 3);
+      inputs[0].tensor = bench::RandomTensor(input, 1);
+      inputs[1].tensor = bench::ShapeTensor(filter);
+      inputs[2].tensor = bench::RandomTensor(output, 3);
       break;
   }
-  Device* device = DeviceWithThreads(threads);
   if (!root.ok()) {
     state.SkipWithError(std::string(root.status().message()).c_str());
     return;
   }
-  auto kernel = KernelRegistry::Global()->CreateKernel(*node.node(), device);
-  if (!kernel.ok()) {
-    state.SkipWithError(std::string(kernel.status().message()).c_str());
-    return;
-  }
-  VariableStore store;
-  OpKernelContext::Params params;
-  params.kernel = kernel->get();
-  params.device = device;
-  params.variables = &store;
-  params.inputs = inputs.data();
-  for (auto _ : state) {
-    OpKernelContext ctx(params);
-    (*kernel)->Compute(&ctx);
-    if (!ctx.status().ok()) {
-      state.SkipWithError(std::string(ctx.status().message()).c_str());
-      return;
-    }
-    benchmark::DoNotOptimize((*ctx.outputs())[0].tensor.raw_data());
-  }
+  bench::TimeKernel(state, *node.node(), bench::DeviceWithThreads(threads),
+                    inputs);
   const double flops =
       2.0 * output.num_elements() * l.filter_rows * l.filter_cols * l.in_depth;
   state.counters["GFLOP/s"] = benchmark::Counter(
