@@ -12,6 +12,7 @@
 #include "graph/ops/ops.h"
 #include "graph/training/regularizers.h"
 #include "runtime/queue_runner.h"
+#include "runtime/run_metadata_proto.h"
 #include "tools/timeline.h"
 
 namespace dflow {
@@ -132,6 +133,7 @@ absl::Status TrainLoop(Session* session, Saver* saver, const MnistSplit& train,
                               ? -1
                               : std::min(options.steps, options.timeline_step);
   std::vector<Tensor> out;
+  bool run_recorded = false;
   absl::Time interval_start = absl::Now();
   for (int step = 1; step <= options.steps; ++step) {
     FeedList feeds;
@@ -150,6 +152,12 @@ absl::Status TrainLoop(Session* session, Saver* saver, const MnistSplit& train,
       run_options.collect_step_stats = true;
       run_options.trace = true;
     }
+    // The first summary step's stats go to the event file too (the
+    // seed's add_run_metadata): TensorBoard's graph page shows each node's
+    // compute time and device.
+    const bool record_run = summarize && !run_recorded;
+    if (record_run) run_options.collect_step_stats = true;
+    const int64_t step_start = absl::ToUnixMicros(absl::Now());
     absl::Status s = session->Run(run_options, feeds, fetches,
                                   {options.train_op}, &out, &metadata);
     if (!s.ok()) return stop_input(s);
@@ -158,6 +166,13 @@ absl::Status TrainLoop(Session* session, Saver* saver, const MnistSplit& train,
       if (!s.ok()) return stop_input(s);
       std::printf("wrote timeline %s (step %d)\n", options.timeline.c_str(),
                   step);
+    }
+    if (record_run) {
+      s = events->AddRunMetadata(absl::StrCat("step", step),
+                                 RunMetadataToProto(metadata, step_start),
+                                 step);
+      if (!s.ok()) return stop_input(s);
+      run_recorded = true;
     }
     if (summarize) {
       s = events->AddSummary(out[1].flat<std::string>()[0], step);

@@ -94,7 +94,8 @@ struct TrainLoopOptions {
   std::vector<QueueRunnerDef> queue_runners;
   // Summaries (examples/mnist_summaries.h): `summary` is fetched every
   // summary_every steps (and at the last) and written to an event file in
-  // summary_dir, after `graph` (TensorBoard's graph page).
+  // summary_dir, after `graph` (TensorBoard's graph page), with the first
+  // summary step's RunMetadata (compute time per node on the graph page).
   std::string summary_dir;
   std::string summary;
   int summary_every = 100;

@@ -50,4 +50,7 @@ for step in 100 200 300; do
     || { echo "FAIL: no gradient histogram at step $step"; exit 1; }
 done
 grep -q '^graph [0-9][0-9]*$' events.txt || { echo "FAIL: no graph"; exit 1; }
+# The first summary step's RunMetadata: nodes with their compute times.
+grep -Eq '^run_metadata step100 [1-9][0-9]* [1-9][0-9]* [1-9][0-9]*$' events.txt \
+  || { cat events.txt; echo "FAIL: no run metadata for step 100"; exit 1; }
 echo "PASS: accuracy $accuracy; $(grep -c . events.txt) facts TensorBoard read"

@@ -94,6 +94,17 @@ absl::Status EventFileWriter::AddGraph(const GraphDef& graph, int64_t step) {
   return WriteEvent(std::move(event));
 }
 
+absl::Status EventFileWriter::AddRunMetadata(const std::string& tag,
+                                             const RunMetadataProto& metadata,
+                                             int64_t step) {
+  Event event;
+  event.set_step(step);
+  TaggedRunMetadata* tagged = event.mutable_tagged_run_metadata();
+  tagged->set_tag(tag);
+  tagged->set_run_metadata(metadata.SerializeAsString());
+  return WriteEvent(std::move(event));
+}
+
 absl::Status EventFileWriter::Flush() { return writer_->Flush(); }
 
 absl::Status EventFileWriter::Close() { return writer_->Close(); }

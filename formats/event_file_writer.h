@@ -14,6 +14,9 @@
 //   }
 //   (*writer)->Close();
 //
+// One step's RunMetadata (a session's step stats, runtime/run_metadata_proto.h)
+// goes in with AddRunMetadata, as TensorFlow's add_run_metadata.
+//
 // Events are buffered; Flush() makes them readable (TensorBoard polls the
 // file). Writes are not thread-safe: one writer per thread, or a lock.
 #ifndef DFLOW_FORMATS_EVENT_FILE_WRITER_H_
@@ -29,6 +32,7 @@
 #include "formats/tfrecord.h"
 #include "proto/event.pb.h"
 #include "proto/graph.pb.h"
+#include "proto/step_stats.pb.h"
 
 namespace dflow {
 
@@ -44,6 +48,11 @@ class EventFileWriter {
   absl::Status AddSummary(absl::string_view serialized_summary, int64_t step);
   // The graph TensorBoard draws (FileWriter(logdir, sess.graph)).
   absl::Status AddGraph(const GraphDef& graph, int64_t step = 0);
+  // One step's RunMetadata under `tag` (add_run_metadata: TensorBoard's
+  // graph page shows it as a run, nodes colored by compute time; see
+  // runtime/run_metadata_proto.h for a session's).
+  absl::Status AddRunMetadata(const std::string& tag,
+                              const RunMetadataProto& metadata, int64_t step);
   // Any event; wall_time is set when it is 0.
   absl::Status WriteEvent(Event event);
 

@@ -21,6 +21,7 @@
 #include "graph/scope.h"
 #include "gtest/gtest.h"
 #include "proto/summary.pb.h"
+#include "runtime/run_metadata_proto.h"
 #include "runtime/session.h"
 
 namespace dflow {
@@ -117,6 +118,22 @@ TEST(EventFileWriterTest, TensorBoardReadsScalarsHistogramsAndTheGraph) {
     ASSERT_TRUE(
         (*writer)->AddSummary(out[0].flat<std::string>()[0], step).ok());
   }
+  // One traced step's stats, as add_run_metadata writes them.
+  RunOptions traced;
+  traced.collect_step_stats = true;
+  RunMetadata metadata;
+  std::vector<Tensor> out;
+  ASSERT_TRUE((*session)
+                  ->Run(traced,
+                        {{"x", Tensor::FromVector<float>({1, 1, 1, 1})}},
+                        {"summaries"}, {}, &out, &metadata)
+                  .ok());
+  ASSERT_FALSE(metadata.step_stats.empty());
+  ASSERT_TRUE(
+      (*writer)
+          ->AddRunMetadata("step3",
+                           RunMetadataToProto(metadata, 1700000000000000), 3)
+          .ok());
   ASSERT_TRUE((*writer)->Close().ok());
 
   const std::string command =
@@ -139,6 +156,9 @@ TEST(EventFileWriterTest, TensorBoardReadsScalarsHistogramsAndTheGraph) {
   EXPECT_THAT(output, HasSubstr("histogram weights 2 4 1 4 10\n"));
   EXPECT_THAT(output,
               HasSubstr(absl::StrCat("graph ", graph.node_size(), "\n")));
+  // One device, every node the step ran.
+  EXPECT_THAT(output, HasSubstr(absl::StrCat("run_metadata step3 1 ",
+                                             metadata.step_stats.size(), " ")));
 }
 
 }  // namespace

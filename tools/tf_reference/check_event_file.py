@@ -6,6 +6,7 @@ TensorBoard sees, one fact per line, for tests/formats/event_file_writer_test:
     scalar <tag> <step> <value>
     histogram <tag> <step> <count> <min> <max> <sum>
     graph <number of nodes>
+    run_metadata <tag> <devices> <node stats> <nodes with a positive time>
 
     python3 tools/tf_reference/check_event_file.py LOGDIR
 
@@ -40,6 +41,12 @@ def main():
         graph = graph_pb2.GraphDef()
         graph.ParseFromString(acc.Graph().SerializeToString())
         print("graph %d" % len(graph.node))
+    for tag in sorted(tags["run_metadata"]):
+        metadata = acc.RunMetadata(tag)
+        stats = [n for d in metadata.step_stats.dev_stats for n in d.node_stats]
+        timed = [n for n in stats if n.all_end_rel_micros > 0]
+        print("run_metadata %s %d %d %d" % (
+            tag, len(metadata.step_stats.dev_stats), len(stats), len(timed)))
 
 
 if __name__ == "__main__":
