@@ -46,9 +46,10 @@ python3 tools/tf_reference/make_corpus.py --out "$out/corpus" \
   --only mlp_towers cifar10_towers --styles res --batch_scale 4 \
   >"$out/corpus.log" 2>&1 || { tail -n 30 "$out/corpus.log"; exit 1; }
 
-# median of the values of key $2 in the lines of file $1
+# median of the values of key $2 in the lines of file $1 (the whole key:
+# step_ms must not match load_first_step_ms)
 median() {
-  { grep -o "$2=[0-9.e+-]*" "$1" || true; } | cut -d= -f2 | sort -g |
+  { grep -oE "(^| )$2=[0-9.e+-]*" "$1" || true; } | cut -d= -f2 | sort -g |
     awk '{v[NR]=$1} END {if (NR) print v[int((NR+1)/2)]}'
 }
 

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Screenshots of TensorBoard (from PyPI) over a log directory dflow wrote:
 # starts TensorBoard on 127.0.0.1, has headless Chromium load the scalars
-# page, the histograms page and the graph page (with the recorded step's
-# compute time), writes one PNG each, and stops TensorBoard.
+# page, the histograms page and the graph page (its Tag menu lists the
+# step whose RunMetadata was recorded), writes one PNG each, and stops
+# TensorBoard.
 #
 #   tools/tensorboard_screenshots.sh LOGDIR [OUTDIR]    # OUTDIR: docs/
 #
