@@ -12,15 +12,17 @@
 // window element instead of a scatter.
 //
 // Each pixel's channel vector is independent: pixels are split over the
-// thread pool and computed in blocks of rows of a [pixels, depth] Eigen
-// array, so every step (squares, window sums as shifted adds, the power)
-// is vectorized. Windows wider than kDirectWindow channels are summed as
-// running sums in double instead (no cancellation trouble at float
-// precision). Half types compute in float. On the CIFAR-10 model's LRN
-// input size, [128, 24, 24, 64] with depth_radius 4 and beta 0.75, a scalar
-// loop per element took 109 ms (LRNGrad 147 ms) and these blocks 36 ms
-// (52 ms), wall time on the shared 2-core development machine.
+// thread pool, and each pixel's row of channels goes through plain loops
+// (squares, window sums as shifted adds, the power) that the compiler
+// vectorizes, built for AVX2 and for plain x86-64
+// (kernel_util_cpu_clones.h). Windows wider than kDirectWindow channels
+// are summed as running sums in double instead (no cancellation trouble at
+// float precision). Half types compute in float. Seed 003's LRN input
+// for one tower of bench/compare_tf.sh, [32, 12, 12, 64] with depth_radius
+// 4 and beta 0.75 (bench/cnn_ops_bench, 1 thread, AMD Zen 4): Eigen blocks
+// built for SSE2 took 714 us (LRNGrad 1278 us), these loops 387 us (639).
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
@@ -31,6 +33,7 @@
 #include "absl/strings/str_cat.h"
 #include "graph/tensor.h"
 #include "graph/types.h"
+#include "kernels/cpu/kernel_util_cpu_clones.h"
 #include "runtime/kernel_registry.h"
 #include "runtime/op_kernel.h"
 #include "runtime/thread_pool.h"
@@ -53,18 +56,13 @@ struct EigenElement<bfloat16> {
 
 // Windows of at most this many channels are summed as shifted adds.
 constexpr int64_t kDirectWindow = 32;
-// Pixels per block: a few [block, depth] float arrays stay in L2.
+// Pixels per block of a half-type tensor converted to float at a time.
 constexpr int64_t kBlockPixels = 64;
 
 struct LrnParams {
   int64_t radius = 5;
   float bias = 1, alpha = 1, beta = 0.5f;
 };
-
-using Block =
-    Eigen::Array<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-using BlockMap = Eigen::Map<Block>;
-using ConstBlockMap = Eigen::Map<const Block>;
 
 // `n` elements of `src` as floats: `src` itself, or converted into
 // `buffer`.
@@ -80,51 +78,105 @@ const float* AsFloat(const E* src, int64_t n, float* buffer) {
   }
 }
 
-// out(p, d) = sum(v(p, k) for |k - d| <= radius), row by row.
-void WindowSums(const ConstBlockMap& v, int64_t radius, BlockMap out) {
-  const int64_t depth = v.cols();
+// out[d] = sum(v[k] for |k - d| <= radius) over one pixel's channels.
+// For a direct window, `padded` (depth + 2 * radius floats) holds v with
+// `radius` zeros on each side, so each shifted add runs over all `depth`
+// channels with no ragged ends (which stayed scalar).
+DFLOW_ALWAYS_INLINE void WindowSums(const float* padded, int64_t depth,
+                                    int64_t radius, float* out) {
   if (2 * radius + 1 <= kDirectWindow) {
-    out.setZero();
-    const int64_t reach = std::min(radius, depth - 1);
-    for (int64_t o = -reach; o <= reach; ++o) {
-      const int64_t lo = std::max<int64_t>(0, -o);
-      const int64_t n = depth - (o < 0 ? -o : o);
-      out.middleCols(lo, n) += v.middleCols(lo + o, n);
+    for (int64_t d = 0; d < depth; ++d) out[d] = padded[d];
+    for (int64_t k = 1; k <= 2 * radius; ++k) {
+      const float* shifted = padded + k;
+      for (int64_t d = 0; d < depth; ++d) out[d] += shifted[d];
     }
     return;
   }
-  for (int64_t p = 0; p < v.rows(); ++p) {
-    const float* x = v.data() + p * depth;
-    double s = 0;
-    for (int64_t k = 0; k < std::min(depth, radius); ++k) s += x[k];
-    for (int64_t d = 0; d < depth; ++d) {
-      if (d + radius < depth) s += x[d + radius];
-      if (d - radius - 1 >= 0) s -= x[d - radius - 1];
-      out(p, d) = static_cast<float>(s);
-    }
+  const float* v = padded;  // wide windows: not padded
+  double s = 0;
+  for (int64_t k = 0; k < std::min(depth, radius); ++k) s += v[k];
+  for (int64_t d = 0; d < depth; ++d) {
+    if (d + radius < depth) s += v[d + radius];
+    if (d - radius - 1 >= 0) s -= v[d - radius - 1];
+    out[d] = static_cast<float>(s);
   }
 }
 
-// norm = bias + alpha * window sums of x^2; `squares` is scratch.
-void Norms(const ConstBlockMap& x, const LrnParams& p, BlockMap squares,
-           BlockMap norm) {
-  squares = x.square();
-  WindowSums(ConstBlockMap(squares.data(), x.rows(), x.cols()), p.radius, norm);
-  norm = p.bias + p.alpha * norm;
+// Where a row's values go for WindowSums: past the `radius` leading zeros
+// of a direct window's padding.
+DFLOW_ALWAYS_INLINE float* PaddedRow(float* padded, int64_t radius) {
+  return 2 * radius + 1 <= kDirectWindow ? padded + radius : padded;
+}
+
+// Scratch for one padded row: depth + 2 * radius floats for a direct
+// window, the padding zeroed (nothing writes it later).
+std::vector<float> PaddedScratch(int64_t depth, int64_t radius) {
+  return std::vector<float>(
+      depth + (2 * radius + 1 <= kDirectWindow ? 2 * radius : 0), 0.0f);
+}
+
+// norm[d] = bias + alpha * window sums of x^2; `padded` is scratch from
+// PaddedScratch.
+DFLOW_ALWAYS_INLINE void Norms(const float* x, int64_t depth,
+                               const LrnParams& p, float* padded, float* norm) {
+  float* squares = PaddedRow(padded, p.radius);
+  for (int64_t d = 0; d < depth; ++d) squares[d] = x[d] * x[d];
+  WindowSums(padded, depth, p.radius, norm);
+  for (int64_t d = 0; d < depth; ++d) norm[d] = p.bias + p.alpha * norm[d];
 }
 
 // out = norm^-beta, with the exponents LRN is used with done without a
 // general power.
-void PowNegBeta(const BlockMap& norm, float beta, BlockMap out) {
+DFLOW_ALWAYS_INLINE void PowNegBeta(const float* norm, int64_t depth,
+                                    float beta, float* out) {
   if (beta == 0.5f) {
-    out = norm.rsqrt();
+    for (int64_t d = 0; d < depth; ++d) out[d] = 1.0f / std::sqrt(norm[d]);
   } else if (beta == 0.75f) {
-    out = norm.rsqrt();
-    out *= out.sqrt();
+    for (int64_t d = 0; d < depth; ++d) {
+      const float r = 1.0f / std::sqrt(norm[d]);
+      out[d] = r * std::sqrt(r);
+    }
   } else if (beta == 1.0f) {
-    out = norm.inverse();
+    for (int64_t d = 0; d < depth; ++d) out[d] = 1.0f / norm[d];
   } else {
-    out = (norm.log() * -beta).exp();
+    for (int64_t d = 0; d < depth; ++d) {
+      out[d] = std::exp(-beta * std::log(norm[d]));
+    }
+  }
+}
+
+// LRN of `rows` pixels of `depth` channels; `padded` is from
+// PaddedScratch, `norm` holds depth floats.
+DFLOW_CPU_CLONES void LrnRows(const float* x, int64_t rows, int64_t depth,
+                              const LrnParams& p, float* padded, float* norm,
+                              float* y) {
+  for (int64_t r = 0; r < rows; ++r, x += depth, y += depth) {
+    Norms(x, depth, p, padded, norm);
+    PowNegBeta(norm, depth, p.beta, norm);
+    for (int64_t d = 0; d < depth; ++d) y[d] = x[d] * norm[d];
+  }
+}
+
+// LRNGrad of `rows` pixels (gradients g, the forward op's input x and
+// output y); `padded` is from PaddedScratch, `scratch` holds 3 * depth.
+DFLOW_CPU_CLONES void LrnGradRows(const float* g, const float* x,
+                                  const float* y, int64_t rows, int64_t depth,
+                                  const LrnParams& p, float* padded,
+                                  float* scratch, float* dx) {
+  const float factor = -2.0f * p.alpha * p.beta;
+  float* work = scratch;
+  float* norm = scratch + depth;
+  float* sums = scratch + 2 * depth;
+  float* ratio = PaddedRow(padded, p.radius);
+  for (int64_t r = 0; r < rows;
+       ++r, g += depth, x += depth, y += depth, dx += depth) {
+    Norms(x, depth, p, padded, norm);
+    for (int64_t d = 0; d < depth; ++d) ratio[d] = g[d] * y[d] / norm[d];
+    WindowSums(padded, depth, p.radius, sums);
+    PowNegBeta(norm, depth, p.beta, work);
+    for (int64_t d = 0; d < depth; ++d) {
+      dx[d] = g[d] * work[d] + factor * x[d] * sums[d];
+    }
   }
 }
 
@@ -178,24 +230,21 @@ class LrnOp : public LrnOpBase {
         pixels, depth * (std::min(window, kDirectWindow) + 10),
         [&](int64_t begin, int64_t end) {
           const int64_t size = std::min(kBlockPixels, end - begin) * depth;
-          std::vector<float> buffer(4 * size);
-          float* xbuf = buffer.data();
+          const bool convert = !std::is_same_v<E, float>;
+          std::vector<float> padded = PaddedScratch(depth, p.radius);
+          std::vector<float> buffer(depth + (convert ? 2 * size : 0));
+          float* norm = buffer.data();
           for (int64_t p0 = begin; p0 < end; p0 += kBlockPixels) {
             const int64_t rows = std::min(kBlockPixels, end - p0);
-            const ConstBlockMap x(AsFloat(in + p0 * depth, rows * depth, xbuf),
-                                  rows, depth);
-            BlockMap squares(xbuf + size, rows, depth);
-            BlockMap norm(xbuf + 2 * size, rows, depth);
-            BlockMap scale(xbuf + 3 * size, rows, depth);
-            Norms(x, p, squares, norm);
-            PowNegBeta(norm, p.beta, scale);
-            E* y = out + p0 * depth;
+            const int64_t n = rows * depth;
+            const float* x = AsFloat(in + p0 * depth, n, norm + depth);
             if constexpr (std::is_same_v<E, float>) {
-              BlockMap(y, rows, depth) = x * scale;
+              LrnRows(x, rows, depth, p, padded.data(), norm, out + p0 * depth);
             } else {
-              scale *= x;
-              for (int64_t i = 0; i < rows * depth; ++i) {
-                y[i] = static_cast<E>(scale.data()[i]);
+              float* y = norm + depth + size;
+              LrnRows(x, rows, depth, p, padded.data(), norm, y);
+              for (int64_t i = 0; i < n; ++i) {
+                out[p0 * depth + i] = static_cast<E>(y[i]);
               }
             }
           }
@@ -231,37 +280,31 @@ class LrnGradOp : public LrnOpBase {
     const E* out = reinterpret_cast<const E*>(output_image.data<T>());
     E* dx = reinterpret_cast<E*>(output->data<T>());
     const LrnParams p = params_;
-    const float factor = -2.0f * p.alpha * p.beta;
     const int64_t window = std::min<int64_t>(2 * p.radius + 1, depth);
     ctx->thread_pool()->ParallelFor(
         pixels, depth * (2 * std::min(window, kDirectWindow) + 20),
         [&](int64_t begin, int64_t end) {
           const int64_t size = std::min(kBlockPixels, end - begin) * depth;
-          std::vector<float> buffer(7 * size);
-          float* b = buffer.data();
+          const bool convert = !std::is_same_v<E, float>;
+          std::vector<float> padded = PaddedScratch(depth, p.radius);
+          std::vector<float> buffer(3 * depth + (convert ? 4 * size : 0));
+          float* scratch = buffer.data();
+          float* converted = scratch + 3 * depth;
           for (int64_t p0 = begin; p0 < end; p0 += kBlockPixels) {
             const int64_t rows = std::min(kBlockPixels, end - p0);
             const int64_t n = rows * depth, at = p0 * depth;
-            const ConstBlockMap x(AsFloat(in + at, n, b), rows, depth);
-            const ConstBlockMap g(AsFloat(dy + at, n, b + size), rows, depth);
-            const ConstBlockMap y(AsFloat(out + at, n, b + 2 * size), rows,
-                                  depth);
-            BlockMap work(b + 3 * size, rows, depth);
-            BlockMap norm(b + 4 * size, rows, depth);
-            BlockMap ratio(b + 5 * size, rows, depth);
-            BlockMap sums(b + 6 * size, rows, depth);
-            Norms(x, p, work, norm);
-            ratio = g * y / norm;
-            WindowSums(ConstBlockMap(ratio.data(), rows, depth), p.radius,
-                       sums);
-            PowNegBeta(norm, p.beta, work);
-            work = g * work + factor * x * sums;
-            E* result = dx + at;
+            const float* x = AsFloat(in + at, n, converted);
+            const float* g = AsFloat(dy + at, n, converted + size);
+            const float* y = AsFloat(out + at, n, converted + 2 * size);
             if constexpr (std::is_same_v<E, float>) {
-              BlockMap(result, rows, depth) = work;
+              LrnGradRows(g, x, y, rows, depth, p, padded.data(), scratch,
+                          dx + at);
             } else {
+              float* result = converted + 3 * size;
+              LrnGradRows(g, x, y, rows, depth, p, padded.data(), scratch,
+                          result);
               for (int64_t i = 0; i < n; ++i) {
-                result[i] = static_cast<E>(work.data()[i]);
+                dx[at + i] = static_cast<E>(result[i]);
               }
             }
           }

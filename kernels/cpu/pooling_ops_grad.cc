@@ -20,6 +20,7 @@
 #include "absl/strings/str_cat.h"
 #include "graph/tensor.h"
 #include "graph/types.h"
+#include "kernels/cpu/kernel_util_cpu_clones.h"
 #include "kernels/cpu/kernel_util_window.h"
 #include "kernels/cpu/pooling_ops_common.h"
 #include "runtime/kernel_registry.h"
@@ -69,44 +70,57 @@ void WindowArgMax(const E* image, int64_t in_cols, int64_t depth, int64_t width,
   }
 }
 
-// The same for float, four channels at a time in SSE registers (GCC's
-// vector extensions: the build targets plain x86-64, and the compiler did
-// not vectorize the loop above). Seed 003's pool1 gradient (32x24x24x64,
-// 3x3 windows, stride 2) took 6.4 ms with the loop above and 3.2 with
-// this. Offsets are int32 lanes, so images of 2^31 elements or more take
-// the loop above.
-typedef float Float4 __attribute__((vector_size(16)));
-typedef int32_t Int4 __attribute__((vector_size(16)));
+// One work unit of MaxPoolGrad for float (an image's block of `width` <= 64
+// channels): each output pixel's window maximum per channel, as
+// WindowArgMax finds it, then the gradient added there. The search keeps
+// eight channels' maxima and their int32 offsets in vector registers
+// through the window (GCC's vector extensions: one AVX2 register each in
+// the x86-64-v3 copy of kernel_util_cpu_clones.h, two SSE registers in the
+// other); an image of 2^31 elements or more takes the generic loop. Seed
+// 003's pool1 gradient for one tower of bench/compare_tf.sh
+// ([32, 24, 24, 64], 3x3 windows, stride 2; bench/cnn_ops_bench, 1
+// thread, AMD Zen 4): four channels at a time in SSE took 1035 us, this
+// 581 us.
+typedef float Float8 __attribute__((vector_size(32)));
+typedef int32_t Int8 __attribute__((vector_size(32)));
 
-void WindowArgMax(const float* image, int64_t in_cols, int64_t depth,
-                  int64_t width, int64_t h0, int64_t h1, int64_t w0, int64_t w1,
-                  int64_t* arg) {
-  if (h1 * in_cols * depth >= (int64_t{1} << 31)) {
-    WindowArgMax<float>(image, in_cols, depth, width, h0, h1, w0, w1, arg);
-    return;
-  }
-  const int32_t first = static_cast<int32_t>((h0 * in_cols + w0) * depth);
-  int64_t c = 0;
-  for (; c + 4 <= width; c += 4) {
-    Float4 best;
-    std::memcpy(&best, image + first + c, sizeof(best));
-    Int4 best_at = {first, first, first, first};
-    for (int64_t h = h0; h < h1; ++h) {
-      for (int64_t w = h == h0 ? w0 + 1 : w0; w < w1; ++w) {
-        const int32_t at = static_cast<int32_t>((h * in_cols + w) * depth);
-        Float4 x;
-        std::memcpy(&x, image + at + c, sizeof(x));
-        const Int4 greater = best < x;  // all ones where x is greater
-        const Int4 at4 = {at, at, at, at};
-        best = greater ? x : best;
-        best_at = greater ? at4 : best_at;
+DFLOW_CPU_CLONES void MaxPoolGradUnit(const PoolGeometry& g, const float* image,
+                                      const float* grad_row, int64_t width,
+                                      float* dimage) {
+  const int64_t depth = g.depth;
+  int64_t arg[64];
+  for (int64_t oh = 0; oh < g.out_rows; ++oh) {
+    int64_t h0, h1;
+    g.RowWindow(oh, &h0, &h1);
+    for (int64_t ow = 0; ow < g.out_cols; ++ow, grad_row += depth) {
+      int64_t w0, w1;
+      g.ColWindow(ow, &w0, &w1);
+      if (h0 >= h1 || w0 >= w1) continue;
+      const int32_t first = static_cast<int32_t>((h0 * g.in_cols + w0) * depth);
+      int64_t c = 0;
+      for (; c + 8 <= width; c += 8) {
+        Float8 best;
+        std::memcpy(&best, image + first + c, sizeof(best));
+        Int8 best_at = first - Int8{};
+        for (int64_t h = h0; h < h1; ++h) {
+          for (int64_t w = h == h0 ? w0 + 1 : w0; w < w1; ++w) {
+            const int32_t at =
+                static_cast<int32_t>((h * g.in_cols + w) * depth);
+            Float8 x;
+            std::memcpy(&x, image + at + c, sizeof(x));
+            const Int8 greater = best < x;  // all ones where x is greater
+            best = greater ? x : best;
+            best_at = greater ? at - Int8{} : best_at;
+          }
+        }
+        for (int lane = 0; lane < 8; ++lane) arg[c + lane] = best_at[lane];
       }
+      if (c < width) {
+        WindowArgMax<float>(image + c, g.in_cols, depth, width - c, h0, h1, w0,
+                            w1, arg + c);
+      }
+      for (int64_t k = 0; k < width; ++k) dimage[arg[k] + k] += grad_row[k];
     }
-    for (int lane = 0; lane < 4; ++lane) arg[c + lane] = best_at[lane];
-  }
-  if (c < width) {
-    WindowArgMax<float>(image + c, in_cols, depth, width - c, h0, h1, w0, w1,
-                        arg + c);
   }
 }
 
@@ -154,6 +168,12 @@ class MaxPoolGradOp : public PoolOpBase {
             const E* image = in + n * image_size + c0;
             E* dimage = dx + n * image_size + c0;
             const E* grad_row = dy + n * g.out_rows * g.out_cols * depth + c0;
+            if constexpr (std::is_same_v<E, float>) {
+              if (image_size < (int64_t{1} << 31)) {
+                MaxPoolGradUnit(g, image, grad_row, width, dimage);
+                continue;
+              }
+            }
             for (int64_t oh = 0; oh < g.out_rows; ++oh) {
               int64_t h0, h1;
               g.RowWindow(oh, &h0, &h1);
