@@ -165,6 +165,27 @@ DFLOW_REGISTER_OP("IsVariableInitialized")
     .SetShapeFn(shape_fns::ScalarShape)
     .Doc("Whether the reference variable has been assigned a value.");
 
+DFLOW_REGISTER_OP("CountUpTo")
+    .Input("ref: Ref(T)")
+    .Output("output: T")
+    .Attr("limit: int")
+    .Attr("T: {int32, int64}")
+    .SetIsStateful()
+    .SetShapeFn(shape_fns::ScalarShape)
+    .Doc(
+        "Increments the scalar variable until it reaches `limit`; outputs "
+        "the value before the increment. At the limit: OutOfRange "
+        "(string_input_producer's num_epochs ends its input this way).");
+
+DFLOW_REGISTER_OP("ResourceCountUpTo")
+    .Input("resource: resource")
+    .Output("output: T")
+    .Attr("limit: int")
+    .Attr("T: {int32, int64}")
+    .SetIsStateful()
+    .SetShapeFn(shape_fns::ScalarShape)
+    .Doc("CountUpTo on a resource variable.");
+
 DFLOW_REGISTER_OP("VarIsInitializedOp")
     .Input("resource: resource")
     .Output("is_initialized: bool")
@@ -195,9 +216,9 @@ absl::Status ResourceGatherShape(InferenceContext* c) {
       return absl::OkStatus();
     }
     if (batch_dims + indices.rank() < 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "batch_dims ", batch_dims, " is out of range for indices ",
-          indices.ToString()));
+      return absl::InvalidArgumentError(
+          absl::StrCat("batch_dims ", batch_dims,
+                       " is out of range for indices ", indices.ToString()));
     }
     batch_dims += indices.rank();
   }
@@ -207,10 +228,9 @@ absl::Status ResourceGatherShape(InferenceContext* c) {
                      "of indices ", indices.ToString()));
   }
   if (!params.unknown_rank() && params.rank() < batch_dims + 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("the variable of shape ", params.ToString(),
-                     " has no dimension to gather after batch_dims (",
-                     batch_dims, ")"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the variable of shape ", params.ToString(),
+        " has no dimension to gather after batch_dims (", batch_dims, ")"));
   }
   if (params.unknown_rank() || indices.unknown_rank()) {
     c->set_output(0, TensorShape::Unknown());
@@ -277,25 +297,25 @@ DFLOW_REGISTER_OP("ResourceGather")
     .SetShapeFn(ResourceGatherShape)
     .Doc("Rows of a resource variable: params[indices] along batch_dims.");
 
-#define DFLOW_SCATTER_OPS(op, type, locking, what)       \
-  DFLOW_REGISTER_OP("Resource" op)                       \
-      .Input("resource: resource")                       \
-      .Input("indices: Tindices")                        \
-      .Input("updates: dtype")                           \
-      .Attr("dtype: " type)                              \
-      .Attr("Tindices: {int32, int64}")                  \
-      .SetIsStateful()                                   \
-      .SetShapeFn(ScatterShape)                          \
-      .Doc(what " (resource variable).");                \
-  DFLOW_REGISTER_OP(op)                                  \
-      .Input("ref: Ref(T)")                              \
-      .Input("indices: Tindices")                        \
-      .Input("updates: T")                               \
-      .Output("output_ref: Ref(T)")                      \
-      .Attr("T: " type)                                  \
-      .Attr("Tindices: {int32, int64}")                  \
-      .Attr("use_locking: bool = " locking)              \
-      .SetShapeFn(ScatterShape)                          \
+#define DFLOW_SCATTER_OPS(op, type, locking, what) \
+  DFLOW_REGISTER_OP("Resource" op)                 \
+      .Input("resource: resource")                 \
+      .Input("indices: Tindices")                  \
+      .Input("updates: dtype")                     \
+      .Attr("dtype: " type)                        \
+      .Attr("Tindices: {int32, int64}")            \
+      .SetIsStateful()                             \
+      .SetShapeFn(ScatterShape)                    \
+      .Doc(what " (resource variable).");          \
+  DFLOW_REGISTER_OP(op)                            \
+      .Input("ref: Ref(T)")                        \
+      .Input("indices: Tindices")                  \
+      .Input("updates: T")                         \
+      .Output("output_ref: Ref(T)")                \
+      .Attr("T: " type)                            \
+      .Attr("Tindices: {int32, int64}")            \
+      .Attr("use_locking: bool = " locking)        \
+      .SetShapeFn(ScatterShape)                    \
       .Doc(what " (reference variable).")
 
 DFLOW_SCATTER_OPS("ScatterAdd", "numbertype", "false",
@@ -399,6 +419,20 @@ Operation AssignSubVariableOp(const Scope& scope, Input resource, Input value) {
 Output IsVariableInitialized(const Scope& scope, Input ref) {
   return FirstOutput(
       OpBuilder(scope, "IsVariableInitialized").Input(ref).Finalize());
+}
+
+Output CountUpTo(const Scope& scope, Input ref, int64_t limit) {
+  return FirstOutput(
+      OpBuilder(scope, "CountUpTo").Input(ref).Attr("limit", limit).Finalize());
+}
+
+Output ResourceCountUpTo(const Scope& scope, Input resource, int64_t limit,
+                         DataType dtype) {
+  return FirstOutput(OpBuilder(scope, "ResourceCountUpTo")
+                         .Input(resource)
+                         .Attr("limit", limit)
+                         .Attr("T", dtype)
+                         .Finalize());
 }
 
 Output VarIsInitializedOp(const Scope& scope, Input resource) {

@@ -123,6 +123,16 @@ Output IsVariableInitialized(const Scope& scope, Input ref);
 // The same for a resource variable.
 Output VarIsInitializedOp(const Scope& scope, Input resource);
 
+// --- Counting up to a limit. ---
+
+// Adds 1 to the int32/int64 scalar variable `ref` and returns the value it
+// had; once that value has reached `limit`, fails with OutOfRange instead
+// (the variable stays). StringInputProducer's num_epochs is one.
+Output CountUpTo(const Scope& scope, Input ref, int64_t limit);
+// The same for a resource variable holding `dtype`.
+Output ResourceCountUpTo(const Scope& scope, Input resource, int64_t limit,
+                         DataType dtype);
+
 // --- Gather and scatter on variables. ---
 
 struct ResourceGatherAttrs {

@@ -89,10 +89,15 @@ absl::StatusOr<Batches> BuildBatch(const Scope& scope,
 
 absl::StatusOr<InputQueue> StringInputProducer(
     const Scope& scope, const std::vector<std::string>& files, bool shuffle,
-    int64_t seed, int64_t capacity) {
+    int64_t seed, int64_t capacity, int64_t num_epochs) {
   if (files.empty()) {
     return absl::InvalidArgumentError(
         "StringInputProducer needs at least one file name");
+  }
+  if (num_epochs < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("StringInputProducer's num_epochs is ", num_epochs,
+                     "; give a positive count, or 0 for no limit"));
   }
   Scope s = scope.NewSubScope("input_producer");
   Output names = ops::Const(
@@ -107,6 +112,21 @@ absl::StatusOr<InputQueue> StringInputProducer(
                 .output(0);
   }
   InputQueue producer;
+  if (num_epochs > 0) {
+    // TensorFlow's limit_epochs: every enqueue of the names first counts
+    // an epoch; past the limit the count fails with OutOfRange.
+    Scope limit = s.NewSubScope("limit_epochs");
+    Output epochs =
+        ops::Variable(limit.WithOpName("epochs"), TensorShape({}), DT_INT64);
+    Output init = ops::Assign(limit.WithOpName("epochs/Assign"), epochs,
+                              ops::Const(limit, int64_t{0}));
+    Output count =
+        ops::CountUpTo(limit.WithOpName("CountUpTo"), epochs, num_epochs);
+    names = ops::Identity(
+        limit.WithOpName("Identity").WithControlDependencies(count), names);
+    if (!s.ok()) return s.status();
+    producer.local_init = init.node()->name();
+  }
   Operation queue =
       OpBuilder(s.WithOpName("queue"), "FIFOQueueV2")
           .Attr("component_types", std::vector<DataType>{DT_STRING})

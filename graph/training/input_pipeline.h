@@ -30,14 +30,23 @@ namespace train {
 struct InputQueue {
   Output queue;  // the queue's handle
   QueueRunnerDef runner;
+  // With num_epochs: the op that sets the epoch counter (a local variable,
+  // as TensorFlow's local_variables_initializer sets it) to 0. Run it
+  // before starting the runner; empty without num_epochs.
+  std::string local_init;
 };
 
 // A FIFO queue of file names (capacity `capacity`) that its runner fills
 // with `files` epoch after epoch, in a new random order each epoch when
-// `shuffle` (seeded by `seed` when it is not 0).
+// `shuffle` (seeded by `seed` when it is not 0). With `num_epochs` > 0 it
+// stops after that many epochs, as TensorFlow's does: a counter variable
+// (CountUpTo) fails the next enqueue with OutOfRange, the runner closes the
+// queue, and readers get OutOfRange once it is drained. Run `local_init`
+// first.
 absl::StatusOr<InputQueue> StringInputProducer(
     const Scope& scope, const std::vector<std::string>& files,
-    bool shuffle = true, int64_t seed = 0, int64_t capacity = 32);
+    bool shuffle = true, int64_t seed = 0, int64_t capacity = 32,
+    int64_t num_epochs = 0);
 
 // One record at a time from the TFRecord files `file_queue` names
 // (TFRecordReaderV2 + ReaderReadV2): the record's bytes.

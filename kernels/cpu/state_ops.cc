@@ -215,6 +215,60 @@ class IsInitializedOp : public OpKernel {
   bool IsExpensive() const override { return false; }
 };
 
+// CountUpTo (ref) and ResourceCountUpTo: the old value out, the variable
+// one higher, until the limit (TensorFlow's "Reached limit of N", an
+// OutOfRange: a queue runner's enqueue that meets it closes its queue).
+template <typename T>
+class CountUpToOp : public OpKernel {
+ public:
+  explicit CountUpToOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    ctx->SetStatus(ctx->GetAttr("limit", &limit_));
+  }
+  void Compute(OpKernelContext* ctx) override {
+    Var* var = ctx->input_var(0);
+    OP_REQUIRES(ctx, var != nullptr,
+                absl::InternalError("the variable input is not a variable"));
+    T before;
+    {
+      std::lock_guard<std::mutex> lock(var->mu());
+      Tensor* value = var->value();
+      OP_REQUIRES(ctx, var->initialized(),
+                  UninitializedValueError(var->name()));
+      OP_REQUIRES(ctx, value->dtype() == DataTypeToEnum<T>::value,
+                  absl::InvalidArgumentError(absl::StrCat(
+                      "variable '", var->name(), "' holds ",
+                      DataTypeName(value->dtype()), ", counted as ",
+                      DataTypeName(DataTypeToEnum<T>::value))));
+      OP_REQUIRES(
+          ctx, value->shape().rank() == 0,
+          absl::InvalidArgumentError(absl::StrCat("variable '", var->name(),
+                                                  "' must be a scalar to count "
+                                                  "up, but has shape ",
+                                                  value->shape().ToString())));
+      before = *value->data<T>();
+      OP_REQUIRES(
+          ctx, before < limit_,
+          absl::OutOfRangeError(absl::StrCat(
+              "Reached limit of ", limit_, " (variable '", var->name(), "')")));
+      if (value->RefCount() > 1) {
+        // Copy on write: someone else still reads the old value.
+        Tensor copy;
+        OP_REQUIRES_OK(
+            ctx, ctx->allocate_temp(value->dtype(), TensorShape(), &copy));
+        *value = std::move(copy);
+      }
+      *value->data<T>() = before + 1;
+    }
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape(), &out));
+    *out->data<T>() = before;
+  }
+  bool IsExpensive() const override { return false; }
+
+ private:
+  int64_t limit_ = 0;
+};
+
 const std::vector<DataType> kAllTypes = {
     DT_FLOAT, DT_DOUBLE, DT_HALF,      DT_BFLOAT16,  DT_INT8,   DT_INT16,
     DT_INT32, DT_INT64,  DT_UINT8,     DT_UINT16,    DT_UINT32, DT_UINT64,
@@ -247,6 +301,18 @@ DFLOW_REGISTER_KERNEL(KernelDefBuilder("IsVariableInitialized")
                       IsInitializedOp);
 DFLOW_REGISTER_KERNEL(KernelDefBuilder("VarIsInitializedOp").Device(kDeviceCpu),
                       IsInitializedOp);
+
+#define DFLOW_REGISTER_COUNT_UP_TO(T)                                          \
+  DFLOW_REGISTER_KERNEL(                                                       \
+      KernelDefBuilder("CountUpTo").Device(kDeviceCpu).TypeConstraint<T>("T"), \
+      CountUpToOp<T>);                                                         \
+  DFLOW_REGISTER_KERNEL(KernelDefBuilder("ResourceCountUpTo")                  \
+                            .Device(kDeviceCpu)                                \
+                            .TypeConstraint<T>("T"),                           \
+                        CountUpToOp<T>)
+
+DFLOW_REGISTER_COUNT_UP_TO(int32_t);
+DFLOW_REGISTER_COUNT_UP_TO(int64_t);
 
 #define DFLOW_REGISTER_ASSIGN_UPDATE(T)                                        \
   DFLOW_REGISTER_KERNEL(                                                       \

@@ -99,6 +99,12 @@ void BuildGraphWithEveryOp(const Scope& root) {
   ops::ScatterUpdate(opt, table, rows, row_grad);
   ops::IsVariableInitialized(opt, table);
   ops::VarIsInitializedOp(opt, handle);
+  Output epochs =
+      ops::Variable(opt.WithOpName("epochs"), TensorShape({}), DT_INT64);
+  ops::CountUpTo(opt, epochs, 10);
+  Output counter_handle = ops::VarHandleOp(opt.WithOpName("counter_handle"),
+                                           DT_INT64, TensorShape({}));
+  ops::ResourceCountUpTo(opt, counter_handle, 10, DT_INT64);
 
   // Summaries.
   Scope summaries = s.NewSubScope("summaries");

@@ -82,7 +82,9 @@ TEST(KernelRegistryTest, EveryDeclaredOpHasAGpuDefinition) {
         "QueueDequeueManyV2", "QueueDequeueUpToV2", "QueueCloseV2",
         "QueueSizeV2", "QueueIsClosedV2", "TFRecordReaderV2", "ReaderReadV2",
         "ReaderReadUpToV2", "ParseExampleV2", "ParseSingleExample", "DecodeRaw",
-        "RandomShuffle"};
+        "RandomShuffle",
+        // Counting epochs (string_input_producer's num_epochs).
+        "CountUpTo", "ResourceCountUpTo"};
     // No GPU definition yet, though TensorFlow has one: conditionals
     // (Switch and Merge run on the CPU under soft placement until their GPU
     // kernels come; If/StatelessIf never reach placement, the

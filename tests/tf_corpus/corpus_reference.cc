@@ -49,6 +49,8 @@ absl::StatusOr<CorpusReference> ReadReference(const std::string& dir,
       if (!absl::SimpleAtoi(f[1], &ref.steps)) return bad();
     } else if (key == "queue_runners" && f.size() == 2) {
       ref.queue_runners = f[1] == "1";
+    } else if (key == "epoch_steps" && f.size() == 2) {
+      if (!absl::SimpleAtoi(f[1], &ref.epoch_steps)) return bad();
     } else if (key == "feed" && f.size() == 3) {
       ref.feeds.emplace_back(f[1], ref.dir + "/" + f[2]);
     } else if (key == "loss_value" && f.size() == 3) {

@@ -29,6 +29,9 @@ struct CorpusReference {
   // The steps dequeue from an input pipeline: start model.meta's queue
   // runners, in `dir` (the graph names its TFRecord file relatively).
   bool queue_runners = false;
+  // With num_epochs in its input pipeline: the training steps TensorFlow
+  // ran before the input ended with OutOfRange (0: no such end).
+  int epoch_steps = 0;
   // (tensor, path of its .npy)
   std::vector<std::pair<std::string, std::string>> feeds;
   std::vector<double> losses;  // TensorFlow's, one per step

@@ -249,6 +249,17 @@ TEST_P(TfCorpusTrainingTest, InitializesAndTrainsWithTensorFlowsLosses) {
       step = (*session)->Run(feeds, {ref.loss}, {ref.train}, &out);
       if (step.ok()) losses.push_back(out[0].flat<float>()[0]);
     }
+    // num_epochs: the input ends after as many steps as in TensorFlow.
+    if (step.ok() && ref.epoch_steps > 0) {
+      int steps = ref.steps;
+      absl::Status more;
+      while (more.ok() && steps <= ref.epoch_steps) {
+        more = (*session)->Run(feeds, {}, {ref.train}, nullptr);
+        if (more.ok()) ++steps;
+      }
+      EXPECT_EQ(more.code(), absl::StatusCode::kOutOfRange) << more;
+      EXPECT_EQ(steps, ref.epoch_steps);
+    }
     const absl::Status pipeline = coordinator.Join();
     runners.clear();
     std::filesystem::current_path(cwd);

@@ -51,6 +51,22 @@ TEST(RunInputPipelineTest, QueueRunnersOfAMetaGraphFeedTraining) {
   EXPECT_THAT(r.err, HasSubstr("input_fifo.tfrecords"));
 }
 
+TEST(RunInputPipelineTest, NumEpochsEndsTheRunWhereTensorFlowsEnds) {
+  // string_input_producer(num_epochs=2) over 48 records, batches of 8:
+  // TensorFlow ran 12 steps before OutOfRange (input_epochs_res's
+  // epoch_steps); its init also sets the local epoch counter.
+  const std::string cwd = std::filesystem::current_path().string();
+  std::filesystem::current_path(std::string(kCorpus) + "input_epochs_res");
+  Result r = RunVerb({"--graph", "model.meta", "--init", "init_2", "--target",
+                      "train", "--fetch", "loss:0", "--steps", "50"});
+  std::filesystem::current_path(cwd);
+  ASSERT_EQ(r.rc, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("step 13: the input queues are exhausted"));
+  EXPECT_THAT(r.out, HasSubstr("stopping after 12 steps"));
+  // TensorFlow's first losses (reference.txt).
+  EXPECT_THAT(r.out, HasSubstr("values: 2.55176\n"));
+}
+
 TEST(RunInputPipelineTest, SummaryDirWritesTheGraphAndEachStepsSummaries) {
   const std::string logdir = TempPath("run_summaries");
   std::filesystem::remove_all(logdir);

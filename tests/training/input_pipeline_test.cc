@@ -120,9 +120,55 @@ TEST(InputPipelineTest, ShuffleBatchOfParsedRecordsThroughQueueRunners) {
   }
 }
 
+TEST(InputPipelineTest, NumEpochsEndsTheInputWithOutOfRange) {
+  const std::string file = WriteExamples();
+  Scope root = Scope::NewRootScope();
+  auto files = train::StringInputProducer(root, {file}, /*shuffle=*/false,
+                                          /*seed=*/0, /*capacity=*/32,
+                                          /*num_epochs=*/2);
+  ASSERT_TRUE(files.ok()) << files.status();
+  ASSERT_FALSE(files->local_init.empty());
+  std::vector<Output> example =
+      Parse(root, train::ReadTfRecord(root, files->queue));
+  absl::StatusOr<train::Batches> batch = train::Batch(root, example, 5);
+  ASSERT_TRUE(batch.ok()) << batch.status();
+  ASSERT_TRUE(root.ok()) << root.status();
+  GraphDef def;
+  ASSERT_TRUE(root.ToGraphDef(&def).ok());
+  auto session = Session::Create(def, SessionOptions());
+  ASSERT_TRUE(session.ok()) << session.status();
+  ASSERT_TRUE((*session)->Run({}, {}, {files->local_init}, nullptr).ok());
+  Coordinator coord;
+  std::vector<std::unique_ptr<QueueRunner>> runners;
+  ASSERT_TRUE(StartQueueRunners(session->get(), {files->runner, batch->runner},
+                                &coord, &runners)
+                  .ok());
+  // Two epochs of 20 examples: 8 batches of 5, each label twice, then the
+  // closed, drained queues end the input.
+  std::multiset<int32_t> labels;
+  absl::Status s;
+  int batches = 0;
+  while (s.ok() && batches < 20) {
+    std::vector<Tensor> out;
+    s = (*session)->Run({}, {batch->outputs[1].name()}, {}, &out);
+    if (!s.ok()) break;
+    ++batches;
+    for (int i = 0; i < 5; ++i) labels.insert(out[0].flat<int32_t>()[i]);
+  }
+  EXPECT_EQ(s.code(), absl::StatusCode::kOutOfRange) << s;
+  EXPECT_EQ(batches, 8);
+  for (int i = 0; i < 20; ++i) EXPECT_EQ(labels.count(i), 2u) << i;
+  // The runners ended at the limit, which is no error.
+  EXPECT_TRUE(coord.Join().ok());
+}
+
 TEST(InputPipelineTest, BadArgumentsAreRefused) {
   Scope root = Scope::NewRootScope();
   EXPECT_FALSE(train::StringInputProducer(root, {}).ok());
+  absl::StatusOr<train::InputQueue> negative = train::StringInputProducer(
+      root, {"a.tfrecords"}, true, 0, 32, /*num_epochs=*/-1);
+  ASSERT_FALSE(negative.ok());
+  EXPECT_THAT(negative.status().message(), HasSubstr("num_epochs is -1"));
   Output unknown = ops::Placeholder(root, DT_FLOAT);
   absl::StatusOr<train::Batches> batch = train::Batch(root, {unknown}, 4);
   ASSERT_FALSE(batch.ok());

@@ -19,7 +19,9 @@ model.meta       the MetaGraphDef of the same graph (saver_def, collections)
 inputs/*.npy     the feeds of the training step (a fixed batch)
 reference.txt    what the tests compare against, one fact per line:
     feed <tensor> <npy file>  the feeds of the training step
-    init <node>               the initializer (global_variables_initializer)
+    init <node>               the initializer (global_variables_initializer,
+                              grouped with local_variables_initializer for
+                              a model with local variables)
     train <node>              the training target
     loss <tensor>             the loss fetched with it
     loss_value <step> <v>     the loss TensorFlow fetched with the training
@@ -68,6 +70,11 @@ input_fifo       the same pipeline in its deterministic form
                  runners in the model's directory (the graph names the file
                  relatively), and so must the test. reference.txt then has
                  `queue_runners 1` and no feeds.
+input_epochs     input_fifo with string_input_producer(num_epochs=2): a
+                 local `epochs` variable and CountUpTo end the input after
+                 two passes (OutOfRange); `init` also initializes the local
+                 variables, and reference.txt has `epoch_steps N`: how many
+                 training steps TensorFlow ran before the input ended.
 """
 
 import argparse
@@ -473,44 +480,49 @@ def input_queue(rng, batch_scale):
                 run_steps=False)
 
 
-def input_fifo(rng, batch_scale):
-    records = []
-    for i in range(48):
-        label = i % 10
-        pixels = (rng.rand(784) * 60 + label * 19).astype(np.uint8)
-        example = tf.train.Example(features=tf.train.Features(feature={
-            "image_raw": tf.train.Feature(
-                bytes_list=tf.train.BytesList(value=[pixels.tobytes()])),
-            "label": tf.train.Feature(
-                int64_list=tf.train.Int64List(value=[label])),
-            "pixels": tf.train.Feature(
-                int64_list=tf.train.Int64List(value=[784]))}))
-        records.append(example.SerializeToString())
-    files = v1.train.string_input_producer(["input_fifo.tfrecords"],
-                                           shuffle=False)
-    reader = v1.TFRecordReader()
-    _, serialized = reader.read(files)
-    parsed = v1.parse_single_example(serialized, features={
-        "image_raw": v1.FixedLenFeature([], tf.string),
-        "label": v1.FixedLenFeature([], tf.int64),
-        "pixels": v1.FixedLenFeature([], tf.int64)})
-    image = tf.cast(tf.reshape(v1.decode_raw(parsed["image_raw"], tf.uint8),
-                               [784]), tf.float32) / 255.0
-    label = tf.cast(parsed["label"], tf.int32)
-    x, y = v1.train.batch([image, label], batch_size=8 * batch_scale,
-                          num_threads=1, capacity=64)
-    w = v1.get_variable("weights", [784, 10],
-                        initializer=v1.truncated_normal_initializer(
-                            stddev=0.05, seed=SEED))
-    b = v1.get_variable("biases", [10], initializer=v1.zeros_initializer())
-    logits = tf.matmul(x, w) + b
-    loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(
-        labels=y, logits=logits), name="loss")
-    train_op = v1.train.GradientDescentOptimizer(0.05).minimize(
-        loss, name="train")
-    v1.train.Saver()
-    return dict(feeds={}, train=train_op, loss=loss, towers=1,
-                record_file=("input_fifo.tfrecords", records))
+def input_pipeline(file_name, num_epochs):
+    """input_fifo (num_epochs None) and input_epochs: the builder."""
+
+    def build(rng, batch_scale):
+        records = []
+        for i in range(48):
+            label = i % 10
+            pixels = (rng.rand(784) * 60 + label * 19).astype(np.uint8)
+            example = tf.train.Example(features=tf.train.Features(feature={
+                "image_raw": tf.train.Feature(
+                    bytes_list=tf.train.BytesList(value=[pixels.tobytes()])),
+                "label": tf.train.Feature(
+                    int64_list=tf.train.Int64List(value=[label])),
+                "pixels": tf.train.Feature(
+                    int64_list=tf.train.Int64List(value=[784]))}))
+            records.append(example.SerializeToString())
+        files = v1.train.string_input_producer([file_name], shuffle=False,
+                                               num_epochs=num_epochs)
+        reader = v1.TFRecordReader()
+        _, serialized = reader.read(files)
+        parsed = v1.parse_single_example(serialized, features={
+            "image_raw": v1.FixedLenFeature([], tf.string),
+            "label": v1.FixedLenFeature([], tf.int64),
+            "pixels": v1.FixedLenFeature([], tf.int64)})
+        image = tf.cast(tf.reshape(v1.decode_raw(parsed["image_raw"], tf.uint8),
+                                   [784]), tf.float32) / 255.0
+        label = tf.cast(parsed["label"], tf.int32)
+        x, y = v1.train.batch([image, label], batch_size=8 * batch_scale,
+                              num_threads=1, capacity=64)
+        w = v1.get_variable("weights", [784, 10],
+                            initializer=v1.truncated_normal_initializer(
+                                stddev=0.05, seed=SEED))
+        b = v1.get_variable("biases", [10], initializer=v1.zeros_initializer())
+        logits = tf.matmul(x, w) + b
+        loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(
+            labels=y, logits=logits), name="loss")
+        train_op = v1.train.GradientDescentOptimizer(0.05).minimize(
+            loss, name="train")
+        v1.train.Saver()
+        return dict(feeds={}, train=train_op, loss=loss, towers=1,
+                    record_file=(file_name, records),
+                    count_epoch_steps=num_epochs is not None)
+    return build
 
 
 MODELS = {
@@ -524,7 +536,8 @@ MODELS = {
     "embed_momentum": embed("momentum"),
     "estimator_like": estimator_like,
     "input_queue": input_queue,
-    "input_fifo": input_fifo,
+    "input_fifo": input_pipeline("input_fifo.tfrecords", None),
+    "input_epochs": input_pipeline("input_epochs.tfrecords", 2),
 }
 
 
@@ -583,6 +596,9 @@ def build(name, style, batch_scale):
         rng = np.random.RandomState(sum(map(ord, name)))
         model = MODELS[name](rng, batch_scale)
         init = v1.global_variables_initializer()
+        if v1.local_variables():
+            init = tf.group(init, v1.local_variables_initializer(),
+                            name="init")
     return graph, init, model
 
 
@@ -612,12 +628,21 @@ def run_reference(graph, init, model, cpus, model_dir):
                     for _ in range(STEPS):
                         out = sess.run(fetches, feed_dict=model["feeds"])
                         losses.append(float(out[1]))
+                if model.get("count_epoch_steps"):
+                    # Steps until the input ends (OutOfRange).
+                    epoch_steps = len(losses)
+                    try:
+                        while True:
+                            sess.run(model["train"], feed_dict=model["feeds"])
+                            epoch_steps += 1
+                    except tf.errors.OutOfRangeError:
+                        also.append("epoch_steps %d" % epoch_steps)
                 if coord is not None:
                     coord.request_stop()
                     coord.join(threads)
     finally:
         os.chdir(cwd)
-    return losses, parse_placement(log["text"])
+    return losses, also, parse_placement(log["text"])
 
 
 def write_model(out_dir, name, style, batch_scale):
@@ -643,16 +668,16 @@ def write_model(out_dir, name, style, batch_scale):
         with tf.io.TFRecordWriter(os.path.join(d, name_)) as writer:
             for record in records:
                 writer.write(record)
-    losses, placed1 = run_reference(graph, init, model, 1, d)
+    losses, also, placed1 = run_reference(graph, init, model, 1, d)
     # A second run with the same seeds must give the same numbers, or the
     # reference is not one.
-    losses_again, _ = run_reference(graph, init, model, 1, d)
+    losses_again, _, _ = run_reference(graph, init, model, 1, d)
     if losses != losses_again:
         raise SystemExit("%s_%s: TensorFlow's losses differ between two runs:"
                          " %r vs %r" % (name, style, losses, losses_again))
     placement = {"CPU:1": placed1}
     if model["towers"] > 1:
-        _, placed_n = run_reference(graph, init, model, model["towers"], d)
+        _, _, placed_n = run_reference(graph, init, model, model["towers"], d)
         placement["CPU:%d" % model["towers"]] = placed_n
     lines = [
         "# Written by tools/tf_reference/make_corpus.py with TensorFlow %s."
@@ -668,6 +693,7 @@ def write_model(out_dir, name, style, batch_scale):
     ]
     if "record_file" in model:
         lines.append("queue_runners 1")
+    lines.extend(also)
     for tensor_name in sorted(feeds):
         lines.append("feed %s %s" % (tensor_name, feeds[tensor_name]))
     for step, value in enumerate(losses):
