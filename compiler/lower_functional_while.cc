@@ -46,13 +46,13 @@ class WhileLowering {
     }
     for (size_t i = 0; i < types.size(); ++i) {
       const DataType t = BaseType(types[i]);
-      if (t == DT_RESOURCE || t == DT_VARIANT) {
+      // Variants (TensorLists) are values and flow through frames like
+      // any tensor; a resource handle would need its variable in the frame.
+      if (t == DT_RESOURCE) {
         return absl::UnimplementedError(absl::StrCat(
-            label_, ": loop variable ", i, " is a ",
-            t == DT_RESOURCE ? "resource (DT_RESOURCE)"
-                             : "variant (DT_VARIANT)",
-            "; lowering While over resource or variant loop variables is not "
-            "supported yet: build the loop in the TF1 style "
+            label_, ": loop variable ", i,
+            " is a resource (DT_RESOURCE); lowering While over resource loop "
+            "variables is not supported yet: build the loop in the TF1 style "
             "(tf.compat.v1.disable_control_flow_v2()) or pass the values "
             "instead of handles"));
       }

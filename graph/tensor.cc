@@ -7,6 +7,7 @@
 #include <type_traits>
 
 #include "absl/strings/escaping.h"
+#include "graph/variant.h"
 
 namespace dflow {
 
@@ -21,6 +22,8 @@ namespace {
 // Bytes one element of `dtype` occupies in a TensorBuffer; 0 if Tensor
 // cannot hold the type.
 size_t StorageSize(DataType dtype) {
+  // Variants are not visited with the numbers: no numeric code applies.
+  if (dtype == DT_VARIANT) return sizeof(Variant);
   size_t size = 0;
   VisitStorageType(dtype, [&](auto* tag) { size = sizeof(*tag); });
   return size;
@@ -50,6 +53,9 @@ std::shared_ptr<TensorBuffer> TensorBuffer::Create(Allocator* allocator,
   if (dtype == DT_STRING) {
     auto* strings = static_cast<std::string*>(data);
     for (int64_t i = 0; i < num_elements; ++i) new (&strings[i]) std::string();
+  } else if (dtype == DT_VARIANT) {
+    auto* variants = static_cast<Variant*>(data);
+    for (int64_t i = 0; i < num_elements; ++i) new (&variants[i]) Variant();
   }
   return std::make_shared<TensorBuffer>(Key(), allocator, dtype, num_elements,
                                         data, bytes);
@@ -60,6 +66,9 @@ TensorBuffer::~TensorBuffer() {
   if (dtype_ == DT_STRING) {
     auto* strings = static_cast<std::string*>(data_);
     for (int64_t i = 0; i < num_elements_; ++i) strings[i].~basic_string();
+  } else if (dtype_ == DT_VARIANT) {
+    auto* variants = static_cast<Variant*>(data_);
+    for (int64_t i = 0; i < num_elements_; ++i) variants[i].~Variant();
   }
   allocator_->DeallocateRaw(data_, bytes_);
 }
@@ -104,8 +113,8 @@ absl::StatusOr<Tensor> Tensor::Allocate(Allocator* allocator, DataType dtype,
   if (element_size == 0) {
     return absl::InvalidArgumentError(absl::StrCat(
         "a Tensor cannot hold dtype ", DataTypeName(dtype),
-        "; tensors hold numbers, bool, string, quantized and float8 values "
-        "(ref, resource and variant types describe edges and handles)"));
+        "; tensors hold numbers, bool, string, quantized, float8 and variant "
+        "values (ref and resource types describe edges and handles)"));
   }
   const int64_t num_elements = shape.num_elements();
   size_t bytes = 0;
@@ -231,6 +240,15 @@ std::string Tensor::DebugString(int max_entries) const {
   if (!IsInitialized()) {
     out.append(" <uninitialized>>");
     return out;
+  }
+  if (dtype_ == DT_VARIANT) {
+    const absl::Span<const Variant> values = flat<Variant>();
+    const size_t shown =
+        std::min(values.size(), static_cast<size_t>(std::max(max_entries, 0)));
+    for (size_t i = 0; i < shown; ++i) {
+      absl::StrAppend(&out, " ", values[i].DebugString());
+    }
+    if (shown < values.size()) out.append(" ...");
   }
   VisitStorageType(dtype_, [&](auto* tag) {
     using T = std::remove_pointer_t<decltype(tag)>;
@@ -519,6 +537,14 @@ absl::StatusOr<Tensor> Tensor::FromProto(const TensorProto& proto,
         absl::StrCat("cannot read TensorProto: ", tensor.status().message()));
   }
 
+  if (dtype == DT_VARIANT) {
+    // TensorFlow serializes a variant by its type's encoder; no graph
+    // dflow reads has one as a constant.
+    return absl::UnimplementedError(absl::StrCat(
+        "TensorProto for a ", Describe(dtype, *shape),
+        ": dflow does not read variant values from protos; variants "
+        "(TensorLists) are made by ops at run time"));
+  }
   const std::string& content = proto.tensor_content();
   if (content.empty()) {
     absl::Status status = ReadTypedField(proto, &*tensor);
@@ -546,7 +572,8 @@ void Tensor::ToProto(TensorProto* proto, bool use_tensor_content) const {
   proto->Clear();
   proto->set_dtype(dtype_);
   shape_.ToProto(proto->mutable_tensor_shape());
-  if (!IsInitialized()) return;
+  // A variant has no bytes of its own to write: dtype and shape only.
+  if (!IsInitialized() || dtype_ == DT_VARIANT) return;
   if (use_tensor_content && dtype_ != DT_STRING) {
     if (TotalBytes() > 0) {  // raw_data() is null for empty tensors
       proto->set_tensor_content(static_cast<const char*>(raw_data()),

@@ -95,6 +95,8 @@ struct DataTypeToEnum;
 template <DataType DT>
 struct EnumToDataType;
 
+class Variant;  // graph/variant.h
+
 #define DFLOW_MATCH_TYPE_AND_ENUM(TYPE, ENUM) \
   template <>                                 \
   struct DataTypeToEnum<TYPE> {               \
@@ -121,6 +123,7 @@ DFLOW_MATCH_TYPE_AND_ENUM(bool, DT_BOOL);
 DFLOW_MATCH_TYPE_AND_ENUM(std::string, DT_STRING);
 DFLOW_MATCH_TYPE_AND_ENUM(complex64, DT_COMPLEX64);
 DFLOW_MATCH_TYPE_AND_ENUM(complex128, DT_COMPLEX128);
+DFLOW_MATCH_TYPE_AND_ENUM(Variant, DT_VARIANT);
 
 #undef DFLOW_MATCH_TYPE_AND_ENUM
 

@@ -29,6 +29,7 @@ const std::vector<DataType>& AllTypesAndResource() {
   static const std::vector<DataType>* types = [] {
     auto* v = new std::vector<DataType>(AllTensorTypes());
     v->push_back(DT_RESOURCE);
+    v->push_back(DT_VARIANT);
     return v;
   }();
   return *types;
@@ -116,9 +117,9 @@ absl::StatusOr<TensorShape> ReshapeTarget(const TensorShape& input,
     const int64_t size = sizes[d];
     if (size == -1) {
       if (unknown != -1) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "only one dimension of shape may be -1, not both ", unknown,
-            " and ", d, " (shape = ", requested(), ")"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("only one dimension of shape may be -1, not both ",
+                         unknown, " and ", d, " (shape = ", requested(), ")"));
       }
       unknown = static_cast<int>(d);
       shape.AddDim(1);
@@ -157,10 +158,10 @@ absl::StatusOr<TensorShape> ReshapeTarget(const TensorShape& input,
     shape.set_dim(unknown, missing);
   }
   if (shape.num_elements() != input.num_elements()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "cannot reshape a tensor of shape ", input.ToString(), " (",
-        input.num_elements(), " elements) to shape ", requested(), " (",
-        shape.num_elements(), " elements)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot reshape a tensor of shape ", input.ToString(),
+                     " (", input.num_elements(), " elements) to shape ",
+                     requested(), " (", shape.num_elements(), " elements)"));
   }
   return shape;
 }

@@ -27,8 +27,8 @@ using IndexVec = absl::InlinedVector<int64_t, 8>;
 // numbers, bool, string and complex types. What data-movement kernels
 // (Identity, Reshape, ConcatV2, ...) register for.
 const std::vector<DataType>& AllTensorTypes();
-// AllTensorTypes() plus DT_RESOURCE: Identity and friends also pass
-// variable handles along.
+// AllTensorTypes() plus DT_RESOURCE and DT_VARIANT: Identity and friends
+// also pass variable handles and TensorLists along.
 const std::vector<DataType>& AllTypesAndResource();
 
 // The int64 values of a rank-0 or rank-1 int32/int64 tensor (int8/int16 are

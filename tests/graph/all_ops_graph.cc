@@ -422,6 +422,63 @@ void BuildGraphWithEveryOp(const Scope& root) {
       .Attr("source", "gradients")
       .Finalize();
   OpBuilder(acc, "TensorArrayCloseV3").Input(array.output(0)).Finalize();
+  // TensorFlow 2's TensorLists (DT_VARIANT values), with AddN and ZerosLike
+  // of lists.
+  Output element_shape = ops::Const(acc, {3});
+  Output row = ops::Const(acc, {1.0f, 2.0f, 3.0f});
+  Output empty_list = OpBuilder(acc, "EmptyTensorList")
+                          .Input(element_shape)
+                          .Input(ops::Const(acc, -1))
+                          .Attr("element_dtype", DT_FLOAT)
+                          .Finalize()
+                          .output(0);
+  Output pushed = OpBuilder(acc, "TensorListPushBack")
+                      .Input(empty_list)
+                      .Input(row)
+                      .Finalize()
+                      .output(0);
+  OpBuilder(acc, "TensorListPopBack")
+      .Input(pushed)
+      .Input(element_shape)
+      .Attr("element_dtype", DT_FLOAT)
+      .Finalize();
+  Output reserved = OpBuilder(acc, "TensorListReserve")
+                        .Input(element_shape)
+                        .Input(ops::Const(acc, 2))
+                        .Attr("element_dtype", DT_FLOAT)
+                        .Finalize()
+                        .output(0);
+  Output set = OpBuilder(acc, "TensorListSetItem")
+                   .Input(reserved)
+                   .Input(ops::Const(acc, 1))
+                   .Input(row)
+                   .Finalize()
+                   .output(0);
+  OpBuilder(acc, "TensorListGetItem")
+      .Input(set)
+      .Input(ops::Const(acc, 0))
+      .Input(element_shape)
+      .Attr("element_dtype", DT_FLOAT)
+      .Finalize();
+  OpBuilder(acc, "TensorListStack")
+      .Input(set)
+      .Input(element_shape)
+      .Attr("element_dtype", DT_FLOAT)
+      .Finalize();
+  Output from_tensor =
+      OpBuilder(acc, "TensorListFromTensor")
+          .Input(ops::Const(acc, {1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f},
+                            TensorShape({2, 3})))
+          .Input(element_shape)
+          .Finalize()
+          .output(0);
+  OpBuilder(acc, "TensorListLength").Input(from_tensor).Finalize();
+  OpBuilder(acc, "TensorListElementShape")
+      .Input(from_tensor)
+      .Attr("shape_type", DT_INT32)
+      .Finalize();
+  ops::AddN(acc, {set, from_tensor});
+  ops::ZerosLike(acc, from_tensor);
 
   // Index ops.
   Scope ix = s.NewSubScope("index");

@@ -92,7 +92,8 @@ TEST(KernelRegistryTest, EveryDeclaredOpHasAGpuDefinition) {
     // and Unique.
     // The loop primitives too: loops run on CPU devices only so far (While
     // and StatelessWhile are lowered to them before placement); and the
-    // stacks and TensorArrays of loop gradients and dynamic_rnn.
+    // stacks, TensorArrays and TensorLists of loop gradients and
+    // dynamic_rnn.
     static const auto* const kNoGpuYet =
         new absl::flat_hash_set<std::string>{"Switch",
                                              "RefSwitch",
@@ -123,7 +124,17 @@ TEST(KernelRegistryTest, EveryDeclaredOpHasAGpuDefinition) {
                                              "TensorArraySizeV3",
                                              "TensorArrayCloseV3",
                                              "While",
-                                             "StatelessWhile"};
+                                             "StatelessWhile",
+                                             "EmptyTensorList",
+                                             "TensorListReserve",
+                                             "TensorListFromTensor",
+                                             "TensorListPushBack",
+                                             "TensorListPopBack",
+                                             "TensorListSetItem",
+                                             "TensorListGetItem",
+                                             "TensorListStack",
+                                             "TensorListLength",
+                                             "TensorListElementShape"};
     if (kNoGpuYet->count(op) > 0) continue;
     if (kCpuOnly->count(op) > 0) {
       for (const KernelDef& def : Registry()->DefinitionsForOp(op)) {

@@ -86,21 +86,13 @@ TEST_P(TfLoopsTest, FrameStyleGivesTensorFlowsValues) {
   CheckModel(GetParam(), "v1");
 }
 
+// Gradients through loops and the LSTM: their functional forms carry
+// TensorLists (DT_VARIANT values).
 INSTANTIATE_TEST_SUITE_P(Models, TfLoopsTest,
                          ::testing::Values("counter", "sum_to_n", "nested",
                                            "cond_in_loop", "const_capture",
-                                           "shape_grows"));
-
-// Gradients through loops and the LSTM: their functional forms carry
-// TensorLists (DT_VARIANT), which dflow has not yet, so the TF1 form only.
-class TfLoopsFrameOnlyTest : public ::testing::TestWithParam<std::string> {};
-
-TEST_P(TfLoopsFrameOnlyTest, FrameStyleGivesTensorFlowsValues) {
-  CheckModel(GetParam(), "v1");
-}
-
-INSTANTIATE_TEST_SUITE_P(Models, TfLoopsFrameOnlyTest,
-                         ::testing::Values("loop_grad", "rnn", "rnn_grad"));
+                                           "shape_grows", "loop_grad", "rnn",
+                                           "rnn_grad"));
 
 TEST(TfLoopsTest, LoopWithItsBodyOnAnotherDevice) {
   SessionOptions options;
