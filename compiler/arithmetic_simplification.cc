@@ -21,11 +21,21 @@ namespace dflow {
 namespace {
 
 // The rewrites, in the order PassResult::what lists them.
-enum Rule { kIdentity, kAddN, kCast, kMulOne, kAddZero, kSubZero, kSubSelf,
-            kTranspose, kReshape, kNumRules };
+enum Rule {
+  kIdentity,
+  kAddN,
+  kCast,
+  kMulOne,
+  kAddZero,
+  kSubZero,
+  kSubSelf,
+  kTranspose,
+  kReshape,
+  kNumRules
+};
 constexpr std::array<const char*, kNumRules> kRuleNames = {
-    "Identity", "AddN", "Cast", "x*1", "x+0", "x-0", "x-x", "Transpose",
-    "Reshape"};
+    "Identity", "AddN", "Cast",      "x*1",    "x+0",
+    "x-0",      "x-x",  "Transpose", "Reshape"};
 
 bool IsRefOrResource(DataType t) { return IsRefType(t) || t == DT_RESOURCE; }
 
@@ -157,8 +167,7 @@ bool HasDataConsumers(const Node* node) {
 
 class Simplifier {
  public:
-  Simplifier(const PassContext& ctx, Graph* graph)
-      : ctx_(ctx), graph_(graph) {}
+  Simplifier(const PassContext& ctx, Graph* graph) : ctx_(ctx), graph_(graph) {}
 
   absl::Status Run() {
     // Shapes decide only the rules that depend on them; a graph whose
@@ -179,9 +188,9 @@ class Simplifier {
         const std::string name = node->name();
         const std::string op = node->op();
         if (absl::Status s = Visit(node); !s.ok()) {
-          return absl::Status(
-              s.code(), absl::StrCat("simplifying '", name, "' (", op,
-                                     "): ", s.message()));
+          return absl::Status(s.code(),
+                              absl::StrCat("simplifying '", name, "' (", op,
+                                           "): ", s.message()));
         }
       }
       if (changes_ == before) return absl::OkStatus();
@@ -193,11 +202,11 @@ class Simplifier {
     result.changes = changes_;
     std::vector<std::string> parts;
     for (int r = 0; r < kNumRules; ++r) {
-      if (counts_[r] > 0) parts.push_back(absl::StrCat(counts_[r], " ",
-                                                       kRuleNames[r]));
+      if (counts_[r] > 0)
+        parts.push_back(absl::StrCat(counts_[r], " ", kRuleNames[r]));
     }
-    result.what = absl::StrCat(changes_, changes_ == 1 ? " rewrite" :
-                                                         " rewrites");
+    result.what =
+        absl::StrCat(changes_, changes_ == 1 ? " rewrite" : " rewrites");
     if (!parts.empty()) {
       absl::StrAppend(&result.what, " (", absl::StrJoin(parts, ", "), ")");
     }
@@ -279,8 +288,9 @@ class Simplifier {
           !KeepsShape(*x_shape, value->shape(), *out) || !CanBypass(node, x)) {
         continue;
       }
-      const Rule rule = op == "Mul" ? kMulOne : op == "Sub" ? kSubZero
-                                                            : kAddZero;
+      const Rule rule = op == "Mul"   ? kMulOne
+                        : op == "Sub" ? kSubZero
+                                      : kAddZero;
       return Bypass(node, x, rule);
     }
     return absl::OkStatus();
@@ -424,8 +434,8 @@ class Simplifier {
     for (const Edge* e : out) {
       if (e->IsControl()) continue;
       Node* dst = e->dst;
-      if (absl::Status s = graph_->UpdateEdge(to.node, to.slot, dst,
-                                              e->dst_input);
+      if (absl::Status s =
+              graph_->UpdateEdge(to.node, to.slot, dst, e->dst_input);
           !s.ok()) {
         return s;
       }
@@ -467,8 +477,9 @@ class Simplifier {
     while (!stack.empty()) {
       Node* n = graph_->node(stack.back());
       stack.pop_back();
-      if (n == nullptr || !n->out_edges().empty() || n->IsStateful() || Protected(n) ||
-          n->op() == "Placeholder" || n->op() == "PlaceholderWithDefault") {
+      if (n == nullptr || !n->out_edges().empty() || n->IsStateful() ||
+          Protected(n) || n->op() == "Placeholder" ||
+          n->op() == "PlaceholderWithDefault") {
         continue;
       }
       bool plain = true;

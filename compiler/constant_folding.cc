@@ -171,7 +171,8 @@ class ConstPlacement {
   // True without a KernelQuery (nothing to check against).
   bool Covers(const Node& node) {
     if (kernels_ == nullptr) return true;
-    const std::vector<std::string> needed = kernels_->SupportedDeviceTypes(node);
+    const std::vector<std::string> needed =
+        kernels_->SupportedDeviceTypes(node);
     for (DataType t : node.output_types()) {
       const absl::flat_hash_set<std::string>& have = TypesFor(t);
       for (const std::string& type : needed) {
@@ -215,8 +216,7 @@ absl::Status Broken(const Node& node, absl::string_view what) {
 
 }  // namespace
 
-absl::StatusOr<PassResult> FoldConstants(const PassContext& ctx,
-                                         Graph* graph) {
+absl::StatusOr<PassResult> FoldConstants(const PassContext& ctx, Graph* graph) {
   PassResult result;
   const ConstantEvaluator* evaluator = ctx.options->evaluator;
   if (evaluator == nullptr) {
@@ -258,7 +258,8 @@ absl::StatusOr<PassResult> FoldConstants(const PassContext& ctx,
     for (int i = 0; i < node->num_inputs(); ++i) {
       const Edge* e = node->input_edge(i);
       if (e == nullptr) {
-        return Broken(*node, absl::StrCat("has data input ", i, " unconnected"));
+        return Broken(*node,
+                      absl::StrCat("has data input ", i, " unconnected"));
       }
       const auto& src = value[e->src->id()];
       if (!src.has_value()) {
@@ -336,8 +337,8 @@ absl::StatusOr<PassResult> FoldConstants(const PassContext& ctx,
   }
   if (folded_nodes.empty()) {
     result.what = absl::StrCat("0 nodes folded (", skipped_size,
-                               " skipped over the size limit, ",
-                               not_evaluated, " not evaluable)");
+                               " skipped over the size limit, ", not_evaluated,
+                               " not evaluable)");
     return result;
   }
 
@@ -398,9 +399,9 @@ absl::StatusOr<PassResult> FoldConstants(const PassContext& ctx,
     for (size_t k = 0; k < outputs.size(); ++k) {
       if (!needed[k]) continue;
       NodeDef def;
-      def.set_name(single ? name
-                          : UniqueName(*graph, absl::StrCat(name, "/folded_",
-                                                            k)));
+      def.set_name(single
+                       ? name
+                       : UniqueName(*graph, absl::StrCat(name, "/folded_", k)));
       def.set_op(kConstOp);
       def.set_device(requested_device);
       (*def.mutable_attr())["value"] = MakeAttr(outputs[k]);
@@ -408,9 +409,9 @@ absl::StatusOr<PassResult> FoldConstants(const PassContext& ctx,
       if (class_attr.has_value()) (*def.mutable_attr())["_class"] = *class_attr;
       absl::StatusOr<Node*> added = graph->AddNode(std::move(def));
       if (!added.ok()) {
-        return absl::InternalError(absl::StrCat(
-            "constant folding could not add the Const for output ", k, " of ",
-            name, ": ", added.status().message()));
+        return absl::InternalError(
+            absl::StrCat("constant folding could not add the Const for output ",
+                         k, " of ", name, ": ", added.status().message()));
       }
       (*added)->set_assigned_device(assigned_device);
       // Ignored on failure: a Const's shape comes from its value.

@@ -10,6 +10,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "graph/node_def_util.h"
+#include "graph/ops/control_flow_ops.h"
 
 namespace dflow {
 namespace {
@@ -255,7 +256,101 @@ absl::StatusOr<InstantiatedFunction> InstantiateFunction(
     if (!src.ok()) return src.status();
     result.outputs.push_back(*src);
   }
+  // Calls in the body: their bodies replace them (recursively: what
+  // InlineFunctionCall copies is instantiated here too).
+  const size_t copied = result.nodes.size();
+  for (size_t i = 0; i < copied; ++i) {
+    Node* call = result.nodes[i];
+    if (!IsFunctionCallOp(call->op())) continue;
+    absl::StatusOr<InlinedCall> inlined =
+        InlineFunctionCall(graph, functions, call);
+    if (!inlined.ok()) return Prefixed(where, inlined.status());
+    for (OutputRef& out : result.outputs) {
+      if (out.first == call) out.first = inlined->result;
+    }
+    result.nodes[i] = inlined->result;
+    for (Node* n : inlined->nodes) {
+      if (n != inlined->result) result.nodes.push_back(n);
+    }
+  }
   return result;
+}
+
+absl::StatusOr<InlinedCall> InlineFunctionCall(Graph* graph,
+                                               const FunctionMap& functions,
+                                               Node* call) {
+  const std::string label = NodeLabel(call->def());
+  const AttrValue* f = call->FindAttr("f");
+  if (f == nullptr || !f->has_func()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(label, " has no function attr 'f' to call"));
+  }
+  if (absl::Status s = CheckCallable(label, f->func().name(), functions);
+      !s.ok()) {
+    return s;
+  }
+  absl::StatusOr<CallEdges> edges = EdgesOfCall(call, label);
+  if (!edges.ok()) return edges.status();
+  const std::string name = call->name();
+  const std::string device = call->requested_device();
+  const std::vector<DataType> out_types = call->output_types();
+  const std::string where = absl::StrCat("inlining ", label);
+
+  InlinedCall inlined;
+  NodeDef input_control;
+  input_control.set_name(absl::StrCat(name, "/input_control_node"));
+  input_control.set_op("NoOp");
+  input_control.set_device(device);
+  absl::StatusOr<Node*> pivot =
+      AddNodeWithUniqueName(graph, std::move(input_control), {}, where);
+  if (!pivot.ok()) return pivot.status();
+  for (const OutputRef& in : edges->inputs) {
+    graph->AddControlEdge(in.first, *pivot);
+  }
+  for (Node* c : edges->control_inputs) graph->AddControlEdge(c, *pivot);
+  inlined.nodes.push_back(*pivot);
+
+  absl::StatusOr<InstantiatedFunction> body = InstantiateFunction(
+      graph, functions, f->func(), edges->inputs, *pivot, name, device, label);
+  if (!body.ok()) return body.status();
+  if (body->outputs.size() != out_types.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        label, " has ", out_types.size(), " outputs (Tout) but its function '",
+        f->func().name(), "' returns ", body->outputs.size()));
+  }
+  inlined.nodes.insert(inlined.nodes.end(), body->nodes.begin(),
+                       body->nodes.end());
+
+  // The call's name now names what the body returns.
+  graph->RemoveNode(call);
+  NodeDef result;
+  result.set_name(name);
+  result.set_device(device);
+  if (out_types.empty()) {
+    result.set_op("NoOp");
+  } else {
+    result.set_op("IdentityN");
+    AttrValue types;
+    for (DataType t : out_types) types.mutable_list()->add_type(t);
+    (*result.mutable_attr())["T"] = types;
+  }
+  absl::StatusOr<Node*> out =
+      AddNodeWithUniqueName(graph, std::move(result), body->outputs, where);
+  if (!out.ok()) return out.status();
+  graph->AddControlEdge(*pivot, *out);
+  for (Node* n : body->nodes) graph->AddControlEdge(n, *out);
+  for (const CallEdges::Out& o : edges->outs) {
+    if (o.dst_input == kControlSlot) {
+      graph->AddControlEdge(*out, o.dst);
+    } else if (absl::StatusOr<const Edge*> e =
+                   graph->AddEdge(*out, o.src_output, o.dst, o.dst_input);
+               !e.ok()) {
+      return Prefixed(where, e.status());
+    }
+  }
+  inlined.nodes.push_back(*out);
+  inlined.result = *out;
+  return inlined;
 }
 
 absl::StatusOr<CallEdges> EdgesOfCall(const Node* call,

@@ -71,10 +71,28 @@ struct InstantiatedFunction {
 // input get a control edge from `pivot`, so they run where the call runs
 // (in its branch, in its loop frame) rather than in the root frame.
 // `label` names the calling node in errors.
+// Calls in the body (PartitionedCall, StatefulPartitionedCall) are
+// inlined too (InlineFunctionCall), so `nodes` holds no call.
 absl::StatusOr<InstantiatedFunction> InstantiateFunction(
     Graph* graph, const FunctionMap& functions, const NameAttrList& func,
     const std::vector<OutputRef>& args, Node* pivot, absl::string_view prefix,
     absl::string_view device, absl::string_view label);
+
+// Replaces `call` (a PartitionedCall or StatefulPartitionedCall) by the body
+// of its function `f`: a NoOp `<call>/input_control_node` waits for the
+// call's inputs and control inputs (the body's input-free nodes wait for
+// it, so they run where the call would: in its branch, in its frame), and
+// an IdentityN of the body's outputs takes the call's name (a NoOp when it
+// returns nothing); it waits for every body node, so whoever waited for
+// the call still waits for all of its side effects. `nodes` are the nodes
+// added; `result` is the one named as the call.
+struct InlinedCall {
+  std::vector<Node*> nodes;
+  Node* result = nullptr;
+};
+absl::StatusOr<InlinedCall> InlineFunctionCall(Graph* graph,
+                                               const FunctionMap& functions,
+                                               Node* call);
 
 }  // namespace dflow
 

@@ -40,20 +40,31 @@ DFLOW_REGISTER_OP("_FusedElementwise")
     .Attr("ops: list(string)")
     .Attr("operands: list(int)")
     .SetShapeFn(FusedElementwiseShape)
-    .Doc("A tree of element-wise ops evaluated in one loop: ops in order, "
-         "operands 1 or 2 per op (k < N: inputs[k]; k >= N: the result of "
-         "ops[k - N]); y is the last op's result. Made by the compiler's "
-         "fuse_elementwise pass (compiler/fuse_elementwise.h).");
+    .Doc(
+        "A tree of element-wise ops evaluated in one loop: ops in order, "
+        "operands 1 or 2 per op (k < N: inputs[k]; k >= N: the result of "
+        "ops[k - N]); y is the last op's result. Made by the compiler's "
+        "fuse_elementwise pass (compiler/fuse_elementwise.h).");
 
 int FusableElementwiseArity(absl::string_view op) {
   static const auto* const kArity =
-      new absl::flat_hash_map<std::string, int>{
-          {"Neg", 1},     {"Square", 1},  {"Sqrt", 1},
-          {"Rsqrt", 1},   {"Exp", 1},     {"Log", 1},
-          {"Relu", 1},    {"Sigmoid", 1}, {"Tanh", 1},
-          {"Add", 2},     {"AddV2", 2},   {"Sub", 2},
-          {"Mul", 2},     {"RealDiv", 2}, {"Maximum", 2},
-          {"Minimum", 2}, {"SquaredDifference", 2}};
+      new absl::flat_hash_map<std::string, int>{{"Neg", 1},
+                                                {"Square", 1},
+                                                {"Sqrt", 1},
+                                                {"Rsqrt", 1},
+                                                {"Exp", 1},
+                                                {"Log", 1},
+                                                {"Relu", 1},
+                                                {"Sigmoid", 1},
+                                                {"Tanh", 1},
+                                                {"Add", 2},
+                                                {"AddV2", 2},
+                                                {"Sub", 2},
+                                                {"Mul", 2},
+                                                {"RealDiv", 2},
+                                                {"Maximum", 2},
+                                                {"Minimum", 2},
+                                                {"SquaredDifference", 2}};
   auto it = kArity->find(op);
   return it == kArity->end() ? 0 : it->second;
 }
@@ -246,9 +257,9 @@ absl::StatusOr<PassResult> FuseElementwise(const PassContext& ctx,
                                            Graph* graph) {
   PassResult result;
   if (ctx.device_type != "CPU") {
-    result.what = absl::StrCat("no fused kernel on ",
-                               ctx.device_type.empty() ? "an unplaced graph"
-                                                       : ctx.device_type);
+    result.what = absl::StrCat("no fused kernel on ", ctx.device_type.empty()
+                                                          ? "an unplaced graph"
+                                                          : ctx.device_type);
     return result;
   }
   // Fusion needs static shapes; nodes whose shapes stay unknown are left.

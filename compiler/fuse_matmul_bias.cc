@@ -25,9 +25,9 @@ absl::Status FusedMatMulShape(InferenceContext* c) {
     return s;
   }
   int64_t k = 0, n = 0;
-  if (auto s = c->MergeDim(a.dim(transpose_a ? 0 : 1),
-                           b.dim(transpose_b ? 1 : 0),
-                           "the inner dimensions of 'a' and 'b'", &k);
+  if (auto s =
+          c->MergeDim(a.dim(transpose_a ? 0 : 1), b.dim(transpose_b ? 1 : 0),
+                      "the inner dimensions of 'a' and 'b'", &k);
       !s.ok()) {
     return s;
   }
@@ -54,8 +54,9 @@ DFLOW_REGISTER_OP("_FusedMatMul")
     .Attr("transpose_b: bool = false")
     .Attr("activation: string = ''")
     .SetShapeFn(FusedMatMulShape)
-    .Doc("activation(op(a) op(b) + bias), activation '' (none) or 'Relu'; "
-         "made by the compiler from MatMul, BiasAdd and Relu.");
+    .Doc(
+        "activation(op(a) op(b) + bias), activation '' (none) or 'Relu'; "
+        "made by the compiler from MatMul, BiasAdd and Relu.");
 
 namespace {
 
@@ -96,8 +97,8 @@ int BiasInput(const Node* node, const Node* product, int product_input) {
   if (node->op() != "Add" && node->op() != "AddV2") return -1;
   const int other = 1 - product_input;
   const Edge* e = node->input_edge(other);
-  if (e == nullptr || e->src->output_shapes().size() <=
-                          static_cast<size_t>(e->src_output)) {
+  if (e == nullptr ||
+      e->src->output_shapes().size() <= static_cast<size_t>(e->src_output)) {
     return -1;
   }
   const TensorShape& bias = e->src->output_shape(e->src_output);
@@ -169,9 +170,9 @@ absl::StatusOr<PassResult> FuseMatMulBias(const PassContext& ctx,
                                           Graph* graph) {
   PassResult result;
   if (ctx.device_type != "CPU") {
-    result.what = absl::StrCat("no fused kernel on ",
-                               ctx.device_type.empty() ? "an unplaced graph"
-                                                       : ctx.device_type);
+    result.what = absl::StrCat("no fused kernel on ", ctx.device_type.empty()
+                                                          ? "an unplaced graph"
+                                                          : ctx.device_type);
     return result;
   }
   // Static shapes tell an Add of a [n] bias from a broadcasting Add; a
@@ -185,9 +186,8 @@ absl::StatusOr<PassResult> FuseMatMulBias(const PassContext& ctx,
   int with_relu = 0;
   for (const Match& m : matches) {
     // Named before Fuse removes the nodes.
-    const std::string what =
-        absl::StrCat("fusing MatMul '", m.matmul->name(), "' into '",
-                     m.last()->name(), "': ");
+    const std::string what = absl::StrCat("fusing MatMul '", m.matmul->name(),
+                                          "' into '", m.last()->name(), "': ");
     with_relu += m.relu != nullptr;
     if (absl::Status s = Fuse(graph, m); !s.ok()) {
       return absl::Status(s.code(), absl::StrCat(what, s.message()));

@@ -35,8 +35,7 @@ inline constexpr char kFusedMatMulOp[] = "_FusedMatMul";
 // The pass "fuse_matmul_bias": rewrites every fusable chain in `graph`
 // when ctx.device_type is "CPU"; what says "2 MatMul+BiasAdd+Relu fused,
 // 1 MatMul+BiasAdd fused".
-absl::StatusOr<PassResult> FuseMatMulBias(const PassContext& ctx,
-                                          Graph* graph);
+absl::StatusOr<PassResult> FuseMatMulBias(const PassContext& ctx, Graph* graph);
 
 }  // namespace dflow
 

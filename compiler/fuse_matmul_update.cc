@@ -22,8 +22,9 @@ DFLOW_REGISTER_OP("_FusedMatMulApplyGradientDescent")
     .Attr("transpose_b: bool = false")
     .Attr("use_locking: bool = false")
     .SetShapeFn(shape_fns::UnchangedShape)
-    .Doc("var -= alpha * op(a) op(b), one GEMM into the variable (made by "
-         "the compiler from ApplyGradientDescent of a MatMul).");
+    .Doc(
+        "var -= alpha * op(a) op(b), one GEMM into the variable (made by "
+        "the compiler from ApplyGradientDescent of a MatMul).");
 
 namespace {
 

@@ -6,7 +6,8 @@
 // one GEMM into W itself (alpha = -learning rate, beta = 1) does the same
 // arithmetic with neither. The pass rewrites
 //
-//   ApplyGradientDescent(var, alpha, MatMul(a, b))   [MatMul feeds nothing else]
+//   ApplyGradientDescent(var, alpha, MatMul(a, b))   [MatMul feeds nothing
+//   else]
 //
 // into one _FusedMatMulApplyGradientDescent(var, alpha, a, b) node with the
 // MatMul's transposes, keeping the update's name, device request,

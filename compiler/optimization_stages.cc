@@ -18,6 +18,7 @@
 #include "compiler/fuse_elementwise.h"
 #include "compiler/fuse_matmul_bias.h"
 #include "compiler/fuse_matmul_update.h"
+#include "compiler/inline_function_calls.h"
 #include "compiler/lower_functional_if.h"
 #include "compiler/lower_functional_while.h"
 #include "compiler/memory_planning.h"
@@ -75,8 +76,11 @@ struct PassEntry {
 // graph come first, so that tensor fusion sees the final all-reduces.
 // Device-specific: fusions, then memory planning on the final partition.
 constexpr PassEntry kPasses[] = {
-    // Device-independent. Lowering first: every later pass, the placer and
-    // the partitioner see Switch/Merge, never a functional If.
+    // Device-independent. Calls first (a body may hold an If or a While),
+    // then the lowerings: every later pass, the placer and the partitioner
+    // see Switch/Merge, never a call or a functional If.
+    {"inline_function_calls", PassStage::kDeviceIndependent,
+     InlineFunctionCalls, /*required=*/true},
     {"lower_functional_if", PassStage::kDeviceIndependent, LowerFunctionalIf,
      /*required=*/true},
     // After the If lowering (a branch may hold a loop); lowers the If nodes

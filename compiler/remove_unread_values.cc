@@ -45,8 +45,7 @@ bool ComputesOnlyUnreadValues(const Node* node, const PassContext& ctx) {
   // a control edge (with tf.control_dependencies([check_numerics(x)])):
   // not stateful in TensorFlow's schema, but removing them would hide the
   // failure they exist for.
-  if (op == "CheckNumerics" || op == "CheckNumericsV2" ||
-      op == "EnsureShape") {
+  if (op == "CheckNumerics" || op == "CheckNumericsV2" || op == "EnsureShape") {
     return false;
   }
   return !ctx.protected_nodes.contains(node->name());

@@ -260,4 +260,34 @@ DFLOW_REGISTER_OP("StatelessWhile")
     .SetShapeFn(WhileShape)
     .Doc("While whose cond and body have no side effects.");
 
+// A tf.function called from a graph. Never run: the required
+// inline_function_calls pass (compiler/inline_function_calls.h) puts the
+// body in its place first.
+DFLOW_REGISTER_OP("PartitionedCall")
+    .Input("args: Tin")
+    .Output("output: Tout")
+    .Attr("Tin: list(type) >= 0")
+    .Attr("Tout: list(type) >= 0")
+    .Attr("f: func")
+    .Attr("config: string = ''")
+    .Attr("config_proto: string = ''")
+    .Attr("executor_type: string = ''")
+    .SetShapeFn(shape_fns::Unknown)
+    .Doc("f(args), inlined before placement.");
+
+DFLOW_REGISTER_OP("StatefulPartitionedCall")
+    .Input("args: Tin")
+    .Output("output: Tout")
+    .Attr("Tin: list(type) >= 0")
+    .Attr("Tout: list(type) >= 0")
+    .Attr("f: func")
+    .Attr("config: string = ''")
+    .Attr("config_proto: string = ''")
+    .Attr("executor_type: string = ''")
+    .SetIsStateful()
+    .SetShapeFn(shape_fns::Unknown)
+    .Doc(
+        "f(args) with side effects, inlined before placement (whoever "
+        "waits for the call waits for the whole body).");
+
 }  // namespace dflow

@@ -32,6 +32,10 @@ inline bool IsFunctionalIfOp(absl::string_view op) {
 inline bool IsFunctionalWhileOp(absl::string_view op) {
   return op == "While" || op == "StatelessWhile";
 }
+// Calls of a library function (inlined by compiler/inline_function_calls.h).
+inline bool IsFunctionCallOp(absl::string_view op) {
+  return op == "PartitionedCall" || op == "StatefulPartitionedCall";
+}
 // The loop primitives (runtime/executor_frames.cc gives them meaning).
 inline bool IsEnterOp(absl::string_view op) {
   return op == "Enter" || op == "RefEnter";

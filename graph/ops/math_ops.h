@@ -129,6 +129,11 @@ Output Min(const Scope& scope, Input input, Input axis,
            const ReductionAttrs& attrs = {});
 Output Prod(const Scope& scope, Input input, Input axis,
             const ReductionAttrs& attrs = {});
+// Logical AND / OR of a bool tensor over the axes.
+Output All(const Scope& scope, Input input, Input axis,
+           const ReductionAttrs& attrs = {});
+Output Any(const Scope& scope, Input input, Input axis,
+           const ReductionAttrs& attrs = {});
 
 // --- Cumulative sums and products along the scalar axis `axis` (int32 or
 // int64; negative counts from the end). Cumsum([a, b, c]) is

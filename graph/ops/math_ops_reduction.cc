@@ -163,6 +163,27 @@ DFLOW_REDUCTION_OP("Min", kMinMaxReductionTypes,
 DFLOW_REDUCTION_OP("Prod", "T: numbertype",
                    "Product of elements across the given axes.");
 
+// Logical reductions of bools (tf.reduce_all, tf.reduce_any; TensorFlow's
+// assert_* helpers reduce their conditions with All).
+#define DFLOW_LOGICAL_REDUCTION_OP(name, doc)  \
+  DFLOW_REGISTER_OP(name)                      \
+      .Input("input: bool")                    \
+      .Input("reduction_indices: Tidx")        \
+      .Output("output: bool")                  \
+      .Attr("keep_dims: bool = false")         \
+      .Attr("Tidx: {int32, int64} = DT_INT32") \
+      .SetShapeFn(ReductionShape)              \
+      .Doc(doc)
+
+DFLOW_LOGICAL_REDUCTION_OP("All",
+                           "Whether every element across the axes is "
+                           "true (true over none).");
+DFLOW_LOGICAL_REDUCTION_OP("Any",
+                           "Whether some element across the axes is "
+                           "true (false over none).");
+
+#undef DFLOW_LOGICAL_REDUCTION_OP
+
 #undef DFLOW_REDUCTION_OP
 
 #define DFLOW_SCAN_OP(name, doc)               \
@@ -210,6 +231,14 @@ Output Mean(const Scope& scope, Input input, Input axis,
 Output Max(const Scope& scope, Input input, Input axis,
            const ReductionAttrs& attrs) {
   return Reduction(scope, "Max", input, axis, attrs);
+}
+Output All(const Scope& scope, Input input, Input axis,
+           const ReductionAttrs& attrs) {
+  return Reduction(scope, "All", input, axis, attrs);
+}
+Output Any(const Scope& scope, Input input, Input axis,
+           const ReductionAttrs& attrs) {
+  return Reduction(scope, "Any", input, axis, attrs);
 }
 Output Min(const Scope& scope, Input input, Input axis,
            const ReductionAttrs& attrs) {

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <limits>
 #include <type_traits>
+#include <vector>
 
 #include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
@@ -86,6 +87,62 @@ class ReductionOp : public OpKernel {
  private:
   bool keep_dims_ = false;
 };
+
+// --- All and Any: AND / OR of bools. Conditions of assertions and masks:
+// small, so one pass over the input, each element finding its output by
+// dropping the reduced dimensions. ---
+
+template <bool kAll>
+class LogicalReductionOp : public OpKernel {
+ public:
+  explicit LogicalReductionOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    ctx->SetStatus(ctx->GetAttr("keep_dims", &keep_dims_));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& in = ctx->input(0);
+    AxisMask mask;
+    OP_REQUIRES_OK(ctx, ReadAxes(ctx->input(1), in.shape(), &mask));
+    TensorShape out_shape;
+    for (int i = 0; i < in.shape().rank(); ++i) {
+      if (!mask[i]) {
+        out_shape.AddDim(in.shape().dim(i));
+      } else if (keep_dims_) {
+        out_shape.AddDim(1);
+      }
+    }
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, out_shape, &out));
+    bool* result = out->data<bool>();
+    std::fill_n(result, out->NumElements(), kAll);
+    const bool* x = in.data<bool>();
+    const int rank = in.shape().rank();
+    std::vector<int64_t> index(rank, 0);
+    for (int64_t k = 0; k < in.NumElements(); ++k) {
+      int64_t o = 0;
+      for (int d = 0; d < rank; ++d) {
+        if (!mask[d]) o = o * in.shape().dim(d) + index[d];
+      }
+      result[o] = kAll ? (result[o] && x[k]) : (result[o] || x[k]);
+      for (int d = rank - 1; d >= 0; --d) {
+        if (++index[d] < in.shape().dim(d)) break;
+        index[d] = 0;
+      }
+    }
+  }
+
+ private:
+  bool keep_dims_ = false;
+};
+
+DFLOW_REGISTER_KERNEL(KernelDefBuilder("All")
+                          .Device(kDeviceCpu)
+                          .TypeConstraint("Tidx", {DT_INT32, DT_INT64}),
+                      LogicalReductionOp<true>);
+DFLOW_REGISTER_KERNEL(KernelDefBuilder("Any")
+                          .Device(kDeviceCpu)
+                          .TypeConstraint("Tidx", {DT_INT32, DT_INT64}),
+                      LogicalReductionOp<false>);
 
 // --- ArgMax. ---
 

@@ -479,6 +479,10 @@ void BuildGraphWithEveryOp(const Scope& root) {
       .Finalize();
   ops::AddN(acc, {set, from_tensor});
   ops::ZerosLike(acc, from_tensor);
+  Output flags = ops::Const(
+      acc, Tensor::FromVector<bool>({true, false}, TensorShape({2})));
+  ops::All(acc, flags, 0);
+  ops::Any(acc, flags, 0);
 
   // Index ops.
   Scope ix = s.NewSubScope("index");

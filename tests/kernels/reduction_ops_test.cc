@@ -627,5 +627,42 @@ TEST(L2LossKernelTest, AgainstReference) {
   EXPECT_THAT(AsDoubles((*out)[0]), ElementsAre(15));
 }
 
+// All and Any over bools: per axis, all axes, keep_dims, and the empty
+// reduction's identity (true for All, false for Any).
+TEST(ReductionKernelTest, AllAndAnyOfBools) {
+  Scope root = Scope::NewRootScope();
+  Output x = ops::Placeholder(root, DT_BOOL);
+  Output axis = ops::Placeholder(root, DT_INT32);
+  Output all = ops::All(root, x, axis);
+  Output any = ops::Any(root, x, axis, ops::ReductionAttrs().KeepDims(true));
+  ASSERT_TRUE(root.ok()) << root.status();
+  const Tensor m = Tensor::FromVector<bool>(
+      {true, false, true, true, true, true}, TensorShape({2, 3}));
+  auto bools = [](const Tensor& t) {
+    return std::vector<bool>(t.data<bool>(), t.data<bool>() + t.NumElements());
+  };
+  auto rows = RunKernel(all.node(), {m, Tensor::FromVector<int32_t>({1})});
+  ASSERT_TRUE(rows.ok()) << rows.status();
+  EXPECT_THAT(bools((*rows)[0]), ElementsAre(false, true));
+  auto cols = RunKernel(all.node(), {m, Tensor::FromVector<int32_t>({0})});
+  ASSERT_TRUE(cols.ok()) << cols.status();
+  EXPECT_THAT(bools((*cols)[0]), ElementsAre(true, false, true));
+  auto every = RunKernel(any.node(), {m, Tensor::FromVector<int32_t>({0, 1})});
+  ASSERT_TRUE(every.ok()) << every.status();
+  EXPECT_EQ((*every)[0].shape(), TensorShape({1, 1}));
+  EXPECT_THAT(bools((*every)[0]), ElementsAre(true));
+  const Tensor none(DT_BOOL, TensorShape({0}));
+  auto empty_all =
+      RunKernel(all.node(), {none, Tensor::FromVector<int32_t>({0})});
+  auto empty_any =
+      RunKernel(any.node(), {none, Tensor::FromVector<int32_t>({0})});
+  ASSERT_TRUE(empty_all.ok() && empty_any.ok());
+  EXPECT_THAT(bools((*empty_all)[0]), ElementsAre(true));
+  EXPECT_THAT(bools((*empty_any)[0]), ElementsAre(false));
+  // A bad axis is TensorFlow's error.
+  auto bad = RunKernel(all.node(), {m, Tensor::FromVector<int32_t>({2})});
+  EXPECT_FALSE(bad.ok());
+}
+
 }  // namespace
 }  // namespace dflow

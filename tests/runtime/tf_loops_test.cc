@@ -54,29 +54,8 @@ void CheckModel(const std::string& model, const std::string& style,
   absl::StatusOr<std::unique_ptr<Session>> session =
       Session::Create(Load(model + "_" + style + ".pb"), options);
   ASSERT_TRUE(session.ok()) << session.status();
-  const std::string cases = ReadFile(kDir + model + ".cases");
-  int checked = 0;
-  for (absl::string_view line :
-       absl::StrSplit(cases, '\n', absl::SkipWhitespace())) {
-    if (absl::StartsWith(line, "#")) continue;
-    std::vector<std::string> parts = absl::StrSplit(line, '|');
-    ASSERT_EQ(parts.size(), 3u) << line;
-    const std::vector<float> n = Floats(parts[0]);
-    const std::vector<float> want = Floats(parts[2]);
-    std::vector<Tensor> out;
-    absl::Status s = (*session)->Run(
-        {{"x", Vector(Floats(parts[1]))},
-         {"n", Tensor::Scalar<int32_t>(static_cast<int32_t>(n[0]))}},
-        {"out"}, {}, &out);
-    ASSERT_TRUE(s.ok()) << s << " (" << line << ")";
-    ASSERT_EQ(out[0].NumElements(), static_cast<int64_t>(want.size())) << line;
-    for (size_t i = 0; i < want.size(); ++i) {
-      EXPECT_NEAR(out[0].data<float>()[i], want[i],
-                  1e-5 * std::max(1.0f, std::fabs(want[i])))
-          << line;
-    }
-    ++checked;
-  }
+  const int checked =
+      testing_tf::RunCases(session->get(), ReadFile(kDir + model + ".cases"));
   EXPECT_EQ(checked, 4);
 }
 
