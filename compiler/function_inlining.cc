@@ -322,6 +322,24 @@ absl::StatusOr<InlinedCall> InlineFunctionCall(Graph* graph,
                        body->nodes.end());
 
   // The call's name now names what the body returns.
+  std::vector<Node*> wait_for = body->nodes;
+  wait_for.push_back(*pivot);
+  absl::StatusOr<Node*> out =
+      ReplaceCall(graph, call, *edges, body->outputs, wait_for, where);
+  if (!out.ok()) return out.status();
+  inlined.nodes.push_back(*out);
+  inlined.result = *out;
+  return inlined;
+}
+
+absl::StatusOr<Node*> ReplaceCall(Graph* graph, Node* call,
+                                  const CallEdges& edges,
+                                  const std::vector<OutputRef>& outputs,
+                                  const std::vector<Node*>& wait_for,
+                                  absl::string_view where) {
+  const std::string name = call->name();
+  const std::string device = call->requested_device();
+  const std::vector<DataType> out_types = call->output_types();
   graph->RemoveNode(call);
   NodeDef result;
   result.set_name(name);
@@ -335,11 +353,10 @@ absl::StatusOr<InlinedCall> InlineFunctionCall(Graph* graph,
     (*result.mutable_attr())["T"] = types;
   }
   absl::StatusOr<Node*> out =
-      AddNodeWithUniqueName(graph, std::move(result), body->outputs, where);
+      AddNodeWithUniqueName(graph, std::move(result), outputs, where);
   if (!out.ok()) return out.status();
-  graph->AddControlEdge(*pivot, *out);
-  for (Node* n : body->nodes) graph->AddControlEdge(n, *out);
-  for (const CallEdges::Out& o : edges->outs) {
+  for (Node* n : wait_for) graph->AddControlEdge(n, *out);
+  for (const CallEdges::Out& o : edges.outs) {
     if (o.dst_input == kControlSlot) {
       graph->AddControlEdge(*out, o.dst);
     } else if (absl::StatusOr<const Edge*> e =
@@ -348,9 +365,7 @@ absl::StatusOr<InlinedCall> InlineFunctionCall(Graph* graph,
       return Prefixed(where, e.status());
     }
   }
-  inlined.nodes.push_back(*out);
-  inlined.result = *out;
-  return inlined;
+  return *out;
 }
 
 absl::StatusOr<CallEdges> EdgesOfCall(const Node* call,

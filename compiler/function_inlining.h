@@ -60,6 +60,17 @@ struct CallEdges {
 absl::StatusOr<CallEdges> EdgesOfCall(const Node* call,
                                       absl::string_view label);
 
+// Removes `call` and adds in its place, under its name and on its device,
+// an IdentityN of `outputs` (a NoOp when there are none) that also waits
+// for `wait_for`; the call's consumers (`edges.outs`, taken before) read it
+// instead. What every lowering of a call ends with: a fetch or target of
+// the call's name still finds what it returned.
+absl::StatusOr<Node*> ReplaceCall(Graph* graph, Node* call,
+                                  const CallEdges& edges,
+                                  const std::vector<OutputRef>& outputs,
+                                  const std::vector<Node*>& wait_for,
+                                  absl::string_view where);
+
 struct InstantiatedFunction {
   std::vector<OutputRef> outputs;  // in the signature's output order
   std::vector<Node*> nodes;        // every node copied from the body

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "compiler/function_inlining.h"
+#include "compiler/lower_functional_case.h"
 #include "graph/attr_value_util.h"
 #include "graph/node_def_util.h"
 #include "graph/ops/control_flow_ops.h"
@@ -42,7 +43,6 @@ class IfLowering {
     if (!edges.ok()) return edges.status();
     const std::vector<OutputRef>& inputs = edges->inputs;
     const std::vector<Node*>& control_inputs = edges->control_inputs;
-    const std::vector<CallEdges::Out>& outs = edges->outs;
     const std::vector<DataType> out_types = call_->output_types();
     const std::vector<DataType> in_types = call_->input_types();
 
@@ -117,30 +117,10 @@ class IfLowering {
     if (!branch_executed.ok()) return branch_executed.status();
 
     // The call's name now names what it returns.
-    graph_->RemoveNode(call_);
-    NodeDef result;
-    result.set_name(name_);
-    result.set_device(device_);
-    if (out_types.empty()) {
-      result.set_op("NoOp");
-    } else {
-      result.set_op("IdentityN");
-      AttrValue types;
-      for (DataType t : out_types) types.mutable_list()->add_type(t);
-      (*result.mutable_attr())["T"] = types;
-    }
-    absl::StatusOr<Node*> out = Add(std::move(result), merges);
+    absl::StatusOr<Node*> out =
+        ReplaceCall(graph_, call_, *edges, merges, {*branch_executed},
+                    absl::StrCat("lowering ", label_));
     if (!out.ok()) return out.status();
-    graph_->AddControlEdge(*branch_executed, *out);
-    for (const CallEdges::Out& o : outs) {
-      if (o.dst_input == kControlSlot) {
-        graph_->AddControlEdge(*out, o.dst);
-      } else if (absl::StatusOr<const Edge*> e =
-                     graph_->AddEdge(*out, o.src_output, o.dst, o.dst_input);
-                 !e.ok()) {
-        return e.status();
-      }
-    }
     return absl::OkStatus();
   }
 
@@ -212,15 +192,23 @@ class IfLowering {
 
 absl::StatusOr<PassResult> LowerFunctionalIf(const PassContext& ctx,
                                              Graph* graph) {
-  (void)ctx;
   PassResult result;
   const FunctionMap functions = LibraryFunctions(graph->library());
   // Bodies may call If again: lower until none is left. Recursion is
   // refused by CheckCallable, so this ends.
   while (true) {
     std::vector<Node*> calls;
+    bool cases = false;
     for (Node* n : graph->nodes()) {
       if (IsFunctionalIfOp(n->op())) calls.push_back(n);
+      cases |= IsFunctionalCaseOp(n->op());
+    }
+    // A branch may hold a Case too.
+    if (cases) {
+      absl::StatusOr<PassResult> lowered = LowerFunctionalCase(ctx, graph);
+      if (!lowered.ok()) return lowered.status();
+      result.changes += lowered->changes;
+      continue;
     }
     if (calls.empty()) break;
     if (absl::Status s = graph->InferShapes(); !s.ok()) return s;
@@ -233,7 +221,9 @@ absl::StatusOr<PassResult> LowerFunctionalIf(const PassContext& ctx,
   if (result.changes > 0) {
     if (absl::Status s = graph->InferShapes(); !s.ok()) return s;
   }
-  result.what = absl::StrCat(result.changes, " If lowered to Switch/Merge");
+  result.what = absl::StrCat(result.changes,
+                             " If (or Case in a branch) lowered to "
+                             "Switch/Merge");
   return result;
 }
 

@@ -19,6 +19,7 @@
 #include "compiler/fuse_matmul_bias.h"
 #include "compiler/fuse_matmul_update.h"
 #include "compiler/inline_function_calls.h"
+#include "compiler/lower_functional_case.h"
 #include "compiler/lower_functional_if.h"
 #include "compiler/lower_functional_while.h"
 #include "compiler/memory_planning.h"
@@ -81,6 +82,10 @@ constexpr PassEntry kPasses[] = {
     // see Switch/Merge, never a call or a functional If.
     {"inline_function_calls", PassStage::kDeviceIndependent,
      InlineFunctionCalls, /*required=*/true},
+    // Case before If: Ifs in a Case's branches are lowered by the If pass
+    // (which also lowers the Cases its branches bring).
+    {"lower_functional_case", PassStage::kDeviceIndependent,
+     LowerFunctionalCase, /*required=*/true},
     {"lower_functional_if", PassStage::kDeviceIndependent, LowerFunctionalIf,
      /*required=*/true},
     // After the If lowering (a branch may hold a loop); lowers the If nodes

@@ -13,8 +13,7 @@ namespace {
 
 // Both outputs carry the data's shape (one of them dead at run time).
 absl::Status SwitchShape(InferenceContext* c) {
-  c->set_output(0, c->input(0));
-  c->set_output(1, c->input(0));
+  for (int i = 0; i < c->num_outputs(); ++i) c->set_output(i, c->input(0));
   return absl::OkStatus();
 }
 
@@ -194,6 +193,19 @@ DFLOW_REGISTER_OP("ControlTrigger")
         "Does nothing; runs even when its control inputs are dead (a sync "
         "point of TensorFlow's loop gradients).");
 
+// Made by compiler/lower_functional_case.h: Case's N-way Switch.
+DFLOW_REGISTER_OP("_SwitchN")
+    .Input("data: T")
+    .Input("output_index: int32")
+    .Output("outputs: num_outs * T")
+    .Attr("num_outs: int >= 1")
+    .Attr("T: type")
+    .SetShapeFn(SwitchShape)
+    .Doc(
+        "Forwards data to outputs[output_index] (the last output when the "
+        "index is out of range, as Case runs its last branch); the others "
+        "are dead.");
+
 // Made by compiler/lower_functional_if.h for an If whose cond is not a bool
 // scalar.
 DFLOW_REGISTER_OP("_ToBool")
@@ -205,6 +217,32 @@ DFLOW_REGISTER_OP("_ToBool")
         "TensorFlow's truth value of a tensor: a scalar is true when "
         "non-zero (a string when non-empty), any other tensor when it has "
         "elements.");
+
+// Functional switches: branches[branch_index](input), the last branch for
+// an index out of range. Lowered before placement by the required
+// lower_functional_case pass.
+DFLOW_REGISTER_OP("Case")
+    .Input("branch_index: int32")
+    .Input("input: Tin")
+    .Output("output: Tout")
+    .Attr("Tin: list(type) >= 0")
+    .Attr("Tout: list(type) >= 0")
+    .Attr("branches: list(func) >= 1")
+    .Attr("output_shapes: list(shape) = []")
+    .SetIsStateful()
+    .SetShapeFn(IfShape)
+    .Doc("branches[branch_index](input); lowered to _SwitchN/Merge.");
+
+DFLOW_REGISTER_OP("StatelessCase")
+    .Input("branch_index: int32")
+    .Input("input: Tin")
+    .Output("output: Tout")
+    .Attr("Tin: list(type) >= 0")
+    .Attr("Tout: list(type) >= 0")
+    .Attr("branches: list(func) >= 1")
+    .Attr("output_shapes: list(shape) = []")
+    .SetShapeFn(IfShape)
+    .Doc("Case whose branches have no side effects.");
 
 DFLOW_REGISTER_OP("If")
     .Input("cond: Tcond")

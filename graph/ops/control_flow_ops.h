@@ -18,7 +18,7 @@ class Graph;
 // Ops whose output may be dead while the node itself ran (one of a
 // Switch's two outputs is).
 inline bool IsSwitchOp(absl::string_view op) {
-  return op == "Switch" || op == "RefSwitch";
+  return op == "Switch" || op == "RefSwitch" || op == "_SwitchN";
 }
 // Ops that run with dead inputs, forwarding their first live one.
 inline bool IsMergeOp(absl::string_view op) {
@@ -27,6 +27,10 @@ inline bool IsMergeOp(absl::string_view op) {
 // Functional conditionals (lowered by compiler/lower_functional_if.h).
 inline bool IsFunctionalIfOp(absl::string_view op) {
   return op == "If" || op == "StatelessIf";
+}
+// Functional switches (lowered by compiler/lower_functional_case.h).
+inline bool IsFunctionalCaseOp(absl::string_view op) {
+  return op == "Case" || op == "StatelessCase";
 }
 // Functional loops (lowered by compiler/lower_functional_while.h).
 inline bool IsFunctionalWhileOp(absl::string_view op) {
@@ -57,7 +61,8 @@ inline bool IsLoopOrTriggerOp(absl::string_view op) {
 // remove nodes (constant folding, fusion) leave these alone.
 inline bool IsControlFlowOp(absl::string_view op) {
   return IsSwitchOp(op) || IsMergeOp(op) || IsFunctionalIfOp(op) ||
-         IsFunctionalWhileOp(op) || IsLoopOrTriggerOp(op);
+         IsFunctionalCaseOp(op) || IsFunctionalWhileOp(op) ||
+         IsLoopOrTriggerOp(op);
 }
 
 // Whether `graph` has a loop (an Enter): such graphs run on the executor's

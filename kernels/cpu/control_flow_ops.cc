@@ -46,6 +46,26 @@ class SwitchOp : public OpKernel {
   bool IsExpensive() const override { return false; }
 };
 
+// Case's N-way Switch: the data to output `index`, the last output for an
+// index out of range (Case's default branch); the others are dead.
+class SwitchNOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& index = ctx->input(1);
+    OP_REQUIRES(ctx, index.dtype() == DT_INT32 && index.NumElements() == 1,
+                absl::InvalidArgumentError(absl::StrCat(
+                    "output_index must be an int32 scalar, got a ",
+                    DataTypeName(index.dtype()), " tensor of shape ",
+                    index.shape().ToString())));
+    const int n = num_outputs();
+    int32_t i = index.data<int32_t>()[0];
+    if (i < 0 || i >= n) i = n - 1;
+    ForwardInput(ctx, 0, i);
+  }
+  bool IsExpensive() const override { return false; }
+};
+
 class MergeOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
@@ -139,6 +159,8 @@ DFLOW_REGISTER_KERNEL(KernelDefBuilder("ControlTrigger").Device(kDeviceCpu),
 DFLOW_REGISTER_KERNEL(KernelDefBuilder("Switch").Device(kDeviceCpu), SwitchOp);
 DFLOW_REGISTER_KERNEL(KernelDefBuilder("RefSwitch").Device(kDeviceCpu),
                       SwitchOp);
+DFLOW_REGISTER_KERNEL(KernelDefBuilder("_SwitchN").Device(kDeviceCpu),
+                      SwitchNOp);
 DFLOW_REGISTER_KERNEL(KernelDefBuilder("Merge").Device(kDeviceCpu), MergeOp);
 DFLOW_REGISTER_KERNEL(KernelDefBuilder("RefMerge").Device(kDeviceCpu), MergeOp);
 

@@ -86,6 +86,10 @@ const std::map<std::string, std::string>& OutOfScope() {
       // StatelessWhile graphs, and tests/compiler/
       // lower_functional_while_test the lowered structure.
       {"lower_functional_while", "no While in random graphs"},
+      // Nor calls or Case; tests/runtime/tf_calls_test runs TensorFlow's
+      // call and switch_case graphs with and without optimization.
+      {"inline_function_calls", "no function calls in random graphs"},
+      {"lower_functional_case", "no Case in random graphs"},
   };
   return *passes;
 }

@@ -28,15 +28,19 @@ TEST(AllOpsRoundTripTest, GraphUsesEveryRegisteredOp) {
   ASSERT_TRUE(s.ok()) << s;
   std::set<std::string> used;
   for (const NodeDef& n : def.node()) used.insert(n.op());
-  // Built only by their own tests: If, StatelessIf, While, StatelessWhile
-  // and the calls name functions of a library (tests/runtime/tf_cond_test,
-  // tf_loops_test, tf_calls_test), _ToBool is their lowerings'.
+  // Built only by their own tests: If, StatelessIf, While, StatelessWhile,
+  // Case, StatelessCase and the calls name functions of a library
+  // (tests/runtime/tf_cond_test, tf_loops_test, tf_calls_test); _ToBool
+  // and _SwitchN are their lowerings'.
   const std::set<std::string> elsewhere = {"If",
                                            "StatelessIf",
                                            "While",
                                            "StatelessWhile",
                                            "PartitionedCall",
                                            "StatefulPartitionedCall",
+                                           "Case",
+                                           "StatelessCase",
+                                           "_SwitchN",
                                            "_ToBool"};
   for (const OpRegistration* reg : OpRegistry::Global()->AllOps()) {
     if (elsewhere.count(reg->op_def.name())) continue;

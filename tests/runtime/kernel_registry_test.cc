@@ -138,7 +138,10 @@ TEST(KernelRegistryTest, EveryDeclaredOpHasAGpuDefinition) {
                                              "All",
                                              "Any",
                                              "PartitionedCall",
-                                             "StatefulPartitionedCall"};
+                                             "StatefulPartitionedCall",
+                                             "Case",
+                                             "StatelessCase",
+                                             "_SwitchN"};
     if (kNoGpuYet->count(op) > 0) continue;
     if (kCpuOnly->count(op) > 0) {
       for (const KernelDef& def : Registry()->DefinitionsForOp(op)) {

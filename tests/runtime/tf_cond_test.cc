@@ -137,7 +137,7 @@ TEST(LowerFunctionalIfTest, ShowsInThePassDump) {
   const std::string passes =
       ReadFile(options.dump_passes_dir + "/sig_0/passes.txt");
   // The outer If, then the one its then-branch calls.
-  EXPECT_THAT(passes, HasSubstr("lower_functional_if: 2 If lowered"));
+  EXPECT_THAT(passes, HasSubstr("lower_functional_if: 2 If (or Case in a branch) lowered"));
 }
 
 TEST(LowerFunctionalIfTest, MissingFunctionIsAnErrorNamingNodeAndFunction) {
