@@ -161,6 +161,23 @@ class ListKernel : public OpKernel {
   bool IsExpensive() const override { return false; }
 
  protected:
+  // The list of input 0, checked to hold this op's element_dtype.
+  absl::StatusOr<const TensorList*> TypedList(OpKernelContext* ctx) const {
+    absl::StatusOr<const TensorList*> list = ListInput(ctx, 0);
+    if (!list.ok()) return list;
+    if (absl::Status s = CheckDtype(**list, element_dtype_); !s.ok()) return s;
+    return list;
+  }
+
+  // The list's element shape completed by the element_shape input `i`.
+  static absl::StatusOr<TensorShape> ElementShapeOf(OpKernelContext* ctx,
+                                                    const TensorList& list,
+                                                    int i) {
+    absl::StatusOr<TensorShape> declared = PartialShape(ctx->input(i));
+    if (!declared.ok()) return declared;
+    return MergeShapes(list.element_shape, *declared, "element_shape");
+  }
+
   DataType element_dtype_ = DT_INVALID;
 };
 
@@ -275,18 +292,14 @@ class TensorListPopBackOp : public ListKernel {
  public:
   using ListKernel::ListKernel;
   void Compute(OpKernelContext* ctx) override {
-    absl::StatusOr<const TensorList*> in = ListInput(ctx, 0);
+    absl::StatusOr<const TensorList*> in = TypedList(ctx);
     OP_REQUIRES_OK(ctx, in.status());
     const TensorList& list = **in;
-    OP_REQUIRES_OK(ctx, CheckDtype(list, element_dtype_));
     OP_REQUIRES(ctx, !list.tensors.empty(),
                 absl::InvalidArgumentError(
                     "TensorListPopBack of an empty list (it has no tensor "
                     "left to pop)"));
-    absl::StatusOr<TensorShape> declared = PartialShape(ctx->input(1));
-    OP_REQUIRES_OK(ctx, declared.status());
-    absl::StatusOr<TensorShape> shape =
-        MergeShapes(list.element_shape, *declared, "element_shape");
+    absl::StatusOr<TensorShape> shape = ElementShapeOf(ctx, list, 1);
     OP_REQUIRES_OK(ctx, shape.status());
     absl::StatusOr<Tensor> last = Element(
         ctx, list, static_cast<int64_t>(list.tensors.size()) - 1, *shape);
@@ -345,16 +358,12 @@ class TensorListGetItemOp : public ListKernel {
  public:
   using ListKernel::ListKernel;
   void Compute(OpKernelContext* ctx) override {
-    absl::StatusOr<const TensorList*> in = ListInput(ctx, 0);
+    absl::StatusOr<const TensorList*> in = TypedList(ctx);
     OP_REQUIRES_OK(ctx, in.status());
     const TensorList& list = **in;
-    OP_REQUIRES_OK(ctx, CheckDtype(list, element_dtype_));
     absl::StatusOr<int64_t> index = Index(ctx, 1, list.tensors.size());
     OP_REQUIRES_OK(ctx, index.status());
-    absl::StatusOr<TensorShape> declared = PartialShape(ctx->input(2));
-    OP_REQUIRES_OK(ctx, declared.status());
-    absl::StatusOr<TensorShape> shape =
-        MergeShapes(list.element_shape, *declared, "element_shape");
+    absl::StatusOr<TensorShape> shape = ElementShapeOf(ctx, list, 2);
     OP_REQUIRES_OK(ctx, shape.status());
     absl::StatusOr<Tensor> item = Element(ctx, list, *index, *shape);
     OP_REQUIRES_OK(ctx, item.status());
@@ -368,19 +377,15 @@ class TensorListStackOp : public ListKernel {
     ctx->SetStatus(ctx->GetAttr("num_elements", &num_elements_));
   }
   void Compute(OpKernelContext* ctx) override {
-    absl::StatusOr<const TensorList*> in = ListInput(ctx, 0);
+    absl::StatusOr<const TensorList*> in = TypedList(ctx);
     OP_REQUIRES_OK(ctx, in.status());
     const TensorList& list = **in;
-    OP_REQUIRES_OK(ctx, CheckDtype(list, element_dtype_));
     const int64_t n = static_cast<int64_t>(list.tensors.size());
     OP_REQUIRES(ctx, num_elements_ < 0 || num_elements_ == n,
                 absl::InvalidArgumentError(
                     absl::StrCat("num_elements is ", num_elements_,
                                  " but the list holds ", n, " tensors")));
-    absl::StatusOr<TensorShape> declared = PartialShape(ctx->input(1));
-    OP_REQUIRES_OK(ctx, declared.status());
-    absl::StatusOr<TensorShape> shape =
-        MergeShapes(list.element_shape, *declared, "element_shape");
+    absl::StatusOr<TensorShape> shape = ElementShapeOf(ctx, list, 1);
     OP_REQUIRES_OK(ctx, shape.status());
     // Every set element must have one shape; it completes the element
     // shape that unset elements' zeros take.

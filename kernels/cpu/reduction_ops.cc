@@ -61,6 +61,21 @@ absl::Status ReadAxes(const Tensor& axes, const TensorShape& shape,
   return absl::OkStatus();
 }
 
+// The shape of a reduction's result: the kept dimensions (the reduced ones
+// as 1s with keep_dims).
+TensorShape ReducedShape(const TensorShape& in, const AxisMask& mask,
+                         bool keep_dims) {
+  TensorShape out;
+  for (int i = 0; i < in.rank(); ++i) {
+    if (!mask[i]) {
+      out.AddDim(in.dim(i));
+    } else if (keep_dims) {
+      out.AddDim(1);
+    }
+  }
+  return out;
+}
+
 template <Reduction kOp>
 class ReductionOp : public OpKernel {
  public:
@@ -73,15 +88,9 @@ class ReductionOp : public OpKernel {
     const Tensor& axes = ctx->input(1);
     AxisMask mask;
     OP_REQUIRES_OK(ctx, ReadAxes(axes, in.shape(), &mask));
-    TensorShape out_shape;
-    for (int i = 0; i < in.shape().rank(); ++i) {
-      if (!mask[i]) {
-        out_shape.AddDim(in.shape().dim(i));
-      } else if (keep_dims_) {
-        out_shape.AddDim(1);
-      }
-    }
-    OP_REQUIRES_OK(ctx, ReduceToOutput(ctx, kOp, in, mask, out_shape, 0));
+    OP_REQUIRES_OK(
+        ctx, ReduceToOutput(ctx, kOp, in, mask,
+                            ReducedShape(in.shape(), mask, keep_dims_), 0));
   }
 
  private:
@@ -103,16 +112,10 @@ class LogicalReductionOp : public OpKernel {
     const Tensor& in = ctx->input(0);
     AxisMask mask;
     OP_REQUIRES_OK(ctx, ReadAxes(ctx->input(1), in.shape(), &mask));
-    TensorShape out_shape;
-    for (int i = 0; i < in.shape().rank(); ++i) {
-      if (!mask[i]) {
-        out_shape.AddDim(in.shape().dim(i));
-      } else if (keep_dims_) {
-        out_shape.AddDim(1);
-      }
-    }
     Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, out_shape, &out));
+    OP_REQUIRES_OK(
+        ctx, ctx->allocate_output(0, ReducedShape(in.shape(), mask, keep_dims_),
+                                  &out));
     bool* result = out->data<bool>();
     std::fill_n(result, out->NumElements(), kAll);
     const bool* x = in.data<bool>();
