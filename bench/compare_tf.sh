@@ -8,8 +8,12 @@
 # bench/tf_training_peer.py; one process per run) and prints a table and
 #   metric <name>_t<threads> dflow=<v> tf=<v> unit=<u>
 # lines: mlp_towers_step_ms, cifar10_towers_step_ms (warm medians; goals
-# >= 2x and >= 1.3x TensorFlow's speed) and <model>_load_first_step_ms
-# (reading the GraphDef through the first training step; goal <= TF's).
+# >= 2x and >= 1.3x TensorFlow's speed), lstm_train_step_ms (an LSTM
+# dynamic_rnn training step, 20 time steps, batch 64: TensorFlow 2's
+# functional loop with TensorLists; goal >= 1.5x) and lstm_v1_train_step_ms
+# (the same in TF1 control flow: Enter/Exit, stacks, TensorArrays), and
+# <model>_load_first_step_ms (reading the GraphDef through the first
+# training step; goal <= TF's).
 #
 #   bench/compare_tf.sh [--steps N] [--reps R]   # default 20 steps, 3 reps
 #
@@ -45,6 +49,9 @@ echo "== writing the graphs with TensorFlow"
 python3 tools/tf_reference/make_corpus.py --out "$out/corpus" \
   --only mlp_towers cifar10_towers --styles res --batch_scale 4 \
   >"$out/corpus.log" 2>&1 || { tail -n 30 "$out/corpus.log"; exit 1; }
+python3 tools/tf_reference/make_corpus.py --out "$out/corpus" \
+  --only lstm --styles res ref --batch_scale 4 \
+  >>"$out/corpus.log" 2>&1 || { tail -n 30 "$out/corpus.log"; exit 1; }
 
 # median of the values of key $2 in the lines of file $1 (the whole key:
 # step_ms must not match load_first_step_ms)
@@ -55,8 +62,11 @@ median() {
 
 metrics=()
 printf "%-16s %7s %-22s %12s %12s %8s\n" graph threads figure dflow tensorflow ratio
-for model in mlp_towers cifar10_towers; do
-  dir="$out/corpus/${model}_res"
+# <corpus dir>:<metric name>
+for pair in mlp_towers_res:mlp_towers cifar10_towers_res:cifar10_towers \
+  lstm_res:lstm lstm_ref:lstm_v1; do
+  model="${pair#*:}"
+  dir="$out/corpus/${pair%%:*}"
   for t in 1 2; do
     : >"$out/${model}_t${t}.dflow" ; : >"$out/${model}_t${t}.tf"
     for r in $(seq "$reps"); do
@@ -76,11 +86,12 @@ for model in mlp_towers cifar10_towers; do
         "${d:-failed}" "${f:-failed}" "$ratio"
       name="${model}_${figure}"
       [ "$figure" = step_ms ] && name="${model}_step_ms"
+      case "$model" in lstm*) [ "$figure" = step_ms ] && name="${model}_train_step_ms" ;; esac
       metrics+=("metric ${name}_t${t} dflow=${d:-nan} tf=${f:-nan} unit=ms")
     done
   done
 done
 echo "(ratio: TensorFlow's time / dflow's; goals: mlp_towers step >= 2x,"
-echo " cifar10_towers step >= 1.3x, load + first step >= 1x)"
+echo " cifar10_towers step >= 1.3x, lstm step >= 1.5x, load + first step >= 1x)"
 printf "%s\n" "${metrics[@]}"
 echo "raw outputs: $out"

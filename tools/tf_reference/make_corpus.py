@@ -384,6 +384,29 @@ def deep_mnist(rng, batch_scale):
                 fetch_also=[accuracy.name])
 
 
+def lstm(rng, batch_scale):
+    """An LSTM dynamic_rnn over a sequence, a dense layer on its last
+    output, softmax cross-entropy and Adam: the training step of issue 18's
+    lstm_train_step_ms benchmark (gradients through the loop). Benchmark
+    only: not in the committed corpus."""
+    batch, steps, features, units = 16 * batch_scale, 20, 32, 64
+    x = v1.placeholder(tf.float32, [None, steps, features], name="x")
+    y = v1.placeholder(tf.int32, [None], name="y")
+    cell = v1.nn.rnn_cell.LSTMCell(
+        units, initializer=v1.glorot_uniform_initializer(seed=SEED))
+    outputs, _ = v1.nn.dynamic_rnn(cell, x, dtype=tf.float32)
+    w = v1.get_variable("out_w", [units, 10],
+                        initializer=v1.glorot_uniform_initializer(seed=SEED))
+    b = v1.get_variable("out_b", [10], initializer=v1.zeros_initializer())
+    logits = tf.matmul(outputs[:, -1, :], w) + b
+    loss = tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(
+        labels=y, logits=logits), name="loss")
+    train_op = v1.train.AdamOptimizer(1e-3).minimize(loss, name="train")
+    feeds = {x: rng.rand(batch, steps, features).astype(np.float32) - 0.5,
+             y: rng.randint(0, 10, batch).astype(np.int32)}
+    return dict(feeds=feeds, train=train_op, loss=loss, towers=1)
+
+
 def embed(optimizer):
     def build(rng, batch_scale):
         batch = 16 * batch_scale
@@ -539,6 +562,8 @@ MODELS = {
     "input_fifo": input_pipeline("input_fifo.tfrecords", None),
     "input_epochs": input_pipeline("input_epochs.tfrecords", 2),
 }
+# Written only when asked for (--only lstm): bench/compare_tf.sh's.
+BENCH_MODELS = {"lstm": lstm}
 
 
 # ------------------------------------------------------------ recording
@@ -594,7 +619,7 @@ def build(name, style, batch_scale):
             v1.enable_resource_variables()
             v1.enable_control_flow_v2()
         rng = np.random.RandomState(sum(map(ord, name)))
-        model = MODELS[name](rng, batch_scale)
+        model = {**MODELS, **BENCH_MODELS}[name](rng, batch_scale)
         init = v1.global_variables_initializer()
         if v1.local_variables():
             init = tf.group(init, v1.local_variables_initializer(),
