@@ -31,11 +31,12 @@ enum Rule {
   kSubSelf,
   kTranspose,
   kReshape,
+  kStackedMean,
   kNumRules
 };
 constexpr std::array<const char*, kNumRules> kRuleNames = {
-    "Identity", "AddN", "Cast",      "x*1",    "x+0",
-    "x-0",      "x-x",  "Transpose", "Reshape"};
+    "Identity", "AddN", "Cast",      "x*1",     "x+0",
+    "x-0",      "x-x",  "Transpose", "Reshape", "mean of stacked"};
 
 bool IsRefOrResource(DataType t) { return IsRefType(t) || t == DT_RESOURCE; }
 
@@ -245,7 +246,104 @@ class Simplifier {
     }
     if (op == "Transpose") return VisitTranspose(node);
     if (op == "Reshape") return VisitReshape(node);
+    if (op == "Mean") return VisitStackedMean(node);
     return absl::OkStatus();
+  }
+
+  // Whether `s` is a Const holding the single integer 0 (a scalar or [0]).
+  static bool IsZeroIndex(const std::optional<Source>& s) {
+    if (!s.has_value()) return false;
+    std::optional<Tensor> value = ConstValue(s->node);
+    if (!value.has_value() || value->NumElements() != 1) return false;
+    if (value->dtype() == DT_INT32) return value->data<int32_t>()[0] == 0;
+    if (value->dtype() == DT_INT64) return value->data<int64_t>()[0] == 0;
+    return false;
+  }
+
+  // The towers' gradient average (TensorFlow's multi-GPU tutorials:
+  // Mean(ConcatV2([ExpandDims(g_i, 0)...], 0), 0)) is (g_1 + ... + g_N) / N
+  // without stacking the N tensors first: an AddN and a RealDiv by N, the
+  // sum then the division as Mean computes it. Float types, equal fully
+  // known shapes only.
+  absl::Status VisitStackedMean(Node* mean) {
+    const DataType type = mean->output_type(0);
+    bool keep_dims = true;
+    if (!shapes_known_ || (type != DT_FLOAT && type != DT_DOUBLE) ||
+        !mean->GetAttr("keep_dims", &keep_dims).ok() || keep_dims ||
+        !IsZeroIndex(InputOf(mean, 1))) {
+      return absl::OkStatus();
+    }
+    std::optional<Source> stacked = InputOf(mean, 0);
+    if (!stacked.has_value() || stacked->node->op() != "ConcatV2" ||
+        stacked->slot != 0) {
+      return absl::OkStatus();
+    }
+    const Node* concat = stacked->node;
+    const int n = concat->num_inputs() - 1;
+    if (n < 2 || !IsZeroIndex(InputOf(concat, n))) return absl::OkStatus();
+    std::optional<TensorShape> shape = ShapeOf({mean, 0});
+    if (!shape.has_value() || !shape->IsFullyDefined()) {
+      return absl::OkStatus();
+    }
+    std::vector<Source> parts;
+    for (int i = 0; i < n; ++i) {
+      std::optional<Source> expand = InputOf(concat, i);
+      if (!expand.has_value() || expand->node->op() != "ExpandDims" ||
+          !IsZeroIndex(InputOf(expand->node, 1))) {
+        return absl::OkStatus();
+      }
+      std::optional<Source> part = InputOf(expand->node, 0);
+      if (!part.has_value() || !PlainValue(*part) ||
+          part->node->output_type(part->slot) != type ||
+          ShapeOf(*part) != shape) {
+        return absl::OkStatus();
+      }
+      parts.push_back(*part);
+    }
+    if (!CanBypass(mean, parts[0])) return absl::OkStatus();
+    // A node next to `mean` (its device and colocation); `def` holds the
+    // attrs beyond T, which every op here but Const has.
+    auto add = [&](const std::string& suffix, const std::string& op,
+                   const std::vector<Source>& inputs,
+                   NodeDef def) -> absl::StatusOr<Node*> {
+      def.set_name(NewName(mean->name() + "/" + suffix));
+      def.set_op(op);
+      def.set_device(mean->requested_device());
+      if (op != "Const") (*def.mutable_attr())["T"] = MakeAttr(type);
+      if (const AttrValue* cls = mean->FindAttr("_class"); cls != nullptr) {
+        (*def.mutable_attr())["_class"] = *cls;
+      }
+      absl::StatusOr<Node*> node = graph_->AddNode(std::move(def));
+      if (!node.ok()) return node.status();
+      for (size_t i = 0; i < inputs.size(); ++i) {
+        absl::StatusOr<const Edge*> e = graph_->AddEdge(
+            inputs[i].node, inputs[i].slot, *node, static_cast<int>(i));
+        if (!e.ok()) return e.status();
+      }
+      if (absl::Status s = graph_->InferShapesForNode(*node); !s.ok()) {
+        return s;
+      }
+      return node;
+    };
+    NodeDef sum_def;
+    (*sum_def.mutable_attr())["N"] = MakeAttr(static_cast<int64_t>(n));
+    absl::StatusOr<Node*> sum = add("sum", "AddN", parts, std::move(sum_def));
+    if (!sum.ok()) return sum.status();
+    NodeDef count_def;
+    Tensor count(type, TensorShape({}));
+    if (type == DT_FLOAT) {
+      count.data<float>()[0] = static_cast<float>(n);
+    } else {
+      count.data<double>()[0] = static_cast<double>(n);
+    }
+    (*count_def.mutable_attr())["dtype"] = MakeAttr(type);
+    count.ToProto((*count_def.mutable_attr())["value"].mutable_tensor());
+    absl::StatusOr<Node*> divisor = add("count", "Const", {}, count_def);
+    if (!divisor.ok()) return divisor.status();
+    absl::StatusOr<Node*> quotient =
+        add("mean", "RealDiv", {{*sum, 0}, {*divisor, 0}}, NodeDef());
+    if (!quotient.ok()) return quotient.status();
+    return Bypass(mean, {*quotient, 0}, kStackedMean);
   }
 
   absl::Status VisitIdentity(Node* node) {

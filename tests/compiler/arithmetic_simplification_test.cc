@@ -7,8 +7,8 @@
 
 #include <cmath>
 #include <cstdlib>
-#include <limits>
 #include <fstream>
+#include <limits>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -85,11 +85,10 @@ TEST(ArithmeticSimplificationTest, MulThatBroadcastsOrScalesStays) {
   Output x = Vector4(root, "x");
   Output unknown = ops::Placeholder(root.WithOpName("unknown"), DT_FLOAT,
                                     ops::PlaceholderAttrs().Shape({-1}));
-  Output ones44 = ops::Const(
-      root.WithOpName("ones44"),
-      {1.f, 1.f, 1.f, 1.f, 1.f, 1.f, 1.f, 1.f, 1.f, 1.f, 1.f, 1.f, 1.f, 1.f,
-       1.f, 1.f},
-      TensorShape({4, 4}));
+  Output ones44 = ops::Const(root.WithOpName("ones44"),
+                             {1.f, 1.f, 1.f, 1.f, 1.f, 1.f, 1.f, 1.f, 1.f, 1.f,
+                              1.f, 1.f, 1.f, 1.f, 1.f, 1.f},
+                             TensorShape({4, 4}));
   Output ones4 = ops::Const(root.WithOpName("ones4"), {1.f, 1.f, 1.f, 1.f});
   Output almost = ops::Const(root.WithOpName("almost"), {1.f, 1.f, 2.f, 1.f});
   // [4] * ones([4,4]) is [4,4]: not x.
@@ -252,8 +251,8 @@ TEST(ArithmeticSimplificationTest, IdentityThatMovesDeviceReadsRefOrIsTarget) {
   Scope root = Scope::NewRootScope();
   Output x = Vector4(root, "x");
   Output v = ops::Variable(root.WithOpName("v"), TensorShape({4}), DT_FLOAT);
-  Output moved = ops::Identity(root.WithOpName("moved").WithDevice("/cpu:1"),
-                               x);
+  Output moved =
+      ops::Identity(root.WithOpName("moved").WithDevice("/cpu:1"), x);
   Output read = ops::Identity(root.WithOpName("read"), v);
   Output target = ops::Identity(root.WithOpName("target"), x);
   ops::Neg(root.WithOpName("y1"), moved);
@@ -273,7 +272,8 @@ TEST(ArithmeticSimplificationTest, AddNOfOneAndCastToItsOwnType) {
   Output x2 = Vector4(root, "x2");
   ops::Neg(root.WithOpName("y1"), ops::AddN(root.WithOpName("n1"), {x}));
   ops::Neg(root.WithOpName("y2"), ops::AddN(root.WithOpName("n2"), {x, x2}));
-  ops::Neg(root.WithOpName("y3"), ops::Cast(root.WithOpName("c1"), x, DT_FLOAT));
+  ops::Neg(root.WithOpName("y3"),
+           ops::Cast(root.WithOpName("c1"), x, DT_FLOAT));
   ops::Neg(root.WithOpName("y4"),
            ops::Cast(root.WithOpName("c2"), x, DT_DOUBLE));
   ASSERT_TRUE(root.ok()) << root.status();
@@ -290,8 +290,8 @@ TEST(ArithmeticSimplificationTest, ControlEdgesOfABypassedNodeAreKept) {
   Scope root = Scope::NewRootScope();
   Output x = Vector4(root, "x");
   Operation before = ops::NoOp(root.WithOpName("before"));
-  Output id = ops::Identity(
-      root.WithOpName("id").WithControlDependencies({before}), x);
+  Output id =
+      ops::Identity(root.WithOpName("id").WithControlDependencies({before}), x);
   ops::Neg(root.WithOpName("y"), id);
   ops::NoOp(root.WithOpName("after").WithControlDependencies(id));
   ASSERT_TRUE(root.ok()) << root.status();
@@ -305,7 +305,8 @@ TEST(ArithmeticSimplificationTest, ControlEdgesOfABypassedNodeAreKept) {
               UnorderedElementsAre("x", "before"));
 }
 
-TEST(ArithmeticSimplificationTest, AProtectedMulKeepsItsNameAndLosesItsReaders) {
+TEST(ArithmeticSimplificationTest,
+     AProtectedMulKeepsItsNameAndLosesItsReaders) {
   Scope root = Scope::NewRootScope();
   Output x = Vector4(root, "x");
   Output m = ops::Mul(root.WithOpName("m"), x,
@@ -370,6 +371,40 @@ int ReportedChanges(const std::string& passes, const std::string& pass) {
   return n;
 }
 
+// The towers' gradient average: Mean over the stacked gradients becomes
+// their AddN divided by N; a stack along another axis, or of tensors of
+// unknown shape, stays.
+TEST(ArithmeticSimplificationTest, MeanOfStackedTensorsIsTheirSumOverN) {
+  Scope root = Scope::NewRootScope();
+  std::vector<Output> grads;
+  for (int i = 0; i < 3; ++i) {
+    grads.push_back(
+        ops::ExpandDims(root, Vector4(root, absl::StrCat("g", i)), 0));
+  }
+  Output stacked = ops::ConcatV2(root, grads, 0);
+  ops::Identity(root.WithOpName("use"),
+                ops::Mean(root.WithOpName("average"), stacked, 0));
+  // Stacked along axis 1: another computation.
+  Output side = ops::ConcatV2(root,
+                              {ops::ExpandDims(root, Vector4(root, "h0"), 1),
+                               ops::ExpandDims(root, Vector4(root, "h1"), 1)},
+                              1);
+  ops::Mean(root.WithOpName("side"), side, 0);
+  ops::Identity(root.WithOpName("fetch"), ops::Identity(root, stacked));
+  ASSERT_TRUE(root.ok()) << root.status();
+  Graph* g = root.graph();
+  PassResult r = Simplify(g, {"use", "side", "fetch"});
+  EXPECT_THAT(r.what, ::testing::HasSubstr("1 mean of stacked"));
+  EXPECT_EQ(g->FindNode("average"), nullptr);
+  EXPECT_EQ(g->FindNode("use")->input_edge(0)->src->op(), "RealDiv");
+  EXPECT_EQ(g->FindNode("side")->op(), "Mean");
+  bool found_div = false;
+  for (const Node* n : g->nodes()) {
+    if (n->op() == "RealDiv") found_div = true;
+  }
+  EXPECT_TRUE(found_div);
+}
+
 TEST(ArithmeticSimplificationTest, SessionComputesTheSameWithAndWithoutPass) {
   Scope root = Scope::NewRootScope();
   Output x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT,
@@ -383,21 +418,21 @@ TEST(ArithmeticSimplificationTest, SessionComputesTheSameWithAndWithoutPass) {
                            ops::Const(root.WithOpName("one"), 1.0f));
   Output shifted = ops::Add(root.WithOpName("shifted"),
                             ops::Const(root.WithOpName("zero"), 0.0f), scaled);
-  Output t = ops::Transpose(root.WithOpName("t2"),
-                            ops::Transpose(root.WithOpName("t1"), shifted, p),
-                            p);
-  Output r = ops::Reshape(
-      root.WithOpName("r2"),
-      ops::Reshape(root.WithOpName("r1"), t,
-                   ops::Const(root.WithOpName("s1"), {24})),
-      ops::Const(root.WithOpName("s2"), {6, 4}));
+  Output t =
+      ops::Transpose(root.WithOpName("t2"),
+                     ops::Transpose(root.WithOpName("t1"), shifted, p), p);
+  Output r = ops::Reshape(root.WithOpName("r2"),
+                          ops::Reshape(root.WithOpName("r1"), t,
+                                       ops::Const(root.WithOpName("s1"), {24})),
+                          ops::Const(root.WithOpName("s2"), {6, 4}));
   Output sum = ops::AddN(root.WithOpName("sum"), {r});
   ops::Cast(root.WithOpName("out"), sum, DT_FLOAT);
   // Broadcasting stays: x * ones([3,2,3,4]).
-  ops::Mul(root.WithOpName("broadcast"), x,
-           ops::Const(root.WithOpName("ones"), {1.f, 1.f, 1.f, 1.f, 1.f, 1.f,
-                                                1.f, 1.f, 1.f, 1.f, 1.f, 1.f},
-                      TensorShape({3, 1, 1, 4})));
+  ops::Mul(
+      root.WithOpName("broadcast"), x,
+      ops::Const(root.WithOpName("ones"),
+                 {1.f, 1.f, 1.f, 1.f, 1.f, 1.f, 1.f, 1.f, 1.f, 1.f, 1.f, 1.f},
+                 TensorShape({3, 1, 1, 4})));
   ops::Sub(root.WithOpName("kk"), k, k);
   // Float x - x of an Inf stays NaN.
   ops::Sub(root.WithOpName("xx"), x, x);
@@ -408,8 +443,8 @@ TEST(ArithmeticSimplificationTest, SessionComputesTheSameWithAndWithoutPass) {
   for (int i = 0; i < 24; ++i) xs[i] = 0.5f * i - 3.0f;
   xs[5] = std::numeric_limits<float>::infinity();
   Tensor xv = Tensor::FromVector<float>(xs, TensorShape({2, 3, 4}));
-  Tensor kv = Tensor::FromVector<int32_t>({1, -2, 3, 4, 5, 6},
-                                          TensorShape({2, 3}));
+  Tensor kv =
+      Tensor::FromVector<int32_t>({1, -2, 3, 4, 5, 6}, TensorShape({2, 3}));
   const std::vector<std::string> fetches = {"out", "broadcast", "kk", "xx"};
   std::vector<std::vector<Tensor>> results;
   for (bool optimize : {false, true}) {
@@ -422,8 +457,7 @@ TEST(ArithmeticSimplificationTest, SessionComputesTheSameWithAndWithoutPass) {
         Session::Create(def, options);
     ASSERT_TRUE(session.ok()) << session.status();
     std::vector<Tensor> out;
-    absl::Status s =
-        (*session)->Run({{"x", xv}, {"k", kv}}, fetches, {}, &out);
+    absl::Status s = (*session)->Run({{"x", xv}, {"k", kv}}, fetches, {}, &out);
     ASSERT_TRUE(s.ok()) << s;
     results.push_back(out);
     if (optimize) {
