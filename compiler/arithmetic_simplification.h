@@ -10,6 +10,12 @@
 // stays. "1" and "0" are Consts whose every element is 1 or 0. Float x-x
 // stays (NaN - NaN and Inf - Inf are NaN, not 0).
 //
+// One rewrite does less work rather than none: the multi-tower programs'
+// gradient average, Mean(ConcatV2([ExpandDims(g_i, 0)...], 0), 0), becomes
+// RealDiv(AddN(g_i...), N) (the sum, then the division, as Mean computes
+// it) when the g_i are float or double of one fully known shape: no
+// [N, ...] stack is built and read again.
+//
 // An Identity is bypassed only when it is no ref or resource read, asks
 // for the device its input asks for (an Identity that moves a tensor to
 // another device is a transfer) and is not a run's target.
