@@ -157,7 +157,7 @@ absl::Status TrainLoop(Session* session, Saver* saver, const MnistSplit& train,
     // compute time and device.
     const bool record_run = summarize && !run_recorded;
     if (record_run) run_options.collect_step_stats = true;
-    const int64_t step_start = absl::ToUnixMicros(absl::Now());
+    const int64_t step_start = record_run ? absl::ToUnixMicros(absl::Now()) : 0;
     absl::Status s = session->Run(run_options, feeds, fetches,
                                   {options.train_op}, &out, &metadata);
     if (!s.ok()) return stop_input(s);

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "graph/ops/array_ops.h"
 #include "graph/ops/math_ops.h"
+#include "graph/ops/parsing_ops.h"
 #include "graph/ops/shape_ops.h"
 #include "graph/scope.h"
 #include "graph/training/input_pipeline.h"
@@ -18,29 +19,14 @@ constexpr int kPixels = 784;
 // One record's image (784 floats in [0, 1], exactly byte / 255 as the IDX
 // loader makes them) and label (int32).
 std::vector<Output> ParseRecord(const Scope& scope, const Output& record) {
-  Operation parsed =
-      OpBuilder(scope, "ParseSingleExample")
-          .Input(record)
-          .InputList({ops::Const(scope, Tensor::FromVector<std::string>(
-                                            {}, TensorShape({0}))),
-                      ops::Const(scope, Tensor::FromVector<int64_t>(
-                                            {}, TensorShape({0})))})
-          .Attr("num_sparse", 0)
-          .Attr("sparse_keys", std::vector<std::string>{})
-          .Attr("dense_keys", std::vector<std::string>{"image_raw", "label"})
-          .Attr("sparse_types", std::vector<DataType>{})
-          .Attr("dense_shapes",
-                std::vector<TensorShape>{TensorShape({}), TensorShape({})})
-          .Finalize();
-  Output bytes = OpBuilder(scope, "DecodeRaw")
-                     .Input(parsed.output(0))
-                     .Attr("out_type", DT_UINT8)
-                     .Finalize()
-                     .output(0);
+  std::vector<Output> parsed = ops::ParseSingleExample(
+      scope, record, {"image_raw", "label"}, {DT_STRING, DT_INT64},
+      {TensorShape({}), TensorShape({})});
+  Output bytes = ops::DecodeRaw(scope, parsed[0], DT_UINT8);
   Output pixels =
       ops::Cast(scope, ops::Reshape(scope, bytes, {kPixels}), DT_FLOAT);
   Output image = ops::RealDiv(scope, pixels, ops::Const(scope, 255.0f));
-  Output label = ops::Cast(scope, parsed.output(1), DT_INT32);
+  Output label = ops::Cast(scope, parsed[1], DT_INT32);
   return {image, label};
 }
 

@@ -46,24 +46,10 @@ absl::Status ForwardShape(InferenceContext* c) {
 
 absl::Status NoOutputs(InferenceContext*) { return absl::OkStatus(); }
 
-// The branches' outputs as the call declares them (`output_shapes`), else
-// unknown.
-absl::Status IfShape(InferenceContext* c) {
-  std::vector<TensorShape> shapes;
-  if (c->GetAttr("output_shapes", &shapes).ok() &&
-      static_cast<int>(shapes.size()) == c->num_outputs()) {
-    for (int i = 0; i < c->num_outputs(); ++i) c->set_output(i, shapes[i]);
-    return absl::OkStatus();
-  }
-  for (int i = 0; i < c->num_outputs(); ++i) {
-    c->set_output(i, TensorShape::Unknown());
-  }
-  return absl::OkStatus();
-}
-
-// The loop variables' final values: as declared (`output_shapes`, TF's
-// shape invariants), else unknown: an iteration may change them.
-absl::Status WhileShape(InferenceContext* c) {
+// A functional op's outputs as it declares them (`output_shapes`: an If's
+// or Case's branch outputs, a While's shape invariants), else unknown (a
+// loop iteration may change them).
+absl::Status DeclaredShapes(InferenceContext* c) {
   std::vector<TensorShape> shapes;
   if (c->GetAttr("output_shapes", &shapes).ok() &&
       static_cast<int>(shapes.size()) == c->num_outputs()) {
@@ -230,7 +216,7 @@ DFLOW_REGISTER_OP("Case")
     .Attr("branches: list(func) >= 1")
     .Attr("output_shapes: list(shape) = []")
     .SetIsStateful()
-    .SetShapeFn(IfShape)
+    .SetShapeFn(DeclaredShapes)
     .Doc("branches[branch_index](input); lowered to _SwitchN/Merge.");
 
 DFLOW_REGISTER_OP("StatelessCase")
@@ -241,7 +227,7 @@ DFLOW_REGISTER_OP("StatelessCase")
     .Attr("Tout: list(type) >= 0")
     .Attr("branches: list(func) >= 1")
     .Attr("output_shapes: list(shape) = []")
-    .SetShapeFn(IfShape)
+    .SetShapeFn(DeclaredShapes)
     .Doc("Case whose branches have no side effects.");
 
 DFLOW_REGISTER_OP("If")
@@ -255,7 +241,7 @@ DFLOW_REGISTER_OP("If")
     .Attr("else_branch: func")
     .Attr("output_shapes: list(shape) = []")
     .SetIsStateful()
-    .SetShapeFn(IfShape)
+    .SetShapeFn(DeclaredShapes)
     .Doc(
         "then_branch(input) if cond else else_branch(input); lowered to "
         "Switch/Merge before placement.");
@@ -270,7 +256,7 @@ DFLOW_REGISTER_OP("StatelessIf")
     .Attr("then_branch: func")
     .Attr("else_branch: func")
     .Attr("output_shapes: list(shape) = []")
-    .SetShapeFn(IfShape)
+    .SetShapeFn(DeclaredShapes)
     .Doc("If whose branches have no side effects.");
 
 DFLOW_REGISTER_OP("While")
@@ -282,7 +268,7 @@ DFLOW_REGISTER_OP("While")
     .Attr("output_shapes: list(shape) = []")
     .Attr("parallel_iterations: int = 10")
     .SetIsStateful()
-    .SetShapeFn(WhileShape)
+    .SetShapeFn(DeclaredShapes)
     .Doc(
         "while cond(vars): vars = body(vars), starting from input; lowered "
         "to Enter/Merge/Switch/Exit/NextIteration before placement.");
@@ -295,7 +281,7 @@ DFLOW_REGISTER_OP("StatelessWhile")
     .Attr("body: func")
     .Attr("output_shapes: list(shape) = []")
     .Attr("parallel_iterations: int = 10")
-    .SetShapeFn(WhileShape)
+    .SetShapeFn(DeclaredShapes)
     .Doc("While whose cond and body have no side effects.");
 
 // A tf.function called from a graph. Never run: the required

@@ -4,9 +4,12 @@
 // record; older graphs carry ParseSingleExample.
 #include "graph/ops/parsing_ops.h"
 
+#include <cstdint>
+#include <string>
 #include <vector>
 
 #include "graph/op_registry.h"
+#include "graph/ops/array_ops.h"
 #include "graph/shape_inference.h"
 
 namespace dflow {
@@ -126,4 +129,43 @@ DFLOW_REGISTER_OP("DecodeRaw")
     .Doc("Reinterprets the bytes of each string as a vector of numbers.");
 
 }  // namespace
+
+namespace ops {
+
+std::vector<Output> ParseSingleExample(const Scope& scope, Input serialized,
+                                       const std::vector<std::string>& keys,
+                                       const std::vector<DataType>& types,
+                                       const std::vector<TensorShape>& shapes) {
+  // Empty defaults: every feature is required.
+  std::vector<Output> defaults;
+  for (DataType t : types) {
+    defaults.push_back(
+        ops::Const(scope.WithOpName(""), Tensor(t, TensorShape({0}))));
+  }
+  Operation parsed = OpBuilder(scope, "ParseSingleExample")
+                         .Input(serialized)
+                         .InputList(defaults)
+                         .Attr("num_sparse", int64_t{0})
+                         .Attr("sparse_keys", std::vector<std::string>{})
+                         .Attr("dense_keys", keys)
+                         .Attr("sparse_types", std::vector<DataType>{})
+                         .Attr("dense_shapes", shapes)
+                         .Finalize();
+  std::vector<Output> values;
+  if (!parsed.valid()) return values;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    values.push_back(parsed.output(static_cast<int>(i)));
+  }
+  return values;
+}
+
+Output DecodeRaw(const Scope& scope, Input bytes, DataType out_type) {
+  Operation op = OpBuilder(scope, "DecodeRaw")
+                     .Input(bytes)
+                     .Attr("out_type", out_type)
+                     .Finalize();
+  return op.valid() ? op.output(0) : Output();
+}
+
+}  // namespace ops
 }  // namespace dflow

@@ -44,27 +44,12 @@ std::string WriteExamples() {
 
 // image [4] float and label [] int32 of one record.
 std::vector<Output> Parse(const Scope& root, const Output& record) {
-  Operation parsed =
-      OpBuilder(root, "ParseSingleExample")
-          .Input(record)
-          .InputList({ops::Const(root, Tensor::FromVector<std::string>(
-                                           {}, TensorShape({0}))),
-                      ops::Const(root, Tensor::FromVector<int64_t>(
-                                           {}, TensorShape({0})))})
-          .Attr("num_sparse", 0)
-          .Attr("sparse_keys", std::vector<std::string>{})
-          .Attr("dense_keys", std::vector<std::string>{"image_raw", "label"})
-          .Attr("sparse_types", std::vector<DataType>{})
-          .Attr("dense_shapes",
-                std::vector<TensorShape>{TensorShape({}), TensorShape({})})
-          .Finalize();
-  Output pixels = OpBuilder(root, "DecodeRaw")
-                      .Input(parsed.output(0))
-                      .Attr("out_type", DT_UINT8)
-                      .Finalize()
-                      .output(0);
+  std::vector<Output> parsed = ops::ParseSingleExample(
+      root, record, {"image_raw", "label"}, {DT_STRING, DT_INT64},
+      {TensorShape({}), TensorShape({})});
+  Output pixels = ops::DecodeRaw(root, parsed[0], DT_UINT8);
   Output image = ops::Cast(root, ops::Reshape(root, pixels, {4}), DT_FLOAT);
-  Output label = ops::Cast(root, parsed.output(1), DT_INT32);
+  Output label = ops::Cast(root, parsed[1], DT_INT32);
   return {image, label};
 }
 
