@@ -1,4 +1,4 @@
-// The CPU fusions (compiler/fuse_elementwise.h, compiler/fuse_matmul_bias.h)
+// The CPU fusions (compiler/fuse_elementwise.h, compiler/fuse_bias_activation.h)
 // through Session::Run: the default pipeline (fused) against the same
 // pipeline with the one pass disabled (unfused), on
 //
@@ -122,7 +122,7 @@ void BM_DenseLayer(benchmark::State& state) {
             ops::BiasAdd(root, ops::MatMul(root, x, w), b));
   GraphDef def;
   root.graph()->ToGraphDef(&def);
-  TimeSteps(state, def, state.range(0) != 0, "fuse_matmul_bias",
+  TimeSteps(state, def, state.range(0) != 0, "fuse_bias_activation",
             {{"x", Filled({100, 784}, 1.0f)}}, "y");
   state.counters["GFLOP/s"] = benchmark::Counter(
       2.0 * 100 * 784 * 500 * state.iterations(), benchmark::Counter::kIsRate);

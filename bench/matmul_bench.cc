@@ -12,9 +12,10 @@
 //   eigen    Eigen::Matrix product (one thread; this build has no OpenMP)
 //
 // for 1024^3 and the seed MLP's layers (forward 100x784.784x500 and
-// 100x500.500x10; backward dW = x^T.dy and dx = dy.W^T), with 1 thread and
-// one per core. After the table it prints, per shape, dflow's best against
-// the best library result at any thread count; the goal is >= 95%.
+// 100x500.500x10; backward dW = x^T.dy and dx = dy.W^T) and CIFAR-10's
+// local3 layer (a tower's batch of 32), with 1 thread and one per core. After
+// the table it prints, per shape, dflow's best against the best library result
+// at any thread count; the goal is >= 95%.
 //
 //   bazel run //bench:matmul_bench -- --benchmark_repetitions=5
 //   bazel run //bench:matmul_bench -- --benchmark_filter=1024
@@ -75,6 +76,9 @@ const Shape kShapes[] = {
     {100, 500, 10, false, false},      // MLP layer 2 forward
     {784, 100, 500, true, false},      // layer 1 weight gradient x^T.dy
     {100, 500, 784, false, true},      // layer 1 input gradient dy.W^T
+    {32, 2304, 384, false, false},     // CIFAR-10 local3 forward (a tower)
+    {2304, 32, 384, true, false},      // local3 weight gradient x^T.dy
+    {32, 384, 2304, false, true},      // local3 input gradient dy.W^T
 };
 
 Shape ShapeOf(const benchmark::State& state) {

@@ -1,5 +1,6 @@
 #include "compiler/fuse_elementwise.h"
 
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -84,9 +85,30 @@ bool FitsShape(const TensorShape& shape, const TensorShape& s) {
   return shape.num_elements() == 1 && shape.rank() <= s.rank();
 }
 
+// AddN of 2..kMaxAddNInputs inputs fuses as the chain of Adds its kernel
+// computes (kernels/cpu/cwise_ops_unary.cc: left to right in groups of 4,
+// each group's sum added to the running sum), so the bits are the same.
+// The towers' gradient sums and averages (AddN, then RealDiv by N) become
+// one pass over the gradients.
+constexpr int kMaxAddNInputs = 8;
+
+// How many inputs `node` reads as a fused op; 0 when it does not fuse.
+int ArityOf(const Node* node) {
+  if (node->op() == "AddN") {
+    const int n = node->num_inputs();
+    return n >= 2 && n <= kMaxAddNInputs ? n : 0;
+  }
+  return FusableElementwiseArity(node->op());
+}
+
+// How many ops of the fused program `node` becomes.
+int ProgramOpsOf(const Node* node) {
+  return node->op() == "AddN" ? node->num_inputs() - 1 : 1;
+}
+
 // An element-wise node with connected inputs and a fully known shape.
 bool Candidate(const Node* node) {
-  const int arity = FusableElementwiseArity(node->op());
+  const int arity = ArityOf(node);
   if (arity == 0 || node->num_inputs() != arity ||
       node->output_shapes().empty()) {
     return false;
@@ -100,12 +122,21 @@ bool Candidate(const Node* node) {
   return !shape.unknown_rank() && shape.IsFullyDefined();
 }
 
-// Whether every operand of `node` has shape `s` or repeats over it.
+// Whether every operand of `node` has shape `s` or repeats over it. AddN
+// does not broadcast: every operand has its result's shape, so when that is
+// `s` an operand whose static shape is only partly known ([?, 384], a
+// weight gradient whose variable's shape was not inferred) is `s` too.
 bool InputsFit(const Node* node, const TensorShape& s) {
+  const bool same_shapes = node->op() == "AddN" &&
+                           !node->output_shapes().empty() &&
+                           node->output_shape(0) == s;
   for (int i = 0; i < node->num_inputs(); ++i) {
     const Edge* e = node->input_edge(i);
-    if (e->src->output_shapes().size() <= static_cast<size_t>(e->src_output) ||
-        !FitsShape(e->src->output_shape(e->src_output), s)) {
+    if (e->src->output_shapes().size() <= static_cast<size_t>(e->src_output)) {
+      return false;
+    }
+    const TensorShape& shape = e->src->output_shape(e->src_output);
+    if (!FitsShape(shape, s) && !(same_shapes && shape.IsCompatibleWith(s))) {
       return false;
     }
   }
@@ -136,16 +167,18 @@ class Grouper {
     g.root = root;
     g.members.push_back(root);
     taken_.insert(root);
+    int program_ops = ProgramOpsOf(root);
     const TensorShape& s = root->output_shape(0);
     const DataType type = TypeOf(root);
     for (size_t next = 0; next < g.members.size(); ++next) {
       Node* member = g.members[next];
       for (int i = 0; i < member->num_inputs(); ++i) {
-        if (static_cast<int>(g.members.size()) >= kMaxFusedOps) return g;
         Node* p = member->input_edge(i)->src;
-        if (Absorbable(p, member, s, type)) {
+        if (Absorbable(p, g, s, type) &&
+            program_ops + ProgramOpsOf(p) <= kMaxFusedOps) {
           g.members.push_back(p);
           taken_.insert(p);
+          program_ops += ProgramOpsOf(p);
         }
       }
     }
@@ -155,19 +188,21 @@ class Grouper {
   bool taken(Node* n) const { return taken_.contains(n); }
 
  private:
-  // Whether producer `p` may become part of the tree as an operand of
-  // `member`: every out-edge of p is data from output 0 into `member`.
-  bool Absorbable(Node* p, Node* member, const TensorShape& s,
+  // Whether producer `p` may become part of group `g`'s tree: every
+  // out-edge of p is data from output 0 into a member of g (one member
+  // reading it twice, Mul(e, e), or two: the towers' gradients both add
+  // the one weight-decay term before they are averaged).
+  bool Absorbable(Node* p, const Group& g, const TensorShape& s,
                   DataType type) const {
     if (taken_.contains(p) || !Candidate(p) || TypeOf(p) != type ||
-        protected_.contains(p->name()) ||
-        p->requested_device() != member->requested_device() ||
-        p->assigned_device() != member->assigned_device() ||
+        protected_.contains(p->name()) || !RunOnOneDevice(p, g.root) ||
         !FitsShape(p->output_shape(0), s) || !InputsFit(p, s)) {
       return false;
     }
     for (const Edge* e : p->out_edges()) {
-      if (e->IsControl() || e->src_output != 0 || e->dst != member) {
+      if (e->IsControl() || e->src_output != 0 ||
+          std::find(g.members.begin(), g.members.end(), e->dst) ==
+              g.members.end()) {
         return false;
       }
     }
@@ -207,22 +242,39 @@ absl::Status Fuse(Graph* graph, const Group& g, int* ops_fused) {
       }
       continue;
     }
-    Instr instr;
-    instr.op = node->op();
+    std::vector<Operand> operands;
     for (int i = 0; i < node->num_inputs(); ++i) {
       const Edge* e = node->input_edge(i);
       if (in.contains(e->src)) {
-        instr.operands.push_back({false, result_of.at(e->src)});
+        operands.push_back({false, result_of.at(e->src)});
         continue;
       }
       const std::pair<Node*, int> key(e->src, e->src_output);
       auto [it, added] =
           input_index.try_emplace(key, static_cast<int>(inputs.size()));
       if (added) inputs.push_back(key);
-      instr.operands.push_back({true, it->second});
+      operands.push_back({true, it->second});
     }
-    result_of[node] = static_cast<int>(program.size());
-    program.push_back(std::move(instr));
+    // One instruction; its result as an operand.
+    auto emit = [&program](std::string op, std::vector<Operand> args) {
+      program.push_back(Instr{std::move(op), std::move(args)});
+      return Operand{false, static_cast<int>(program.size()) - 1};
+    };
+    if (node->op() == "AddN") {
+      // The AddN kernel's order: each group of up to 4 summed left to
+      // right, then added to the sum of the groups before it.
+      Operand sum{};
+      for (size_t i = 0; i < operands.size(); i += 4) {
+        Operand group = operands[i];
+        for (size_t j = i + 1; j < std::min(i + 4, operands.size()); ++j) {
+          group = emit("Add", {group, operands[j]});
+        }
+        sum = i == 0 ? group : emit("Add", {sum, group});
+      }
+      result_of[node] = sum.index;
+    } else {
+      result_of[node] = emit(node->op(), std::move(operands)).index;
+    }
     stack.pop_back();
   }
 

@@ -7,15 +7,21 @@
 //
 //   unary:  Neg Square Sqrt Rsqrt Exp Log Relu Sigmoid Tanh
 //   binary: Add AddV2 Sub Mul RealDiv Maximum Minimum SquaredDifference
+//   n-ary:  AddN of 2 to 8 inputs (as the Adds its kernel computes, in its
+//           order: the same bits)
 //
-// of one float type (float or double), where every intermediate result is
-// read by exactly one node of the tree (it may read it twice: Mul(e, e)),
-// is not protected and has no control edge out, all nodes ask for the
-// same device, and every operand and result has the tree's static output
-// shape S or is a one-element tensor of rank <= rank(S) (a "scalar", which
-// repeats). Shapes must be fully known: a broadcast of anything but a
-// scalar, or an unknown dimension, ends the tree there. A tree of at least
-// two ops (at most kMaxFusedOps) becomes one
+// of one float type (float or double), where every intermediate result
+// is read only by nodes of the tree (one may read it twice, Mul(e, e);
+// two may read it, and it is computed once: the towers' gradients that
+// both add one weight-decay term before they are averaged), is not
+// protected and has no control edge out, all nodes run on one device
+// (fused_node.h's RunOnOneDevice: the same assigned device, or unplaced,
+// the same request), and every operand and result has the tree's static
+// output shape S or is a one-element tensor of rank <= rank(S) (a
+// "scalar", which repeats). Shapes must be fully known: a broadcast of
+// anything but a scalar, or an unknown dimension, ends the tree there. A
+// tree of at least two ops (at most kMaxFusedOps in its program) becomes
+// one
 //
 //   _FusedElementwise(inputs: N * T) -> y: T
 //     ops:      list(string)  the ops in evaluation order

@@ -8,6 +8,13 @@
 
 namespace dflow {
 
+bool RunOnOneDevice(const Node* a, const Node* b) {
+  if (!a->assigned_device().empty() || !b->assigned_device().empty()) {
+    return a->assigned_device() == b->assigned_device();
+  }
+  return a->requested_device() == b->requested_device();
+}
+
 absl::StatusOr<Node*> ReplaceWithFusedNode(
     Graph* graph, const std::vector<Node*>& members, Node* last, NodeDef def,
     const std::vector<std::pair<Node*, int>>& inputs) {

@@ -1,5 +1,6 @@
 // Replacing a group of nodes by the one node that computes what they did:
-// the step every fusion pass ends with (fuse_matmul_bias, fuse_elementwise).
+// the step every fusion pass ends with (fuse_bias_activation,
+// fuse_elementwise).
 #ifndef DFLOW_COMPILER_FUSED_NODE_H_
 #define DFLOW_COMPILER_FUSED_NODE_H_
 
@@ -11,6 +12,12 @@
 #include "proto/node_def.pb.h"
 
 namespace dflow {
+
+// Whether `a` and `b` may become one fused node: on a placed graph both are
+// assigned the same device (what they asked for no longer matters: soft
+// placement put a tower's ops, which ask for a GPU, on the CPU beside the
+// ops that average the towers); unplaced, they ask for the same device.
+bool RunOnOneDevice(const Node* a, const Node* b);
 
 // Removes `members` and adds `def` in their place. `last` is the member
 // whose output 0 the fused node's output 0 replaces: its data and control

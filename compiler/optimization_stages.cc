@@ -15,8 +15,8 @@
 #include "compiler/arithmetic_simplification.h"
 #include "compiler/common_subexpression_elimination.h"
 #include "compiler/constant_folding.h"
+#include "compiler/fuse_bias_activation.h"
 #include "compiler/fuse_elementwise.h"
-#include "compiler/fuse_matmul_bias.h"
 #include "compiler/fuse_matmul_update.h"
 #include "compiler/inline_function_calls.h"
 #include "compiler/lower_functional_case.h"
@@ -105,7 +105,7 @@ constexpr PassEntry kPasses[] = {
     {"cse_on_device", PassStage::kDeviceSpecific,
      EliminateCommonSubexpressions},
     {"fuse_matmul_update", PassStage::kDeviceSpecific, RunFuseMatMulUpdate},
-    {"fuse_matmul_bias", PassStage::kDeviceSpecific, FuseMatMulBias},
+    {"fuse_bias_activation", PassStage::kDeviceSpecific, FuseBiasActivation},
     {"fuse_elementwise", PassStage::kDeviceSpecific, FuseElementwise},
     {"memory_planning", PassStage::kDeviceSpecific, RunMemoryPlanning},
 };

@@ -58,7 +58,7 @@ grep -q '^wrote timeline timeline.json (step 10)$' allreduce.log \
 train_sig="$(grep -l 'tensor_fusion: 4 all-reduce instances into 1' "$dumps"/sig_*/passes.txt | head -n 1)"
 [ -n "$train_sig" ] || { echo "FAIL: no dumped signature fused the all-reduces"; cat "$dumps"/sig_*/passes.txt; exit 1; }
 for pass in prune arithmetic_simplification constant_folding cse tensor_fusion \
-    "fuse_matmul_update on CPU:0" "fuse_matmul_bias on CPU:1" \
+    "fuse_matmul_update on CPU:0" "fuse_bias_activation on CPU:1" \
     "fuse_elementwise on CPU:0" "memory_planning on CPU:1"; do
   grep -q "^[0-9]\{3\}  $pass: " "$train_sig" \
     || { echo "FAIL: '$pass' is missing from $train_sig"; cat "$train_sig"; exit 1; }

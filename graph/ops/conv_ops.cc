@@ -280,6 +280,20 @@ absl::Status Conv2DShape(InferenceContext* c) {
   return absl::OkStatus();
 }
 
+// Conv2D's output; the bias (input 2) a vector of its channels.
+absl::Status FusedConv2DShape(InferenceContext* c) {
+  RETURN_IF_ERROR(Conv2DShape(c));
+  TensorShape bias;
+  RETURN_IF_ERROR(InputWithRank(*c, 2, 1, &bias));
+  const int64_t channels = c->output(0).dim(3);  // NHWC only
+  if (bias.dim(0) >= 0 && channels >= 0 && bias.dim(0) != channels) {
+    return InvalidArg("the bias ", bias.ToString(),
+                      " must have one value per output channel (", channels,
+                      ")");
+  }
+  return absl::OkStatus();
+}
+
 // For the gradient ops: `out_backprop` must have the shape Conv2D gives
 // for `in` and `filter`.
 absl::Status CheckConvBackprop(const ConvAttrs& a, const TensorShape& in,
@@ -470,6 +484,26 @@ DFLOW_REGISTER_OP("Conv2D")
     .Attr(kDataFormat)
     .Attr("dilations: list(int) = [1, 1, 1, 1]")
     .SetShapeFn(Conv2DShape);
+
+// Internal: only compiler/fuse_bias_activation.h makes it, from Conv2D,
+// BiasAdd and Relu on a CPU (TensorFlow's grappler has an op of this name
+// with a list of fused ops instead; this one is dflow's own).
+DFLOW_REGISTER_OP("_FusedConv2D")
+    .Input("input: T")
+    .Input("filter: T")
+    .Input("bias: T")
+    .Output("output: T")
+    .Attr("T: {float}")
+    .Attr("strides: list(int)")
+    .Attr(kPaddingWithExplicit)
+    .Attr(kExplicitPaddings)
+    .Attr("data_format: {'NHWC'} = 'NHWC'")
+    .Attr("dilations: list(int) = [1, 1, 1, 1]")
+    .Attr("activation: string = ''")
+    .SetShapeFn(FusedConv2DShape)
+    .Doc(
+        "activation(Conv2D(input, filter) + bias), activation '' (none) or "
+        "'Relu'; made by the compiler from Conv2D, BiasAdd and Relu.");
 
 DFLOW_REGISTER_OP("Conv2DBackpropInput")
     .Input("input_sizes: int32")

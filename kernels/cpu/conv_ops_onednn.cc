@@ -39,6 +39,17 @@ dnnl::engine& Engine() {
   return *engine;
 }
 
+// `attr` with max(x, 0) applied to the output when `relu`.
+dnnl::primitive_attr WithRelu(const dnnl::primitive_attr& attr, bool relu) {
+  dnnl::primitive_attr result = attr;
+  if (relu) {
+    dnnl::post_ops ops;
+    ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+    result.set_post_ops(ops);
+  }
+  return result;
+}
+
 // The primitives of one pass for one shape (with the batch of one part).
 struct Plan {
   // Forward's primitive descriptor: every pass needs it (the gradients as a
@@ -48,16 +59,20 @@ struct Plan {
   memory::desc image, filter_hwio, output;  // as dflow keeps them
   memory::desc filter;                      // the layout the primitive wants
   memory::desc scratch;                     // its scratch memory
+  memory::desc bias;                        // forward with a bias only
   bool reorder_filter = false;
   dnnl::reorder filter_reorder;  // hwio -> filter, or filter -> hwio
 };
 
-using PlanKey = std::tuple<int, int64_t, int64_t, int64_t, int64_t, int64_t,
+using PlanKey = std::tuple<int, bool, bool, int64_t, int64_t, int64_t, int64_t,
                            int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
-                           int64_t, int64_t, int64_t, int64_t>;
+                           int64_t, int64_t, int64_t, int64_t, int64_t>;
 
-PlanKey KeyOf(ConvPass pass, const ConvGeometry& g, int64_t batch) {
+PlanKey KeyOf(ConvPass pass, const ConvEpilogue& epilogue,
+              const ConvGeometry& g, int64_t batch) {
   return {static_cast<int>(pass),
+          epilogue.bias != nullptr,
+          epilogue.relu,
           batch,
           g.in_rows,
           g.in_cols,
@@ -75,8 +90,8 @@ PlanKey KeyOf(ConvPass pass, const ConvGeometry& g, int64_t batch) {
           g.pad_left};
 }
 
-std::unique_ptr<Plan> MakePlan(ConvPass pass, const ConvGeometry& g,
-                               int64_t batch) {
+std::unique_ptr<Plan> MakePlan(ConvPass pass, const ConvEpilogue& epilogue,
+                               const ConvGeometry& g, int64_t batch) {
   auto plan = std::make_unique<Plan>();
   const memory::dims src{batch, g.in_depth, g.in_rows, g.in_cols};
   const memory::dims wei{g.out_depth, g.in_depth, g.filter_rows, g.filter_cols};
@@ -100,11 +115,22 @@ std::unique_ptr<Plan> MakePlan(ConvPass pass, const ConvGeometry& g,
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   const auto algorithm = dnnl::algorithm::convolution_direct;
-  plan->forward_pd = dnnl::convolution_forward::primitive_desc(
-      dnnl::convolution_forward::desc(
-          dnnl::prop_kind::forward_training, algorithm, plan->image, any_filter,
-          plan->output, strides, dilates, pad_l, pad_r),
-      attr, Engine());
+  if (pass != ConvPass::kForward || epilogue.bias == nullptr) {
+    plan->forward_pd = dnnl::convolution_forward::primitive_desc(
+        dnnl::convolution_forward::desc(
+            dnnl::prop_kind::forward_training, algorithm, plan->image,
+            any_filter, plan->output, strides, dilates, pad_l, pad_r),
+        pass == ConvPass::kForward ? WithRelu(attr, epilogue.relu) : attr,
+        Engine());
+  } else {
+    plan->bias = memory::desc({g.out_depth}, f32, Tag::a);
+    plan->forward_pd = dnnl::convolution_forward::primitive_desc(
+        dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training,
+                                        algorithm, plan->image, any_filter,
+                                        plan->bias, plan->output, strides,
+                                        dilates, pad_l, pad_r),
+        WithRelu(attr, epilogue.relu), Engine());
+  }
   switch (pass) {
     case ConvPass::kForward: {
       const auto& pd = plan->forward_pd;
@@ -150,11 +176,11 @@ std::unique_ptr<Plan> MakePlan(ConvPass pass, const ConvGeometry& g,
 
 // The plan for (pass, shape, part batch), built on first use and kept for
 // the process (one per layer shape a model has).
-absl::StatusOr<const Plan*> GetPlan(ConvPass pass, const ConvGeometry& g,
-                                    int64_t batch) {
+absl::StatusOr<const Plan*> GetPlan(ConvPass pass, const ConvEpilogue& epilogue,
+                                    const ConvGeometry& g, int64_t batch) {
   static std::mutex* mu = new std::mutex;
   static auto* plans = new std::map<PlanKey, std::unique_ptr<Plan>>;
-  const PlanKey key = KeyOf(pass, g, batch);
+  const PlanKey key = KeyOf(pass, epilogue, g, batch);
   std::lock_guard<std::mutex> lock(*mu);
   auto it = plans->find(key);
   if (it != plans->end()) return it->second.get();
@@ -164,7 +190,7 @@ absl::StatusOr<const Plan*> GetPlan(ConvPass pass, const ConvGeometry& g,
     // started a team of its own, one more thread per core than the pool
     // was given (at --threads 1, a second core spinning in libgomp).
     UseOneOpenMpThreadOnThisThread();
-    std::unique_ptr<Plan> plan = MakePlan(pass, g, batch);
+    std::unique_ptr<Plan> plan = MakePlan(pass, epilogue, g, batch);
     const Plan* raw = plan.get();
     plans->emplace(key, std::move(plan));
     return raw;
@@ -185,7 +211,8 @@ dnnl::stream& ThreadStream() {
 // layout; image/output point at the part's first image. oneDNN reports
 // failures by exception, which must not leave a pool thread.
 absl::Status Execute(ConvPass pass, const Plan& plan, float* image,
-                     float* filter, float* output) noexcept try {
+                     float* filter, float* output,
+                     const float* bias = nullptr) noexcept try {
   UseOneOpenMpThreadOnThisThread();
   dnnl::engine& engine = Engine();
   dnnl::stream& stream = ThreadStream();
@@ -197,10 +224,19 @@ absl::Status Execute(ConvPass pass, const Plan& plan, float* image,
   memory scratch_memory(plan.scratch, engine, scratch.data());
   switch (pass) {
     case ConvPass::kForward:
-      plan.primitive.execute(stream, {{DNNL_ARG_SRC, image_memory},
-                                      {DNNL_ARG_WEIGHTS, filter_memory},
-                                      {DNNL_ARG_DST, output_memory},
-                                      {DNNL_ARG_SCRATCHPAD, scratch_memory}});
+      if (bias != nullptr) {
+        memory bias_memory(plan.bias, engine, const_cast<float*>(bias));
+        plan.primitive.execute(stream, {{DNNL_ARG_SRC, image_memory},
+                                        {DNNL_ARG_WEIGHTS, filter_memory},
+                                        {DNNL_ARG_BIAS, bias_memory},
+                                        {DNNL_ARG_DST, output_memory},
+                                        {DNNL_ARG_SCRATCHPAD, scratch_memory}});
+      } else {
+        plan.primitive.execute(stream, {{DNNL_ARG_SRC, image_memory},
+                                        {DNNL_ARG_WEIGHTS, filter_memory},
+                                        {DNNL_ARG_DST, output_memory},
+                                        {DNNL_ARG_SCRATCHPAD, scratch_memory}});
+      }
       break;
     case ConvPass::kBackpropInput:
       plan.primitive.execute(stream, {{DNNL_ARG_DIFF_SRC, image_memory},
@@ -273,23 +309,27 @@ bool OneDnnConvolves(const ConvGeometry& g) {
 
 absl::Status OneDnnConvolve(ThreadPool* pool, ConvPass pass,
                             const ConvGeometry& g, const float* a,
-                            const float* b, float* out) {
+                            const float* b, float* out,
+                            const ConvEpilogue& given_epilogue) {
+  // Only forward has an epilogue (the gradients' plans ignore it).
+  const ConvEpilogue epilogue =
+      pass == ConvPass::kForward ? given_epilogue : ConvEpilogue{};
   const int threads = pool == nullptr ? 1 : pool->num_threads();
   int64_t parts = std::max<int64_t>(1, std::min<int64_t>(threads, g.batch));
   // Parts of equal size but the last; each size has its own plan.
   int64_t per_part = (g.batch + parts - 1) / parts;
-  absl::StatusOr<const Plan*> plan = GetPlan(pass, g, per_part);
+  absl::StatusOr<const Plan*> plan = GetPlan(pass, epilogue, g, per_part);
   if (!plan.ok()) return plan.status();
   parts = (g.batch + per_part - 1) / per_part;
   const int64_t last = g.batch - per_part * (parts - 1);
   absl::StatusOr<const Plan*> last_plan =
-      last == per_part ? plan : GetPlan(pass, g, last);
+      last == per_part ? plan : GetPlan(pass, epilogue, g, last);
   if (!last_plan.ok()) return last_plan.status();
   if ((*last_plan)->filter != (*plan)->filter) {
     // The parts would want the filter in different layouts: one part.
     per_part = g.batch;
     parts = 1;
-    plan = GetPlan(pass, g, g.batch);
+    plan = GetPlan(pass, epilogue, g, g.batch);
     if (!plan.ok()) return plan.status();
     last_plan = plan;
   }
@@ -360,7 +400,8 @@ absl::Status OneDnnConvolve(ThreadPool* pool, ConvPass pass,
   }
   return for_each_part([&](int64_t i) {
     return Execute(pass, plan_of(i), images + i * per_part * image_size,
-                   primitive_filter, outputs + i * per_part * output_size);
+                   primitive_filter, outputs + i * per_part * output_size,
+                   epilogue.bias);
   });
 }
 

@@ -32,6 +32,15 @@ namespace conv {
 
 enum class ConvPass { kForward, kBackpropInput, kBackpropFilter };
 
+// What forward adds to the convolution inside oneDNN's kernel, while each
+// output block is still in registers (_FusedConv2D): a bias of out_depth
+// values (null: none), then max(x, 0) when `relu`. oneDNN adds the bias to
+// the finished sum and its Relu keeps NaNs, as BiasAdd and Relu do.
+struct ConvEpilogue {
+  const float* bias = nullptr;
+  bool relu = false;
+};
+
 // Whether oneDNN computes this convolution: one group, padding that
 // oneDNN can express (no trailing input rows or columns a stride skips),
 // sizes within its int indexing; and DFLOW_CONV is not "im2col".
@@ -42,10 +51,11 @@ bool OneDnnConvolves(const ConvGeometry& g);
 //   kBackpropInput   a = filter, b = out_backprop, out = in_backprop
 //   kBackpropFilter  a = input,  b = out_backprop, out = filter_backprop
 // An error (oneDNN refused the shape, or no memory) leaves `out` to the
-// caller, who computes it another way.
+// caller, who computes it another way. `epilogue` applies to kForward only.
 absl::Status OneDnnConvolve(ThreadPool* pool, ConvPass pass,
                             const ConvGeometry& g, const float* a,
-                            const float* b, float* out);
+                            const float* b, float* out,
+                            const ConvEpilogue& epilogue = {});
 
 }  // namespace conv
 }  // namespace dflow

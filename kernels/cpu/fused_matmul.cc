@@ -1,4 +1,4 @@
-// _FusedMatMul (made by compiler/fuse_matmul_bias.h): activation(op(a)
+// _FusedMatMul (made by compiler/fuse_bias_activation.h): activation(op(a)
 // op(b) + bias) with activation "" or "Relu".
 //
 // The product is the same Gemm call, on the same pool, as MatMul's
@@ -32,7 +32,7 @@ class FusedMatMulOp : public OpKernel {
     } else if (!activation.empty()) {
       ctx->SetStatus(absl::InvalidArgumentError(absl::StrCat(
           "_FusedMatMul's activation must be '' or 'Relu', got '", activation,
-          "' (the graph was not made by dflow's fuse_matmul_bias pass; "
+          "' (the graph was not made by dflow's fuse_bias_activation pass; "
           "disable that pass or fix the attr)")));
     }
   }

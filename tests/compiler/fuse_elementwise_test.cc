@@ -137,7 +137,7 @@ TEST(FuseElementwiseTest, ProtectedOrControlledResultsEndATree) {
     ops::Exp(root.WithOpName("e"), n);
     OptimizationOptions options;
     PassResult r = RunPass(use_protection ? Cpu(options, {"n"}) : Cpu(options),
-                       root.graph());
+                           root.graph());
     EXPECT_EQ(r.changes, 0) << use_protection;
     EXPECT_EQ(root.graph()->FindNode("n")->op(), "Neg");
   }
@@ -182,8 +182,8 @@ TEST(FuseElementwiseTest, ScalarChainsAndScalarOperandsFuse) {
   auto x = Input(root, "x", {2, 5});
   auto s = Input(root, "s", {});
   auto one = ops::Const(root.WithOpName("one"), {1.0f});
-  auto y = ops::Sub(root.WithOpName("y"),
-                    ops::Mul(root, ops::Exp(root, s), x), one);
+  auto y =
+      ops::Sub(root.WithOpName("y"), ops::Mul(root, ops::Exp(root, s), x), one);
   Graph* g = root.graph();
   OptimizationOptions options;
   EXPECT_EQ(RunPass(Cpu(options), g).what, "1 chain of 3 ops fused");
@@ -227,6 +227,41 @@ TEST(FuseElementwiseTest, NodesAskingForOtherDevicesAreLeftAlone) {
   EXPECT_EQ(RunPass(Cpu(options), root.graph()).changes, 0);
 }
 
+// AddN does not broadcast: an operand of partly known shape has the sum's
+// (known) shape. Sub broadcasts, so there it ends the tree.
+TEST(FuseElementwiseTest, AddNOperandsOfPartlyKnownShapeFuse) {
+  Scope root = Scope::NewRootScope();
+  auto known = Input(root, "known", {4, 3});
+  auto partly = Input(root, "partly", TensorShape({-1, 3}));
+  auto sum = ops::AddN(root.WithOpName("sum"), {partly, known});
+  ops::Identity(root.WithOpName("out"), ops::Neg(root.WithOpName("neg"), sum));
+  auto diff = ops::Sub(root.WithOpName("diff"), partly, known);
+  ops::Identity(root.WithOpName("out2"),
+                ops::Neg(root.WithOpName("neg2"), diff));
+  ASSERT_TRUE(root.ok()) << root.status();
+  Graph* g = root.graph();
+  OptimizationOptions options;
+  EXPECT_EQ(RunPass(Cpu(options), g).what, "1 chain of 2 ops fused");
+  EXPECT_EQ(g->FindNode("neg")->op(), kFusedElementwiseOp);
+  EXPECT_THAT(InputNames(g->FindNode("neg")), ElementsAre("partly", "known"));
+  EXPECT_EQ(g->FindNode("diff")->op(), "Sub");
+}
+
+// Soft placement put a tower's op, which asks for a GPU, on the CPU beside
+// the op that reads it: placed on one device, they fuse.
+TEST(FuseElementwiseTest, PlacedOnOneDeviceFusesWhateverTheyAskedFor) {
+  Scope root = Scope::NewRootScope();
+  auto x = Input(root, "x", {4});
+  auto n = ops::Neg(root.WithOpName("n").WithDevice("/gpu:0"), x);
+  ops::Exp(root.WithOpName("e").WithDevice("/cpu:0"), n);
+  const std::string cpu = "/job:localhost/replica:0/task:0/device:CPU:0";
+  for (Node* node : root.graph()->nodes()) node->set_assigned_device(cpu);
+  OptimizationOptions options;
+  EXPECT_EQ(RunPass(Cpu(options), root.graph()).changes, 1);
+  EXPECT_EQ(root.graph()->FindNode("e")->op(), kFusedElementwiseOp);
+  EXPECT_EQ(root.graph()->FindNode("e")->assigned_device(), cpu);
+}
+
 TEST(FuseElementwiseTest, LongChainsAreCutAtTheLimit) {
   Scope root = Scope::NewRootScope();
   Output v = Input(root, "x", {8});
@@ -239,6 +274,57 @@ TEST(FuseElementwiseTest, LongChainsAreCutAtTheLimit) {
   int fused = 0;
   for (Node* n : g->nodes()) fused += n->op() == kFusedElementwiseOp;
   EXPECT_EQ(fused, 2);
+}
+
+// The towers' gradient average: RealDiv(AddN(g0 + w, g1 + w), 2), and an
+// AddN of 5 (two of the kernel's groups of 4).
+TEST(FuseElementwiseTest, AddNBecomesTheAddsItsKernelComputesInItsOrder) {
+  Scope root = Scope::NewRootScope();
+  auto g0 = Input(root, "g0", {6});
+  auto g1 = Input(root, "g1", {6});
+  auto w = Input(root, "w", {6});
+  // The weight decay's gradient, read by both towers' sums: computed once.
+  auto decay = ops::Mul(root.WithOpName("decay"), w,
+                        ops::Const(root.WithOpName("c"), 0.004f));
+  auto t0 = ops::AddN(root.WithOpName("t0"), {g0, decay});
+  auto t1 = ops::AddN(root.WithOpName("t1"), {g1, decay});
+  auto sum = ops::AddN(root.WithOpName("sum"), {t0, t1});
+  auto mean = ops::RealDiv(root.WithOpName("mean"), sum,
+                           ops::Const(root.WithOpName("two"), 2.0f));
+  ops::Identity(root.WithOpName("out"), mean);
+  auto five = ops::AddN(root.WithOpName("five"), {g0, g1, w, g0, g1});
+  ops::Identity(root.WithOpName("out5"),
+                ops::Neg(root.WithOpName("neg"), five));
+  // One input: AddN's identity, nothing to fuse.
+  ops::Identity(root.WithOpName("out1"),
+                ops::Neg(root.WithOpName("neg1"),
+                         ops::AddN(root.WithOpName("one"), {g0})));
+  ASSERT_TRUE(root.ok()) << root.status();
+  Graph* g = root.graph();
+  OptimizationOptions options;
+  PassResult r = RunPass(Cpu(options), g);
+  EXPECT_EQ(r.what, "2 chains of 10 ops fused");
+  EXPECT_EQ(g->FindNode("decay"), nullptr);
+  Node* fused = g->FindNode("mean");
+  ASSERT_EQ(fused->op(), kFusedElementwiseOp);
+  EXPECT_THAT(InputNames(fused), ElementsAre("w", "c", "g0", "g1", "two"));
+  std::vector<std::string> program;
+  std::vector<int64_t> operands;
+  ASSERT_TRUE(fused->GetAttr("ops", &program).ok());
+  ASSERT_TRUE(fused->GetAttr("operands", &operands).ok());
+  // Inputs 0..4, results 5..9: d = w * c; ((g0 + d) + (g1 + d)) / 2.
+  EXPECT_THAT(program, ElementsAre("Mul", "Add", "Add", "Add", "RealDiv"));
+  EXPECT_THAT(operands, ElementsAre(0, 1, 2, 5, 3, 5, 6, 7, 8, 4));
+  Node* fused5 = g->FindNode("neg");
+  ASSERT_EQ(fused5->op(), kFusedElementwiseOp);
+  EXPECT_THAT(InputNames(fused5), ElementsAre("g0", "g1", "w"));
+  ASSERT_TRUE(fused5->GetAttr("ops", &program).ok());
+  ASSERT_TRUE(fused5->GetAttr("operands", &operands).ok());
+  // (((g0 + g1) + w) + g0) + g1: the first group of 4, then the group of
+  // the fifth added to it; then Neg.
+  EXPECT_THAT(program, ElementsAre("Add", "Add", "Add", "Add", "Neg"));
+  EXPECT_THAT(operands, ElementsAre(0, 1, 3, 2, 4, 0, 5, 1, 6));
+  EXPECT_EQ(g->FindNode("one")->op(), "AddN");
 }
 
 }  // namespace

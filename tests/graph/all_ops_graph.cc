@@ -131,6 +131,15 @@ void BuildGraphWithEveryOp(const Scope& root) {
   for (float& v : zeros.flat<float>()) v = 0.0f;
   Output bias = ops::Const(conv, zeros);
   Output relu = ops::Relu(conv, ops::BiasAdd(conv, c, bias));
+  // What compiler/fuse_bias_activation.h makes of the three on a CPU.
+  OpBuilder(conv, "_FusedConv2D")
+      .Input(frozen)
+      .Input(filter)
+      .Input(bias)
+      .Attr("strides", std::vector<int64_t>{1, 1, 1, 1})
+      .Attr("padding", "SAME")
+      .Attr("activation", "Relu")
+      .Finalize();
   Output pool = ops::MaxPool(conv, relu, {1, 3, 3, 1}, {1, 2, 2, 1}, "SAME");
   Output norm = ops::LRN(conv, pool, ops::LRNAttrs());
   Output avg = ops::AvgPool(conv, norm, {1, 2, 2, 1}, {1, 2, 2, 1}, "VALID");

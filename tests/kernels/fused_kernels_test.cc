@@ -1,19 +1,20 @@
 // The CPU fusions' kernels against the kernels they replace: _FusedMatMul
-// (compiler/fuse_matmul_bias.h) against MatMul, BiasAdd and Relu, and
+// and _FusedConv2D (compiler/fuse_bias_activation.h) against MatMul or
+// Conv2D, BiasAdd and Relu, and
 // _FusedElementwise (compiler/fuse_elementwise.h) against each element-wise
 // kernel, bit for bit on random data; their attr checks; and sessions
 // with the passes on and off giving the same bits.
-#include <cstdint>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
-#include <type_traits>
 #include <limits>
 #include <random>
 #include <string>
+#include <type_traits>
 #include <vector>
 
+#include "compiler/fuse_bias_activation.h"
 #include "compiler/fuse_elementwise.h"
-#include "compiler/fuse_matmul_bias.h"
 #include "gmock/gmock.h"
 #include "graph/ops/ops.h"
 #include "gtest/gtest.h"
@@ -32,7 +33,8 @@ Tensor Random(const TensorShape& shape, uint32_t seed, double lo = -2,
   std::mt19937 gen(seed);
   std::uniform_real_distribution<double> dist(lo, hi);
   T* p = t.data<T>();
-  for (int64_t i = 0; i < t.NumElements(); ++i) p[i] = static_cast<T>(dist(gen));
+  for (int64_t i = 0; i < t.NumElements(); ++i)
+    p[i] = static_cast<T>(dist(gen));
   return t;
 }
 
@@ -56,8 +58,7 @@ void ExpectWithinUlps(const Tensor& a, const Tensor& b, int64_t ulps,
     const T x = a.data<T>()[i], y = b.data<T>()[i];
     if (std::isnan(x) && std::isnan(y)) continue;
     if (std::isnan(x) || std::isnan(y) || std::signbit(x) != std::signbit(y)) {
-      ADD_FAILURE() << what << ": element " << i << " is " << x << " vs "
-                    << y;
+      ADD_FAILURE() << what << ": element " << i << " is " << x << " vs " << y;
       return;
     }
     Bits bx, by;
@@ -87,8 +88,8 @@ void CheckFusedMatMul(int64_t m, int64_t k, int64_t n, bool ta, bool tb,
   auto a = ops::Placeholder(root, type);
   auto b = ops::Placeholder(root, type);
   auto bias = ops::Placeholder(root, type);
-  auto p = ops::MatMul(root, a, b,
-                       ops::MatMulAttrs().TransposeA(ta).TransposeB(tb));
+  auto p =
+      ops::MatMul(root, a, b, ops::MatMulAttrs().TransposeA(ta).TransposeB(tb));
   auto biased = ops::BiasAdd(root, p, bias);
   auto activated = ops::Relu(root, biased);
   Output fused = OpBuilder(root, kFusedMatMulOp)
@@ -100,18 +101,18 @@ void CheckFusedMatMul(int64_t m, int64_t k, int64_t n, bool ta, bool tb,
                      .Attr("activation", relu ? "Relu" : "")
                      .Finalize();
   ASSERT_TRUE(root.ok()) << root.status();
-  const Tensor ta_value = Random<T>(ta ? TensorShape({k, m})
-                                       : TensorShape({m, k}), 1);
-  const Tensor tb_value = Random<T>(tb ? TensorShape({n, k})
-                                       : TensorShape({k, n}), 2);
+  const Tensor ta_value =
+      Random<T>(ta ? TensorShape({k, m}) : TensorShape({m, k}), 1);
+  const Tensor tb_value =
+      Random<T>(tb ? TensorShape({n, k}) : TensorShape({k, n}), 2);
   const Tensor bias_value = Random<T>({n}, 3);
   Tensor expected = RunOne(p, {ta_value, tb_value});
   expected = RunOne(biased, {expected, bias_value});
   if (relu) expected = RunOne(activated, {expected});
   const Tensor got = RunOne(fused, {ta_value, tb_value, bias_value});
-  ExpectSameBits(got, expected,
-                 absl::StrCat(m, "x", k, "x", n, " ta=", ta, " tb=", tb,
-                              " relu=", relu));
+  ExpectSameBits(
+      got, expected,
+      absl::StrCat(m, "x", k, "x", n, " ta=", ta, " tb=", tb, " relu=", relu));
 }
 
 TEST(FusedMatMulKernelTest, EqualsMatMulBiasAddReluBitForBit) {
@@ -151,10 +152,101 @@ TEST(FusedMatMulKernelTest, BadActivationAndShapesAreErrors) {
   r = RunKernel(plain.node(), {x, w, Random<float>({5}, 3)});
   ASSERT_FALSE(r.ok());
   EXPECT_THAT(r.status().message(), HasSubstr("4 columns, got [5]"));
-  r = RunKernel(plain.node(), {x, Random<float>({4, 4}, 2),
-                               Random<float>({4}, 3)});
+  r = RunKernel(plain.node(),
+                {x, Random<float>({4, 4}, 2), Random<float>({4}, 3)});
   ASSERT_FALSE(r.ok());
   EXPECT_THAT(r.status().message(), HasSubstr("size-incompatible"));
+}
+
+// --- _FusedConv2D. ---
+
+// _FusedConv2D of a [batch, size, size, depth] image against Conv2D,
+// BiasAdd and Relu. oneDNN adds the bias to each finished sum, so the
+// result is the same bits.
+void CheckFusedConv2D(int64_t batch, int64_t size, int64_t depth,
+                      int64_t filter_size, int64_t out_depth, int64_t stride,
+                      const char* padding, bool relu) {
+  Scope root = Scope::NewRootScope();
+  auto x = ops::Placeholder(root, DT_FLOAT);
+  auto w = ops::Placeholder(root, DT_FLOAT);
+  auto bias = ops::Placeholder(root, DT_FLOAT);
+  const std::vector<int64_t> strides = {1, stride, stride, 1};
+  auto conv = ops::Conv2D(root, x, w, strides, padding);
+  auto biased = ops::BiasAdd(root, conv, bias);
+  auto activated = ops::Relu(root, biased);
+  Output fused = OpBuilder(root, kFusedConv2DOp)
+                     .Input(x)
+                     .Input(w)
+                     .Input(bias)
+                     .Attr("strides", strides)
+                     .Attr("padding", padding)
+                     .Attr("activation", relu ? "Relu" : "")
+                     .Finalize();
+  ASSERT_TRUE(root.ok()) << root.status();
+  const Tensor image = Random<float>({batch, size, size, depth}, 1);
+  const Tensor filter =
+      Random<float>({filter_size, filter_size, depth, out_depth}, 2);
+  const Tensor bias_value = Random<float>({out_depth}, 3);
+  Tensor expected = RunOne(conv, {image, filter});
+  expected = RunOne(biased, {expected, bias_value});
+  if (relu) expected = RunOne(activated, {expected});
+  const Tensor got = RunOne(fused, {image, filter, bias_value});
+  const std::string what =
+      absl::StrCat(batch, "x", size, "x", size, "x", depth, " * ", filter_size,
+                   "x", filter_size, "x", out_depth, " stride ", stride, " ",
+                   padding, " relu=", relu);
+  ExpectSameBits(got, expected, what);
+  if (relu) {  // the Relu did something
+    int zeros = 0;
+    for (int64_t i = 0; i < got.NumElements(); ++i) {
+      zeros += got.data<float>()[i] == 0.0f;
+    }
+    EXPECT_GT(zeros, 0) << what;
+  }
+}
+
+TEST(FusedConv2DKernelTest, EqualsConv2DBiasAddReluBitForBit) {
+  for (bool relu : {false, true}) {
+    // Seed 003's two layers (oneDNN's kernels).
+    CheckFusedConv2D(8, 24, 3, 5, 64, 1, "SAME", relu);
+    CheckFusedConv2D(8, 12, 64, 5, 64, 1, "SAME", relu);
+    // A stride that skips the last input column: oneDNN has no such
+    // convolution, so the kernel convolves as Conv2D and adds after.
+    CheckFusedConv2D(2, 6, 4, 3, 8, 2, "VALID", relu);
+  }
+}
+
+TEST(FusedConv2DKernelTest, BadActivationAndBiasAreErrors) {
+  Scope root = Scope::NewRootScope();
+  auto x = ops::Placeholder(root, DT_FLOAT);
+  auto w = ops::Placeholder(root, DT_FLOAT);
+  auto bias = ops::Placeholder(root, DT_FLOAT);
+  const std::vector<int64_t> strides = {1, 1, 1, 1};
+  Output tanh = OpBuilder(root, kFusedConv2DOp)
+                    .Input(x)
+                    .Input(w)
+                    .Input(bias)
+                    .Attr("strides", strides)
+                    .Attr("padding", "SAME")
+                    .Attr("activation", "Tanh")
+                    .Finalize();
+  Output plain = OpBuilder(root, kFusedConv2DOp)
+                     .Input(x)
+                     .Input(w)
+                     .Input(bias)
+                     .Attr("strides", strides)
+                     .Attr("padding", "SAME")
+                     .Finalize();
+  ASSERT_TRUE(root.ok()) << root.status();
+  const Tensor image = Random<float>({1, 4, 4, 2}, 1);
+  const Tensor filter = Random<float>({3, 3, 2, 5}, 2);
+  absl::StatusOr<std::vector<Tensor>> r =
+      RunKernel(tanh.node(), {image, filter, Random<float>({5}, 3)});
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(r.status().message(), HasSubstr("'' or 'Relu', got 'Tanh'"));
+  r = RunKernel(plain.node(), {image, filter, Random<float>({4}, 3)});
+  ASSERT_FALSE(r.ok());
+  EXPECT_THAT(r.status().message(), HasSubstr("5 output channels, got [4]"));
 }
 
 // --- _FusedElementwise. ---
@@ -194,9 +286,8 @@ void CheckEveryOp(int64_t n) {
   const DataType type = DataTypeToEnum<T>::value;
   const Tensor x = Awkward<T>(n, 11);
   const Tensor y = Awkward<T>(n, 12);
-  for (const char* op :
-       {"Neg", "Square", "Sqrt", "Rsqrt", "Exp", "Log", "Relu", "Sigmoid",
-        "Tanh"}) {
+  for (const char* op : {"Neg", "Square", "Sqrt", "Rsqrt", "Exp", "Log", "Relu",
+                         "Sigmoid", "Tanh"}) {
     ASSERT_EQ(FusableElementwiseArity(op), 1) << op;
     Scope root = Scope::NewRootScope();
     auto px = ops::Placeholder(root, type);
@@ -235,7 +326,8 @@ void CheckEveryOp(int64_t n) {
     Output fused = Fused(root, {px, py}, {op, "Neg"}, {0, 1, 2});
     Output fused_scalar = Fused(root, {ps, py}, {op, "Neg"}, {0, 1, 2});
     ASSERT_TRUE(root.ok()) << root.status();
-    ExpectSameBits(RunOne(fused, {x, y}), RunOne(neg, {RunOne(unfused, {x, y})}),
+    ExpectSameBits(RunOne(fused, {x, y}),
+                   RunOne(neg, {RunOne(unfused, {x, y})}),
                    absl::StrCat(op, " ", DataTypeName(type), " n=", n));
     const Tensor s = Random<T>({1}, 5);
     ExpectSameBits(RunOne(fused_scalar, {s, y}),
@@ -269,7 +361,8 @@ TEST(FusedElementwiseKernelTest, ATreeWithScalarsAndReusedTemporaries) {
                        {"Mul", "Sigmoid", "Tanh", "Exp", "RealDiv", "Sub"},
                        {0, 1, 4, 2, 3, 6, 7, 5, 8});
   ASSERT_TRUE(root.ok()) << root.status();
-  const Tensor xv = Random<float>({300, 70}, 1), zv = Random<float>({300, 70}, 2);
+  const Tensor xv = Random<float>({300, 70}, 1),
+               zv = Random<float>({300, 70}, 2);
   const Tensor sv = Random<float>({}, 3), twov = Random<float>({1}, 4);
   const Tensor sig_v = RunOne(sig, {RunOne(mul, {xv, twov})});
   const Tensor div_v = RunOne(div, {RunOne(th, {zv}), RunOne(ex, {sv})});
@@ -335,8 +428,8 @@ TEST(FusedElementwiseKernelTest, BadProgramsAreClearErrors) {
     auto z = ops::Placeholder(root, DT_FLOAT);
     Output fused = Fused(root, {x, z}, c.program, c.operands);
     ASSERT_TRUE(root.ok()) << root.status();
-    absl::StatusOr<std::vector<Tensor>> r = RunKernel(
-        fused.node(), {Random<float>({4}, 1), Random<float>({4}, 2)});
+    absl::StatusOr<std::vector<Tensor>> r =
+        RunKernel(fused.node(), {Random<float>({4}, 1), Random<float>({4}, 2)});
     ASSERT_FALSE(r.ok()) << c.error;
     EXPECT_THAT(r.status().message(), HasSubstr(c.error));
     EXPECT_THAT(r.status().message(), HasSubstr("fuse_elementwise"));
@@ -367,11 +460,11 @@ GraphDef MlpGraph() {
                               ops::Const(root.WithOpName("c_half"), 0.5f)));
   auto e = ops::Exp(
       root.WithOpName("e"),
-      ops::Neg(root.WithOpName("neg"),
-               ops::Square(root.WithOpName("sq"),
-                           ops::Sub(root.WithOpName("shift"), logits,
-                                    ops::Const(root.WithOpName("c_one"),
-                                               1.0f)))));
+      ops::Neg(
+          root.WithOpName("neg"),
+          ops::Square(root.WithOpName("sq"),
+                      ops::Sub(root.WithOpName("shift"), logits,
+                               ops::Const(root.WithOpName("c_one"), 1.0f)))));
   ops::Sub(root.WithOpName("y"), t, e);
   GraphDef def;
   root.graph()->ToGraphDef(&def);
@@ -405,7 +498,7 @@ TEST(FusedKernelsSessionTest, SameBitsWithTheFusionsOnAndOff) {
   SessionOptions off;
   off.optimize_graph = false;
   SessionOptions no_fusion;
-  no_fusion.disabled_passes = {"fuse_matmul_bias", "fuse_elementwise"};
+  no_fusion.disabled_passes = {"fuse_bias_activation", "fuse_elementwise"};
   const Ran fused = RunSession(on, {"y", "h"});
   const Ran plain = RunSession(off, {"y", "h"});
   const Ran unfused = RunSession(no_fusion, {"y", "h"});
@@ -437,8 +530,8 @@ TEST(FusedKernelsSessionTest, FetchedIntermediatesAreNotFusedAway) {
   SessionOptions on;
   SessionOptions off;
   off.optimize_graph = false;
-  const std::vector<std::string> fetches = {"h_matmul", "h_bias", "h",
-                                            "shift", "y"};
+  const std::vector<std::string> fetches = {"h_matmul", "h_bias", "h", "shift",
+                                            "y"};
   const Ran fused = RunSession(on, fetches);
   const Ran plain = RunSession(off, fetches);
   ASSERT_EQ(fused.out.size(), fetches.size());
@@ -446,6 +539,55 @@ TEST(FusedKernelsSessionTest, FetchedIntermediatesAreNotFusedAway) {
   for (size_t i = 0; i < fetches.size(); ++i) {
     ExpectSameBits(fused.out[i], plain.out[i], fetches[i]);
   }
+}
+
+// AddN fuses as its kernel's Adds in its kernel's order: the towers'
+// average of 2 and a sum of 7 (two groups: 4, then 3), with awkward values
+// (infinities, NaNs, signed zeros), give the same bits fused and unfused.
+TEST(FusedKernelsSessionTest, AddNFusedGivesTheKernelsBits) {
+  Scope root = Scope::NewRootScope();
+  std::vector<Output> grads;
+  for (int i = 0; i < 7; ++i) {
+    grads.push_back(ops::Const(root.WithOpName(absl::StrCat("g", i)),
+                               Awkward<float>(1000, 20 + i)));
+  }
+  auto mean = ops::RealDiv(root.WithOpName("mean"),
+                           ops::AddN(root, {grads[0], grads[1]}),
+                           ops::Const(root, 2.0f));
+  auto seven = ops::Neg(root.WithOpName("seven"), ops::AddN(root, grads));
+  ASSERT_TRUE(root.ok()) << root.status();
+  GraphDef def;
+  root.graph()->ToGraphDef(&def);
+  auto run = [&](const SessionOptions& options, std::vector<Tensor>* out,
+                 int* fused_nodes) {
+    absl::StatusOr<std::unique_ptr<Session>> session =
+        Session::Create(def, options);
+    ASSERT_TRUE(session.ok()) << session.status();
+    RunOptions run_options;
+    run_options.collect_step_stats = true;
+    RunMetadata metadata;
+    absl::Status s =
+        (*session)->Run(run_options, {}, {"mean", "seven"}, {}, out, &metadata);
+    ASSERT_TRUE(s.ok()) << s;
+    *fused_nodes = 0;
+    for (const NodeExecStats& n : metadata.step_stats) {
+      *fused_nodes += n.op == kFusedElementwiseOp;
+    }
+  };
+  SessionOptions on, off;
+  // Constant folding would compute the sums before the fusion sees them.
+  on.disabled_passes = {"constant_folding"};
+  off.disabled_passes = {"constant_folding", "fuse_elementwise"};
+  std::vector<Tensor> fused, unfused;
+  int fused_on = 0, fused_off = 0;
+  run(on, &fused, &fused_on);
+  run(off, &unfused, &fused_off);
+  EXPECT_EQ(fused_on, 2);
+  EXPECT_EQ(fused_off, 0);
+  ASSERT_EQ(fused.size(), 2u);
+  ASSERT_EQ(unfused.size(), 2u);
+  ExpectSameBits(fused[0], unfused[0], "mean");
+  ExpectSameBits(fused[1], unfused[1], "seven");
 }
 
 }  // namespace

@@ -52,7 +52,7 @@ TEST(KernelRegistryTest, EveryDefinitionIsConsistentWithItsOp) {
 // Every op dflow declares that has a GPU kernel in TensorFlow (for some
 // dtypes) has a GPU definition here; test ops are exempt, and so are the
 // CPU fusions' ops, which their passes create only on CPU partitions
-// (compiler/fuse_matmul_bias.h, compiler/fuse_elementwise.h,
+// (compiler/fuse_bias_activation.h, compiler/fuse_elementwise.h,
 // compiler/fuse_matmul_update.h), and the ops TensorFlow registers on the
 // CPU only (listed).
 TEST(KernelRegistryTest, EveryDeclaredOpHasAGpuDefinition) {
@@ -60,7 +60,8 @@ TEST(KernelRegistryTest, EveryDeclaredOpHasAGpuDefinition) {
   for (const OpRegistration* reg : OpRegistry::Global()->AllOps()) {
     const std::string& op = reg->op_def.name();
     if (op.rfind("Test", 0) == 0) continue;
-    if (op == "_FusedMatMul" || op == "_FusedElementwise" ||
+    if (op == "_FusedMatMul" || op == "_FusedConv2D" ||
+        op == "_FusedElementwise" ||
         op == "_FusedMatMulApplyGradientDescent") {
       continue;
     }

@@ -1,8 +1,9 @@
-// The MatMul+BiasAdd(+Relu) fusion: what it rewrites, what it leaves
-// alone. (That _FusedMatMul computes what the three kernels compute, and
+// The MatMul/Conv2D+BiasAdd(+Relu) fusion: what it rewrites, what it
+// leaves alone. (That _FusedMatMul and _FusedConv2D compute what the three
+// kernels compute, and
 // that a session gives the same bits with the pass on and off, is checked
 // by tests/kernels/fused_kernels_test.cc.)
-#include "compiler/fuse_matmul_bias.h"
+#include "compiler/fuse_bias_activation.h"
 
 #include <string>
 #include <vector>
@@ -58,13 +59,13 @@ std::vector<std::string> InputNames(const Node* n) {
 }
 
 PassResult RunPass(const PassContext& ctx, Graph* g) {
-  absl::StatusOr<PassResult> r = FuseMatMulBias(ctx, g);
+  absl::StatusOr<PassResult> r = FuseBiasActivation(ctx, g);
   EXPECT_TRUE(r.ok()) << r.status();
   EXPECT_TRUE(g->TopologicalOrder().ok());
   return r.ok() ? *r : PassResult{};
 }
 
-TEST(FuseMatMulBiasTest, FusesMatMulBiasAddReluKeepingTheReluAndItsEdges) {
+TEST(FuseBiasActivationTest, FusesMatMulBiasAddReluKeepingTheReluAndItsEdges) {
   Scope root = Scope::NewRootScope();
   auto before = ops::NoOp(root.WithOpName("before"));
   Layer l = Build(root.WithControlDependencies({before}));
@@ -104,7 +105,7 @@ TEST(FuseMatMulBiasTest, FusesMatMulBiasAddReluKeepingTheReluAndItsEdges) {
   EXPECT_EQ(fused->output_shape(0), TensorShape({4, 5}));
 }
 
-TEST(FuseMatMulBiasTest, FusesWithoutReluAndKeepsTransposesAndDouble) {
+TEST(FuseBiasActivationTest, FusesWithoutReluAndKeepsTransposesAndDouble) {
   Scope root = Scope::NewRootScope();
   auto a = ops::Placeholder(root.WithOpName("a"), DT_DOUBLE,
                             ops::PlaceholderAttrs().Shape({3, 4}));
@@ -132,7 +133,7 @@ TEST(FuseMatMulBiasTest, FusesWithoutReluAndKeepsTransposesAndDouble) {
   EXPECT_EQ(fused->requested_device(), "/device:CPU:0");
 }
 
-TEST(FuseMatMulBiasTest, ReluWithSeveralReadersStillFuses) {
+TEST(FuseBiasActivationTest, ReluWithSeveralReadersStillFuses) {
   // ReluGrad reads the Relu's output in training graphs: it is the fused
   // node's output, so that does not matter.
   Scope root = Scope::NewRootScope();
@@ -143,7 +144,7 @@ TEST(FuseMatMulBiasTest, ReluWithSeveralReadersStillFuses) {
   EXPECT_EQ(root.graph()->FindNode("relu")->op(), kFusedMatMulOp);
 }
 
-TEST(FuseMatMulBiasTest, ProductWithAnotherReaderIsLeftAlone) {
+TEST(FuseBiasActivationTest, ProductWithAnotherReaderIsLeftAlone) {
   Scope root = Scope::NewRootScope();
   Layer l = Build(root);
   ops::Identity(root.WithOpName("fetch_product"), l.product);
@@ -155,7 +156,7 @@ TEST(FuseMatMulBiasTest, ProductWithAnotherReaderIsLeftAlone) {
   EXPECT_EQ(root.graph()->FindNode("relu")->op(), "Relu");
 }
 
-TEST(FuseMatMulBiasTest, ProductWithAControlEdgeOutIsLeftAlone) {
+TEST(FuseBiasActivationTest, ProductWithAControlEdgeOutIsLeftAlone) {
   Scope root = Scope::NewRootScope();
   Layer l = Build(root);
   ops::NoOp(root.WithOpName("after").WithControlDependencies(l.product));
@@ -163,7 +164,7 @@ TEST(FuseMatMulBiasTest, ProductWithAControlEdgeOutIsLeftAlone) {
   EXPECT_EQ(RunPass(Cpu(options), root.graph()).changes, 0);
 }
 
-TEST(FuseMatMulBiasTest, BiasAddWithAnotherReaderFusesWithoutTheRelu) {
+TEST(FuseBiasActivationTest, BiasAddWithAnotherReaderFusesWithoutTheRelu) {
   Scope root = Scope::NewRootScope();
   Layer l = Build(root);
   ops::Identity(root.WithOpName("fetch_biased"), l.biased);
@@ -176,7 +177,7 @@ TEST(FuseMatMulBiasTest, BiasAddWithAnotherReaderFusesWithoutTheRelu) {
   EXPECT_EQ(root.graph()->FindNode("relu")->input_edge(0)->src, fused);
 }
 
-TEST(FuseMatMulBiasTest, ProtectedIntermediatesKeepTheirNodes) {
+TEST(FuseBiasActivationTest, ProtectedIntermediatesKeepTheirNodes) {
   {
     Scope root = Scope::NewRootScope();
     Build(root);
@@ -195,7 +196,7 @@ TEST(FuseMatMulBiasTest, ProtectedIntermediatesKeepTheirNodes) {
   }
 }
 
-TEST(FuseMatMulBiasTest, OtherDeviceTypesAreLeftAlone) {
+TEST(FuseBiasActivationTest, OtherDeviceTypesAreLeftAlone) {
   Scope root = Scope::NewRootScope();
   Build(root);
   OptimizationOptions options;
@@ -207,7 +208,7 @@ TEST(FuseMatMulBiasTest, OtherDeviceTypesAreLeftAlone) {
   EXPECT_EQ(root.graph()->FindNode("relu")->op(), "Relu");
 }
 
-TEST(FuseMatMulBiasTest, NodesOnDifferentDevicesAreLeftAlone) {
+TEST(FuseBiasActivationTest, NodesOnDifferentDevicesAreLeftAlone) {
   Scope root = Scope::NewRootScope();
   auto a = ops::Placeholder(root.WithOpName("a"), DT_FLOAT);
   auto b = ops::Placeholder(root.WithOpName("b"), DT_FLOAT);
@@ -218,7 +219,7 @@ TEST(FuseMatMulBiasTest, NodesOnDifferentDevicesAreLeftAlone) {
   EXPECT_EQ(RunPass(Cpu(options), root.graph()).changes, 0);
 }
 
-TEST(FuseMatMulBiasTest, IntegersAreLeftAlone) {
+TEST(FuseBiasActivationTest, IntegersAreLeftAlone) {
   Scope root = Scope::NewRootScope();
   Build(root, /*relu=*/true, DT_INT32);
   ASSERT_TRUE(root.ok()) << root.status();
@@ -226,7 +227,7 @@ TEST(FuseMatMulBiasTest, IntegersAreLeftAlone) {
   EXPECT_EQ(RunPass(Cpu(options), root.graph()).changes, 0);
 }
 
-TEST(FuseMatMulBiasTest, AddOfAVectorOfTheColumnsIsABiasAdd) {
+TEST(FuseBiasActivationTest, AddOfAVectorOfTheColumnsIsABiasAdd) {
   // The seed MLP's layer: Relu(Add(MatMul(x, W), b)), b [5] (either side).
   Scope root = Scope::NewRootScope();
   auto x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT,
@@ -257,7 +258,76 @@ TEST(FuseMatMulBiasTest, AddOfAVectorOfTheColumnsIsABiasAdd) {
   EXPECT_EQ(g->FindNode("add4")->op(), "Add");
 }
 
-TEST(FuseMatMulBiasTest, ChainedLayersBothFuse) {
+// Conv2D -> BiasAdd -> Relu -> Conv2D -> BiasAdd, as a CNN's layers.
+TEST(FuseBiasActivationTest, FusesFloatNhwcConvolutionsKeepingTheirAttrs) {
+  Scope root = Scope::NewRootScope();
+  auto x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT,
+                            ops::PlaceholderAttrs().Shape({2, 8, 8, 3}));
+  auto w1 = ops::Placeholder(root.WithOpName("w1"), DT_FLOAT);
+  auto w2 = ops::Placeholder(root.WithOpName("w2"), DT_FLOAT);
+  auto b = ops::Placeholder(root.WithOpName("b"), DT_FLOAT);
+  auto conv1 = ops::Conv2D(root.WithOpName("conv1"), x, w1, {1, 2, 2, 1},
+                           "SAME", ops::Conv2DAttrs().Dilations({1, 1, 1, 1}));
+  auto h = ops::Relu(root.WithOpName("h"),
+                     ops::BiasAdd(root.WithOpName("h_bias"), conv1, b));
+  auto conv2 =
+      ops::Conv2D(root.WithOpName("conv2"), h, w2, {1, 1, 1, 1}, "VALID");
+  auto y = ops::BiasAdd(root.WithOpName("y"), conv2, b);
+  ops::Identity(root.WithOpName("out"), y);
+  ASSERT_TRUE(root.ok()) << root.status();
+  OptimizationOptions options;
+  Graph* g = root.graph();
+  PassResult r = RunPass(Cpu(options), g);
+  EXPECT_EQ(r.what, "1 Conv2D+BiasAdd+Relu, 1 Conv2D+BiasAdd fused");
+  Node* first = g->FindNode("h");
+  ASSERT_EQ(first->op(), kFusedConv2DOp);
+  EXPECT_THAT(InputNames(first), ElementsAre("x", "w1", "b"));
+  std::vector<int64_t> strides;
+  std::string padding, activation;
+  ASSERT_TRUE(first->GetAttr("strides", &strides).ok());
+  ASSERT_TRUE(first->GetAttr("padding", &padding).ok());
+  ASSERT_TRUE(first->GetAttr("activation", &activation).ok());
+  EXPECT_THAT(strides, ElementsAre(1, 2, 2, 1));
+  EXPECT_EQ(padding, "SAME");
+  EXPECT_EQ(activation, "Relu");
+  Node* second = g->FindNode("y");
+  ASSERT_EQ(second->op(), kFusedConv2DOp);
+  EXPECT_THAT(InputNames(second), ElementsAre("h", "w2", "b"));
+  ASSERT_TRUE(second->GetAttr("padding", &padding).ok());
+  ASSERT_TRUE(second->GetAttr("activation", &activation).ok());
+  EXPECT_EQ(padding, "VALID");
+  EXPECT_EQ(activation, "");
+  ASSERT_EQ(first->output_shapes().size(), 1u);
+  EXPECT_EQ(first->output_shape(0), TensorShape({2, 4, 4, -1}));
+}
+
+// oneDNN's fused convolution is float NHWC: NCHW and double stay apart.
+TEST(FuseBiasActivationTest, NchwAndDoubleConvolutionsAreLeftAlone) {
+  Scope root = Scope::NewRootScope();
+  auto x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT);
+  auto w = ops::Placeholder(root.WithOpName("w"), DT_FLOAT);
+  auto b = ops::Placeholder(root.WithOpName("b"), DT_FLOAT);
+  auto nchw = ops::Conv2D(root.WithOpName("nchw"), x, w, {1, 1, 1, 1}, "SAME",
+                          ops::Conv2DAttrs().DataFormat("NCHW"));
+  ops::Identity(root.WithOpName("out1"),
+                ops::BiasAdd(root.WithOpName("nchw_bias"), nchw, b,
+                             ops::BiasAddAttrs().DataFormat("NCHW")));
+  auto xd = ops::Placeholder(root.WithOpName("xd"), DT_DOUBLE);
+  auto wd = ops::Placeholder(root.WithOpName("wd"), DT_DOUBLE);
+  auto bd = ops::Placeholder(root.WithOpName("bd"), DT_DOUBLE);
+  auto dconv =
+      ops::Conv2D(root.WithOpName("double"), xd, wd, {1, 1, 1, 1}, "SAME");
+  ops::Identity(root.WithOpName("out2"),
+                ops::BiasAdd(root.WithOpName("double_bias"), dconv, bd));
+  ASSERT_TRUE(root.ok()) << root.status();
+  OptimizationOptions options;
+  PassResult r = RunPass(Cpu(options), root.graph());
+  EXPECT_EQ(r.changes, 0);
+  EXPECT_EQ(root.graph()->FindNode("nchw")->op(), "Conv2D");
+  EXPECT_EQ(root.graph()->FindNode("double")->op(), "Conv2D");
+}
+
+TEST(FuseBiasActivationTest, ChainedLayersBothFuse) {
   // Layer 2 reads layer 1's Relu, which layer 1's fusion replaces.
   Scope root = Scope::NewRootScope();
   auto x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT);

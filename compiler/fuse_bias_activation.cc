@@ -1,11 +1,14 @@
-#include "compiler/fuse_matmul_bias.h"
+#include "compiler/fuse_bias_activation.h"
 
+#include <map>
 #include <string>
+#include <tuple>
 #include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "compiler/fused_node.h"
 #include "graph/op_registry.h"
 #include "graph/shape_inference.h"
@@ -61,7 +64,7 @@ DFLOW_REGISTER_OP("_FusedMatMul")
 namespace {
 
 struct Match {
-  Node* matmul = nullptr;
+  Node* product = nullptr;  // MatMul or Conv2D
   Node* bias_add = nullptr;
   int product_input = 0;  // which input of bias_add is the product
   Node* relu = nullptr;   // null: no activation
@@ -82,18 +85,27 @@ bool FeedsOnly(const Node* from, const Node* to,
   if (from->out_edges().size() != 1) return false;
   const Edge* e = from->out_edges()[0];
   return !e->IsControl() && e->src_output == 0 && e->dst == to &&
-         !protected_nodes.contains(from->name()) &&
-         from->requested_device() == to->requested_device() &&
-         from->assigned_device() == to->assigned_device() &&
+         !protected_nodes.contains(from->name()) && RunOnOneDevice(from, to) &&
          TypeOf(from) == TypeOf(to);
 }
 
+// Whether `node`'s data_format attr, if it has one, is NHWC (channels
+// last: a bias of the channels is added along the last dimension).
+bool ChannelsLast(const Node* node) {
+  const AttrValue* format = node->FindAttr("data_format");
+  return format == nullptr || format->s() == "NHWC";
+}
+
 // Which input of an Add/AddV2 or BiasAdd `node` is a bias for `product`
-// ([m, n]): BiasAdd's 1 (its value is rank 2 here, so either data format
-// is channels-last); for Add the other operand when its static shape is
-// [n] with n known and equal to the product's columns. -1: not a bias add.
+// (a [m, n] matrix or an NHWC image of n channels): BiasAdd's 1 when its
+// data_format is NHWC (for a matrix either format is channels-last); for
+// Add the other operand when its static shape is [n] with n known and
+// equal to the product's last dimension. -1: not a bias add.
 int BiasInput(const Node* node, const Node* product, int product_input) {
-  if (node->op() == "BiasAdd") return product_input == 0 ? 1 : -1;
+  const bool image = product->op() == "Conv2D";
+  if (node->op() == "BiasAdd") {
+    return product_input == 0 && (!image || ChannelsLast(node)) ? 1 : -1;
+  }
   if (node->op() != "Add" && node->op() != "AddV2") return -1;
   const int other = 1 - product_input;
   const Edge* e = node->input_edge(other);
@@ -104,31 +116,38 @@ int BiasInput(const Node* node, const Node* product, int product_input) {
   const TensorShape& bias = e->src->output_shape(e->src_output);
   if (product->output_shapes().empty()) return -1;
   const TensorShape& prod = product->output_shape(0);
-  if (bias.rank() != 1 || prod.rank() != 2 || bias.dim(0) < 0 ||
-      bias.dim(0) != prod.dim(1)) {
+  const int rank = image ? 4 : 2;
+  if (bias.rank() != 1 || prod.rank() != rank || bias.dim(0) < 0 ||
+      bias.dim(0) != prod.dim(rank - 1)) {
     return -1;
   }
   return other;
 }
 
-bool FindMatch(Node* matmul,
+// Whether `node` heads a fusable chain: a float or double MatMul, or a
+// float NHWC Conv2D (the fused convolution runs on oneDNN's float kernels).
+bool IsProduct(const Node* node) {
+  const DataType type = TypeOf(node);
+  if (node->op() == "MatMul") return type == DT_FLOAT || type == DT_DOUBLE;
+  return node->op() == "Conv2D" && type == DT_FLOAT && ChannelsLast(node);
+}
+
+bool FindMatch(Node* product,
                const absl::flat_hash_set<std::string>& protected_nodes,
                Match* m) {
-  if (matmul->op() != "MatMul") return false;
-  const DataType type = TypeOf(matmul);
-  if (type != DT_FLOAT && type != DT_DOUBLE) return false;
-  if (matmul->input_edge(0) == nullptr || matmul->input_edge(1) == nullptr ||
-      matmul->out_edges().size() != 1) {
+  if (!IsProduct(product)) return false;
+  if (product->input_edge(0) == nullptr || product->input_edge(1) == nullptr ||
+      product->out_edges().size() != 1) {
     return false;
   }
-  Node* add = matmul->out_edges()[0]->dst;
-  const int product_input = matmul->out_edges()[0]->dst_input;
-  if (!FeedsOnly(matmul, add, protected_nodes) ||
-      BiasInput(add, matmul, product_input) < 0 ||
+  Node* add = product->out_edges()[0]->dst;
+  const int product_input = product->out_edges()[0]->dst_input;
+  if (!FeedsOnly(product, add, protected_nodes) ||
+      BiasInput(add, product, product_input) < 0 ||
       add->input_edge(1 - product_input) == nullptr) {
     return false;
   }
-  *m = Match{matmul, add, product_input, nullptr};
+  *m = Match{product, add, product_input, nullptr};
   if (add->out_edges().size() == 1) {
     Node* relu = add->out_edges()[0]->dst;
     if (relu->op() == "Relu" && FeedsOnly(add, relu, protected_nodes)) {
@@ -138,36 +157,65 @@ bool FindMatch(Node* matmul,
   return true;
 }
 
+// The attrs the fused op keeps from its product.
+constexpr const char* kMatMulAttrs[] = {"transpose_a", "transpose_b"};
+constexpr const char* kConv2DAttrs[] = {
+    "strides", "padding", "explicit_paddings", "data_format", "dilations"};
+
 absl::Status Fuse(Graph* graph, const Match& m) {
   auto input = [](const Node* n, int i) {
     const Edge* e = n->input_edge(i);
     return std::pair<Node*, int>(e->src, e->src_output);
   };
   const std::vector<std::pair<Node*, int>> inputs = {
-      input(m.matmul, 0), input(m.matmul, 1),
+      input(m.product, 0), input(m.product, 1),
       input(m.bias_add, 1 - m.product_input)};
+  const bool conv = m.product->op() == "Conv2D";
   Node* last = m.last();
   NodeDef def;
   def.set_name(last->name());
-  def.set_op(kFusedMatMulOp);
+  def.set_op(conv ? kFusedConv2DOp : kFusedMatMulOp);
   def.set_device(last->requested_device());
   auto& attrs = *def.mutable_attr();
-  attrs["T"] = m.matmul->def().attr().at("T");
-  for (const char* attr : {"transpose_a", "transpose_b"}) {
-    if (const AttrValue* v = m.matmul->FindAttr(attr)) attrs[attr] = *v;
+  attrs["T"] = m.product->def().attr().at("T");
+  auto keep = [&](const char* attr) {
+    if (const AttrValue* v = m.product->FindAttr(attr)) attrs[attr] = *v;
+  };
+  if (conv) {
+    for (const char* attr : kConv2DAttrs) keep(attr);
+  } else {
+    for (const char* attr : kMatMulAttrs) keep(attr);
   }
   if (const AttrValue* v = last->FindAttr("_class")) attrs["_class"] = *v;
   attrs["activation"].set_s(m.relu != nullptr ? "Relu" : "");
-  std::vector<Node*> members = {m.matmul, m.bias_add};
+  std::vector<Node*> members = {m.product, m.bias_add};
   if (m.relu != nullptr) members.push_back(m.relu);
   return ReplaceWithFusedNode(graph, members, last, std::move(def), inputs)
       .status();
 }
 
+// "1 MatMul+BiasAdd+Relu, 2 Conv2D+BiasAdd fused": MatMuls first, with a
+// Relu before without, so it reads the same on every run.
+std::string Summary(const std::vector<Match>& matches) {
+  std::map<std::tuple<bool, bool, std::string>, int> counts;
+  for (const Match& m : matches) {
+    const bool conv = m.product->op() != "MatMul";
+    const bool relu = m.relu != nullptr;
+    ++counts[{conv, !relu,
+              absl::StrCat(m.product->op(), "+BiasAdd", relu ? "+Relu" : "")}];
+  }
+  if (counts.empty()) return "0 MatMul+BiasAdd fused";
+  std::vector<std::string> parts;
+  for (const auto& [key, count] : counts) {
+    parts.push_back(absl::StrCat(count, " ", std::get<2>(key)));
+  }
+  return absl::StrCat(absl::StrJoin(parts, ", "), " fused");
+}
+
 }  // namespace
 
-absl::StatusOr<PassResult> FuseMatMulBias(const PassContext& ctx,
-                                          Graph* graph) {
+absl::StatusOr<PassResult> FuseBiasActivation(const PassContext& ctx,
+                                              Graph* graph) {
   PassResult result;
   if (ctx.device_type != "CPU") {
     result.what = absl::StrCat("no fused kernel on ", ctx.device_type.empty()
@@ -183,30 +231,17 @@ absl::StatusOr<PassResult> FuseMatMulBias(const PassContext& ctx,
     Match m;
     if (FindMatch(node, ctx.protected_nodes, &m)) matches.push_back(m);
   }
-  int with_relu = 0;
+  result.what = Summary(matches);
   for (const Match& m : matches) {
     // Named before Fuse removes the nodes.
-    const std::string what = absl::StrCat("fusing MatMul '", m.matmul->name(),
-                                          "' into '", m.last()->name(), "': ");
-    with_relu += m.relu != nullptr;
+    const std::string what =
+        absl::StrCat("fusing ", m.product->op(), " '", m.product->name(),
+                     "' into '", m.last()->name(), "': ");
     if (absl::Status s = Fuse(graph, m); !s.ok()) {
       return absl::Status(s.code(), absl::StrCat(what, s.message()));
     }
   }
   result.changes = static_cast<int>(matches.size());
-  const int without = result.changes - with_relu;
-  if (result.changes == 0) {
-    result.what = "0 MatMul+BiasAdd fused";
-  } else {
-    std::vector<std::string> parts;
-    if (with_relu > 0) {
-      parts.push_back(absl::StrCat(with_relu, " MatMul+BiasAdd+Relu"));
-    }
-    if (without > 0) parts.push_back(absl::StrCat(without, " MatMul+BiasAdd"));
-    result.what = absl::StrCat(
-        parts[0], parts.size() > 1 ? absl::StrCat(", ", parts[1]) : "",
-        " fused");
-  }
   return result;
 }
 
