@@ -7,8 +7,8 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "graph/graph_def_import.h"
 #include "graph/node_def_util.h"
 
@@ -22,6 +22,7 @@ struct Scope::Shared {
   // Next suffix to try for a base name, so "MatMul" x1000 stays linear.
   absl::flat_hash_map<std::string, int> next_suffix;
   absl::flat_hash_map<std::string, std::vector<Operation>> collections;
+  absl::flat_hash_map<std::string, std::shared_ptr<void>> attachments;
 
   std::string UniqueName(const std::string& base) {
     if (used_names.insert(base).second) return base;
@@ -126,10 +127,10 @@ Scope Scope::WithNameScopePath(absl::string_view path) const {
     const bool first = child.name_scope_.empty();
     if (part.empty() ||
         !IsValidScopeName(first ? part : absl::StrCat("x", part))) {
-      UpdateStatus(absl::InvalidArgumentError(absl::StrCat(
-          "WithNameScopePath(\"", absl::CEscape(path), "\") under '",
-          name_scope_, "': '", absl::CEscape(part),
-          "' is not a scope name (letters, digits and _ . - >)")));
+      UpdateStatus(absl::InvalidArgumentError(
+          absl::StrCat("WithNameScopePath(\"", absl::CEscape(path),
+                       "\") under '", name_scope_, "': '", absl::CEscape(part),
+                       "' is not a scope name (letters, digits and _ . - >)")));
       return child;
     }
     child.name_scope_ = child.name_scope_.empty()
@@ -150,6 +151,10 @@ Scope Scope::WithRootNameScope() const {
 
 void Scope::AddToCollection(absl::string_view key, const Operation& op) const {
   shared_->collections[std::string(key)].push_back(op);
+}
+
+std::shared_ptr<void>& Scope::Attachment(absl::string_view key) const {
+  return shared_->attachments[std::string(key)];
 }
 
 std::vector<Operation> Scope::GetCollection(absl::string_view key) const {

@@ -183,6 +183,12 @@ class Scope {
   // In the order they were added; empty for an unknown key.
   std::vector<Operation> GetCollection(absl::string_view key) const;
 
+  // A value a library keeps with the graph being built, by key, shared by
+  // every scope of the same root; null until set. The control-flow
+  // builders keep their records of the loops and conditionals they built
+  // here, for the gradients (graph/ops/control_flow_builders.h).
+  std::shared_ptr<void>& Attachment(absl::string_view key) const;
+
   // A fresh node name for an op called `default_name` in this scope (or the
   // WithOpName name, checked for uniqueness). Empty on error.
   std::string GetUniqueNameForOp(absl::string_view default_name) const;

@@ -6,7 +6,9 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "graph/gradients/grad_registry.h"
+#include "graph/gradients/while_loop_grad.h"
 #include "graph/ops/array_ops.h"
+#include "graph/ops/control_flow_builders.h"
 #include "graph/ops/math_ops.h"
 #include "graph/ops/state_ops.h"
 #include "graph/types.h"
@@ -31,8 +33,7 @@ std::string Describe(const Node* node) {
 class GradientBuilder {
  public:
   GradientBuilder(const Scope& scope, absl::Span<const Output> ys,
-                  absl::Span<const Output> xs,
-                  absl::Span<const Output> grad_ys,
+                  absl::Span<const Output> xs, absl::Span<const Output> grad_ys,
                   const GradientOptions& options)
       : scope_(scope),
         graph_(scope.graph()),
@@ -44,6 +45,7 @@ class GradientBuilder {
 
   absl::StatusOr<std::vector<Output>> Build() {
     if (absl::Status s = CheckArguments(); !s.ok()) return s;
+    IndexLoops();
     FindPath();
     if (absl::Status s = ReadVariablesThroughSnapshots(); !s.ok()) return s;
     // Everything built from here on is gradient ops, pruned if unused.
@@ -95,9 +97,10 @@ class GradientBuilder {
     for (size_t i = 0; i < ys_.size(); ++i) {
       const DataType type = BaseType(ys_[i].dtype());
       if (!CarriesGradient(type) || type == DT_RESOURCE) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "AddSymbolicGradients: ys[", i, "] '", ys_[i].name(), "' is ",
-            DataTypeName(type), "; only floating-point outputs have gradients"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("AddSymbolicGradients: ys[", i, "] '", ys_[i].name(),
+                         "' is ", DataTypeName(type),
+                         "; only floating-point outputs have gradients"));
       }
       if (!grad_ys_.empty() && BaseType(grad_ys_[i].dtype()) != type) {
         return absl::InvalidArgumentError(absl::StrCat(
@@ -107,6 +110,41 @@ class GradientBuilder {
       }
     }
     return absl::OkStatus();
+  }
+
+  // The loops ops::WhileLoop built (graph/ops/control_flow_builders.h) are
+  // differentiated as wholes: a loop's results depend on its initial values
+  // and captures, and none of its inner nodes is on the path.
+  void IndexLoops() {
+    ops::ControlFlowRecords& records = ops::RecordsOf(scope_);
+    for (int l = 0; l < static_cast<int>(records.loops.size()); ++l) {
+      const ops::WhileLoopRecord& loop = records.loops[l];
+      for (int i = 0; i < static_cast<int>(loop.exits.size()); ++i) {
+        loop_of_exit_[loop.exits[i].node()->id()] = {l, i};
+      }
+      loop_of_exit_[loop.counter_exit->id()] = {l, -1};
+      for (Node* enter : loop.enters) loop_of_enter_[enter->id()] = l;
+      for (const auto& capture : loop.captures) {
+        loop_of_enter_[capture.second->id()] = l;
+      }
+    }
+  }
+
+  // What a loop's results are computed from, outside it.
+  std::vector<Output> LoopSources(int l) const {
+    const ops::WhileLoopRecord& loop = ops::RecordsOf(scope_).loops[l];
+    std::vector<Output> sources = loop.inputs;
+    for (const auto& capture : loop.captures) {
+      sources.push_back(capture.first);
+    }
+    return sources;
+  }
+  std::vector<Node*> LoopExits(int l) const {
+    std::vector<Node*> exits;
+    for (const Output& exit : ops::RecordsOf(scope_).loops[l].exits) {
+      exits.push_back(exit.node());
+    }
+    return exits;
   }
 
   // A node is on the path if some y depends on it and it depends on some x
@@ -121,6 +159,12 @@ class GradientBuilder {
       stack.pop_back();
       if (from_ys[node->id()]) continue;
       from_ys[node->id()] = true;
+      if (auto it = loop_of_exit_.find(node->id()); it != loop_of_exit_.end()) {
+        for (const Output& source : LoopSources(it->second.first)) {
+          stack.push_back(source.node());
+        }
+        continue;
+      }
       for (const Edge* e : node->in_edges()) {
         if (!e->IsControl()) stack.push_back(e->src);
       }
@@ -131,6 +175,11 @@ class GradientBuilder {
       stack.pop_back();
       if (from_xs[node->id()]) continue;
       from_xs[node->id()] = true;
+      if (auto it = loop_of_enter_.find(node->id());
+          it != loop_of_enter_.end()) {
+        for (Node* exit : LoopExits(it->second)) stack.push_back(exit);
+        continue;
+      }
       for (const Edge* e : node->out_edges()) {
         if (!e->IsControl()) stack.push_back(e->dst);
       }
@@ -142,6 +191,19 @@ class GradientBuilder {
       if (!on_path_[id]) continue;
       for (const Edge* e : graph_->node(id)->out_edges()) {
         if (!e->IsControl() && on_path_[e->dst->id()]) ++pending_[id];
+      }
+    }
+    // A loop with a result on the path is one more consumer of each of its
+    // sources on the path; it runs when all those results have gradients.
+    loop_pending_.clear();
+    for (const auto& [exit_id, where] : loop_of_exit_) {
+      if (exit_id < n && on_path_[exit_id] && where.second >= 0) {
+        ++loop_pending_[where.first];
+      }
+    }
+    for (const auto& [l, count] : loop_pending_) {
+      for (const Output& source : LoopSources(l)) {
+        if (on_path_[source.node()->id()]) ++pending_[source.node()->id()];
       }
     }
   }
@@ -177,12 +239,11 @@ class GradientBuilder {
     for (const Rewire& r : rewires) {
       Output& read = reads[{r.var->id(), r.output}];
       if (!read.valid()) {
-        const Scope at_var =
-            scope_.WithRootNameScope()
-                .WithNoControlDependencies()
-                .WithNameScopePath(r.var->name())
-                .WithExactDevice(r.var->requested_device())
-                .ColocateWith(Operation(r.var));
+        const Scope at_var = scope_.WithRootNameScope()
+                                 .WithNoControlDependencies()
+                                 .WithNameScopePath(r.var->name())
+                                 .WithExactDevice(r.var->requested_device())
+                                 .ColocateWith(Operation(r.var));
         read = OpBuilder(at_var, "Identity", "read")
                    .Input(Output(r.var, r.output))
                    .Finalize();
@@ -225,27 +286,66 @@ class GradientBuilder {
   }
 
   absl::Status Backpropagate() {
-    std::deque<Node*> ready;
     int remaining = 0;
     for (int id = 0; id < static_cast<int>(on_path_.size()); ++id) {
       if (!on_path_[id]) continue;
       ++remaining;
-      if (pending_[id] == 0) ready.push_back(graph_->node(id));
+      if (pending_[id] == 0) ready_.push_back(graph_->node(id));
     }
-    while (!ready.empty()) {
-      Node* node = ready.front();
-      ready.pop_front();
+    while (!ready_.empty()) {
+      Node* node = ready_.front();
+      ready_.pop_front();
       --remaining;
       if (absl::Status s = Differentiate(node); !s.ok()) return s;
+      if (loop_of_exit_.contains(node->id())) continue;  // see LoopExitDone
       for (const Edge* e : node->in_edges()) {
         if (e->IsControl() || !on_path_[e->src->id()]) continue;
-        if (--pending_[e->src->id()] == 0) ready.push_back(e->src);
+        Consumed(e->src);
       }
     }
     if (remaining != 0) {
       return absl::FailedPreconditionError(
           "AddSymbolicGradients: the graph between the xs and the ys has a "
           "cycle; gradients need an acyclic graph");
+    }
+    return absl::OkStatus();
+  }
+
+  // One consumer of on-path `node` has been differentiated.
+  void Consumed(Node* node) {
+    if (--pending_[node->id()] == 0) ready_.push_back(node);
+  }
+
+  // Exit `node` (result `index` of loop `l`) got its gradient `grad`
+  // (invalid: none); after the loop's last result on the path, builds the
+  // loop's gradient and hands it to the loop's sources.
+  absl::Status LoopExitDone(int l, int index, const Output& grad) {
+    if (index < 0) return absl::OkStatus();  // the hidden counter
+    std::vector<Output>& grads = loop_grads_[l];
+    ops::WhileLoopRecord& loop = ops::RecordsOf(scope_).loops[l];
+    grads.resize(loop.exits.size());
+    grads[index] = grad;
+    if (--loop_pending_[l] > 0) return absl::OkStatus();
+    Node* first_exit = loop.exits[0].node();
+    absl::StatusOr<WhileLoopGradients> g =
+        BuildWhileLoopGradient(GradScopeFor(first_exit), loop, grads, options_);
+    if (!g.ok()) {
+      return absl::Status(
+          g.status().code(),
+          absl::StrCat("AddSymbolicGradients: the gradient of loop '",
+                       loop.frame, "': ", g.status().message()));
+    }
+    std::vector<Output> sources = LoopSources(l);
+    std::vector<Output> source_grads = g->inputs;
+    source_grads.insert(source_grads.end(), g->captures.begin(),
+                        g->captures.end());
+    for (size_t k = 0; k < sources.size(); ++k) {
+      Node* source = sources[k].node();
+      if (!on_path_[source->id()]) continue;
+      if (source_grads[k].valid()) {
+        grads_[KeyOf(sources[k])].push_back(source_grads[k]);
+      }
+      Consumed(source);
     }
     return absl::OkStatus();
   }
@@ -266,6 +366,9 @@ class GradientBuilder {
       any = true;
     }
     if (!scope.ok()) return scope.status();
+    if (auto it = loop_of_exit_.find(node->id()); it != loop_of_exit_.end()) {
+      return LoopExitDone(it->second.first, it->second.second, grad_outputs[0]);
+    }
     bool has_path_input = false;
     for (const Edge* e : node->in_edges()) {
       if (!e->IsControl() && on_path_[e->src->id()]) has_path_input = true;
@@ -296,15 +399,15 @@ class GradientBuilder {
     absl::Status s = (*fn)(scope, Operation(node), grad_outputs, &grad_inputs);
     if (s.ok()) s = scope.status();
     if (!s.ok()) {
-      return absl::Status(
-          s.code(), absl::StrCat("AddSymbolicGradients: the gradient of ",
-                                 Describe(node), ": ", s.message()));
+      return absl::Status(s.code(),
+                          absl::StrCat("AddSymbolicGradients: the gradient of ",
+                                       Describe(node), ": ", s.message()));
     }
     if (static_cast<int>(grad_inputs.size()) != node->num_inputs()) {
       return absl::InternalError(absl::StrCat(
           "AddSymbolicGradients: the gradient function of op '", node->op(),
-          "' returned ", grad_inputs.size(), " gradients for ",
-          Describe(node), ", which has ", node->num_inputs(), " inputs"));
+          "' returned ", grad_inputs.size(), " gradients for ", Describe(node),
+          ", which has ", node->num_inputs(), " inputs"));
     }
     for (int i = 0; i < node->num_inputs(); ++i) {
       const Edge* e = node->input_edge(i);
@@ -313,11 +416,11 @@ class GradientBuilder {
       }
       const DataType want = BaseType(e->src->output_type(e->src_output));
       if (want != DT_RESOURCE && grad_inputs[i].dtype() != want) {
-        return absl::InternalError(absl::StrCat(
-            "AddSymbolicGradients: the gradient function of op '",
-            node->op(), "' gave input ", i, " of ", Describe(node), " a ",
-            DataTypeName(grad_inputs[i].dtype()), " gradient; the input is ",
-            DataTypeName(want)));
+        return absl::InternalError(
+            absl::StrCat("AddSymbolicGradients: the gradient function of op '",
+                         node->op(), "' gave input ", i, " of ", Describe(node),
+                         " a ", DataTypeName(grad_inputs[i].dtype()),
+                         " gradient; the input is ", DataTypeName(want)));
       }
       grads_[{e->src->id(), e->src_output}].push_back(grad_inputs[i]);
     }
@@ -345,15 +448,24 @@ class GradientBuilder {
     return ops::ZerosLike(s, x);
   }
 
-  // Removes the ops this call built that no returned gradient needs: the
-  // gradients of inputs no x depends on, zeros nobody used, seeds of ys no x
-  // reaches.
+  // Removes the ops this call built that no returned gradient (and no
+  // forward op) needs: the gradients of inputs no x depends on, zeros nobody
+  // used, seeds of ys no x reaches.
   void PruneUnused(const std::vector<Output>& result) {
     const int n = graph_->num_node_ids();
     std::vector<bool> keep(n, false);
     std::vector<Node*> stack;
     for (const Output& o : result) {
       if (o.valid()) stack.push_back(o.node());
+    }
+    // What this call added to the forward graph stays: the pushes a loop's
+    // gradient added to the loop (its NextIterations wait for them).
+    for (int id = first_new_id_; id < n; ++id) {
+      Node* node = graph_->node(id);
+      if (node == nullptr) continue;
+      for (const Edge* e : node->out_edges()) {
+        if (e->dst->id() < first_new_id_) stack.push_back(node);
+      }
     }
     while (!stack.empty()) {
       Node* node = stack.back();
@@ -376,6 +488,13 @@ class GradientBuilder {
   int first_new_id_ = 0;
   std::vector<bool> on_path_;
   std::vector<int> pending_;
+  std::deque<Node*> ready_;  // on-path nodes whose consumers are all done
+  // Loops by their Exits (result index; -1: the hidden counter) and Enters.
+  absl::flat_hash_map<int, std::pair<int, int>> loop_of_exit_;
+  absl::flat_hash_map<int, int> loop_of_enter_;
+  // Results on the path whose gradient is not built yet, per loop.
+  absl::flat_hash_map<int, int> loop_pending_;
+  absl::flat_hash_map<int, std::vector<Output>> loop_grads_;
   // Gradients reaching each output, not yet summed.
   absl::flat_hash_map<OutputKey, std::vector<Output>> grads_;
   // The summed gradient of each output that got one.
