@@ -201,14 +201,13 @@ constexpr size_t kSplitQueue = 64;
 constexpr int kMaxInlineDepth = 16;
 thread_local int async_depth = 0;
 
-// A small stable id per thread, for step stats.
-int CurrentThreadId() {
+}  // namespace
+
+int StatsThreadId() {
   static std::atomic<int> next{0};
   thread_local int id = next.fetch_add(1);
   return id;
 }
-
-}  // namespace
 
 // The state of one step. Shared with every closure that runs part of it, so
 // it outlives a Run that returned early on a timeout.
@@ -651,7 +650,7 @@ class Executor::Step : public std::enable_shared_from_this<Step> {
     s.device = exec_->nodes_[id].device->name();
     s.start_us = start_us;
     s.end_us = ElapsedMicros();
-    s.thread_id = CurrentThreadId();
+    s.thread_id = StatsThreadId();
     s.details = k.stats_details();
     for (auto& detail : ctx->TakeStatsDetails()) {
       s.details.push_back(std::move(detail));

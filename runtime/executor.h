@@ -67,6 +67,10 @@ namespace dflow {
 // step that outlives Run (it timed out, its kernels still finishing) keeps
 // the executor alive until its last kernel returns; otherwise the caller
 // must keep the executor alive that long.
+// A small id of the calling thread, stable for its life: the thread_id of
+// the step stats both executors record.
+int StatsThreadId();
+
 class Executor : public std::enable_shared_from_this<Executor> {
  public:
   // Supplies the kernel of a node: lets a session share one kernel per

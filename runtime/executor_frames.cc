@@ -174,7 +174,8 @@ class Executor::FrameStep : public std::enable_shared_from_this<FrameStep> {
       : keep_alive_(exec->weak_from_this().lock()),
         exec_(exec),
         args_(args),
-        done_callback_(std::move(done)) {}
+        done_callback_(std::move(done)),
+        start_(absl::Now()) {}
 
   ~FrameStep() {
     // Free whatever an aborted step left (frames own their iterations).
@@ -192,6 +193,7 @@ class Executor::FrameStep : public std::enable_shared_from_this<FrameStep> {
     // Returning early leaves the kernels still running to finish alone.
     if (!stop.ok()) Abort(stop);
     std::lock_guard<std::mutex> lock(mu_);
+    if (stop.ok()) CollectStats();
     return absl::Status(status_.code(), status_.message());
   }
 
@@ -589,17 +591,22 @@ class Executor::FrameStep : public std::enable_shared_from_this<FrameStep> {
     params.call_frame = args_.call_frame;
     params.rendezvous = args_.rendezvous;
     params.collective_context = args_.collective_context;
+    const int64_t start_us = args_.stats != nullptr ? ElapsedMicros() : 0;
     if (AsyncOpKernel* async = item.kernel->AsAsync()) {
       auto ctx = std::make_shared<OpKernelContext>(params);
       OpKernelContext* raw = ctx.get();
-      async->ComputeAsync(raw, [self = shared_from_this(), t, ctx]() mutable {
-        ReadyList ready;
-        self->Finish(t, ctx.get(), &ready);
-        ctx.reset();
-        ReadyList queue;
-        self->Dispatch(ready, &queue);
-        if (!queue.empty()) self->RunQueue(std::move(queue));
-      });
+      async->ComputeAsync(
+          raw, [self = shared_from_this(), t, ctx, start_us]() mutable {
+            ReadyList ready;
+            if (self->args_.stats != nullptr) {
+              self->RecordStats(t, ctx.get(), start_us);
+            }
+            self->Finish(t, ctx.get(), &ready);
+            ctx.reset();
+            ReadyList queue;
+            self->Dispatch(ready, &queue);
+            if (!queue.empty()) self->RunQueue(std::move(queue));
+          });
       return false;
     }
     OpKernelContext ctx(params);
@@ -615,8 +622,46 @@ class Executor::FrameStep : public std::enable_shared_from_this<FrameStep> {
     } else {
       item.kernel->Compute(&ctx);
     }
+    if (args_.stats != nullptr) RecordStats(t, &ctx, start_us);
     Finish(t, &ctx, ready);
     return true;
+  }
+
+  int64_t ElapsedMicros() const {
+    return absl::ToInt64Microseconds(absl::Now() - start_);
+  }
+
+  // One entry per execution: a node in a loop runs once per iteration.
+  void RecordStats(const Tagged& t, OpKernelContext* ctx, int64_t start_us) {
+    const NodeItem& item = exec_->nodes_[t.id];
+    NodeExecStats s;
+    s.node = item.kernel->name();
+    s.op = item.kernel->type_string();
+    s.device = item.device->name();
+    if (t.frame->frame != 0) {
+      s.frame = Info(t.frame).name;
+      s.iteration = t.iter;
+    }
+    s.start_us = start_us;
+    s.end_us = ElapsedMicros();
+    s.thread_id = StatsThreadId();
+    if (ctx->status().ok()) {
+      for (const TensorValue& v : *ctx->outputs()) {
+        s.output_shapes.push_back(v.tensor.shape());
+        s.output_bytes += static_cast<int64_t>(v.tensor.TotalBytes());
+      }
+    }
+    std::lock_guard<std::mutex> lock(stats_mu_);
+    stats_.push_back(std::move(s));
+  }
+
+  // Hands the step's stats to the caller, in the order the nodes finished
+  // (mu_ held: the step is over).
+  void CollectStats() {
+    if (args_.stats == nullptr) return;
+    std::lock_guard<std::mutex> lock(stats_mu_);
+    for (NodeExecStats& s : stats_) args_.stats->push_back(std::move(s));
+    stats_.clear();
   }
 
   void Finish(const Tagged& t, OpKernelContext* ctx, ReadyList* ready) {
@@ -680,6 +725,7 @@ class Executor::FrameStep : public std::enable_shared_from_this<FrameStep> {
   void FinishStep() {
     absl::Status status(status_.code(), status_.message());
     if (done_callback_) {
+      CollectStats();  // the caller reads them once `done` runs
       DoneCallback done = std::move(done_callback_);
       done_callback_ = nullptr;
       // Outside mu_: the callback may start other work.
@@ -706,6 +752,9 @@ class Executor::FrameStep : public std::enable_shared_from_this<FrameStep> {
   std::mutex done_mu_;
   std::condition_variable done_cv_;
   bool done_ = false;  // done_mu_
+  const absl::Time start_;
+  std::mutex stats_mu_;
+  std::vector<NodeExecStats> stats_;  // stats_mu_; with args_.stats only
 };
 
 absl::Status Executor::RunFrames(const Args& args) const {

@@ -161,6 +161,11 @@ struct NodeExecStats {
   std::string node;
   std::string op;
   std::string device;
+  // Inside a loop: the frame ("while", TensorFlow's frame_name) and the
+  // iteration this execution belongs to; a node in a loop has one entry per
+  // iteration it ran in. Empty and 0 outside loops.
+  std::string frame;
+  int64_t iteration = 0;
   int64_t start_us = 0;  // since the step started
   int64_t end_us = 0;
   int thread_id = 0;

@@ -267,6 +267,10 @@ std::string ChromeTraceJson(const RunMetadata& metadata) {
     const int64_t end = std::max(s.end_us, s.start_us);
     JsonObject args;
     args.Str("name", s.node).Str("op", s.op);
+    if (!s.frame.empty()) {
+      args.Str("frame", s.frame)
+          .Num("iteration", static_cast<double>(s.iteration));
+    }
     for (size_t k = 0; k < s.inputs.size(); ++k) {
       args.Str(absl::StrCat("input", k), s.inputs[k]);
     }
@@ -282,8 +286,13 @@ std::string ChromeTraceJson(const RunMetadata& metadata) {
     const char* category = KindOf(s) == TrackKind::kTransfers     ? "transfer"
                            : KindOf(s) == TrackKind::kCollectives ? "collective"
                                                                   : "op";
+    // In a loop, the slice says which iteration: "MatMul [while 3]".
+    const std::string name =
+        s.frame.empty()
+            ? s.op
+            : absl::StrCat(s.op, " [", s.frame, " ", s.iteration, "]");
     events.push_back(JsonObject()
-                         .Str("name", s.op)
+                         .Str("name", name)
                          .Str("cat", category)
                          .Str("ph", "X")
                          .Num("pid", pid)

@@ -3,6 +3,7 @@
 // errors, and gradients through both against finite differences.
 #include "graph/ops/control_flow_builders.h"
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <string>
@@ -189,6 +190,43 @@ TEST(WhileLoopTest, BodyErrorsNameTheVariable) {
   EXPECT_THAT(count.status().message(), HasSubstr("returns 2 values for 1"));
 }
 
+// Step stats of a loop: one entry per iteration a node ran in, with the
+// frame and the iteration (what the timeline shows).
+TEST(WhileLoopTest, StepStatsNameFrameAndIteration) {
+  Scope root = Scope::NewRootScope();
+  BranchResult out = ops::WhileLoop(
+      root, {ops::Const(root, 0)},
+      [](const Scope& s, const std::vector<Output>& v) -> CondResult {
+        return ops::Less(s, v[0], 3);
+      },
+      [](const Scope& s, const std::vector<Output>& v) -> BranchResult {
+        return std::vector<Output>{ops::Add(s.WithOpName("step"), v[0], 1)};
+      });
+  ASSERT_TRUE(out.ok()) << out.status();
+  ops::Identity(root.WithOpName("i"), (*out)[0]);
+  GraphDef def;
+  ASSERT_TRUE(root.ToGraphDef(&def).ok());
+  absl::StatusOr<std::unique_ptr<Session>> session = Session::Create(def);
+  ASSERT_TRUE(session.ok()) << session.status();
+  RunOptions options;
+  options.collect_step_stats = true;
+  RunMetadata metadata;
+  std::vector<Tensor> t;
+  ASSERT_TRUE((*session)->Run(options, {}, {"i"}, {}, &t, &metadata).ok());
+  std::vector<int64_t> iterations;
+  bool outside = false;
+  for (const NodeExecStats& n : metadata.step_stats) {
+    if (n.node == "while/body/step") {
+      EXPECT_EQ(n.frame, "while");
+      iterations.push_back(n.iteration);
+    }
+    outside |= n.node == "i" && n.frame.empty();
+  }
+  std::sort(iterations.begin(), iterations.end());
+  EXPECT_THAT(iterations, ::testing::ElementsAre(0, 1, 2));
+  EXPECT_TRUE(outside);
+}
+
 // With a shape invariant the vector may grow: doubles until > 10 elements.
 TEST(WhileLoopTest, ShapeInvariantsLetAVariableGrow) {
   Scope root = Scope::NewRootScope();
@@ -325,6 +363,69 @@ TEST(ControlFlowGradientTest, ThroughAWhileLoopAsAnRnn) {
            {0.1f, 0.2f, -0.1f, 0.3f, -0.2f, 0.0f, 0.05f, 0.1f, 0.2f, -0.3f,
             0.2f, 0.1f, 0.0f, -0.1f, 0.25f},
            TensorShape({5, 3}))},
+      2e-3);
+}
+
+// A conditional inside the loop body: odd steps tanh(h * w), even steps
+// h * v; the recomputed body rebuilds the conditional in the gradient loop.
+TEST(ControlFlowGradientTest, ThroughACondInsideALoop) {
+  CheckGradients(
+      [](const Scope& root, const std::vector<Output>& x) {
+        BranchResult out = ops::WhileLoop(
+            root, {ops::Const(root, 0), x[0]},
+            [](const Scope& s, const std::vector<Output>& v) -> CondResult {
+              return ops::Less(s, v[0], 4);
+            },
+            [&](const Scope& s, const std::vector<Output>& v) -> BranchResult {
+              Output odd = ops::Equal(s, ops::FloorMod(s, v[0], 2), 1);
+              BranchResult h = ops::Cond(
+                  s, odd,
+                  [&](const Scope& b) -> BranchResult {
+                    return std::vector<Output>{
+                        ops::Tanh(b, ops::Mul(b, v[1], x[1]))};
+                  },
+                  [&](const Scope& b) -> BranchResult {
+                    return std::vector<Output>{ops::Mul(b, v[1], x[2])};
+                  });
+              if (!h.ok()) return h.status();
+              return std::vector<Output>{ops::Add(s, v[0], 1), (*h)[0]};
+            });
+        return out.ok() ? (*out)[1] : Output();
+      },
+      {Tensor::FromVector<float>({0.4f, -0.3f}),
+       Tensor::FromVector<float>({1.2f, 0.8f}),
+       Tensor::FromVector<float>({0.9f, -1.1f})},
+      2e-3);
+}
+
+// A loop inside a loop: 3 outer iterations of 2 inner ones, each h * w, so
+// y = h0 * w^6.
+TEST(ControlFlowGradientTest, ThroughNestedLoops) {
+  CheckGradients(
+      [](const Scope& root, const std::vector<Output>& x) {
+        auto count_to = [](int n) {
+          return
+              [n](const Scope& s, const std::vector<Output>& v) -> CondResult {
+                return ops::Less(s, v[0], n);
+              };
+        };
+        BranchResult out = ops::WhileLoop(
+            root, {ops::Const(root, 0), x[0]}, count_to(3),
+            [&](const Scope& s, const std::vector<Output>& v) -> BranchResult {
+              BranchResult inner = ops::WhileLoop(
+                  s, {ops::Const(s, 0), v[1]}, count_to(2),
+                  [&](const Scope& t,
+                      const std::vector<Output>& u) -> BranchResult {
+                    return std::vector<Output>{ops::Add(t, u[0], 1),
+                                               ops::Mul(t, u[1], x[1])};
+                  });
+              if (!inner.ok()) return inner.status();
+              return std::vector<Output>{ops::Add(s, v[0], 1), (*inner)[1]};
+            });
+        return out.ok() ? (*out)[1] : Output();
+      },
+      {Tensor::FromVector<float>({0.5f, -0.25f}),
+       Tensor::FromVector<float>({0.9f, 1.1f})},
       2e-3);
 }
 

@@ -463,6 +463,24 @@ TEST(TimelineTest, OverlappingSlicesGetTracksOfTheirOwn) {
             Trace::Num(trace.Slice("async"), "tid"));
 }
 
+// A node in a loop has a slice per iteration, named with frame and
+// iteration ("Add [while 1]") and carrying them in its args.
+TEST(TimelineTest, LoopIterationsAreNamed) {
+  RunMetadata metadata;
+  NodeExecStats first = Stats("while/body/step", "Add", kCpu0, 0, 2);
+  first.frame = "while";
+  first.iteration = 0;
+  NodeExecStats second = Stats("while/body/step", "Add", kCpu0, 3, 5);
+  second.frame = "while";
+  second.iteration = 1;
+  metadata.step_stats = {first, second, Stats("out", "Identity", kCpu0, 6, 7)};
+  const std::string json = ChromeTraceJson(metadata);
+  EXPECT_THAT(json, HasSubstr("\"name\":\"Add [while 0]\""));
+  EXPECT_THAT(json, HasSubstr("\"name\":\"Add [while 1]\""));
+  EXPECT_THAT(json, HasSubstr("\"frame\":\"while\""));
+  EXPECT_THAT(json, HasSubstr("\"name\":\"Identity\""));
+}
+
 TEST(TimelineTest, NamesAreEscaped) {
   RunMetadata metadata;
   NodeExecStats s = Stats("a\"b\\c\n\td\x01", "Op", kCpu0, 0, 1);
