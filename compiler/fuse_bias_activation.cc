@@ -217,12 +217,7 @@ std::string Summary(const std::vector<Match>& matches) {
 absl::StatusOr<PassResult> FuseBiasActivation(const PassContext& ctx,
                                               Graph* graph) {
   PassResult result;
-  if (ctx.device_type != "CPU") {
-    result.what = absl::StrCat("no fused kernel on ", ctx.device_type.empty()
-                                                          ? "an unplaced graph"
-                                                          : ctx.device_type);
-    return result;
-  }
+  if (!FusesOn(ctx, &result)) return result;
   // Static shapes tell an Add of a [n] bias from a broadcasting Add; a
   // graph whose shapes cannot all be inferred still fuses BiasAdds.
   graph->InferShapes().IgnoreError();

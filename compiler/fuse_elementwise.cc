@@ -308,12 +308,7 @@ absl::Status Fuse(Graph* graph, const Group& g, int* ops_fused) {
 absl::StatusOr<PassResult> FuseElementwise(const PassContext& ctx,
                                            Graph* graph) {
   PassResult result;
-  if (ctx.device_type != "CPU") {
-    result.what = absl::StrCat("no fused kernel on ", ctx.device_type.empty()
-                                                          ? "an unplaced graph"
-                                                          : ctx.device_type);
-    return result;
-  }
+  if (!FusesOn(ctx, &result)) return result;
   // Fusion needs static shapes; nodes whose shapes stay unknown are left.
   graph->InferShapes().IgnoreError();
   absl::StatusOr<std::vector<Node*>> order = graph->TopologicalOrder();

@@ -5,8 +5,17 @@
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
 
 namespace dflow {
+
+bool FusesOn(const PassContext& ctx, PassResult* result) {
+  if (ctx.device_type == "CPU") return true;
+  result->what = absl::StrCat("no fused kernel on ", ctx.device_type.empty()
+                                                         ? "an unplaced graph"
+                                                         : ctx.device_type);
+  return false;
+}
 
 bool RunOnOneDevice(const Node* a, const Node* b) {
   if (!a->assigned_device().empty() || !b->assigned_device().empty()) {

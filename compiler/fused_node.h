@@ -8,10 +8,15 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "compiler/graph_pass.h"
 #include "graph/graph.h"
 #include "proto/node_def.pb.h"
 
 namespace dflow {
+
+// Whether a CPU fusion pass runs on this partition: only CPU partitions
+// have the fused kernels. Otherwise fills `result` with why not.
+bool FusesOn(const PassContext& ctx, PassResult* result);
 
 // Whether `a` and `b` may become one fused node: on a placed graph both are
 // assigned the same device (what they asked for no longer matters: soft

@@ -17,6 +17,7 @@
 #include "kernels/cpu/conv_ops_common.h"
 #include "kernels/cpu/conv_ops_onednn.h"
 #include "kernels/cpu/kernel_util.h"
+#include "kernels/cpu/kernel_util_fused.h"
 #include "runtime/kernel_registry.h"
 #include "runtime/op_kernel.h"
 
@@ -27,16 +28,7 @@ namespace {
 class FusedConv2DOp : public ConvOpBase {
  public:
   explicit FusedConv2DOp(OpKernelConstruction* ctx) : ConvOpBase(ctx) {
-    std::string activation;
-    ctx->SetStatus(ctx->GetAttr("activation", &activation));
-    if (activation == "Relu") {
-      relu_ = true;
-    } else if (!activation.empty()) {
-      ctx->SetStatus(absl::InvalidArgumentError(absl::StrCat(
-          "_FusedConv2D's activation must be '' or 'Relu', got '", activation,
-          "' (the graph was not made by dflow's fuse_bias_activation pass; "
-          "disable that pass or fix the attr)")));
-    }
+    relu_ = ReadFusedActivation(ctx);
   }
 
   void Compute(OpKernelContext* ctx) override {
@@ -67,23 +59,8 @@ class FusedConv2DOp : public ConvOpBase {
     }
     ConvForward<float>(ctx, g, in, w, out);
     if (!ctx->status().ok()) return;
-    const int64_t channels = g.out_depth;
-    const bool relu = relu_;
-    // The same Eigen expressions as BiasAdd's and Relu's kernels (exact,
-    // NaNs kept).
-    ParallelForShards(
-        ctx, g.out_positions(), channels * (relu ? 2 : 1),
-        [=](int64_t p0, int64_t p1) {
-          ConstEigenTensorMap<float, 1> bm(b, channels);
-          for (int64_t p = p0; p < p1; ++p) {
-            EigenTensorMap<float, 1> row(out + p * channels, channels);
-            if (relu) {
-              row = (row + bm).cwiseMax<Eigen::PropagateNaN>(0.0f);
-            } else {
-              row = row + bm;
-            }
-          }
-        });
+    AddBiasAndActivate<float>(ctx, out, g.out_positions(), g.out_depth, b,
+                              relu_);
   }
 
  private:

@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/kernel_util.h"
 #include "kernels/cpu/kernel_util_blas.h"
+#include "kernels/cpu/kernel_util_fused.h"
 #include "runtime/kernel_registry.h"
 #include "runtime/op_kernel.h"
 
@@ -25,16 +26,7 @@ class FusedMatMulOp : public OpKernel {
   explicit FusedMatMulOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
     ctx->SetStatus(ctx->GetAttr("transpose_a", &transpose_a_));
     ctx->SetStatus(ctx->GetAttr("transpose_b", &transpose_b_));
-    std::string activation;
-    ctx->SetStatus(ctx->GetAttr("activation", &activation));
-    if (activation == "Relu") {
-      relu_ = true;
-    } else if (!activation.empty()) {
-      ctx->SetStatus(absl::InvalidArgumentError(absl::StrCat(
-          "_FusedMatMul's activation must be '' or 'Relu', got '", activation,
-          "' (the graph was not made by dflow's fuse_bias_activation pass; "
-          "disable that pass or fix the attr)")));
-    }
+    relu_ = ReadFusedActivation(ctx);
   }
 
   void Compute(OpKernelContext* ctx) override {
@@ -63,24 +55,10 @@ class FusedMatMulOp : public OpKernel {
     T* c = out->data<T>();
     const int64_t lda = transpose_a_ ? m : k;
     const int64_t ldb = transpose_b_ ? k : n;
-    OP_REQUIRES_OK(ctx, Gemm<T>(ctx->thread_pool(), transpose_a_,
-                                transpose_b_, m, n, k, a.data<T>(), lda,
-                                b.data<T>(), ldb, T(0), c, n));
-    const T* pb = bias.data<T>();
-    const bool relu = relu_;
-    // The same Eigen expressions as BiasAdd's and Relu's kernels, so the
-    // same rounding (none: both are exact) and NaN handling.
-    ParallelForShards(ctx, m, n * (relu ? 2 : 1), [=](int64_t r0, int64_t r1) {
-      ConstEigenTensorMap<T, 1> bm(pb, n);
-      for (int64_t r = r0; r < r1; ++r) {
-        EigenTensorMap<T, 1> row(c + r * n, n);
-        if (relu) {
-          row = (row + bm).template cwiseMax<Eigen::PropagateNaN>(T(0));
-        } else {
-          row = row + bm;
-        }
-      }
-    });
+    OP_REQUIRES_OK(
+        ctx, Gemm<T>(ctx->thread_pool(), transpose_a_, transpose_b_, m, n, k,
+                     a.data<T>(), lda, b.data<T>(), ldb, T(0), c, n));
+    AddBiasAndActivate<T>(ctx, c, m, n, bias.data<T>(), relu_);
   }
 
  private:
@@ -89,11 +67,11 @@ class FusedMatMulOp : public OpKernel {
   bool relu_ = false;
 };
 
-#define DFLOW_REGISTER_FUSED_MATMUL(T)                                        \
-  DFLOW_REGISTER_KERNEL(                                                      \
-      KernelDefBuilder("_FusedMatMul").Device(kDeviceCpu).TypeConstraint<T>( \
-          "T"),                                                               \
-      FusedMatMulOp<T>)
+#define DFLOW_REGISTER_FUSED_MATMUL(T)                   \
+  DFLOW_REGISTER_KERNEL(KernelDefBuilder("_FusedMatMul") \
+                            .Device(kDeviceCpu)          \
+                            .TypeConstraint<T>("T"),     \
+                        FusedMatMulOp<T>)
 DFLOW_REGISTER_FUSED_MATMUL(float);
 DFLOW_REGISTER_FUSED_MATMUL(double);
 #undef DFLOW_REGISTER_FUSED_MATMUL
