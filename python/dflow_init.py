@@ -278,10 +278,11 @@ class Session:
             items = [x.encode() if isinstance(x, str) else x
                      for x in value.ravel().tolist()]
             return ("string", value.shape, items)
-        if value.dtype.name == "bfloat16":
-            return ("bfloat16", _np.ascontiguousarray(value).view(_np.uint16))
         if not value.flags.c_contiguous:
-            value = _np.ascontiguousarray(value)
+            # (ascontiguousarray alone would make a 0-d array 1-d.)
+            value = _np.ascontiguousarray(value).reshape(value.shape)
+        if value.dtype.name == "bfloat16":
+            return ("bfloat16", value.view(_np.uint16))
         return value
 
     # -- checkpoints and signatures ----------------------------------------
