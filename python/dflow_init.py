@@ -129,17 +129,41 @@ def _options_of(options):
     return timeout, stats, _os.fspath(timeline) if timeline else ""
 
 
+_TensorBuffer = _dflow._TensorBuffer
+
+# Literal types _dflow converts to a scalar tensor of each dtype itself
+# (python/numpy_tensor.h: ScalarTensorFromLiteral), as numpy.asarray(value,
+# dtype) would; others go through NumPy.
+_INTS = (int, bool)
+_LITERALS_CONVERTED_IN_CXX = {
+    "float32": (float, int, bool), "float64": (float, int, bool),
+    "complex64": (float, int, bool), "complex128": (float, int, bool),
+    "int8": _INTS, "int16": _INTS, "int32": _INTS, "int64": _INTS,
+    "uint8": _INTS, "uint16": _INTS, "uint32": _INTS, "uint64": _INTS,
+    "bool": (bool,),
+}
+
+# Rank-0 fetches become these NumPy scalars in _dflow, as TensorFlow's do.
+_dflow._set_numpy_scalar_types({
+    name: _np.dtype(name).type for name in (
+        "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
+        "uint16", "uint32", "uint64", "bool")})
+
+
 def _to_numpy(value):
-    if type(value) is tuple:
-        if value[0] == "string":
-            _, shape, items = value
-            array = _np.empty(len(items), dtype=object)
-            array[:] = items
-            array = array.reshape(shape)
-        else:  # ("bfloat16", uint16 bit patterns)
-            array = _np.asarray(value[1]).view(_bfloat16())
-    else:
+    t = type(value)
+    if t is _TensorBuffer:
         array = _np.asarray(value)  # shares the fetched tensor's buffer
+        return array[()] if array.ndim == 0 else array
+    if t is not tuple:
+        return value  # already a NumPy scalar
+    if value[0] == "string":
+        _, shape, items = value
+        array = _np.empty(len(items), dtype=object)
+        array[:] = items
+        array = array.reshape(shape)
+    else:  # ("bfloat16", uint16 bit patterns)
+        array = _np.asarray(value[1]).view(_bfloat16())
     # As TensorFlow: a scalar comes back as a NumPy scalar (bytes for
     # strings).
     return array[()] if array.ndim == 0 else array
@@ -192,6 +216,27 @@ class Session:
         already have it).
         """
         s = self._s
+        feed_names, feed_values = [], []
+        if feed_dict:
+            for key, value in feed_dict.items():
+                name = key if type(key) is str else _name_of(key)
+                feed_names.append(name)
+                feed_values.append(self._feed_value(name, value))
+        timeout, stats, timeline = (0, 0, "") if options is None else \
+            _options_of(options)
+
+        if type(fetches) is str and stats == 0:
+            # The common call, kept short: Python's share of a small step
+            # is most of its cost.
+            if self._has_value_of(fetches):
+                values, _ = s.run(feed_names, feed_values, [fetches], [],
+                                  timeout, 0, "")
+                return _to_numpy(values[0])
+            s.run(feed_names, feed_values, [],
+                  [fetches[1:] if fetches.startswith("^") else fetches],
+                  timeout, 0, "")
+            return None
+
         tensors = []   # names fetched for values
         slot_of = {}   # name -> index in tensors, or None for a target
         targets = []
@@ -200,11 +245,7 @@ class Session:
             slot = slot_of.get(name, -1)
             if slot != -1:
                 return slot
-            has = self._has_value.get(name)
-            if has is None:
-                has = s.fetch_has_value(name)
-                self._has_value[name] = has
-            if has:
+            if self._has_value_of(name):
                 slot = len(tensors)
                 tensors.append(name)
             else:
@@ -221,15 +262,6 @@ class Session:
             return classify(_name_of(f))
 
         structure = flatten(fetches)
-
-        feed_names, feed_values = [], []
-        if feed_dict:
-            for key, value in feed_dict.items():
-                name = _name_of(key)
-                feed_names.append(name)
-                feed_values.append(self._feed_value(name, value))
-
-        timeout, stats, timeline = _options_of(options)
         values, meta = s.run(feed_names, feed_values, tensors, targets,
                              timeout, stats, timeline)
         if run_metadata is not None and meta is not None:
@@ -255,24 +287,32 @@ class Session:
 
         return rebuild(structure)
 
+    def _has_value_of(self, name):
+        has = self._has_value.get(name)
+        if has is None:
+            has = self._s.fetch_has_value(name)
+            self._has_value[name] = has
+        return has
+
     def _feed_value(self, name, value):
-        if type(value) is not _np.ndarray:
+        t = type(value)
+        if t is not _np.ndarray:
+            dtype = self._dtypes.get(name)
+            if dtype is None:
+                dtype = self._s.numpy_dtype(name)
+                self._dtypes[name] = dtype
+            if t in _LITERALS_CONVERTED_IN_CXX.get(dtype, ()):
+                return value  # _dflow makes the scalar tensor directly
             if isinstance(value, _np.generic):
                 value = _np.asarray(value)
-            else:
+            elif dtype == "bfloat16":
                 # A Python literal takes the fed tensor's dtype, as in
-                # TensorFlow (1.5 fed to an int32 tensor is an error there
-                # too: NumPy refuses nothing here, dflow's dtype check does).
-                dtype = self._dtypes.get(name)
-                if dtype is None:
-                    dtype = self._s.numpy_dtype(name)
-                    self._dtypes[name] = dtype
-                if dtype == "bfloat16":
-                    value = _np.asarray(value, dtype=_bfloat16())
-                elif dtype:
-                    value = _np.asarray(value, dtype=dtype)
-                else:
-                    value = _np.asarray(value)
+                # TensorFlow; an array must already have it.
+                value = _np.asarray(value, dtype=_bfloat16())
+            elif dtype:
+                value = _np.asarray(value, dtype=dtype)
+            else:
+                value = _np.asarray(value)
         kind = value.dtype.kind
         if kind in "OSU":
             items = [x.encode() if isinstance(x, str) else x
@@ -281,7 +321,7 @@ class Session:
         if not value.flags.c_contiguous:
             # (ascontiguousarray alone would make a 0-d array 1-d.)
             value = _np.ascontiguousarray(value).reshape(value.shape)
-        if value.dtype.name == "bfloat16":
+        if kind == "V" and value.dtype.name == "bfloat16":
             return ("bfloat16", value.view(_np.uint16))
         return value
 

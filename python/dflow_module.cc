@@ -11,6 +11,7 @@
 
 #include <array>
 #include <memory>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <utility>
@@ -113,9 +114,17 @@ PythonSessionOptions MakeOptions(const std::string& devices,
 
 // A feed value from the Python side: a C-contiguous array, or a tagged
 // tuple for what the buffer protocol cannot carry (numpy_tensor.h).
-Tensor FeedTensor(const std::string& name, py::handle value) {
+Tensor FeedTensor(PythonSession& session, const std::string& name,
+                  py::handle value) {
   absl::StatusOr<Tensor> tensor;
-  if (py::isinstance<py::tuple>(value)) {
+  if (PyFloat_CheckExact(value.ptr()) || PyLong_CheckExact(value.ptr()) ||
+      PyBool_Check(value.ptr())) {
+    // The Python side sends only literals ScalarTensorFromLiteral takes.
+    std::optional<absl::StatusOr<Tensor>> scalar =
+        ScalarTensorFromLiteral(value, session.TensorDtype(name));
+    tensor = scalar ? *std::move(scalar)
+                    : absl::InternalError("no literal conversion");
+  } else if (py::isinstance<py::tuple>(value)) {
     py::tuple tagged = py::reinterpret_borrow<py::tuple>(value);
     const std::string tag = tagged[0].cast<std::string>();
     if (tag == "string") {
@@ -176,7 +185,7 @@ py::tuple Run(PythonSession& self, const std::vector<std::string>& feed_names,
   feeds.reserve(feed_names.size());
   for (size_t i = 0; i < feed_names.size(); ++i) {
     feeds.emplace_back(feed_names[i],
-                       FeedTensor(feed_names[i], feed_values[i]));
+                       FeedTensor(self, feed_names[i], feed_values[i]));
   }
   std::shared_ptr<Session> session = ValueOrThrow(self.session());
   RunOptions options;
@@ -261,6 +270,7 @@ void DefineModule(py::module_& m) {
   m.doc() = "dflow's Session (the C++ half of the dflow package)";
   RegisterErrors(m);
   RegisterTensorBufferClass(m);
+  m.def("_set_numpy_scalar_types", &SetNumpyScalarTypes);
 
   py::class_<PythonSession>(m, "_Session")
       .def("run", &Run, py::arg("feed_names"), py::arg("feed_values"),

@@ -1,6 +1,8 @@
 #include "python/numpy_tensor.h"
 
+#include <array>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -86,7 +88,131 @@ const char* BufferFormatOf(DataType dtype) {
   }
 }
 
+// NumPy's scalar type per DataType (index), or null; set once at import.
+std::array<PyObject*, 32> numpy_scalar_types{};
+
+// `value` (or, when `overflow` > 0, the unsigned `big`) as a T scalar;
+// `overflow` < 0: below long long's range.
+template <typename T>
+absl::StatusOr<Tensor> IntegerScalar(long long value, int overflow,
+                                     unsigned long long big) {
+  using Limits = std::numeric_limits<T>;
+  bool in_range;
+  if (overflow < 0) {
+    in_range = false;
+  } else if (overflow > 0) {
+    in_range = !Limits::is_signed &&
+               big <= static_cast<unsigned long long>(Limits::max());
+  } else if (value < 0) {
+    in_range =
+        Limits::is_signed && value >= static_cast<long long>(Limits::min());
+  } else {
+    in_range = static_cast<unsigned long long>(value) <=
+               static_cast<unsigned long long>(Limits::max());
+  }
+  if (!in_range) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the Python integer ",
+        overflow > 0
+            ? absl::StrCat(big)
+            : (overflow < 0 ? std::string("below -2^63") : absl::StrCat(value)),
+        " is out of range for ", DataTypeName(DataTypeToEnum<T>::value)));
+  }
+  return Tensor::Scalar<T>(overflow > 0 ? static_cast<T>(big)
+                                        : static_cast<T>(value));
+}
+
 }  // namespace
+
+std::optional<absl::StatusOr<Tensor>> ScalarTensorFromLiteral(py::handle value,
+                                                              DataType dtype) {
+  PyObject* o = value.ptr();
+  const bool is_bool = PyBool_Check(o);
+  const bool is_int = !is_bool && PyLong_CheckExact(o);
+  const bool is_float = PyFloat_CheckExact(o);
+  if (!is_bool && !is_int && !is_float) return std::nullopt;
+  if (dtype == DT_BOOL) {
+    if (!is_bool) return std::nullopt;
+    return absl::StatusOr<Tensor>(Tensor::Scalar<bool>(o == Py_True));
+  }
+  if (is_float && !IsFloatingType(dtype) && !IsComplexType(dtype)) {
+    return std::nullopt;  // NumPy truncates floats to ints its own way
+  }
+  double real = 0;
+  if (is_bool) {
+    real = o == Py_True ? 1 : 0;
+  } else if (is_float) {
+    real = PyFloat_AS_DOUBLE(o);
+  }
+  if ((is_int || is_bool) && dtype != DT_FLOAT && dtype != DT_DOUBLE &&
+      dtype != DT_COMPLEX64 && dtype != DT_COMPLEX128) {
+    int overflow = 0;
+    const long long v =
+        is_bool ? (o == Py_True) : PyLong_AsLongLongAndOverflow(o, &overflow);
+    unsigned long long big = 0;
+    if (overflow > 0) {
+      big = PyLong_AsUnsignedLongLong(o);
+      if (PyErr_Occurred()) {
+        PyErr_Clear();
+        return absl::StatusOr<Tensor>(absl::InvalidArgumentError(absl::StrCat(
+            "a Python integer is out of range for ", DataTypeName(dtype))));
+      }
+    }
+    switch (dtype) {
+      case DT_INT8:
+        return IntegerScalar<int8_t>(v, overflow, big);
+      case DT_INT16:
+        return IntegerScalar<int16_t>(v, overflow, big);
+      case DT_INT32:
+        return IntegerScalar<int32_t>(v, overflow, big);
+      case DT_INT64:
+        return IntegerScalar<int64_t>(v, overflow, big);
+      case DT_UINT8:
+        return IntegerScalar<uint8_t>(v, overflow, big);
+      case DT_UINT16:
+        return IntegerScalar<uint16_t>(v, overflow, big);
+      case DT_UINT32:
+        return IntegerScalar<uint32_t>(v, overflow, big);
+      case DT_UINT64:
+        return IntegerScalar<uint64_t>(v, overflow, big);
+      default:
+        return std::nullopt;
+    }
+  }
+  if (is_int) real = PyLong_AsDouble(o);
+  if (PyErr_Occurred()) {  // an int too large for a double
+    PyErr_Clear();
+    return std::nullopt;
+  }
+  switch (dtype) {
+    case DT_FLOAT:
+      return absl::StatusOr<Tensor>(
+          Tensor::Scalar<float>(static_cast<float>(real)));
+    case DT_DOUBLE:
+      return absl::StatusOr<Tensor>(Tensor::Scalar<double>(real));
+    case DT_COMPLEX64:
+      return absl::StatusOr<Tensor>(
+          Tensor::Scalar<complex64>(complex64(static_cast<float>(real), 0)));
+    case DT_COMPLEX128:
+      return absl::StatusOr<Tensor>(
+          Tensor::Scalar<complex128>(complex128(real, 0)));
+    default:
+      return std::nullopt;  // half types round differently through float
+  }
+}
+
+void SetNumpyScalarTypes(const py::dict& types) {
+  for (const auto& [name, type] : types) {
+    absl::StatusOr<DataType> dtype = ParseDataType(name.cast<std::string>());
+    if (!dtype.ok() || *dtype <= 0 ||
+        *dtype >= static_cast<int>(numpy_scalar_types.size())) {
+      continue;
+    }
+    Py_XDECREF(numpy_scalar_types[*dtype]);
+    numpy_scalar_types[*dtype] = type.ptr();
+    Py_INCREF(type.ptr());
+  }
+}
 
 absl::StatusOr<DataType> DataTypeOfBufferFormat(absl::string_view format,
                                                 ssize_t itemsize) {
@@ -245,6 +371,39 @@ absl::StatusOr<py::object> TensorToPython(Tensor tensor) {
     return absl::UnimplementedError(
         absl::StrCat("fetched a ", DataTypeName(dtype),
                      " tensor, which has no NumPy equivalent"));
+  }
+  if (tensor.shape().dims().empty() && tensor.IsInitialized() &&
+      dtype < static_cast<int>(numpy_scalar_types.size()) &&
+      numpy_scalar_types[dtype] != nullptr) {
+    // Rank 0: TensorFlow gives a NumPy scalar; build it from a Python
+    // number (exact for every type here) without an intermediate array.
+    py::handle type(numpy_scalar_types[dtype]);
+    switch (dtype) {
+      case DT_FLOAT:
+        return type(py::float_(*tensor.data<float>()));
+      case DT_DOUBLE:
+        return type(py::float_(*tensor.data<double>()));
+      case DT_INT8:
+        return type(py::int_(*tensor.data<int8_t>()));
+      case DT_INT16:
+        return type(py::int_(*tensor.data<int16_t>()));
+      case DT_INT32:
+        return type(py::int_(*tensor.data<int32_t>()));
+      case DT_INT64:
+        return type(py::int_(*tensor.data<int64_t>()));
+      case DT_UINT8:
+        return type(py::int_(*tensor.data<uint8_t>()));
+      case DT_UINT16:
+        return type(py::int_(*tensor.data<uint16_t>()));
+      case DT_UINT32:
+        return type(py::int_(*tensor.data<uint32_t>()));
+      case DT_UINT64:
+        return type(py::int_(*tensor.data<uint64_t>()));
+      case DT_BOOL:
+        return type(py::bool_(*tensor.data<bool>()));
+      default:
+        break;  // half types and complex: through the buffer below
+    }
   }
   if (tensor.RefCount() > 1 && tensor.NumElements() > 0) {
     // The session still holds this buffer (a variable, a constant): give

@@ -20,6 +20,7 @@
 
 #include <pybind11/pybind11.h>
 
+#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -49,9 +50,24 @@ absl::StatusOr<Tensor> TensorFromBuffer(const pybind11::buffer& array,
 absl::StatusOr<Tensor> StringTensorFromList(const pybind11::sequence& shape,
                                             const pybind11::sequence& values);
 
-// A fetched tensor for Python: an object exporting its elements through the
-// buffer protocol (numpy.asarray views it without a copy) for numbers and
-// bool; for DT_BFLOAT16 the tuple ("bfloat16", view of uint16); for
+// A scalar tensor of `dtype` from a Python bool, int or float fed as a
+// literal, converted as numpy.asarray(value, dtype) would (ints range-checked,
+// OverflowError there, InvalidArgument here). Returns nullopt where this
+// shortcut does not apply (half types, float or int to bool, float to int,
+// strings): the caller converts through NumPy instead. Python's literal
+// scalars are the common feed (learning rates, flags), and NumPy's asarray
+// costs more than the rest of a small step's Python side.
+std::optional<absl::StatusOr<Tensor>> ScalarTensorFromLiteral(
+    pybind11::handle value, DataType dtype);
+
+// Sets the NumPy scalar types (numpy.float32, ...) that rank-0 fetches are
+// built with, keyed by NumPy dtype name; the Python side passes them once.
+void SetNumpyScalarTypes(const pybind11::dict& types);
+
+// A fetched tensor for Python: a NumPy scalar for rank-0 numbers (not
+// half types) once SetNumpyScalarTypes ran; an object exporting its elements
+// through the buffer protocol (numpy.asarray views it without a copy) for
+// numbers and bool; for DT_BFLOAT16 the tuple ("bfloat16", view of uint16); for
 // DT_STRING the tuple ("string", shape, list of bytes). Unimplemented for
 // dtypes NumPy cannot hold (variant, resource, quantized types).
 absl::StatusOr<pybind11::object> TensorToPython(Tensor tensor);

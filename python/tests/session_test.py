@@ -147,6 +147,27 @@ class RunTest(unittest.TestCase):
         self.assertEqual(out.dtype, np.float32)
         np.testing.assert_array_equal(out, [3, 5])
 
+    def test_scalar_literals(self):
+        # Converted as numpy.asarray(value, dtype) would, range-checked.
+        with dflow.Session(identity_graph()) as s:
+            self.assertEqual(s.run("y_DT_UINT64", {"x_DT_UINT64": 2**64 - 1}),
+                             np.uint64(2**64 - 1))
+            self.assertEqual(s.run("y_DT_INT8", {"x_DT_INT8": -128}), -128)
+            self.assertEqual(s.run("y_DT_INT32", {"x_DT_INT32": True}), 1)
+            self.assertIs(type(s.run("y_DT_INT32", {"x_DT_INT32": 7})),
+                          np.int32)
+            self.assertEqual(s.run("y_DT_DOUBLE", {"x_DT_DOUBLE": 0.1}), 0.1)
+            self.assertEqual(s.run("y_DT_HALF", {"x_DT_HALF": 0.5}), 0.5)
+            self.assertEqual(s.run("y_DT_BOOL", {"x_DT_BOOL": 1}), True)
+            self.assertEqual(s.run("y_DT_INT32", {"x_DT_INT32": 2.7}), 2)
+            self.assertEqual(
+                s.run("y_DT_COMPLEX64", {"x_DT_COMPLEX64": 2}), 2 + 0j)
+            for dt, v in (("DT_INT8", 128), ("DT_UINT8", -1),
+                          ("DT_INT64", 2**63), ("DT_UINT64", 2**64)):
+                with self.assertRaises(dflow.InvalidArgumentError) as e:
+                    s.run("y_" + dt, {"x_" + dt: v})
+                self.assertIn("out of range", str(e.exception))
+
     def test_feed_any_tensor(self):
         # Feeding an intermediate tensor cuts the graph there.
         out = self.sess.run("y", {"mul": np.array([10, 20], np.float32)})
