@@ -145,6 +145,8 @@ def main():
     p.add_argument("--threads", type=int, nargs="*", default=[1, 2])
     p.add_argument("--steps", type=int, default=30)
     p.add_argument("--warmup", type=int, default=3)
+    p.add_argument("--rounds", type=int, default=5,
+                   help="alternations of the Python and C++ processes")
     p.add_argument("--cxx_bench",
                    default=os.path.join(ROOT, "bazel-bin/bench/tf_training_bench"))
     a = p.parse_args()
@@ -189,7 +191,7 @@ def main():
         py = []
         cc = []
         # Alternate the two, a few times, so machine noise hits both.
-        for _ in range(3):
+        for _ in range(a.rounds):
             py.append(value(run_child(
                 ["--mode", "mlp", "--corpus", corpus, "--threads",
                  str(threads), "--steps", str(a.steps), "--warmup",

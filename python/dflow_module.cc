@@ -6,10 +6,13 @@
 // step, loading a graph, joining queue runners). The TensorFlow-shaped API
 // (nested fetches, feed_dict, context manager) is the Python package around
 // it, python/dflow_init.py.
+#include <malloc.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include <array>
+#include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
@@ -266,8 +269,34 @@ std::string NumpyDtypeOf(PythonSession& self, const std::string& name) {
 
 }  // namespace
 
+// dflow's binaries run on TCMalloc (.bazelrc --custom_malloc); an extension
+// module cannot bring its own malloc into an interpreter whose malloc is in
+// use, so it tunes glibc's instead. By default glibc returns large freed
+// blocks to the kernel (mmap'd above 128 KB-32 MB, the heap top trimmed),
+// and a training step that frees and reallocates its activations then
+// page-faults them in again every step: the seed MLP's step ran ~20-50%
+// slower from Python than from C++ until these thresholds were raised
+// (bench/python_overhead.py). The cost is up to this much freed memory kept
+// by the process. DFLOW_GLIBC_MALLOC_TUNING=0, or any malloc setting in
+// GLIBC_TUNABLES, leaves malloc as it is.
+void TuneGlibcMalloc() {
+#ifdef __GLIBC__
+  if (const char* off = std::getenv("DFLOW_GLIBC_MALLOC_TUNING");
+      off != nullptr && std::string(off) == "0") {
+    return;
+  }
+  if (const char* tunables = std::getenv("GLIBC_TUNABLES");
+      tunables != nullptr && std::strstr(tunables, "malloc") != nullptr) {
+    return;
+  }
+  mallopt(M_MMAP_THRESHOLD, 64 << 20);
+  mallopt(M_TRIM_THRESHOLD, 256 << 20);
+#endif
+}
+
 void DefineModule(py::module_& m) {
   m.doc() = "dflow's Session (the C++ half of the dflow package)";
+  TuneGlibcMalloc();
   RegisterErrors(m);
   RegisterTensorBufferClass(m);
   m.def("_set_numpy_scalar_types", &SetNumpyScalarTypes);
