@@ -23,9 +23,34 @@ python/dflow_module.cc).
 import os as _os
 import warnings as _warnings
 
+import sys as _sys
+
 import numpy as _np
 
-from . import _dflow
+
+def _load_extension():
+    """Imports _dflow with RTLD_DEEPBIND where there is one (glibc).
+
+    _dflow.so links Debian's shared protobuf and Abseil. TensorFlow, imported
+    first, makes its own copies of those libraries' symbols global, and the
+    extension's references would bind to them (another version, another
+    ABI): the import crashed. DEEPBIND has the extension and the libraries
+    it brings resolve their symbols among themselves first.
+    """
+    deepbind = getattr(_os, "RTLD_DEEPBIND", 0)
+    if not deepbind:
+        from . import _dflow
+        return _dflow
+    flags = _sys.getdlopenflags()
+    _sys.setdlopenflags(_os.RTLD_NOW | deepbind)
+    try:
+        from . import _dflow
+    finally:
+        _sys.setdlopenflags(flags)
+    return _dflow
+
+
+_dflow = _load_extension()
 from ._dflow import (  # noqa: F401  (re-exported)
     Error,
     CancelledError,

@@ -2,6 +2,8 @@
 from GraphDef bytes, a .pb file and a .meta, against TensorFlow's recorded
 losses, and against TensorFlow itself in the same process where it imports."""
 import os
+import subprocess
+import sys
 import unittest
 
 import numpy as np
@@ -104,6 +106,26 @@ class TfGraphTest(unittest.TestCase):
         with dflow.Session(self.graph_bytes, soft_placement=True) as sess:
             dflow_losses = train(sess, self.ref, 3)
         self.assert_losses_match(dflow_losses, tf_losses)
+
+    def test_import_after_tensorflow(self):
+        # TensorFlow's own protobuf and Abseil symbols, made global by its
+        # import, must not capture dflow's (the import crashed once).
+        tensorflow_or_skip(self)
+        package_dir = os.path.dirname(os.path.dirname(dflow.__file__))
+        script = (
+            "import tensorflow as tf, numpy as np, dflow\n"
+            "g = tf.Graph()\n"
+            "with g.as_default():\n"
+            "    x = tf.compat.v1.placeholder(tf.float32, [2], name='x')\n"
+            "    y = tf.identity(x * 2.0, name='y')\n"
+            "with dflow.Session(g) as s:\n"
+            "    print(s.run(y, {x: np.array([1, 2], np.float32)}).tolist())\n")
+        env = dict(os.environ, PYTHONPATH=package_dir,
+                   TF_CPP_MIN_LOG_LEVEL="2")
+        out = subprocess.run([sys.executable, "-c", script], env=env,
+                             capture_output=True, text=True, timeout=240)
+        self.assertEqual(out.returncode, 0, out.stderr[-3000:])
+        self.assertIn("[2.0, 4.0]", out.stdout)
 
     def test_graph_built_with_tensorflow_in_this_process(self):
         tf = tensorflow_or_skip(self)
