@@ -322,6 +322,8 @@ class Session:
     def _feed_value(self, name, value):
         t = type(value)
         if t is not _np.ndarray:
+            # A Python literal (or list) takes the fed tensor's dtype, as in
+            # TensorFlow; an array must already have it.
             dtype = self._dtypes.get(name)
             if dtype is None:
                 dtype = self._s.numpy_dtype(name)
@@ -331,8 +333,6 @@ class Session:
             if isinstance(value, _np.generic):
                 value = _np.asarray(value)
             elif dtype == "bfloat16":
-                # A Python literal takes the fed tensor's dtype, as in
-                # TensorFlow; an array must already have it.
                 value = _np.asarray(value, dtype=_bfloat16())
             elif dtype:
                 value = _np.asarray(value, dtype=dtype)
