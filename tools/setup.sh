@@ -23,6 +23,8 @@ PACKAGES=(
   libleveldb-dev        # LevelDB tables: the .index of V2 checkpoints (formats/)
   libcrcutil-dev        # CRC32C of checkpoints and other TF formats (formats/)
   graphviz              # `dflow dot --out FILE.svg` runs its `dot` (and the test)
+  python3-dev           # CPython headers for `import dflow` (python/)
+  pybind11-dev          # the Python bindings of python/ (header-only)
 )
 
 missing=()
