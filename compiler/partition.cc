@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <tuple>
@@ -89,6 +90,56 @@ std::string RendezvousKey(absl::string_view send_device,
                           absl::string_view key_prefix) {
   return absl::StrCat(key_prefix, send_device, ";", recv_device, ";",
                       tensor_name);
+}
+
+absl::Status CheckTransfersMatch(const Graph& graph) {
+  struct Ends {
+    std::vector<const Node*> sends, recvs;
+  };
+  std::map<std::string, Ends> by_key;  // ordered: the first error is stable
+  for (const Node* n : graph.nodes()) {
+    const bool send = n->op() == "_Send", recv = n->op() == "_Recv";
+    if (!send && !recv) continue;
+    std::string send_device, recv_device, tensor_name, key_prefix;
+    for (auto [attr, value] : {std::pair{"send_device", &send_device},
+                               std::pair{"recv_device", &recv_device},
+                               std::pair{"tensor_name", &tensor_name}}) {
+      if (absl::Status s = n->GetAttr(attr, value); !s.ok()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(NodeLabel(n->def()), ": ", s.message()));
+      }
+    }
+    // Optional, as in the kernels: older graphs have none.
+    if (!n->GetAttr("key_prefix", &key_prefix).ok()) key_prefix.clear();
+    Ends& ends = by_key[RendezvousKey(send_device, recv_device, tensor_name,
+                                      key_prefix)];
+    (send ? ends.sends : ends.recvs).push_back(n);
+  }
+  for (const auto& [key, ends] : by_key) {
+    const Node* first =
+        ends.recvs.empty() ? ends.sends.front() : ends.recvs.front();
+    const std::string where = absl::StrCat(NodeLabel(first->def()), " on ",
+                                           first->assigned_device().empty()
+                                               ? first->requested_device()
+                                               : first->assigned_device(),
+                                           " (rendezvous key '", key, "')");
+    if (ends.recvs.size() > 1 || ends.sends.size() > 1) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          where, ": ", ends.sends.size(), " _Send and ", ends.recvs.size(),
+          " _Recv nodes share this key, but a key carries one tensor from "
+          "one _Send to one _Recv; give each transfer its own tensor_name"));
+    }
+    if (!ends.recvs.empty() && ends.sends.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          where,
+          " waits for a tensor that no _Send in this run sends; add "
+          "the _Send with the same send_device, recv_device and "
+          "tensor_name (and fetch or target it so it is not pruned), "
+          "or remove the _Recv (partitioning makes the transfers a "
+          "run needs)"));
+    }
+  }
+  return absl::OkStatus();
 }
 
 namespace {

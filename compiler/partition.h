@@ -144,6 +144,14 @@ std::string RendezvousKey(absl::string_view send_device,
                           absl::string_view tensor_name,
                           absl::string_view key_prefix = "");
 
+// Checks the _Send and _Recv nodes a graph holds before partitioning (a
+// GraphDef may carry them, e.g. one TensorFlow partitioned): every _Recv
+// needs exactly one _Send under its rendezvous key in the same graph, and a
+// key may be sent and received once. A _Recv whose _Send is missing (or
+// pruned from the run) would wait for the rest of the step; this makes it
+// InvalidArgument naming the node, its device and its key instead.
+absl::Status CheckTransfersMatch(const Graph& graph);
+
 // Splits placed `graph` (every node has an assigned device) into one
 // partition per device that holds nodes, ordered by device (job, replica,
 // task, type, id). A single-device graph gives one partition without

@@ -1,9 +1,10 @@
 #include "compiler/placement_device.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <tuple>
+#include <utility>
 
-#include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -35,30 +36,65 @@ int DefaultDeviceTypePriority(absl::string_view type) {
   return 0;
 }
 
-absl::StatusOr<std::vector<PlacementDevice>> ParseSimulatedDevices(
-    absl::string_view devices) {
-  std::vector<PlacementDevice> result;
-  absl::flat_hash_set<std::string> seen;
+absl::StatusOr<DeviceCounts> ParseDeviceCounts(absl::string_view devices) {
+  constexpr char kExample[] =
+      "write TYPE:COUNT pairs separated by commas, "
+      "e.g. CPU:1,GPU:4";
+  DeviceCounts counts;
+  bool seen_cpu = false, seen_gpu = false;
   for (absl::string_view entry :
        absl::StrSplit(devices, ',', absl::SkipWhitespace())) {
     entry = absl::StripAsciiWhitespace(entry);
     std::vector<absl::string_view> parts = absl::StrSplit(entry, ':');
-    int count = 0;
-    std::string type = parts.empty() ? "" : absl::AsciiStrToUpper(parts[0]);
-    bool type_ok =
-        !type.empty() && std::all_of(type.begin(), type.end(), [](char c) {
-          return absl::ascii_isalnum(c) || c == '_';
-        });
-    if (parts.size() != 2 || !type_ok || !absl::SimpleAtoi(parts[1], &count) ||
-        count < 0) {
+    int64_t count = 0;
+    if (parts.size() != 2 || parts[0].empty() ||
+        !absl::SimpleAtoi(parts[1], &count) || count < 0) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "bad device count '", entry, "' in '", devices,
-          "'; write TYPE:COUNT pairs separated by commas, e.g. CPU:1,GPU:4"));
+          "bad device count '", entry, "' in '", devices, "'; ", kExample));
     }
-    if (!seen.insert(type).second) {
+    const std::string type = absl::AsciiStrToUpper(parts[0]);
+    bool* seen = type == "CPU"   ? &seen_cpu
+                 : type == "GPU" ? &seen_gpu
+                                 : nullptr;
+    if (seen == nullptr) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("unknown device type '", parts[0], "' in '", devices,
+                       "'; the types are CPU and GPU; ", kExample));
+    }
+    if (*seen) {
+      return absl::InvalidArgumentError(absl::StrCat("device type ", type,
+                                                     " appears twice in '",
+                                                     devices, "'; ", kExample));
+    }
+    *seen = true;
+    if (count > kMaxDevicesPerType) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "device type ", type, " appears twice in '", devices, "'"));
+          "'", entry, "' in '", devices, "' asks for ", count, " ", type,
+          " devices; the most is ", kMaxDevicesPerType, " per type"));
     }
+    if (type == "CPU" && count == 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "'", devices,
+          "' has no CPU device; every session needs its host "
+          "(CPU:1 or more; leave CPU out for one), e.g. CPU:1,GPU:4"));
+    }
+    (type == "CPU" ? counts.cpus : counts.gpus) = static_cast<int>(count);
+  }
+  if (!seen_cpu && !seen_gpu) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "device list '", devices, "' names no devices; ", kExample));
+  }
+  return counts;
+}
+
+absl::StatusOr<std::vector<PlacementDevice>> ParseSimulatedDevices(
+    absl::string_view devices) {
+  absl::StatusOr<DeviceCounts> counts = ParseDeviceCounts(devices);
+  if (!counts.ok()) return counts.status();
+  std::vector<PlacementDevice> result;
+  for (const auto& [type, count] :
+       {std::pair<const char*, int>{"CPU", counts->cpus},
+        std::pair<const char*, int>{"GPU", counts->gpus}}) {
     for (int i = 0; i < count; ++i) {
       PlacementDevice device;
       device.spec = DeviceSpec::LocalDevice(type, i);

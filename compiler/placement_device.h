@@ -37,8 +37,30 @@ struct PlacementDevice {
 // unknown (test or plug-in) types are only chosen when nothing else fits.
 int DefaultDeviceTypePriority(absl::string_view type);
 
-// "CPU:1,GPU:4" -> CPU:0 and GPU:0..3 of /job:localhost/replica:0/task:0.
-// Types are case-insensitive; each type may appear once; counts are >= 0.
+// The most devices of one type a device list may ask for. Every device
+// costs an allocator, a name and placement bookkeeping, so a mistyped count
+// (GPU:99999999) would exhaust memory; no machine has a thousand GPUs, and
+// more logical CPU devices than that only divide the same cores.
+inline constexpr int kMaxDevicesPerType = 1024;
+
+// How many devices of each type a device list ("CPU:1,GPU:4") asks for.
+struct DeviceCounts {
+  int cpus = 1;
+  int gpus = 0;
+};
+
+// The one parser of device lists, for every verb and option that takes one
+// (dflow run/place/dot --devices, DeviceSet::Options::Parse), so a list
+// means the same everywhere. TYPE:COUNT entries separated by commas; the
+// types are CPU and GPU, case-insensitive, each at most once; counts are
+// 0..kMaxDevicesPerType. CPU defaults to 1 and cannot be 0: every session
+// has its host, where feeds, fetches and host-memory ops live ("GPU:2" is
+// CPU:1,GPU:2). A list naming nothing ("", ",") is an error, not the
+// default: whoever passed it meant something else.
+absl::StatusOr<DeviceCounts> ParseDeviceCounts(absl::string_view devices);
+
+// ParseDeviceCounts's devices by name: "CPU:1,GPU:4" -> CPU:0 and
+// GPU:0..3 of /job:localhost/replica:0/task:0.
 absl::StatusOr<std::vector<PlacementDevice>> ParseSimulatedDevices(
     absl::string_view devices);
 

@@ -98,6 +98,11 @@ absl::Status ParseMessage(absl::string_view bytes, GraphDefFormat format,
     google::protobuf::TextFormat::Parser parser;
     TextErrorCollector errors;
     parser.RecordErrorsTo(&errors);
+    // The text parser recurses once per nested message and has no limit of
+    // its own: a file nested a few thousand deep (attr { func { attr ...)
+    // overflows the stack. The binary parser stops at 100 levels; text gets
+    // the same limit, deeper than any real GraphDef.
+    parser.SetRecursionLimit(kMaxMessageNesting);
     google::protobuf::io::ArrayInputStream input(
         bytes.data(), static_cast<int>(bytes.size()));
     if (!parser.Parse(&input, message)) {
@@ -110,6 +115,7 @@ absl::Status ParseMessage(absl::string_view bytes, GraphDefFormat format,
       reinterpret_cast<const uint8_t*>(bytes.data()),
       static_cast<int>(bytes.size()));
   input.SetTotalBytesLimit(static_cast<int>(kMaxGraphDefBytes));
+  input.SetRecursionLimit(kMaxMessageNesting);
   if (!message->MergeFromCodedStream(&input) ||
       !input.ConsumedEntireMessage()) {
     return absl::InvalidArgumentError(

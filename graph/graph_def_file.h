@@ -24,6 +24,10 @@ enum class GraphDefFormat { kBinary, kText };
 // The largest serialized GraphDef protobuf can represent.
 inline constexpr uint64_t kMaxGraphDefBytes = (uint64_t{1} << 31) - 1;
 
+// How deep messages may nest in a parsed file, text or binary: protobuf's
+// own default for binary input.
+inline constexpr int kMaxMessageNesting = 100;
+
 // Guesses the encoding of serialized GraphDef bytes: text if the first few
 // KB are printable, binary otherwise.
 GraphDefFormat DetectGraphDefFormat(absl::string_view bytes);

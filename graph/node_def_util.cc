@@ -132,6 +132,13 @@ absl::Status ArgTypes(const NodeDef& node, const OpDef& op_def,
       return absl::InvalidArgumentError(absl::StrCat(
           NodeLabel(node), ": attr '", arg.number_attr(), "' is negative"));
     }
+    if (repeat > kMaxArgListLength) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          NodeLabel(node), ": attr '", arg.number_attr(), "' is ", repeat,
+          ", the length of its argument '", arg.name(), "', but a node may ",
+          "have at most ", kMaxArgListLength, " values in one argument; fix ",
+          "the attr (or split the node)"));
+    }
   }
   if (!arg.type_list_attr().empty()) {
     std::vector<DataType> list;

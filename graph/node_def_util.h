@@ -10,6 +10,7 @@
 #ifndef DFLOW_GRAPH_NODE_DEF_UTIL_H_
 #define DFLOW_GRAPH_NODE_DEF_UTIL_H_
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -32,8 +33,17 @@ void AddDefaultAttrs(const OpDef& op_def, NodeDef* node);
 // at inputs.
 absl::Status ValidateAttrs(const NodeDef& node, const OpDef& op_def);
 
+// The most inputs or outputs one argument of a node may have (an attr such
+// as AddN's N, Split's num_split or Unpack's num). The attr comes from the
+// file, and every input or output costs memory before anything else can
+// check it (types, edges, shapes, kernel slots): 2^62 would abort in an
+// allocation. 2^20 is far beyond any real graph and keeps a node's
+// bookkeeping within tens of megabytes.
+inline constexpr int64_t kMaxArgListLength = int64_t{1} << 20;
+
 // Computes the dtypes of the node's data inputs and outputs from its attrs
-// (type attrs, list lengths). Reference args give ref types.
+// (type attrs, list lengths). Reference args give ref types. A list length
+// above kMaxArgListLength is InvalidArgument.
 absl::Status InOutTypesForNode(const NodeDef& node, const OpDef& op_def,
                                std::vector<DataType>* inputs,
                                std::vector<DataType>* outputs);

@@ -10,6 +10,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "compiler/placement_device.h"
 
 namespace dflow {
 
@@ -76,43 +77,12 @@ std::unique_ptr<Device> NewFakeGpuDevice(int id, int64_t memory_limit) {
 
 absl::StatusOr<DeviceSet::Options> DeviceSet::Options::Parse(
     absl::string_view spec) {
+  // The placer's parser: `dflow run` and `dflow place` read a list alike.
+  absl::StatusOr<DeviceCounts> counts = ParseDeviceCounts(spec);
+  if (!counts.ok()) return counts.status();
   Options options;
-  bool seen_cpu = false, seen_gpu = false;
-  for (absl::string_view part :
-       absl::StrSplit(spec, ',', absl::SkipWhitespace())) {
-    part = absl::StripAsciiWhitespace(part);
-    std::vector<absl::string_view> kv = absl::StrSplit(part, ':');
-    int count = -1;
-    if (kv.size() != 2 || !absl::SimpleAtoi(kv[1], &count) || count < 0) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("device list '", spec, "': '", part,
-                       "' is not TYPE:COUNT; write e.g. CPU:1,GPU:4"));
-    }
-    const std::string type = absl::AsciiStrToUpper(kv[0]);
-    bool* seen = type == "CPU"   ? &seen_cpu
-                 : type == "GPU" ? &seen_gpu
-                                 : nullptr;
-    if (seen == nullptr) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("device list '", spec, "': unknown device type '", kv[0],
-                       "'; the types are CPU and GPU"));
-    }
-    if (*seen) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("device list '", spec, "' names ", type, " twice"));
-    }
-    *seen = true;
-    if (type == "CPU") {
-      options.num_cpus = count;
-    } else {
-      options.num_fake_gpus = count;
-    }
-  }
-  if (options.num_cpus < 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("device list '", spec,
-                     "' has no CPU; dflow needs at least one (e.g. CPU:1)"));
-  }
+  options.num_cpus = counts->cpus;
+  options.num_fake_gpus = counts->gpus;
   return options;
 }
 
@@ -132,6 +102,13 @@ absl::StatusOr<std::unique_ptr<DeviceSet>> DeviceSet::Create(
   if (options.num_fake_gpus < 0) {
     return absl::InvalidArgumentError(
         absl::StrCat("negative number of fake GPUs: ", options.num_fake_gpus));
+  }
+  if (options.num_cpus > kMaxDevicesPerType ||
+      options.num_fake_gpus > kMaxDevicesPerType) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "a device set of ", options.num_cpus, " CPU and ",
+        options.num_fake_gpus, " GPU devices is too large; the most is ",
+        kMaxDevicesPerType, " per type"));
   }
   auto set = std::make_unique<DeviceSet>();
   for (int i = 0; i < options.num_cpus; ++i) set->Add(NewCpuDevice(i));

@@ -133,9 +133,9 @@ class DeviceSet {
     int num_fake_gpus = 0;
     int64_t fake_gpu_memory_limit = 0;
 
-    // "CPU:1,GPU:4" (types case-insensitive, any order, each at most once;
-    // GPU means fake GPUs): the simulated device sets of `dflow place
-    // --devices` and of tests. "GPU:2" alone keeps one CPU.
+    // "CPU:1,GPU:4" read by compiler/placement_device.h's ParseDeviceCounts
+    // (GPU means fake GPUs): the device sets of `dflow run --devices` and of
+    // tests. "GPU:2" alone keeps one CPU.
     static absl::StatusOr<Options> Parse(absl::string_view spec);
   };
 

@@ -254,6 +254,9 @@ absl::Status Session::Impl::BuildExecutors(
     const OptimizationOptions& optimization,
     const absl::flat_hash_set<std::string>& protected_nodes, Graph* graph,
     Plan* plan, std::vector<PassSummary>* passes, PassDumper* dumper) {
+  // Before partitioning adds its own transfers: a _Recv the graph brought
+  // without its _Send would wait forever in a partitioned step.
+  if (absl::Status s = CheckTransfersMatch(*graph); !s.ok()) return s;
   auto kernel_for = [this](const Node& node, Device* device) {
     return KernelFor(node, device);
   };
@@ -577,6 +580,12 @@ absl::StatusOr<std::unique_ptr<Session>> Session::Create(
                          absl::StrJoin(names, ", ")));
       }
     }
+  }
+  if (options.num_threads < 0 ||
+      options.num_threads > ThreadPool::kMaxThreads) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "SessionOptions.num_threads = ", options.num_threads,
+        " is out of range; use 0 (one per core) to ", ThreadPool::kMaxThreads));
   }
   if (!ThreadPool::ConfigureShared(options.num_threads)) {
     return absl::FailedPreconditionError(absl::StrCat(

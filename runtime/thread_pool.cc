@@ -27,7 +27,7 @@ class InlinePool : public Eigen::ThreadPoolInterface {
 int DefaultThreads() {
   if (const char* env = std::getenv("DFLOW_NUM_THREADS")) {
     const int n = std::atoi(env);
-    if (n > 0) return n;
+    if (n > 0) return std::min(n, ThreadPool::kMaxThreads);
   }
   return std::max(1u, std::thread::hardware_concurrency());
 }
@@ -35,7 +35,8 @@ int DefaultThreads() {
 }  // namespace
 
 ThreadPool::ThreadPool(int num_threads)
-    : num_threads_(num_threads > 0 ? num_threads : DefaultThreads()) {
+    : num_threads_(num_threads > 0 ? std::min(num_threads, kMaxThreads)
+                                   : DefaultThreads()) {
   if (num_threads_ == 1) {
     pool_ = std::make_unique<InlinePool>();
   } else {

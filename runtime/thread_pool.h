@@ -19,7 +19,15 @@ namespace dflow {
 
 class ThreadPool {
  public:
-  // `num_threads` workers (0: one per core). With 1, work runs inline.
+  // The most workers a pool may have. Every worker reserves a stack and
+  // per-thread allocator caches, so a mistyped count (--threads 99999999)
+  // would exhaust memory or crash creating threads; 4096 is far more than
+  // any machine's cores.
+  static constexpr int kMaxThreads = 4096;
+
+  // `num_threads` workers (0: one per core), at most kMaxThreads (more are
+  // clamped: callers taking a count from users reject it first). With 1,
+  // work runs inline.
   explicit ThreadPool(int num_threads);
   ~ThreadPool();
   ThreadPool(const ThreadPool&) = delete;

@@ -36,11 +36,6 @@ absl::StatusOr<PlacementFlags> ParsePlacementFlags(const CliArgs& cli,
     return absl::InvalidArgumentError(absl::StrCat(
         "dflow ", verb, ": --devices: ", devices.status().message()));
   }
-  if (devices->empty()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("dflow ", verb, ": --devices '", cli.Get("devices"),
-                     "' has no devices (e.g. --devices CPU:1,GPU:4)"));
-  }
   flags.devices = *std::move(devices);
   flags.options.allow_soft_placement = cli.GetBool("soft_placement");
   flags.options.strict = cli.GetBool("strict");

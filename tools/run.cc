@@ -28,6 +28,7 @@
 #include "runtime/saved_model_loader.h"
 #include "runtime/saver.h"
 #include "runtime/session.h"
+#include "runtime/thread_pool.h"
 #include "tools/cli_args.h"
 #include "tools/tensor_summary.h"
 #include "tools/timeline.h"
@@ -351,9 +352,10 @@ int RunRun(const std::vector<std::string>& args, std::ostream& out,
   }
   SessionOptions session_options;
   if (!absl::SimpleAtoi(cli.Get("threads"), &session_options.num_threads) ||
-      session_options.num_threads < 0) {
-    err << "dflow run: --threads must be a non-negative integer, not '"
-        << cli.Get("threads") << "'\n";
+      session_options.num_threads < 0 ||
+      session_options.num_threads > ThreadPool::kMaxThreads) {
+    err << "dflow run: --threads must be an integer from 0 (one per core) to "
+        << ThreadPool::kMaxThreads << ", not '" << cli.Get("threads") << "'\n";
     return 2;
   }
   absl::StatusOr<DeviceSet::Options> devices =

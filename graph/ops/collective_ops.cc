@@ -7,6 +7,7 @@
 // two nodes, and no pass may fold or drop one member and not the others.
 #include "graph/ops/collective_ops.h"
 
+#include <cmath>
 #include <string>
 #include <utility>
 
@@ -17,9 +18,37 @@
 #include "graph/shape_inference.h"
 
 namespace dflow {
+
+absl::Status CheckCollectiveTimeout(float seconds) {
+  // Written so that NaN fails too (every comparison with NaN is false).
+  if (std::isfinite(seconds) && seconds >= kMinCollectiveTimeoutSeconds &&
+      seconds <= kMaxCollectiveTimeoutSeconds) {
+    return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "attr 'timeout_seconds' is ", seconds, "; it must be a finite number of ",
+      "seconds from ", kMinCollectiveTimeoutSeconds, " to ",
+      kMaxCollectiveTimeoutSeconds,
+      " (how long a member waits for the rest of its group before the step ",
+      "fails)"));
+}
+
 namespace {
 
 using shape_fn_util::FirstOutput;
+
+// `fn` after checking timeout_seconds, so a bad value fails the import
+// rather than the step that waits.
+ShapeFn WithTimeoutCheck(ShapeFn fn) {
+  return [fn = std::move(fn)](InferenceContext* c) -> absl::Status {
+    float seconds = 0;
+    if (absl::Status s = c->GetAttr("timeout_seconds", &seconds); !s.ok()) {
+      return s;
+    }
+    if (absl::Status s = CheckCollectiveTimeout(seconds); !s.ok()) return s;
+    return fn(c);
+  };
+}
 
 absl::Status AllGatherShape(InferenceContext* c) {
   int64_t group_size = 0;
@@ -77,7 +106,8 @@ const OpRegistrar kAllReduce =
         .Input("input: T")
         .Output("data: T")
         .Attr("reduction: {'sum', 'mean', 'max'} = 'sum'")
-        .SetShapeFn([](InferenceContext* c) { return c->PassThrough(); })
+        .SetShapeFn(WithTimeoutCheck(
+            [](InferenceContext* c) { return c->PassThrough(); }))
         .Doc(
             "Reduces input element-wise over a group of devices; every "
             "member gets the result.");
@@ -86,7 +116,7 @@ const OpRegistrar kAllGather =
     CollectiveOp("CollectiveAllGather")
         .Input("input: T")
         .Output("data: T")
-        .SetShapeFn(AllGatherShape)
+        .SetShapeFn(WithTimeoutCheck(AllGatherShape))
         .Doc(
             "Concatenates the members' inputs along dimension 0 in rank "
             "order; every member gets the result.");
@@ -95,14 +125,15 @@ const OpRegistrar kBroadcastSend =
     CollectiveOp("CollectiveBroadcastSend")
         .Input("input: T")
         .Output("data: T")
-        .SetShapeFn([](InferenceContext* c) { return c->PassThrough(); })
+        .SetShapeFn(WithTimeoutCheck(
+            [](InferenceContext* c) { return c->PassThrough(); }))
         .Doc("Sends input to every other member of the group.");
 
 const OpRegistrar kBroadcastRecv =
     CollectiveOp("CollectiveBroadcastRecv")
         .Output("data: T")
         .Attr("shape: shape")
-        .SetShapeFn(BroadcastRecvShape)
+        .SetShapeFn(WithTimeoutCheck(BroadcastRecvShape))
         .Doc("Receives the tensor the group's CollectiveBroadcastSend sends.");
 
 // A collective node of `op` with the keys and shared attrs set.

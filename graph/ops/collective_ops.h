@@ -30,12 +30,26 @@
 #include <cstdint>
 #include <string>
 
+#include "absl/status/status.h"
 #include "absl/strings/string_view.h"
 #include "graph/scope.h"
 #include "graph/tensor_shape.h"
 #include "graph/types.h"
 
 namespace dflow {
+
+// The range of a collective's timeout_seconds. There is no "wait forever":
+// a member that never comes (a pruned node, a failed partition) must fail
+// the step, not hang it. Below a millisecond a group could not even meet,
+// and an absl::Duration of 1e-30 s rounds to zero (which armed no timer).
+inline constexpr double kMinCollectiveTimeoutSeconds = 1e-3;
+inline constexpr double kMaxCollectiveTimeoutSeconds = 1e6;  // ~11.6 days
+
+// OK if `seconds` is a finite value in that range; InvalidArgument saying
+// what to write otherwise. Checked by the ops' shape functions (so import
+// fails) and again by the kernels.
+absl::Status CheckCollectiveTimeout(float seconds);
+
 namespace ops {
 
 // Attrs every collective op shares besides its keys.
@@ -45,7 +59,8 @@ struct CollectiveAttrs {
   // "nccl").
   std::string communication_hint = "auto";
   // How long a member waits for the rest of its group before the step
-  // fails with DeadlineExceeded; 0 or less waits forever.
+  // fails with DeadlineExceeded: kMinCollectiveTimeoutSeconds to
+  // kMaxCollectiveTimeoutSeconds (other values fail the graph's import).
   float timeout_seconds = 60.0f;
   CollectiveAttrs& CommunicationHint(std::string v) {
     communication_hint = std::move(v);

@@ -241,6 +241,13 @@ absl::Status ConvOutput(const ConvAttrs& a, const TensorShape& in,
   if (f_in == 0) {
     return InvalidArg(what, ": the filter has 0 input channels (dimension 2)");
   }
+  // 0 is a multiple of every filter depth, but it would make a grouped
+  // convolution of 0 groups (each kernel divides by the group count).
+  if (in_c == 0) {
+    return InvalidArg(what, ": the input has 0 channels; a convolution needs ",
+                      "at least one input channel (the filter expects ", f_in,
+                      ")");
+  }
   if (in_c >= 0 && f_in > 0 && in_c % f_in != 0) {
     return InvalidArg(what, ": the input has ", in_c, " channels but the ",
                       "filter expects ", f_in, " (filter dimension 2); they ",

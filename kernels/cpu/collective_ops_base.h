@@ -20,6 +20,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "graph/ops/collective_ops.h"
 #include "graph/tensor.h"
 #include "graph/types.h"
 #include "runtime/collective_context.h"
@@ -64,8 +65,14 @@ class CollectiveKernel : public AsyncOpKernel {
         return;
       }
     }
-    // NaN and values <= 0 mean no limit (NaN > 0 is false).
-    if (timeout_seconds > 0) timeout_ = absl::Seconds(timeout_seconds);
+    // The schema's shape function checked it at import; kernels built from
+    // graphs that skipped shape inference check again, since an invalid
+    // value (NaN, 1e-30) used to mean a wait without end.
+    if (absl::Status s = CheckCollectiveTimeout(timeout_seconds); !s.ok()) {
+      ctx->SetStatus(s);
+      return;
+    }
+    timeout_ = absl::Seconds(timeout_seconds);
     if (kind == CollectiveKind::kAllReduce) {
       std::string reduction;
       if (absl::Status s = ctx->GetAttr("reduction", &reduction); !s.ok()) {

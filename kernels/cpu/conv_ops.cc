@@ -45,6 +45,13 @@ absl::Status ConvOpBase::ComputeGeometry(const TensorShape& input,
     return absl::InvalidArgumentError(absl::StrCat(
         what(), ": the filter has 0 input channels (dimension 2)"));
   }
+  // 0 channels pass the divisibility check below but make 0 groups, which
+  // the kernels divide by.
+  if (g->in_depth == 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        what(), ": the input has 0 channels; a convolution needs at least ",
+        "one input channel (the filter expects ", g->filter_depth, ")"));
+  }
   if (g->in_depth % g->filter_depth != 0) {
     return absl::InvalidArgumentError(absl::StrCat(
         what(), ": the input has ", g->in_depth, " channels but the filter ",

@@ -41,15 +41,16 @@ absl::Status PlanDim(const GpuConvParams& p, int64_t in, int64_t window,
 }  // namespace
 
 absl::StatusOr<ConvDnnPlan> PlanConvolution(const GpuConvParams& p) {
-  if (p.batch < 0 || p.in_rows < 0 || p.in_cols < 0 || p.in_depth < 0 ||
+  // in_depth 0 would make 0 groups (cuDNN's group count divides).
+  if (p.batch < 0 || p.in_rows < 0 || p.in_cols < 0 || p.in_depth < 1 ||
       p.filter_rows < 1 || p.filter_cols < 1 || p.filter_depth < 1 ||
       p.out_depth < 0 || p.out_rows < 0 || p.out_cols < 0 ||
       p.stride_rows < 1 || p.stride_cols < 1 || p.dilation_rows < 1 ||
       p.dilation_cols < 1 || p.pad_top < 0 || p.pad_left < 0) {
     return absl::InvalidArgumentError(
         absl::StrCat(DescribeConvolution(p),
-                     ": sizes must be >= 0, filter sizes, strides and "
-                     "dilations >= 1"));
+                     ": sizes must be >= 0, input channels, filter sizes, "
+                     "strides and dilations >= 1"));
   }
   ConvDnnPlan plan;
   if (p.in_depth % p.filter_depth != 0 ||

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -42,7 +43,39 @@ TEST(ParseSimulatedDevicesTest, CaseSpacesAndZeroCounts) {
   EXPECT_THAT(Names(*devices),
               ElementsAre("/job:localhost/replica:0/task:0/device:CPU:0",
                           "/job:localhost/replica:0/task:0/device:CPU:1"));
-  EXPECT_TRUE(ParseSimulatedDevices("")->empty());
+}
+
+TEST(ParseSimulatedDevicesTest, ACpuIsImpliedAndAnEmptyListIsAnError) {
+  absl::StatusOr<std::vector<PlacementDevice>> devices =
+      ParseSimulatedDevices("GPU:1");
+  ASSERT_TRUE(devices.ok()) << devices.status();
+  EXPECT_THAT(Names(*devices),
+              ElementsAre("/job:localhost/replica:0/task:0/device:CPU:0",
+                          "/job:localhost/replica:0/task:0/device:GPU:0"));
+  for (const char* empty : {"", ",", " , "}) {
+    absl::StatusOr<std::vector<PlacementDevice>> none =
+        ParseSimulatedDevices(empty);
+    ASSERT_FALSE(none.ok()) << empty;
+    EXPECT_THAT(none.status().message(), HasSubstr("names no devices"));
+  }
+  for (const char* bad : {"CPU:0", "CPU:0,GPU:2", "TPU:1"}) {
+    EXPECT_FALSE(ParseSimulatedDevices(bad).ok()) << bad;
+  }
+}
+
+TEST(ParseDeviceCountsTest, CountsAreBounded) {
+  absl::StatusOr<DeviceCounts> counts =
+      ParseDeviceCounts(absl::StrCat("CPU:", kMaxDevicesPerType, ",GPU:3"));
+  ASSERT_TRUE(counts.ok()) << counts.status();
+  EXPECT_EQ(counts->cpus, kMaxDevicesPerType);
+  EXPECT_EQ(counts->gpus, 3);
+  for (const char* huge : {"GPU:99999999", "CPU:1,GPU:2147483647", "CPU:1025",
+                           "GPU:99999999999999999999"}) {
+    absl::StatusOr<DeviceCounts> bad = ParseDeviceCounts(huge);
+    EXPECT_FALSE(bad.ok()) << huge;
+  }
+  EXPECT_THAT(ParseDeviceCounts("GPU:99999999").status().message(),
+              HasSubstr("the most is 1024"));
 }
 
 TEST(ParseSimulatedDevicesTest, RejectsMalformedEntries) {

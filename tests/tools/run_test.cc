@@ -458,7 +458,8 @@ TEST(RunErrorsTest, UsageErrorsExitWithTwo) {
            {{"--graph", graph, "--fetch", "y/out", "--feed", "x="},
             "--feed 'x=' is not NAME=FILE.npy"},
            {{"--graph", graph, "--fetch", "y/out", "--threads", "many"},
-            "--threads must be a non-negative integer, not 'many'"},
+            "--threads must be an integer from 0 (one per core) to 4096, not "
+            "'many'"},
            {{"--graph", graph, "--fetch", "y/out", "--fetchh", "z"},
             "unknown flag --fetchh"},
            {{"--graph", graph, "--fetch", "y/out", "--fetch", "y_out", "--out",
