@@ -25,14 +25,17 @@ absl::StatusOr<SessionOptions> ToSessionOptions(
         "threads must be >= 0 (0: one per core), not ", options.threads));
   }
   out.num_threads = options.threads;
-  absl::StatusOr<DeviceSet::Options> devices =
-      DeviceSet::Options::Parse(options.devices);
-  if (!devices.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("devices: ", devices.status().message()));
+  // devices=None (empty here): the session's default, one CPU.
+  if (!options.devices.empty()) {
+    absl::StatusOr<DeviceSet::Options> devices =
+        DeviceSet::Options::Parse(options.devices);
+    if (!devices.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("devices: ", devices.status().message()));
+    }
+    out.device_count["CPU"] = devices->num_cpus;
+    out.fake_gpus = devices->num_fake_gpus;
   }
-  out.device_count["CPU"] = devices->num_cpus;
-  out.fake_gpus = devices->num_fake_gpus;
   out.allow_soft_placement = options.soft_placement;
   out.log_device_placement = options.log_device_placement;
   out.optimize_graph = options.optimize;
