@@ -1,0 +1,180 @@
+#include "examples/cifar10_input.h"
+
+#include <cmath>
+#include <fstream>
+#include <limits>
+#include <random>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "graph/ops/ops.h"
+#include "graph/scope.h"
+#include "graph/training/input_pipeline.h"
+
+namespace dflow {
+namespace cifar10 {
+namespace {
+
+// tf.random_crop(image, [24, 24, 3]) as TensorFlow builds it: offsets
+// RandomUniformInt(0, int32 max) mod (shape - size + 1), then Slice.
+Output RandomCrop(const Scope& s, const Output& image, int64_t seed) {
+  Output offsets = ops::FloorMod(
+      s,
+      ops::RandomUniformInt(s, {3}, 0, std::numeric_limits<int32_t>::max(),
+                            ops::RandomAttrs().Seed(seed).Seed2(1)),
+      ops::Const(s,
+                 {kImageSize - kCropSize + 1, kImageSize - kCropSize + 1, 1}));
+  return ops::Slice(s, image, offsets, {kCropSize, kCropSize, 3});
+}
+
+// One uniform draw on [lo, hi), as tf.random_uniform([], lo, hi).
+Output UniformScalar(const Scope& s, float lo, float hi, int64_t seed,
+                     int64_t seed2) {
+  Output u = ops::RandomUniform(
+      s, ops::Const(s, Tensor::FromVector<int32_t>({}, TensorShape({0}))),
+      DT_FLOAT, ops::RandomAttrs().Seed(seed).Seed2(seed2));
+  return ops::Add(s, ops::Mul(s, u, hi - lo), lo);
+}
+
+// tf.image.per_image_standardization: (x - mean) / max(stddev,
+// 1 / sqrt(pixels)), over the whole image.
+Output Standardize(const Scope& s, const Output& image) {
+  const ops::ReductionAttrs keep = ops::ReductionAttrs().KeepDims(true);
+  Output mean = ops::Mean(s, image, {0, 1, 2}, keep);
+  Output centered = ops::Sub(s, image, mean);
+  Output stddev =
+      ops::Sqrt(s, ops::Mean(s, ops::Square(s, centered), {0, 1, 2}, keep));
+  const float min_stddev = 1.0f / std::sqrt(float{kCropSize * kCropSize * 3});
+  return ops::RealDiv(s, centered, ops::Maximum(s, stddev, min_stddev));
+}
+
+// One record's distorted image [24, 24, 3] and its label (int32 scalar).
+std::vector<Output> DistortedExample(const Scope& s, const Output& record,
+                                     int64_t seed) {
+  Output bytes = ops::DecodeRaw(s, record, DT_UINT8);
+  Output label = ops::Reshape(
+      s, ops::Cast(s, ops::StridedSlice(s, bytes, {0}, {1}, {1}), DT_INT32),
+      ops::Const(s, Tensor::FromVector<int32_t>({}, TensorShape({0}))));
+  Output depth_major =
+      ops::Reshape(s, ops::StridedSlice(s, bytes, {1}, {kRecordBytes}, {1}),
+                   {3, kImageSize, kImageSize});
+  Output image =
+      ops::Cast(s, ops::Transpose(s, depth_major, {1, 2, 0}), DT_FLOAT);
+  Output cropped = RandomCrop(s, image, seed);
+  // random_flip_left_right: TensorFlow takes one branch of a cond; both
+  // sides are cheap here, so a select of the two gives the same image.
+  Output flip = ops::Less(s, UniformScalar(s, 0, 1, seed, 2), 0.5f);
+  Output flipped =
+      ops::SelectV2(s, flip, ops::ReverseV2(s, cropped, {1}), cropped);
+  Output bright = ops::Add(s, flipped, UniformScalar(s, -63, 63, seed, 3));
+  Output contrast =
+      ops::AdjustContrastv2(s, bright, UniformScalar(s, 0.2f, 1.8f, seed, 4));
+  return {Standardize(s, contrast), label};
+}
+
+// Turns placeholder `name` into an Identity of `input`.
+absl::Status Rewire(const std::string& name, const Output& input,
+                    DataType dtype, GraphDef* graph) {
+  for (NodeDef& node : *graph->mutable_node()) {
+    if (node.name() != name) continue;
+    if (node.op() != "Placeholder") {
+      return absl::InvalidArgumentError(
+          absl::StrCat("the model's '", name, "' is a ", node.op(),
+                       ", not the Placeholder the input pipeline replaces"));
+    }
+    node.set_op("Identity");
+    node.clear_input();
+    node.add_input(input.name());
+    node.mutable_attr()->clear();
+    (*node.mutable_attr())["T"].set_type(dtype);
+    return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "the model has no placeholder '", name, "' for the input pipeline"));
+}
+
+}  // namespace
+
+std::vector<std::string> TrainingFiles(const std::string& data_dir) {
+  std::vector<std::string> files;
+  for (int i = 1; i <= 5; ++i) {
+    files.push_back(absl::StrCat(data_dir, "/data_batch_", i, ".bin"));
+  }
+  return files;
+}
+
+absl::StatusOr<std::vector<QueueRunnerDef>> AddDistortedInputs(
+    const DistortedInputOptions& options, GraphDef* graph) {
+  if (options.files.empty()) {
+    return absl::InvalidArgumentError("no CIFAR-10 files for the input");
+  }
+  for (const std::string& f : options.files) {
+    if (!std::ifstream(f).good()) {
+      return absl::NotFoundError(absl::StrCat(
+          "CIFAR-10 file '", f,
+          "' is missing; point --data_dir at cifar-10-batches-bin, or write "
+          "synthetic files there with --write_synthetic_data"));
+    }
+  }
+  Scope root = Scope::NewRootScope();
+  Scope input = root.NewSubScope("input").WithDevice("/cpu:0");
+  absl::StatusOr<train::InputQueue> files = train::StringInputProducer(
+      input, options.files, /*shuffle=*/true, options.seed);
+  if (!files.ok()) return files.status();
+  Output record =
+      train::ReadFixedLengthRecord(input, files->queue, kRecordBytes);
+  std::vector<Output> example = DistortedExample(input, record, options.seed);
+  absl::StatusOr<train::Batches> batch = train::ShuffleBatch(
+      input, example, options.batch_size,
+      options.min_after_dequeue + 3 * options.batch_size,
+      options.min_after_dequeue, options.reader_threads, options.seed);
+  if (!batch.ok()) return batch.status();
+  GraphDef pipeline;
+  if (absl::Status s = root.ToGraphDef(&pipeline); !s.ok()) return s;
+  for (const NodeDef& node : pipeline.node()) *graph->add_node() = node;
+  if (absl::Status s = Rewire("images", batch->outputs[0], DT_FLOAT, graph);
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = Rewire("labels", batch->outputs[1], DT_INT32, graph);
+      !s.ok()) {
+    return s;
+  }
+  return std::vector<QueueRunnerDef>{files->runner, batch->runner};
+}
+
+absl::Status WriteSyntheticData(const std::string& data_dir, int records,
+                                uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  for (const std::string& path : TrainingFiles(data_dir)) {
+    std::string bytes;
+    bytes.reserve(static_cast<size_t>(records) * kRecordBytes);
+    for (int r = 0; r < records; ++r) {
+      const int label = static_cast<int>(rng() % kNumClasses);
+      bytes.push_back(static_cast<char>(label));
+      // Channel-major like the real files: rows [3 * label, 3 * label + 8)
+      // of channel label % 3 are bright, so a crop still shows the band.
+      for (int c = 0; c < 3; ++c) {
+        for (int y = 0; y < kImageSize; ++y) {
+          const bool band =
+              c == label % 3 && y >= 3 * label && y < 3 * label + 8;
+          for (int x = 0; x < kImageSize; ++x) {
+            const int noise = static_cast<int>(rng() % 64);
+            bytes.push_back(static_cast<char>(band ? 160 + noise : noise));
+          }
+        }
+      }
+    }
+    std::ofstream out(path, std::ios::binary | std::ios::trunc);
+    out << bytes;
+    if (!out.good()) {
+      return absl::InternalError(absl::StrCat("cannot write '", path,
+                                              "' (does ", data_dir,
+                                              " exist and is it writable?)"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace cifar10
+}  // namespace dflow
