@@ -1,8 +1,8 @@
 // FixedLengthRecordReader: the record layout of TensorFlow's
 // FixedLengthRecordReader (header, record, footer, hop) on a 20-byte file
-// 0, 1, ..., 19, with the records TensorFlow 2.21's reader returned for the
-// same file and options (tf.compat.v1.FixedLengthRecordReader, recorded
-// when this was written); GZIP and ZLIB files; option and file errors.
+// 0, 1, ..., 19, with the records TensorFlow 2.21's reader returns for the
+// same file and options (tools/tf_reference/check_fixed_length_reader.py
+// prints them); GZIP and ZLIB files; option and file errors.
 #include "formats/fixed_length_record.h"
 
 #include <cstdlib>
