@@ -48,9 +48,8 @@ Output Standardize(const Scope& s, const Output& image) {
   return ops::RealDiv(s, centered, ops::Maximum(s, stddev, min_stddev));
 }
 
-// One record's distorted image [24, 24, 3] and its label (int32 scalar).
-std::vector<Output> DistortedExample(const Scope& s, const Output& record,
-                                     int64_t seed) {
+// One record's label (int32 scalar) and image ([32, 32, 3] float).
+std::vector<Output> DecodeRecord(const Scope& s, const Output& record) {
   Output bytes = ops::DecodeRaw(s, record, DT_UINT8);
   Output label = ops::Reshape(
       s, ops::Cast(s, ops::StridedSlice(s, bytes, {0}, {1}, {1}), DT_INT32),
@@ -60,7 +59,15 @@ std::vector<Output> DistortedExample(const Scope& s, const Output& record,
                    {3, kImageSize, kImageSize});
   Output image =
       ops::Cast(s, ops::Transpose(s, depth_major, {1, 2, 0}), DT_FLOAT);
-  Output cropped = RandomCrop(s, image, seed);
+  return {label, image};
+}
+
+// One record's distorted image [24, 24, 3] and its label (int32 scalar).
+std::vector<Output> DistortedExample(const Scope& s, const Output& record,
+                                     int64_t seed) {
+  const std::vector<Output> decoded = DecodeRecord(s, record);
+  const Output& label = decoded[0];
+  Output cropped = RandomCrop(s, decoded[1], seed);
   // random_flip_left_right: TensorFlow takes one branch of a cond; both
   // sides are cheap here, so a select of the two gives the same image.
   Output flip = ops::Less(s, UniformScalar(s, 0, 1, seed, 2), 0.5f);
@@ -143,10 +150,37 @@ absl::StatusOr<std::vector<QueueRunnerDef>> AddDistortedInputs(
   return std::vector<QueueRunnerDef>{files->runner, batch->runner};
 }
 
+absl::StatusOr<EvalInputs> AddEvalInputs(const Scope& scope,
+                                         const std::string& file,
+                                         int batch_size) {
+  if (!std::ifstream(file).good()) {
+    return absl::NotFoundError(
+        absl::StrCat("CIFAR-10 test file '", file,
+                     "' is missing; point --data_dir at cifar-10-batches-bin"));
+  }
+  const Scope s = scope.NewSubScope("eval_input").WithDevice("/cpu:0");
+  absl::StatusOr<train::InputQueue> files =
+      train::StringInputProducer(s, {file}, /*shuffle=*/false);
+  if (!files.ok()) return files.status();
+  const std::vector<Output> decoded = DecodeRecord(
+      s, train::ReadFixedLengthRecord(s, files->queue, kRecordBytes));
+  // resize_image_with_crop_or_pad(image, 24, 24): the central crop.
+  constexpr int kOffset = (kImageSize - kCropSize) / 2;
+  Output image = Standardize(s, ops::Slice(s, decoded[1], {kOffset, kOffset, 0},
+                                           {kCropSize, kCropSize, 3}));
+  absl::StatusOr<train::Batches> batch =
+      train::Batch(s, {image, decoded[0]}, batch_size, 3 * batch_size, 1);
+  if (!batch.ok()) return batch.status();
+  return EvalInputs{
+      batch->outputs[0], batch->outputs[1], {files->runner, batch->runner}};
+}
+
 absl::Status WriteSyntheticData(const std::string& data_dir, int records,
                                 uint64_t seed) {
   std::mt19937_64 rng(seed);
-  for (const std::string& path : TrainingFiles(data_dir)) {
+  std::vector<std::string> paths = TrainingFiles(data_dir);
+  paths.push_back(data_dir + "/test_batch.bin");
+  for (const std::string& path : paths) {
     std::string bytes;
     bytes.reserve(static_cast<size_t>(records) * kRecordBytes);
     for (int r = 0; r < records; ++r) {

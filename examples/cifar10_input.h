@@ -15,6 +15,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "graph/scope.h"
 #include "proto/graph.pb.h"
 #include "proto/queue_runner.pb.h"
 
@@ -42,7 +43,20 @@ std::vector<std::string> TrainingFiles(const std::string& data_dir);
 absl::StatusOr<std::vector<QueueRunnerDef>> AddDistortedInputs(
     const DistortedInputOptions& options, GraphDef* graph);
 
-// Writes `records` records per training file into `data_dir` in CIFAR-10's
+// The seed's evaluation input (cifar10_input.inputs(eval_data=True)) in
+// `scope`: test_batch.bin read in order, the central 24x24 crop,
+// per-image standardization, batched without shuffling.
+struct EvalInputs {
+  Output images;  // [batch_size, 24, 24, 3]
+  Output labels;  // [batch_size] int32
+  std::vector<QueueRunnerDef> runners;
+};
+absl::StatusOr<EvalInputs> AddEvalInputs(const Scope& scope,
+                                         const std::string& file,
+                                         int batch_size);
+
+// Writes `records` records per training file (and test_batch.bin) into
+// `data_dir` in CIFAR-10's
 // binary format, made so a model can learn them: the label decides which
 // band of rows is bright in which channel, over noise. For tests and demos
 // where the real files (which cannot be downloaded here) are absent.

@@ -1,6 +1,9 @@
 #include "examples/cifar10_towers_model.h"
 
+#include <functional>
+#include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -16,30 +19,39 @@ namespace {
 constexpr float kMovingAverageDecay = 0.9999f;
 constexpr float kWeightDecay = 0.004f;
 
-// The seed's _variable_with_weight_decay and its biases, through the
-// tower's shared variables.
+// Where the layers' variables come from: the towers' shared variables
+// (training) or their moving averages (evaluation).
+using VariableGetter =
+    std::function<Output(const std::string& path, const TensorShape& shape,
+                         const train::Initializer& initializer)>;
+
+// The seed's _variable_with_weight_decay and its biases.
 class Layers {
  public:
-  Layers(train::TowerContext* tower, int seed) : tower_(tower), seed_(seed) {}
+  // `regularize`: the scope whose name scope collects the weight-decay
+  // terms (none when null, as in the evaluation).
+  Layers(VariableGetter get, const Scope* regularize, int seed)
+      : get_(std::move(get)), regularize_(regularize), seed_(seed) {}
 
   Output Weights(const std::string& path, const TensorShape& shape,
                  double stddev, float wd) {
-    Output w = tower_->GetVariable(
-        path + "/weights", shape, DT_FLOAT,
-        train::TruncatedNormalInitializer(stddev, seed_ + next_seed_++));
+    Output w =
+        get_(path + "/weights", shape,
+             train::TruncatedNormalInitializer(stddev, seed_ + next_seed_++));
     // tf.nn.l2_loss(w) * wd: L2Regularizer's scale * sum(w^2) / 2.
-    if (wd > 0) {
-      train::L2Regularizer(tower_->scope().WithNameScopePath(path), wd, w);
+    if (wd > 0 && regularize_ != nullptr) {
+      train::L2Regularizer(regularize_->WithNameScopePath(path), wd, w);
     }
     return w;
   }
   Output Biases(const std::string& path, int n, double value) {
-    return tower_->GetVariable(path + "/biases", TensorShape({n}), DT_FLOAT,
-                               train::ConstantInitializer(value));
+    return get_(path + "/biases", TensorShape({n}),
+                train::ConstantInitializer(value));
   }
 
  private:
-  train::TowerContext* tower_;
+  VariableGetter get_;
+  const Scope* regularize_;
   int seed_;
   int next_seed_ = 0;
 };
@@ -120,6 +132,7 @@ absl::StatusOr<TowersModel> BuildTowersModel(
 
   const std::string prefix =
       options.tower_device_type == "GPU" ? "/gpu:" : "/cpu:";
+  std::map<std::string, Output> tower0_variables;  // by path
   std::vector<std::string> devices;
   for (int i = 0; i < options.towers; ++i) {
     devices.push_back(absl::StrCat(prefix, i));
@@ -127,8 +140,15 @@ absl::StatusOr<TowersModel> BuildTowersModel(
   absl::StatusOr<train::ParallelModel> parallel = train::MakeParallel(
       root, devices, {images, labels},
       [&](train::TowerContext& tower, const std::vector<Output>& in) {
-        Layers layers(&tower, options.seed);
         const Scope& s = tower.scope();
+        Layers layers(
+            [&](const std::string& path, const TensorShape& shape,
+                const train::Initializer& initializer) {
+              Output v = tower.GetVariable(path, shape, DT_FLOAT, initializer);
+              if (tower.index() == 0) tower0_variables[path] = v;
+              return v;
+            },
+            &s, options.seed);
         Output logits = Inference(s, layers, in[0]);
         Output cross_entropy = ops::Mean(
             s, ops::SparseSoftmaxCrossEntropyWithLogits(s, logits, in[1]).loss,
@@ -162,6 +182,36 @@ absl::StatusOr<TowersModel> BuildTowersModel(
       averages.Apply(cpu, train::TrainableVariables(root));
   if (!average.ok()) return average.status();
   model.train_op = train::Group(cpu, {*apply, *average}, "train").name();
+
+  // cifar10_eval: precision @ 1 of the moving-average weights on the test
+  // file, counted per batch.
+  if (!options.eval_file.empty()) {
+    Scope eval = cpu.NewSubScope("eval");
+    absl::StatusOr<EvalInputs> inputs =
+        AddEvalInputs(cpu, options.eval_file, options.eval_batch_size);
+    if (!inputs.ok()) return inputs.status();
+    absl::Status missing;
+    Layers averaged(
+        [&](const std::string& path, const TensorShape&,
+            const train::Initializer&) {
+          auto it = tower0_variables.find(path);
+          if (it == tower0_variables.end()) {
+            missing = absl::InternalError(
+                absl::StrCat("the evaluation asks for variable '", path,
+                             "', which the towers did not make"));
+            return Output();
+          }
+          return averages.Average(it->second);
+        },
+        nullptr, options.seed);
+    Output logits = Inference(eval, averaged, inputs->images);
+    if (!missing.ok()) return missing;
+    Output top1 = ops::InTopKV2(eval, logits, inputs->labels, 1);
+    model.eval_correct =
+        ops::Sum(eval.WithOpName("correct"), ops::Cast(eval, top1, DT_INT32), 0)
+            .name();
+    model.eval_runners = inputs->runners;
+  }
   train::GlobalVariablesInitializer(cpu);
   if (absl::Status s = root.ToGraphDef(&model.graph); !s.ok()) return s;
   return model;

@@ -12,9 +12,11 @@
 #define DFLOW_EXAMPLES_CIFAR10_TOWERS_MODEL_H_
 
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "proto/graph.pb.h"
+#include "proto/queue_runner.pb.h"
 
 namespace dflow {
 namespace cifar10 {
@@ -30,12 +32,20 @@ struct TowersModelOptions {
   float learning_rate_decay = 0.1f;
   int examples_per_epoch = 50000;
   int epochs_per_decay = 350;
+  // With a test file (test_batch.bin), an evaluation net on /cpu:0 over
+  // the moving averages of the variables (the seed's cifar10_eval).
+  std::string eval_file;
+  int eval_batch_size = 128;
 };
 
 struct TowersModel {
   GraphDef graph;
   std::string train_op;
   std::string loss = "loss";  // the mean of the towers' losses
+  // With an eval_file: how many of a test batch the averaged model ranks
+  // first (int32 scalar), and the runners of its input.
+  std::string eval_correct;
+  std::vector<QueueRunnerDef> eval_runners;
 };
 
 absl::StatusOr<TowersModel> BuildTowersModel(const TowersModelOptions& options);
