@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "graph/ops/control_flow_builders.h"
 #include "graph/ops/ops.h"
 #include "graph/scope.h"
 #include "graph/training/input_pipeline.h"
@@ -63,20 +64,30 @@ std::vector<Output> DecodeRecord(const Scope& s, const Output& record) {
 }
 
 // One record's distorted image [24, 24, 3] and its label (int32 scalar).
-std::vector<Output> DistortedExample(const Scope& s, const Output& record,
-                                     int64_t seed) {
+absl::StatusOr<std::vector<Output>> DistortedExample(const Scope& s,
+                                                     const Output& record,
+                                                     int64_t seed) {
   const std::vector<Output> decoded = DecodeRecord(s, record);
   const Output& label = decoded[0];
   Output cropped = RandomCrop(s, decoded[1], seed);
-  // random_flip_left_right: TensorFlow takes one branch of a cond; both
-  // sides are cheap here, so a select of the two gives the same image.
+  // random_flip_left_right: a cond on a uniform draw (only the taken
+  // branch runs), its output given the image's shape again as TensorFlow's
+  // fix_image_flip_shape does.
   Output flip = ops::Less(s, UniformScalar(s, 0, 1, seed, 2), 0.5f);
-  Output flipped =
-      ops::SelectV2(s, flip, ops::ReverseV2(s, cropped, {1}), cropped);
+  BranchResult branches = ops::Cond(
+      s, flip,
+      [&](const Scope& b) -> BranchResult {
+        return std::vector<Output>{ops::ReverseV2(b, cropped, {1})};
+      },
+      [&](const Scope& b) -> BranchResult {
+        return std::vector<Output>{ops::Identity(b, cropped)};
+      });
+  if (!branches.ok()) return branches.status();
+  Output flipped = ops::Reshape(s, (*branches)[0], {kCropSize, kCropSize, 3});
   Output bright = ops::Add(s, flipped, UniformScalar(s, -63, 63, seed, 3));
   Output contrast =
       ops::AdjustContrastv2(s, bright, UniformScalar(s, 0.2f, 1.8f, seed, 4));
-  return {Standardize(s, contrast), label};
+  return std::vector<Output>{Standardize(s, contrast), label};
 }
 
 // Turns placeholder `name` into an Identity of `input`.
@@ -130,9 +141,11 @@ absl::StatusOr<std::vector<QueueRunnerDef>> AddDistortedInputs(
   if (!files.ok()) return files.status();
   Output record =
       train::ReadFixedLengthRecord(input, files->queue, kRecordBytes);
-  std::vector<Output> example = DistortedExample(input, record, options.seed);
+  absl::StatusOr<std::vector<Output>> example =
+      DistortedExample(input, record, options.seed);
+  if (!example.ok()) return example.status();
   absl::StatusOr<train::Batches> batch = train::ShuffleBatch(
-      input, example, options.batch_size,
+      input, *example, options.batch_size,
       options.min_after_dequeue + 3 * options.batch_size,
       options.min_after_dequeue, options.reader_threads, options.seed);
   if (!batch.ok()) return batch.status();
