@@ -374,6 +374,17 @@ absl::Status TileGrad(const Scope& scope, const Operation& op,
 }
 DFLOW_REGISTER_GRADIENT("Tile", TileGrad);
 
+// y = reverse(x, axis): reversing again along the same axes brings the
+// gradient back.
+absl::Status ReverseV2Grad(const Scope& scope, const Operation& op,
+                           absl::Span<const Output> grad_outputs,
+                           std::vector<Output>* grad_inputs) {
+  *grad_inputs = {ops::ReverseV2(scope, grad_outputs[0], op.input(1)),
+                  NoGradient()};
+  return absl::OkStatus();
+}
+DFLOW_REGISTER_GRADIENT("ReverseV2", ReverseV2Grad);
+
 // --- Slicing and padding. ---
 
 // y = x[begin : begin + size]: dx is g padded with zeros back to x's

@@ -1,7 +1,7 @@
 // Schemas of TensorFlow's reader ops (core/ops/io_ops.cc), with TensorFlow
-// 2.21's OpDefs: a TFRecord reader takes file names from a queue (the
-// string_input_producer's) and returns one record (or up to N) per call,
-// with its key "<file>:<record number>".
+// 2.21's OpDefs: a TFRecord or fixed-length-record reader takes file names from
+// a queue (the string_input_producer's) and returns one record (or up to N) per
+// call, with its key "<file>:<record number>".
 #include "graph/op_registry.h"
 #include "graph/shape_inference.h"
 
@@ -27,6 +27,23 @@ DFLOW_REGISTER_OP("TFRecordReaderV2")
     .SetIsStateful()
     .SetShapeFn(ScalarOutputs)
     .Doc("A reader of TFRecord files ('', 'ZLIB' or 'GZIP' compressed).");
+
+DFLOW_REGISTER_OP("FixedLengthRecordReaderV2")
+    .Output("reader_handle: resource")
+    .Attr("header_bytes: int = 0")
+    .Attr("record_bytes: int")
+    .Attr("footer_bytes: int = 0")
+    .Attr("hop_bytes: int = 0")
+    .Attr("container: string = ''")
+    .Attr("shared_name: string = ''")
+    .Attr("encoding: string = ''")
+    .SetIsStateful()
+    .SetShapeFn(ScalarOutputs)
+    .Doc(
+        "A reader of files of fixed-length records (CIFAR-10's binary "
+        "files): after header_bytes, a record of record_bytes every "
+        "hop_bytes (record_bytes when 0), ending footer_bytes before the "
+        "end; encoding '', 'ZLIB' or 'GZIP'.");
 
 DFLOW_REGISTER_OP("ReaderReadV2")
     .Input("reader_handle: resource")

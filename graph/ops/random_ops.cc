@@ -46,6 +46,33 @@ DFLOW_RANDOM_OP("RandomUniform",
 
 #undef DFLOW_RANDOM_OP
 
+// minval and maxval must be scalars; the output shape is the `shape` input.
+absl::Status RandomUniformIntShape(InferenceContext* c) {
+  TensorShape unused;
+  if (absl::Status s = c->WithRank(c->input(1), 0, "input 'minval'", &unused);
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = c->WithRank(c->input(2), 0, "input 'maxval'", &unused);
+      !s.ok()) {
+    return s;
+  }
+  return RandomShape(c);
+}
+
+DFLOW_REGISTER_OP("RandomUniformInt")
+    .Input("shape: T")
+    .Input("minval: Tout")
+    .Input("maxval: Tout")
+    .SetIsStateful()
+    .Output("output: Tout")
+    .Attr("seed: int = 0")
+    .Attr("seed2: int = 0")
+    .Attr("Tout: {int32, int64}")
+    .Attr("T: {int32, int64}")
+    .SetShapeFn(RandomUniformIntShape)
+    .Doc("Outputs integers drawn uniformly from [minval, maxval).");
+
 Output BuildRandom(const Scope& scope, const char* op, const Input& shape,
                    DataType dtype, const ops::RandomAttrs& attrs) {
   Operation result = OpBuilder(scope, op)
@@ -74,6 +101,18 @@ Output TruncatedNormal(const Scope& scope, Input shape, DataType dtype,
 Output RandomUniform(const Scope& scope, Input shape, DataType dtype,
                      const RandomAttrs& attrs) {
   return BuildRandom(scope, "RandomUniform", shape, dtype, attrs);
+}
+
+Output RandomUniformInt(const Scope& scope, Input shape, Input minval,
+                        Input maxval, const RandomAttrs& attrs) {
+  Operation result = OpBuilder(scope, "RandomUniformInt")
+                         .Input(shape)
+                         .Input(minval)
+                         .Input(maxval)
+                         .Attr("seed", attrs.seed)
+                         .Attr("seed2", attrs.seed2)
+                         .Finalize();
+  return result.valid() ? result.output(0) : Output();
 }
 
 }  // namespace ops

@@ -1,5 +1,6 @@
 // Random ops: tensors of a given shape filled from a distribution
-// (TensorFlow's RandomStandardNormal, TruncatedNormal, RandomUniform). They
+// (TensorFlow's RandomStandardNormal, TruncatedNormal, RandomUniform,
+// RandomUniformInt). They
 // are stateful: every run draws new values, so the compiler never folds or
 // merges them.
 #ifndef DFLOW_GRAPH_OPS_RANDOM_OPS_H_
@@ -40,6 +41,12 @@ Output TruncatedNormal(const Scope& scope, Input shape, DataType dtype,
 // Uniform distribution on [0, 1).
 Output RandomUniform(const Scope& scope, Input shape, DataType dtype,
                      const RandomAttrs& attrs = {});
+
+// Integers uniform on [minval, maxval) (int32 or int64 scalars of one
+// type, minval < maxval), as TensorFlow draws them: (32 or 64 random bits
+// mod (maxval - minval)) + minval. tf.image.random_crop's offsets.
+Output RandomUniformInt(const Scope& scope, Input shape, Input minval,
+                        Input maxval, const RandomAttrs& attrs = {});
 
 // --- Stateless random ops (TensorFlow's V2: a key and a counter). ---
 

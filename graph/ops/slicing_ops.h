@@ -1,6 +1,6 @@
 // Slicing ops: the ops that join, split, repeat, slice and pad tensors
-// (ConcatV2, Split, SplitV, Tile, Pack, Unpack, Slice, StridedSlice, Pad),
-// and the ops their gradients use (StridedSliceGrad, ConcatOffset).
+// (ConcatV2, Split, SplitV, Tile, ReverseV2, Pack, Unpack, Slice, StridedSlice,
+// Pad), and the ops their gradients use (StridedSliceGrad, ConcatOffset).
 //
 // The schemas, attrs and defaults are TensorFlow's, so GraphDefs written by
 // either system load in the other. The shape functions use build-time values
@@ -43,6 +43,10 @@ OutputList SplitV(const Scope& scope, Input value, Input size_splits,
                   Input axis, int num_split);
 
 Output Tile(const Scope& scope, Input input, Input multiples);
+
+// `tensor` reversed along each dimension listed in `axis` (an int32/int64
+// vector; negative entries count from the end).
+Output ReverseV2(const Scope& scope, Input tensor, Input axis);
 
 struct PackAttrs {
   int64_t axis = 0;

@@ -160,6 +160,21 @@ Output ReadTfRecord(const Scope& scope, const Output& file_queue,
       .output(1);
 }
 
+Output ReadFixedLengthRecord(const Scope& scope, const Output& file_queue,
+                             int64_t record_bytes, int64_t header_bytes,
+                             int64_t footer_bytes) {
+  Operation reader = OpBuilder(scope, "FixedLengthRecordReaderV2")
+                         .Attr("record_bytes", record_bytes)
+                         .Attr("header_bytes", header_bytes)
+                         .Attr("footer_bytes", footer_bytes)
+                         .Finalize();
+  return OpBuilder(scope, "ReaderReadV2")
+      .Input(reader.output(0))
+      .Input(file_queue)
+      .Finalize()
+      .output(1);
+}
+
 absl::StatusOr<Batches> Batch(const Scope& scope,
                               const std::vector<Output>& tensors,
                               int batch_size, int64_t capacity,

@@ -53,6 +53,13 @@ absl::StatusOr<InputQueue> StringInputProducer(
 Output ReadTfRecord(const Scope& scope, const Output& file_queue,
                     const std::string& compression_type = "");
 
+// One record at a time from the fixed-length record files `file_queue`
+// names (FixedLengthRecordReaderV2 + ReaderReadV2), CIFAR-10's format: the
+// record's `record_bytes` bytes, read after `header_bytes`.
+Output ReadFixedLengthRecord(const Scope& scope, const Output& file_queue,
+                             int64_t record_bytes, int64_t header_bytes = 0,
+                             int64_t footer_bytes = 0);
+
 // Batches of `tensors` (one example each, every shape fully defined),
 // enqueued by `num_threads` runner threads: DequeueMany of `batch_size`
 // from a FIFO queue (Batch) or a random shuffle queue that keeps

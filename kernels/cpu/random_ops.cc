@@ -1,4 +1,5 @@
-// RandomStandardNormal, TruncatedNormal and RandomUniform on the CPU:
+// RandomStandardNormal, TruncatedNormal, RandomUniform and RandomUniformInt
+// on the CPU:
 // stateful kernels over a Philox4x32-10 stream (random_ops_philox.h) with
 // TensorFlow's seed semantics.
 //
@@ -145,6 +146,77 @@ class PhiloxRandomOp : public OpKernel {
   // after 2^64 blocks restarts the stream rather than carrying into seed2).
   std::atomic<uint64_t> next_block_{0};
 };
+
+// RandomUniformInt: PhiloxRandomOp's stream and reservation (TensorFlow
+// reserves 256 blocks per element here too), with the bounds read per step.
+template <typename T>
+class RandomUniformIntOp : public OpKernel {
+ public:
+  explicit RandomUniformIntOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    int64_t seed = 0;
+    int64_t seed2 = 0;
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("seed", &seed));
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("seed2", &seed2));
+    if (seed == 0 && seed2 == 0) {
+      seed = static_cast<int64_t>(NondeterministicSeed());
+      seed2 = static_cast<int64_t>(NondeterministicSeed());
+    }
+    stream_ =
+        PhiloxRandom(static_cast<uint64_t>(seed), static_cast<uint64_t>(seed2));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    TensorShape shape;
+    OP_REQUIRES_OK(ctx, ShapeFromInput(*this, ctx->input(0), &shape));
+    const Tensor& lo_t = ctx->input(1);
+    const Tensor& hi_t = ctx->input(2);
+    OP_REQUIRES(
+        ctx, lo_t.shape().rank() == 0 && hi_t.shape().rank() == 0,
+        absl::InvalidArgumentError(absl::StrCat(
+            "minval and maxval must be scalars, got shapes ",
+            lo_t.shape().ToString(), " and ", hi_t.shape().ToString())));
+    const T lo = lo_t.data<T>()[0];
+    const T hi = hi_t.data<T>()[0];
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape, &out));
+    const int64_t size = out->NumElements();
+    // An empty output needs no range (TensorFlow's rule, too).
+    if (size == 0) return;
+    OP_REQUIRES(ctx, lo < hi,
+                absl::InvalidArgumentError(absl::StrCat(
+                    "minval (", lo, ") must be less than maxval (", hi,
+                    "): the values are drawn from [minval, maxval)")));
+    using Dist = UniformIntDistribution<T>;
+    using Unsigned = typename Dist::Unsigned;
+    const Dist dist(lo, static_cast<Unsigned>(hi) - static_cast<Unsigned>(lo));
+    PhiloxRandom base = stream_;
+    base.Skip(next_block_.fetch_add(
+        static_cast<uint64_t>(size) * kBlocksReservedPerElement,
+        std::memory_order_relaxed));
+    T* data = out->data<T>();
+    ParallelForShards(ctx, NumRandomGroups<Dist>(size), Dist::kCostPerGroup,
+                      [&](int64_t begin, int64_t end) {
+                        FillRandomGroups(dist, base, data, size, begin, end);
+                      });
+  }
+
+ private:
+  PhiloxRandom stream_;
+  std::atomic<uint64_t> next_block_{0};
+};
+
+DFLOW_REGISTER_KERNEL(KernelDefBuilder("RandomUniformInt")
+                          .Device(kDeviceCpu)
+                          .TypeConstraint<int32_t>("Tout")
+                          .TypeConstraint("T", {DT_INT32, DT_INT64})
+                          .HostMemory("shape"),
+                      RandomUniformIntOp<int32_t>);
+DFLOW_REGISTER_KERNEL(KernelDefBuilder("RandomUniformInt")
+                          .Device(kDeviceCpu)
+                          .TypeConstraint<int64_t>("Tout")
+                          .TypeConstraint("T", {DT_INT32, DT_INT64})
+                          .HostMemory("shape"),
+                      RandomUniformIntOp<int64_t>);
 
 #define DFLOW_REGISTER_RANDOM(op, Dist, T)                             \
   DFLOW_REGISTER_KERNEL(KernelDefBuilder(op)                           \

@@ -8,6 +8,7 @@
 //
 //   distribution             group (half/bf16/float | double)  blocks/group
 //   UniformDistribution      4 (block i/4, word i%4) | 2 (words 2j, 2j+1)  1
+//   UniformIntDistribution   4 (int32, a word each) | 2 (int64, two words)  1
 //   NormalDistribution       4 (two Box-Muller pairs) | 2 (one pair)      1
 //   TruncatedNormal...       4 | 2, redrawing beyond 2 stddev   256 | 128
 //
@@ -216,6 +217,40 @@ struct TruncatedNormalDistribution {
 };
 
 // Groups needed for `size` elements.
+// Integers on [lo, lo + range) as TensorFlow draws them: int32 takes one
+// word per element (4 per block), int64 two (the first the low half, 2 per
+// block), and the value is lo + bits % range. The modulo leaves a bias of
+// at most range / 2^32 (2^64), which TensorFlow accepts too.
+template <typename T>
+struct UniformIntDistribution {
+  using Element = T;
+  using Unsigned = std::make_unsigned_t<T>;
+  static constexpr bool kIs64 = sizeof(T) == 8;
+  static constexpr int kGroupSize = kIs64 ? 2 : 4;
+  static constexpr uint64_t kBlocksPerGroup = 1;
+  static constexpr int64_t kCostPerGroup = 60;
+
+  UniformIntDistribution() = default;
+  UniformIntDistribution(T lo, Unsigned range) : lo(lo), range(range) {}
+
+  void operator()(PhiloxRandom* gen, T* out) const {
+    const PhiloxRandom::Block b = (*gen)();
+    if constexpr (kIs64) {
+      for (int i = 0; i < 2; ++i) {
+        const uint64_t bits = uint64_t{b[2 * i]} | uint64_t{b[2 * i + 1]} << 32;
+        out[i] = static_cast<T>(static_cast<Unsigned>(lo) + bits % range);
+      }
+    } else {
+      for (int i = 0; i < 4; ++i) {
+        out[i] = static_cast<T>(static_cast<Unsigned>(lo) + b[i] % range);
+      }
+    }
+  }
+
+  T lo = 0;
+  Unsigned range = 1;
+};
+
 template <class D>
 int64_t NumRandomGroups(int64_t size) {
   return (size + D::kGroupSize - 1) / D::kGroupSize;

@@ -1,7 +1,8 @@
-// CPU kernels of TFRecordReaderV2, ReaderReadV2 and ReaderReadUpToV2
-// (graph/ops/io_ops_readers.cc): a reader resource reads TFRecord files
-// (formats/tfrecord.h) whose names it takes one at a time from a queue,
-// the string_input_producer's, and returns records keyed
+// CPU kernels of the readers TFRecordReaderV2 and FixedLengthRecordReaderV2
+// and of ReaderReadV2 and ReaderReadUpToV2 (graph/ops/io_ops_readers.cc): a
+// reader resource reads files of its format (formats/tfrecord.h,
+// formats/fixed_length_record.h) whose names it takes one at a time from a
+// queue, the string_input_producer's, and returns records keyed
 // "<file>:<record number>" as TensorFlow does.
 //
 // Reads are asynchronous like the queue ops: a read that needs the next
@@ -11,6 +12,7 @@
 // while another file is still open waits in the reader's list.
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -18,6 +20,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "formats/fixed_length_record.h"
 #include "formats/tfrecord.h"
 #include "kernels/cpu/data_flow_ops_queue.h"
 #include "kernels/cpu/kernel_util_resource.h"
@@ -28,40 +31,68 @@
 namespace dflow {
 namespace {
 
-class TfRecordReaderResource : public ResourceBase {
+// One open file of a reader, in its format.
+class RecordFile {
  public:
-  TfRecordReaderResource(std::string name, std::string compression)
-      : name_(std::move(name)), compression_(std::move(compression)) {}
+  virtual ~RecordFile() = default;
+  // The next record: true if there was one, false at the end of the file.
+  virtual absl::StatusOr<bool> Next(std::string* record) = 0;
+};
+
+// Adapts a format's reader class (TfRecordReader, FixedLengthRecordReader).
+template <typename FormatReader>
+class RecordFileOf : public RecordFile {
+ public:
+  explicit RecordFileOf(std::unique_ptr<FormatReader> reader)
+      : reader_(std::move(reader)) {}
+  absl::StatusOr<bool> Next(std::string* record) override {
+    return reader_->Next(record);
+  }
+
+ private:
+  std::unique_ptr<FormatReader> reader_;
+};
+
+// Opens the file at a path in the reader's format.
+using FileOpener = std::function<absl::StatusOr<std::unique_ptr<RecordFile>>(
+    const std::string& path)>;
+
+class ReaderResource : public ResourceBase {
+ public:
+  ReaderResource(std::string kind, std::string name, FileOpener opener)
+      : kind_(std::move(kind)),
+        name_(std::move(name)),
+        opener_(std::move(opener)) {}
   std::string DebugString() const override {
-    return absl::StrCat("TFRecordReader '", name_, "'");
+    return absl::StrCat(kind_, " '", name_, "'");
   }
 
   std::mutex mu;
-  std::unique_ptr<TfRecordReader> file;   // mu; null between files
+  std::unique_ptr<RecordFile> file;       // mu; null between files
+  std::string file_path;                  // mu; the open file's
   int64_t record_in_file = 0;             // mu
   std::deque<std::string> waiting_files;  // mu: names not yet opened
 
   // Opens the next waiting file. mu held.
   absl::Status OpenNext() {
-    const std::string path = std::move(waiting_files.front());
+    std::string path = std::move(waiting_files.front());
     waiting_files.pop_front();
-    TfRecordOptions options;
-    options.compression_type = compression_;
-    absl::StatusOr<std::unique_ptr<TfRecordReader>> opened =
-        TfRecordReader::Open(path, options);
+    absl::StatusOr<std::unique_ptr<RecordFile>> opened = opener_(path);
     if (!opened.ok()) {
       return absl::Status(
           opened.status().code(),
           absl::StrCat(DebugString(), ": ", opened.status().message()));
     }
     file = *std::move(opened);
+    file_path = std::move(path);
     record_in_file = 0;
     return absl::OkStatus();
   }
 
  private:
+  const std::string kind_;
   const std::string name_;
-  const std::string compression_;
+  const FileOpener opener_;
 };
 
 class TfRecordReaderOp : public OpKernel {
@@ -71,9 +102,20 @@ class TfRecordReaderOp : public OpKernel {
     key_ = ResourceKey(ctx);
   }
   void Compute(OpKernelContext* ctx) override {
-    absl::StatusOr<Var*> var = LookupOrCreateResource<TfRecordReaderResource>(
+    absl::StatusOr<Var*> var = LookupOrCreateResource<ReaderResource>(
         ctx, key_, "TFRecord reader", [this] {
-          return std::make_unique<TfRecordReaderResource>(name(), compression_);
+          TfRecordOptions options;
+          options.compression_type = compression_;
+          return std::make_unique<ReaderResource>(
+              "TFRecordReader", name(),
+              [options](const std::string& path)
+                  -> absl::StatusOr<std::unique_ptr<RecordFile>> {
+                absl::StatusOr<std::unique_ptr<TfRecordReader>> r =
+                    TfRecordReader::Open(path, options);
+                if (!r.ok()) return r.status();
+                return std::make_unique<RecordFileOf<TfRecordReader>>(
+                    *std::move(r));
+              });
         });
     OP_REQUIRES_OK(ctx, var.status());
     ctx->set_output_var(0, *var);
@@ -84,11 +126,47 @@ class TfRecordReaderOp : public OpKernel {
   std::string compression_, key_;
 };
 
+class FixedLengthRecordReaderOp : public OpKernel {
+ public:
+  explicit FixedLengthRecordReaderOp(OpKernelConstruction* ctx)
+      : OpKernel(ctx) {
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("header_bytes", &options_.header_bytes));
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("record_bytes", &options_.record_bytes));
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("footer_bytes", &options_.footer_bytes));
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("hop_bytes", &options_.hop_bytes));
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("encoding", &options_.encoding));
+    OP_REQUIRES_OK(ctx, ValidateFixedLengthRecordOptions(options_));
+    key_ = ResourceKey(ctx);
+  }
+  void Compute(OpKernelContext* ctx) override {
+    absl::StatusOr<Var*> var = LookupOrCreateResource<ReaderResource>(
+        ctx, key_, "fixed-length record reader", [this] {
+          return std::make_unique<ReaderResource>(
+              "FixedLengthRecordReader", name(),
+              [options = options_](const std::string& path)
+                  -> absl::StatusOr<std::unique_ptr<RecordFile>> {
+                absl::StatusOr<std::unique_ptr<FixedLengthRecordReader>> r =
+                    FixedLengthRecordReader::Open(path, options);
+                if (!r.ok()) return r.status();
+                return std::make_unique<RecordFileOf<FixedLengthRecordReader>>(
+                    *std::move(r));
+              });
+        });
+    OP_REQUIRES_OK(ctx, var.status());
+    ctx->set_output_var(0, *var);
+  }
+  bool IsExpensive() const override { return false; }
+
+ private:
+  FixedLengthRecordOptions options_;
+  std::string key_;
+};
+
 // One ReaderRead(UpTo) call in progress.
 struct ReadRequest {
   OpKernelContext* ctx = nullptr;
   AsyncOpKernel::DoneCallback done;
-  TfRecordReaderResource* reader = nullptr;
+  ReaderResource* reader = nullptr;
   Queue* queue = nullptr;
   int64_t want = 1;
   bool up_to = false;  // ReaderReadUpToV2: vectors, fewer at the end
@@ -133,8 +211,8 @@ void Continue(std::shared_ptr<ReadRequest> r) {
       r->reader->file.reset();
       continue;
     }
-    r->keys.push_back(absl::StrCat(r->reader->file->path(), ":",
-                                   r->reader->record_in_file++));
+    r->keys.push_back(
+        absl::StrCat(r->reader->file_path, ":", r->reader->record_in_file++));
     r->values.push_back(std::move(record));
     if (static_cast<int64_t>(r->keys.size()) == r->want) {
       lock.unlock();
@@ -182,12 +260,12 @@ class ReaderReadOp : public AsyncOpKernel {
     r->ctx = ctx;
     r->done = std::move(done);
     r->up_to = up_to_;
-    r->reader = ResourceOfInput<TfRecordReaderResource>(ctx, 0);
+    r->reader = ResourceOfInput<ReaderResource>(ctx, 0);
     r->queue = ResourceOfInput<Queue>(ctx, 1);
     if (r->reader == nullptr || r->queue == nullptr) {
       r->Finish(absl::InvalidArgumentError(
-          "ReaderRead needs a TFRecordReaderV2 handle and a queue handle of "
-          "file names"));
+          "ReaderRead needs a reader handle (TFRecordReaderV2, "
+          "FixedLengthRecordReaderV2) and a queue handle of file names"));
       return;
     }
     if (up_to_) {
@@ -220,6 +298,9 @@ class ReaderReadUpToOp : public ReaderReadOp {
 
 DFLOW_REGISTER_KERNEL(KernelDefBuilder("TFRecordReaderV2").Device(kDeviceCpu),
                       TfRecordReaderOp);
+DFLOW_REGISTER_KERNEL(
+    KernelDefBuilder("FixedLengthRecordReaderV2").Device(kDeviceCpu),
+    FixedLengthRecordReaderOp);
 DFLOW_REGISTER_KERNEL(KernelDefBuilder("ReaderReadV2").Device(kDeviceCpu),
                       ReaderReadOneOp);
 DFLOW_REGISTER_KERNEL(KernelDefBuilder("ReaderReadUpToV2").Device(kDeviceCpu),

@@ -198,6 +198,14 @@ void BuildGraphWithEveryOp(const Scope& root) {
   ops::Cast(m, correct, DT_FLOAT);
   ops::MatMul(m, h, h, ops::MatMulAttrs().TransposeB(true));
 
+  // Images (x is [8, 32, 32, 3]) and tf.image's random crop offsets.
+  Scope img = s.NewSubScope("image");
+  Output resized = ops::ResizeBilinear(img, x, {24, 24});
+  ops::ResizeBilinearGrad(img, resized, x,
+                          ops::ResizeAttrs().HalfPixelCenters(true));
+  ops::AdjustContrastv2(img, x, 1.5f);
+  ops::RandomUniformInt(img, {3}, 0, 9, ops::RandomAttrs().Seed(2));
+
   // Shapes and slicing.
   Scope a_s = s.NewSubScope("array");
   Output shape = ops::Shape(a_s, h);
@@ -215,6 +223,7 @@ void BuildGraphWithEveryOp(const Scope& root) {
   ops::ZerosLike(a_s, h);
   ops::OnesLike(a_s, h);
   ops::Tile(a_s, h, {2, 1});
+  ops::ReverseV2(a_s, h, {1});
   Output packed = ops::Pack(a_s, {h, g});
   ops::Unpack(a_s, packed, 2);
   ops::Slice(a_s, h, {0, 0}, {4, -1});
@@ -285,6 +294,9 @@ void BuildGraphWithEveryOp(const Scope& root) {
   OpBuilder(in, "QueueIsClosedV2").Input(files.output(0)).Finalize();
   OpBuilder(in, "QueueCloseV2").Input(files.output(0)).Finalize();
   Operation reader = OpBuilder(in, "TFRecordReaderV2").Finalize();
+  OpBuilder(in, "FixedLengthRecordReaderV2")
+      .Attr("record_bytes", int64_t{3073})
+      .Finalize();
   Output serialized_record = OpBuilder(in, "ReaderReadV2")
                                  .Input(reader.output(0))
                                  .Input(files.output(0))

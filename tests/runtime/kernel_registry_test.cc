@@ -82,7 +82,8 @@ TEST(KernelRegistryTest, EveryDeclaredOpHasAGpuDefinition) {
         "QueueEnqueueV2", "QueueEnqueueManyV2", "QueueDequeueV2",
         "QueueDequeueManyV2", "QueueDequeueUpToV2", "QueueCloseV2",
         "QueueSizeV2", "QueueIsClosedV2", "TFRecordReaderV2", "ReaderReadV2",
-        "ReaderReadUpToV2", "ParseExampleV2", "ParseSingleExample", "DecodeRaw",
+        "ReaderReadUpToV2", "FixedLengthRecordReaderV2",
+        "ParseExampleV2", "ParseSingleExample", "DecodeRaw",
         "RandomShuffle",
         // Counting epochs (string_input_producer's num_epochs).
         "CountUpTo", "ResourceCountUpTo"};

@@ -1,0 +1,132 @@
+// Schemas, shape functions and builder wrappers of the image ops, with
+// TensorFlow 2.21's OpDefs (core/ops/image_ops.cc).
+#include "graph/ops/image_ops.h"
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "graph/attr_value_util.h"
+#include "graph/op_registry.h"
+#include "graph/ops/shape_fn_util.h"
+#include "graph/shape_inference.h"
+#include "graph/tensor_shape.h"
+
+namespace dflow {
+namespace {
+
+#define RETURN_IF_ERROR(expr)                          \
+  do {                                                 \
+    if (absl::Status _s = (expr); !_s.ok()) return _s; \
+  } while (false)
+
+using shape_fn_util::Build;
+using shape_fn_util::FirstOutput;
+using shape_fn_util::InputWithRank;
+using shape_fn_util::InvalidArgument;
+
+absl::Status AdjustContrastShape(InferenceContext* c) {
+  TensorShape images, factor;
+  RETURN_IF_ERROR(
+      c->WithRankAtLeast(c->input(0), 3, "input 'images'", &images));
+  RETURN_IF_ERROR(InputWithRank(*c, 1, 0, &factor));
+  c->set_output(0, std::move(images));
+  return absl::OkStatus();
+}
+
+// [batch, new_height, new_width, channels]: the new size from the `size`
+// input when it is known at build time.
+absl::Status ResizeShape(InferenceContext* c) {
+  TensorShape images, size;
+  RETURN_IF_ERROR(InputWithRank(*c, 0, 4, &images));
+  RETURN_IF_ERROR(InputWithRank(*c, 1, 1, &size));
+  if (size.dim(0) >= 0 && size.dim(0) != 2) {
+    return InvalidArgument("size must hold 2 values (new_height, new_width), ",
+                           "got a vector of ", size.dim(0));
+  }
+  int64_t height = TensorShape::kUnknownDim, width = TensorShape::kUnknownDim;
+  std::vector<int64_t> hw;
+  if (c->ConstantInputAsInts(1, &hw) && hw.size() == 2) {
+    if (hw[0] <= 0 || hw[1] <= 0) {
+      return InvalidArgument("size [", hw[0], ",", hw[1],
+                             "] must be positive in both dimensions");
+    }
+    height = hw[0];
+    width = hw[1];
+  }
+  c->set_output(0, TensorShape({images.dim(0), height, width, images.dim(3)}));
+  return absl::OkStatus();
+}
+
+absl::Status ResizeGradShape(InferenceContext* c) {
+  TensorShape grads, original;
+  RETURN_IF_ERROR(InputWithRank(*c, 0, 4, &grads));
+  RETURN_IF_ERROR(InputWithRank(*c, 1, 4, &original));
+  c->set_output(0, std::move(original));
+  return absl::OkStatus();
+}
+
+DFLOW_REGISTER_OP("AdjustContrastv2")
+    .Input("images: T")
+    .Input("contrast_factor: float")
+    .Output("output: T")
+    .Attr("T: {half, float} = DT_FLOAT")
+    .SetShapeFn(AdjustContrastShape)
+    .Doc(
+        "Scales each channel's distance from its mean over the image's "
+        "height and width by contrast_factor.");
+
+DFLOW_REGISTER_OP("ResizeBilinear")
+    .Input("images: T")
+    .Input("size: int32")
+    .Output("resized_images: float")
+    .Attr(
+        "T: {int8, uint8, int16, uint16, int32, int64, bfloat16, half, "
+        "float, double}")
+    .Attr("align_corners: bool = false")
+    .Attr("half_pixel_centers: bool = false")
+    .SetShapeFn(ResizeShape)
+    .Doc(
+        "Resizes [batch, height, width, channels] images to `size` by "
+        "bilinear interpolation.");
+
+DFLOW_REGISTER_OP("ResizeBilinearGrad")
+    .Input("grads: float")
+    .Input("original_image: T")
+    .Output("output: T")
+    .Attr("T: {float, bfloat16, half, double}")
+    .Attr("align_corners: bool = false")
+    .Attr("half_pixel_centers: bool = false")
+    .SetShapeFn(ResizeGradShape)
+    .Doc("The gradient of ResizeBilinear with respect to its images.");
+
+shape_fn_util::AttrList ResizeAttrList(const ops::ResizeAttrs& attrs) {
+  return {{"align_corners", MakeAttr(attrs.align_corners)},
+          {"half_pixel_centers", MakeAttr(attrs.half_pixel_centers)}};
+}
+
+}  // namespace
+
+namespace ops {
+
+Output AdjustContrastv2(const Scope& scope, Input images,
+                        Input contrast_factor) {
+  return FirstOutput(
+      Build(scope, "AdjustContrastv2", {images, contrast_factor}));
+}
+
+Output ResizeBilinear(const Scope& scope, Input images, Input size,
+                      const ResizeAttrs& attrs) {
+  return FirstOutput(
+      Build(scope, "ResizeBilinear", {images, size}, ResizeAttrList(attrs)));
+}
+
+Output ResizeBilinearGrad(const Scope& scope, Input grads, Input original_image,
+                          const ResizeAttrs& attrs) {
+  return FirstOutput(Build(scope, "ResizeBilinearGrad", {grads, original_image},
+                           ResizeAttrList(attrs)));
+}
+
+}  // namespace ops
+}  // namespace dflow
