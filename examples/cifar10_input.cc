@@ -90,27 +90,6 @@ absl::StatusOr<std::vector<Output>> DistortedExample(const Scope& s,
   return std::vector<Output>{Standardize(s, contrast), label};
 }
 
-// Turns placeholder `name` into an Identity of `input`.
-absl::Status Rewire(const std::string& name, const Output& input,
-                    DataType dtype, GraphDef* graph) {
-  for (NodeDef& node : *graph->mutable_node()) {
-    if (node.name() != name) continue;
-    if (node.op() != "Placeholder") {
-      return absl::InvalidArgumentError(
-          absl::StrCat("the model's '", name, "' is a ", node.op(),
-                       ", not the Placeholder the input pipeline replaces"));
-    }
-    node.set_op("Identity");
-    node.clear_input();
-    node.add_input(input.name());
-    node.mutable_attr()->clear();
-    (*node.mutable_attr())["T"].set_type(dtype);
-    return absl::OkStatus();
-  }
-  return absl::InvalidArgumentError(absl::StrCat(
-      "the model has no placeholder '", name, "' for the input pipeline"));
-}
-
 }  // namespace
 
 std::vector<std::string> TrainingFiles(const std::string& data_dir) {
@@ -152,11 +131,13 @@ absl::StatusOr<std::vector<QueueRunnerDef>> AddDistortedInputs(
   GraphDef pipeline;
   if (absl::Status s = root.ToGraphDef(&pipeline); !s.ok()) return s;
   for (const NodeDef& node : pipeline.node()) *graph->add_node() = node;
-  if (absl::Status s = Rewire("images", batch->outputs[0], DT_FLOAT, graph);
+  if (absl::Status s = train::ReplacePlaceholder("images", batch->outputs[0],
+                                                 DT_FLOAT, graph);
       !s.ok()) {
     return s;
   }
-  if (absl::Status s = Rewire("labels", batch->outputs[1], DT_INT32, graph);
+  if (absl::Status s = train::ReplacePlaceholder("labels", batch->outputs[1],
+                                                 DT_INT32, graph);
       !s.ok()) {
     return s;
   }

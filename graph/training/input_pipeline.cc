@@ -199,5 +199,25 @@ absl::StatusOr<Batches> ShuffleBatch(const Scope& scope,
                     num_threads, seed, /*shuffle=*/true);
 }
 
+absl::Status ReplacePlaceholder(const std::string& name, const Output& input,
+                                DataType dtype, GraphDef* graph) {
+  for (NodeDef& node : *graph->mutable_node()) {
+    if (node.name() != name) continue;
+    if (node.op() != "Placeholder") {
+      return absl::InvalidArgumentError(
+          absl::StrCat("the model's '", name, "' is a ", node.op(),
+                       ", not the Placeholder the input pipeline replaces"));
+    }
+    node.set_op("Identity");
+    node.clear_input();
+    node.add_input(input.name());
+    node.mutable_attr()->clear();
+    (*node.mutable_attr())["T"].set_type(dtype);
+    return absl::OkStatus();
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "the model has no placeholder '", name, "' for the input pipeline"));
+}
+
 }  // namespace train
 }  // namespace dflow

@@ -21,6 +21,7 @@
 
 #include "absl/status/statusor.h"
 #include "graph/scope.h"
+#include "proto/graph.pb.h"
 #include "proto/queue_runner.pb.h"
 
 namespace dflow {
@@ -77,6 +78,12 @@ absl::StatusOr<Batches> ShuffleBatch(const Scope& scope,
                                      int batch_size, int64_t capacity,
                                      int64_t min_after_dequeue,
                                      int num_threads = 1, int64_t seed = 0);
+
+// Feeds a model built with placeholders from a pipeline built beside it:
+// placeholder `name` of `graph` becomes an Identity of `input` (of dtype
+// `dtype`). An error when `graph` has no such node or it is no Placeholder.
+absl::Status ReplacePlaceholder(const std::string& name, const Output& input,
+                                DataType dtype, GraphDef* graph);
 
 }  // namespace train
 }  // namespace dflow

@@ -47,6 +47,19 @@ uint64_t NondeterministicSeed() {
   return (*engine)();
 }
 
+PhiloxRandom StreamFromSeedAttrs(OpKernelConstruction* ctx) {
+  int64_t seed = 0;
+  int64_t seed2 = 0;
+  ctx->SetStatus(ctx->GetAttr("seed", &seed));
+  ctx->SetStatus(ctx->GetAttr("seed2", &seed2));
+  if (seed == 0 && seed2 == 0) {
+    seed = static_cast<int64_t>(NondeterministicSeed());
+    seed2 = static_cast<int64_t>(NondeterministicSeed());
+  }
+  return PhiloxRandom(static_cast<uint64_t>(seed),
+                      static_cast<uint64_t>(seed2));
+}
+
 namespace {
 
 // Counter blocks reserved per output element and step. Generous on
@@ -106,16 +119,7 @@ class PhiloxRandomOp : public OpKernel {
   using T = typename Distribution::Element;
 
   explicit PhiloxRandomOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    int64_t seed = 0;
-    int64_t seed2 = 0;
-    OP_REQUIRES_OK(ctx, ctx->GetAttr("seed", &seed));
-    OP_REQUIRES_OK(ctx, ctx->GetAttr("seed2", &seed2));
-    if (seed == 0 && seed2 == 0) {
-      seed = static_cast<int64_t>(NondeterministicSeed());
-      seed2 = static_cast<int64_t>(NondeterministicSeed());
-    }
-    stream_ =
-        PhiloxRandom(static_cast<uint64_t>(seed), static_cast<uint64_t>(seed2));
+    stream_ = StreamFromSeedAttrs(ctx);
   }
 
   void Compute(OpKernelContext* ctx) override {
@@ -153,16 +157,7 @@ template <typename T>
 class RandomUniformIntOp : public OpKernel {
  public:
   explicit RandomUniformIntOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    int64_t seed = 0;
-    int64_t seed2 = 0;
-    OP_REQUIRES_OK(ctx, ctx->GetAttr("seed", &seed));
-    OP_REQUIRES_OK(ctx, ctx->GetAttr("seed2", &seed2));
-    if (seed == 0 && seed2 == 0) {
-      seed = static_cast<int64_t>(NondeterministicSeed());
-      seed2 = static_cast<int64_t>(NondeterministicSeed());
-    }
-    stream_ =
-        PhiloxRandom(static_cast<uint64_t>(seed), static_cast<uint64_t>(seed2));
+    stream_ = StreamFromSeedAttrs(ctx);
   }
 
   void Compute(OpKernelContext* ctx) override {

@@ -93,6 +93,12 @@ class PhiloxRandom {
 // random ops' seed when both seed attrs are 0 (random_ops.cc).
 uint64_t NondeterministicSeed();
 
+class OpKernelConstruction;
+
+// The stream of a stateful random op's "seed" and "seed2" attrs (both 0: a
+// nondeterministic seed, as in TensorFlow); a missing attr fails `ctx`.
+PhiloxRandom StreamFromSeedAttrs(OpKernelConstruction* ctx);
+
 }  // namespace dflow
 
 #endif  // DFLOW_KERNELS_CPU_RANDOM_OPS_PHILOX_H_

@@ -24,15 +24,7 @@ namespace {
 class RandomShuffleOp : public OpKernel {
  public:
   explicit RandomShuffleOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    int64_t seed = 0, seed2 = 0;
-    OP_REQUIRES_OK(ctx, ctx->GetAttr("seed", &seed));
-    OP_REQUIRES_OK(ctx, ctx->GetAttr("seed2", &seed2));
-    if (seed == 0 && seed2 == 0) {
-      seed = static_cast<int64_t>(NondeterministicSeed());
-      seed2 = static_cast<int64_t>(NondeterministicSeed());
-    }
-    stream_ =
-        PhiloxRandom(static_cast<uint64_t>(seed), static_cast<uint64_t>(seed2));
+    stream_ = StreamFromSeedAttrs(ctx);
   }
 
   void Compute(OpKernelContext* ctx) override {
