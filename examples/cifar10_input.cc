@@ -128,16 +128,9 @@ absl::StatusOr<std::vector<QueueRunnerDef>> AddDistortedInputs(
       options.min_after_dequeue + 3 * options.batch_size,
       options.min_after_dequeue, options.reader_threads, options.seed);
   if (!batch.ok()) return batch.status();
-  GraphDef pipeline;
-  if (absl::Status s = root.ToGraphDef(&pipeline); !s.ok()) return s;
-  for (const NodeDef& node : pipeline.node()) *graph->add_node() = node;
-  if (absl::Status s = train::ReplacePlaceholder("images", batch->outputs[0],
-                                                 DT_FLOAT, graph);
-      !s.ok()) {
-    return s;
-  }
-  if (absl::Status s = train::ReplacePlaceholder("labels", batch->outputs[1],
-                                                 DT_INT32, graph);
+  if (absl::Status s = train::AttachInputPipeline(
+          root, {{"images", batch->outputs[0]}, {"labels", batch->outputs[1]}},
+          graph);
       !s.ok()) {
     return s;
   }

@@ -25,6 +25,15 @@
 #include "proto/node_def.pb.h"
 #include "proto/op_def.pb.h"
 
+// Returns the status of `expr` from the enclosing function unless it is OK
+// (shape functions chain many checks).
+#define DFLOW_RETURN_IF_ERROR(expr)                                 \
+  do {                                                              \
+    if (absl::Status dflow_status_ = (expr); !dflow_status_.ok()) { \
+      return dflow_status_;                                         \
+    }                                                               \
+  } while (false)
+
 namespace dflow {
 
 class InferenceContext {

@@ -203,10 +203,41 @@ thread_local int async_depth = 0;
 
 }  // namespace
 
+namespace {
+
+// A small id of the calling thread, stable for its life.
 int StatsThreadId() {
   static std::atomic<int> next{0};
   thread_local int id = next.fetch_add(1);
   return id;
+}
+
+}  // namespace
+
+void RecordKernelStats(const OpKernel& kernel, const Device& device,
+                       OpKernelContext* ctx, absl::Time step_start,
+                       int64_t start_us, NodeExecStats* s) {
+  s->node = kernel.name();
+  s->op = kernel.type_string();
+  s->device = device.name();
+  s->start_us = start_us;
+  s->end_us = absl::ToInt64Microseconds(absl::Now() - step_start);
+  s->thread_id = StatsThreadId();
+  s->details = kernel.stats_details();
+  for (auto& detail : ctx->TakeStatsDetails()) {
+    s->details.push_back(std::move(detail));
+  }
+  if (ctx->status().ok()) {
+    for (const TensorValue& v : *ctx->outputs()) {
+      s->output_shapes.push_back(v.tensor.shape());
+      s->output_bytes += static_cast<int64_t>(v.tensor.TotalBytes());
+    }
+  }
+  for (OpKernelContext::Phase& p : ctx->TakePhases()) {
+    s->phases.push_back(NodeExecStats::Phase{
+        std::move(p.name), absl::ToInt64Microseconds(p.start - step_start),
+        absl::ToInt64Microseconds(p.end - step_start)});
+  }
 }
 
 // The state of one step. Shared with every closure that runs part of it, so
@@ -643,27 +674,9 @@ class Executor::Step : public std::enable_shared_from_this<Step> {
   // Called once the kernel is done (an async kernel's phases were recorded
   // before it called `done`, which runs this).
   void RecordStats(int id, OpKernelContext* ctx, int64_t start_us) {
-    const OpKernel& k = *exec_->nodes_[id].kernel;
-    NodeExecStats& s = stats_[id];
-    s.node = k.name();
-    s.op = k.type_string();
-    s.device = exec_->nodes_[id].device->name();
-    s.start_us = start_us;
-    s.end_us = ElapsedMicros();
-    s.thread_id = StatsThreadId();
-    s.details = k.stats_details();
-    for (auto& detail : ctx->TakeStatsDetails()) {
-      s.details.push_back(std::move(detail));
-    }
-    for (const TensorValue& v : *ctx->outputs()) {
-      s.output_shapes.push_back(v.tensor.shape());
-      s.output_bytes += static_cast<int64_t>(v.tensor.TotalBytes());
-    }
-    for (OpKernelContext::Phase& p : ctx->TakePhases()) {
-      s.phases.push_back(NodeExecStats::Phase{
-          std::move(p.name), absl::ToInt64Microseconds(p.start - start_),
-          absl::ToInt64Microseconds(p.end - start_)});
-    }
+    const NodeItem& item = exec_->nodes_[id];
+    RecordKernelStats(*item.kernel, *item.device, ctx, start_, start_us,
+                      &stats_[id]);
   }
 
   const std::shared_ptr<const Executor> keep_alive_;  // null if not shared

@@ -63,14 +63,17 @@
 
 namespace dflow {
 
+// Fills `s` with what both executors record of one kernel run: names,
+// times (start_us, and now, since `step_start`), the calling thread, the
+// outputs (when the kernel succeeded), its details and timed phases.
+void RecordKernelStats(const OpKernel& kernel, const Device& device,
+                       OpKernelContext* ctx, absl::Time step_start,
+                       int64_t start_us, NodeExecStats* s);
+
 // Owned through a std::shared_ptr (a unique_ptr from Create converts), a
 // step that outlives Run (it timed out, its kernels still finishing) keeps
 // the executor alive until its last kernel returns; otherwise the caller
 // must keep the executor alive that long.
-// A small id of the calling thread, stable for its life: the thread_id of
-// the step stats both executors record.
-int StatsThreadId();
-
 class Executor : public std::enable_shared_from_this<Executor> {
  public:
   // Supplies the kernel of a node: lets a session share one kernel per

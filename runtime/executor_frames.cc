@@ -635,21 +635,10 @@ class Executor::FrameStep : public std::enable_shared_from_this<FrameStep> {
   void RecordStats(const Tagged& t, OpKernelContext* ctx, int64_t start_us) {
     const NodeItem& item = exec_->nodes_[t.id];
     NodeExecStats s;
-    s.node = item.kernel->name();
-    s.op = item.kernel->type_string();
-    s.device = item.device->name();
+    RecordKernelStats(*item.kernel, *item.device, ctx, start_, start_us, &s);
     if (t.frame->frame != 0) {
       s.frame = Info(t.frame).name;
       s.iteration = t.iter;
-    }
-    s.start_us = start_us;
-    s.end_us = ElapsedMicros();
-    s.thread_id = StatsThreadId();
-    if (ctx->status().ok()) {
-      for (const TensorValue& v : *ctx->outputs()) {
-        s.output_shapes.push_back(v.tensor.shape());
-        s.output_bytes += static_cast<int64_t>(v.tensor.TotalBytes());
-      }
     }
     std::lock_guard<std::mutex> lock(stats_mu_);
     stats_.push_back(std::move(s));

@@ -21,13 +21,6 @@
 namespace dflow {
 namespace {
 
-// Local to this file (undefined after the shape functions).
-#define ARRAY_OPS_RETURN_IF_ERROR(expr)                    \
-  do {                                                     \
-    const absl::Status array_ops_status_ = (expr);         \
-    if (!array_ops_status_.ok()) return array_ops_status_; \
-  } while (false)
-
 using shape_fn_util::AllOutputs;
 using shape_fn_util::CheckRank;
 using shape_fn_util::FirstOutput;
@@ -77,7 +70,7 @@ absl::Status ConstShape(InferenceContext* c) {
     return InvalidArgument("attr 'value' must hold a tensor");
   }
   DataType dtype;
-  ARRAY_OPS_RETURN_IF_ERROR(c->GetAttr("dtype", &dtype));
+  DFLOW_RETURN_IF_ERROR(c->GetAttr("dtype", &dtype));
   const TensorProto& proto = value->tensor();
   if (proto.dtype() != dtype) {
     return InvalidArgument("attr 'value' holds a ", DataTypeName(proto.dtype()),
@@ -107,7 +100,7 @@ absl::Status ConstShape(InferenceContext* c) {
 
 absl::Status PlaceholderWithDefaultShape(InferenceContext* c) {
   TensorShape shape;
-  ARRAY_OPS_RETURN_IF_ERROR(c->GetAttr("shape", &shape));
+  DFLOW_RETURN_IF_ERROR(c->GetAttr("shape", &shape));
   if (!c->input(0).IsCompatibleWith(shape)) {
     return InvalidArgument(
         "the default input has shape ", c->input(0).ToString(),
@@ -138,18 +131,16 @@ absl::Status NoOutputs(InferenceContext*) { return absl::OkStatus(); }
 
 absl::Status FillShape(InferenceContext* c) {
   TensorShape unused;
-  ARRAY_OPS_RETURN_IF_ERROR(
-      c->WithRank(c->input(0), 1, "input 'dims'", &unused));
-  ARRAY_OPS_RETURN_IF_ERROR(CheckRank(unused.dim(0), "input 'dims'"));
-  ARRAY_OPS_RETURN_IF_ERROR(
-      c->WithRank(c->input(1), 0, "input 'value'", &unused));
+  DFLOW_RETURN_IF_ERROR(c->WithRank(c->input(0), 1, "input 'dims'", &unused));
+  DFLOW_RETURN_IF_ERROR(CheckRank(unused.dim(0), "input 'dims'"));
+  DFLOW_RETURN_IF_ERROR(c->WithRank(c->input(1), 0, "input 'value'", &unused));
   std::vector<int64_t> dims;
   if (c->ConstantInputAsInts(0, &dims) &&
       std::any_of(dims.begin(), dims.end(), [](int64_t d) { return d < 0; })) {
     return InvalidArgument("Fill dimensions must be >= 0, got ", Ints(dims));
   }
   TensorShape out;
-  ARRAY_OPS_RETURN_IF_ERROR(c->ShapeFromShapeTensor(0, &out));
+  DFLOW_RETURN_IF_ERROR(c->ShapeFromShapeTensor(0, &out));
   c->set_output(0, out);
   return absl::OkStatus();
 }
@@ -161,7 +152,7 @@ absl::Status RangeShape(InferenceContext* c) {
   int64_t iv[3] = {0, 0, 0};
   bool known = true, is_int = true;
   for (int i = 0; i < 3; ++i) {
-    ARRAY_OPS_RETURN_IF_ERROR(c->WithRank(
+    DFLOW_RETURN_IF_ERROR(c->WithRank(
         c->input(i), 0, absl::StrCat("input '", names[i], "'"), &unused));
     bool int_i = false;
     known = known && ScalarInput(c, i, &v[i], &iv[i], &int_i);
@@ -207,15 +198,14 @@ absl::Status RangeShape(InferenceContext* c) {
 
 absl::Status OneHotShape(InferenceContext* c) {
   int64_t axis;
-  ARRAY_OPS_RETURN_IF_ERROR(c->GetAttr("axis", &axis));
+  DFLOW_RETURN_IF_ERROR(c->GetAttr("axis", &axis));
   if (axis < -1)
     return InvalidArgument("attr 'axis' must be >= -1, got ", axis);
   TensorShape unused;
-  ARRAY_OPS_RETURN_IF_ERROR(
-      c->WithRank(c->input(1), 0, "input 'depth'", &unused));
-  ARRAY_OPS_RETURN_IF_ERROR(
+  DFLOW_RETURN_IF_ERROR(c->WithRank(c->input(1), 0, "input 'depth'", &unused));
+  DFLOW_RETURN_IF_ERROR(
       c->WithRank(c->input(2), 0, "input 'on_value'", &unused));
-  ARRAY_OPS_RETURN_IF_ERROR(
+  DFLOW_RETURN_IF_ERROR(
       c->WithRank(c->input(3), 0, "input 'off_value'", &unused));
   std::vector<int64_t> depth_value;
   int64_t depth = -1;
@@ -242,8 +232,6 @@ absl::Status OneHotShape(InferenceContext* c) {
 absl::Status PassThrough(InferenceContext* c) { return c->PassThrough(); }
 
 }  // namespace
-
-#undef ARRAY_OPS_RETURN_IF_ERROR
 
 // --- Registrations (TensorFlow's schemas). ---
 

@@ -24,11 +24,6 @@
 namespace dflow {
 namespace {
 
-#define RETURN_IF_ERROR(expr)                          \
-  do {                                                 \
-    if (absl::Status _s = (expr); !_s.ok()) return _s; \
-  } while (false)
-
 template <typename... Args>
 absl::Status InvalidArg(const Args&... args) {
   return absl::InvalidArgumentError(absl::StrCat(args...));
@@ -55,12 +50,12 @@ using shape_fn_util::SameShapeInputs;
 absl::Status ShapeInput4(const InferenceContext& c, int i, TensorShape* out) {
   const std::string& name = c.op_def().input_arg(i).name();
   TensorShape v;
-  RETURN_IF_ERROR(InputWithRank(c, i, 1, &v));
+  DFLOW_RETURN_IF_ERROR(InputWithRank(c, i, 1, &v));
   if (v.dim(0) >= 0 && v.dim(0) != 4) {
     return InvalidArg("input '", name, "' has shape ", v.ToString(),
                       " but must hold the 4 sizes of a shape");
   }
-  RETURN_IF_ERROR(c.ShapeFromShapeTensor(i, out));
+  DFLOW_RETURN_IF_ERROR(c.ShapeFromShapeTensor(i, out));
   return c.WithRank(*out, 4, absl::StrCat("input '", name, "'"), out);
 }
 
@@ -75,7 +70,7 @@ struct ImageLayout {
 };
 
 absl::Status GetLayout(const InferenceContext& c, ImageLayout* l) {
-  RETURN_IF_ERROR(c.GetAttr("data_format", &l->name));
+  DFLOW_RETURN_IF_ERROR(c.GetAttr("data_format", &l->name));
   if (l->name == "NHWC") return absl::OkStatus();
   if (l->name != "NCHW" && l->name != "NCHW_VECT_C") {
     return InvalidArg("data_format '", l->name, "' is not NHWC or NCHW");
@@ -106,7 +101,7 @@ TensorShape MakeImageShape(const ImageLayout& l, int64_t n, int64_t h,
 absl::Status GetWindowAttr(const InferenceContext& c, absl::string_view name,
                            const ImageLayout& l, bool allow_channel,
                            std::vector<int64_t>* v) {
-  RETURN_IF_ERROR(c.GetAttr(name, v));
+  DFLOW_RETURN_IF_ERROR(c.GetAttr(name, v));
   bool ok = v->size() == 4;
   for (int64_t x : *v) ok = ok && x >= 1 && x <= INT32_MAX;
   if (!ok) {
@@ -136,7 +131,7 @@ struct PaddingSpec {
 // padding under EXPLICIT, none otherwise.
 absl::Status GetPadding(const InferenceContext& c, const ImageLayout& l,
                         bool has_explicit, PaddingSpec* p) {
-  RETURN_IF_ERROR(c.GetAttr("padding", &p->name));
+  DFLOW_RETURN_IF_ERROR(c.GetAttr("padding", &p->name));
   if (p->name == "SAME") {
     p->type = Padding::kSame;
   } else if (p->name == "VALID") {
@@ -149,7 +144,7 @@ absl::Status GetPadding(const InferenceContext& c, const ImageLayout& l,
   }
   if (!has_explicit) return absl::OkStatus();
   std::vector<int64_t> pads;
-  RETURN_IF_ERROR(c.GetAttr("explicit_paddings", &pads));
+  DFLOW_RETURN_IF_ERROR(c.GetAttr("explicit_paddings", &pads));
   if (p->type != Padding::kExplicit) {
     if (pads.empty()) return absl::OkStatus();
     return InvalidArg("explicit_paddings ", ListStr(pads), " must be empty ",
@@ -218,12 +213,13 @@ struct ConvAttrs {
 };
 
 absl::Status GetConvAttrs(const InferenceContext& c, ConvAttrs* a) {
-  RETURN_IF_ERROR(GetLayout(c, &a->layout));
+  DFLOW_RETURN_IF_ERROR(GetLayout(c, &a->layout));
   if (a->layout.rank != 4) {
     return InvalidArg("data_format ", a->layout.name, " is not supported");
   }
-  RETURN_IF_ERROR(GetWindowAttr(c, "strides", a->layout, false, &a->strides));
-  RETURN_IF_ERROR(
+  DFLOW_RETURN_IF_ERROR(
+      GetWindowAttr(c, "strides", a->layout, false, &a->strides));
+  DFLOW_RETURN_IF_ERROR(
       GetWindowAttr(c, "dilations", a->layout, false, &a->dilations));
   return GetPadding(c, a->layout, /*has_explicit=*/true, &a->padding);
 }
@@ -262,7 +258,7 @@ absl::Status ConvOutput(const ConvAttrs& a, const TensorShape& in,
   }
   int64_t out[2];  // height, width
   for (int k = 0, d = l.h; k < 2; ++k, d = l.w) {
-    RETURN_IF_ERROR(
+    DFLOW_RETURN_IF_ERROR(
         Prefixed(WindowedOutputSize(in.dim(d), filter.dim(k), a.dilations[d],
                                     a.strides[d], a.padding, d,
                                     k ? "width" : "height", &out[k]),
@@ -274,11 +270,11 @@ absl::Status ConvOutput(const ConvAttrs& a, const TensorShape& in,
 
 absl::Status Conv2DShape(InferenceContext* c) {
   ConvAttrs a;
-  RETURN_IF_ERROR(GetConvAttrs(*c, &a));
+  DFLOW_RETURN_IF_ERROR(GetConvAttrs(*c, &a));
   TensorShape in, filter, out;
-  RETURN_IF_ERROR(InputWithRank(*c, 0, 4, &in));
-  RETURN_IF_ERROR(InputWithRank(*c, 1, 4, &filter));
-  RETURN_IF_ERROR(
+  DFLOW_RETURN_IF_ERROR(InputWithRank(*c, 0, 4, &in));
+  DFLOW_RETURN_IF_ERROR(InputWithRank(*c, 1, 4, &filter));
+  DFLOW_RETURN_IF_ERROR(
       ConvOutput(a, in, filter,
                  absl::StrCat("input ", in.ToString(), " (", a.layout.name,
                               ") and filter ", filter.ToString()),
@@ -289,9 +285,9 @@ absl::Status Conv2DShape(InferenceContext* c) {
 
 // Conv2D's output; the bias (input 2) a vector of its channels.
 absl::Status FusedConv2DShape(InferenceContext* c) {
-  RETURN_IF_ERROR(Conv2DShape(c));
+  DFLOW_RETURN_IF_ERROR(Conv2DShape(c));
   TensorShape bias;
-  RETURN_IF_ERROR(InputWithRank(*c, 2, 1, &bias));
+  DFLOW_RETURN_IF_ERROR(InputWithRank(*c, 2, 1, &bias));
   const int64_t channels = c->output(0).dim(3);  // NHWC only
   if (bias.dim(0) >= 0 && channels >= 0 && bias.dim(0) != channels) {
     return InvalidArg("the bias ", bias.ToString(),
@@ -310,7 +306,7 @@ absl::Status CheckConvBackprop(const ConvAttrs& a, const TensorShape& in,
       "input ", in.ToString(), " (", a.layout.name, "), filter ",
       filter.ToString(), " and out_backprop ", out_backprop.ToString());
   TensorShape expected;
-  RETURN_IF_ERROR(ConvOutput(a, in, filter, what, &expected));
+  DFLOW_RETURN_IF_ERROR(ConvOutput(a, in, filter, what, &expected));
   if (expected.IsCompatibleWith(out_backprop)) return absl::OkStatus();
   return InvalidArg(what, ": out_backprop must match the convolution's ",
                     "output ", expected.ToString(), " (strides ",
@@ -320,23 +316,23 @@ absl::Status CheckConvBackprop(const ConvAttrs& a, const TensorShape& in,
 
 absl::Status Conv2DBackpropInputShape(InferenceContext* c) {
   ConvAttrs a;
-  RETURN_IF_ERROR(GetConvAttrs(*c, &a));
+  DFLOW_RETURN_IF_ERROR(GetConvAttrs(*c, &a));
   const ImageLayout& l = a.layout;
   TensorShape sizes, filter, grad, in;
-  RETURN_IF_ERROR(InputWithRank(*c, 0, 1, &sizes));
-  RETURN_IF_ERROR(InputWithRank(*c, 1, 4, &filter));
-  RETURN_IF_ERROR(InputWithRank(*c, 2, 4, &grad));
+  DFLOW_RETURN_IF_ERROR(InputWithRank(*c, 0, 1, &sizes));
+  DFLOW_RETURN_IF_ERROR(InputWithRank(*c, 1, 4, &filter));
+  DFLOW_RETURN_IF_ERROR(InputWithRank(*c, 2, 4, &grad));
   if (sizes.dim(0) >= 0 && sizes.dim(0) != 4 && sizes.dim(0) != 2) {
     return InvalidArg("input_sizes has shape ", sizes.ToString(),
                       " but must hold 4 sizes (or the 2 spatial ones)");
   }
-  RETURN_IF_ERROR(c->ShapeFromShapeTensor(0, &in));
+  DFLOW_RETURN_IF_ERROR(c->ShapeFromShapeTensor(0, &in));
   if (in.rank() == 2) {
     // Only the spatial sizes: batch from out_backprop, channels from filter.
     in = MakeImageShape(l, kUnknown, in.dim(0), in.dim(1), filter.dim(2));
   }
-  RETURN_IF_ERROR(c->WithRank(in, 4, "input_sizes", &in));
-  RETURN_IF_ERROR(CheckConvBackprop(a, in, filter, grad));
+  DFLOW_RETURN_IF_ERROR(c->WithRank(in, 4, "input_sizes", &in));
+  DFLOW_RETURN_IF_ERROR(CheckConvBackprop(a, in, filter, grad));
   if (in.dim(l.n) < 0) in.set_dim(l.n, grad.dim(l.n));
   c->set_output(0, std::move(in));
   return absl::OkStatus();
@@ -344,12 +340,12 @@ absl::Status Conv2DBackpropInputShape(InferenceContext* c) {
 
 absl::Status Conv2DBackpropFilterShape(InferenceContext* c) {
   ConvAttrs a;
-  RETURN_IF_ERROR(GetConvAttrs(*c, &a));
+  DFLOW_RETURN_IF_ERROR(GetConvAttrs(*c, &a));
   TensorShape in, grad, filter;
-  RETURN_IF_ERROR(InputWithRank(*c, 0, 4, &in));
-  RETURN_IF_ERROR(ShapeInput4(*c, 1, &filter));
-  RETURN_IF_ERROR(InputWithRank(*c, 2, 4, &grad));
-  RETURN_IF_ERROR(CheckConvBackprop(a, in, filter, grad));
+  DFLOW_RETURN_IF_ERROR(InputWithRank(*c, 0, 4, &in));
+  DFLOW_RETURN_IF_ERROR(ShapeInput4(*c, 1, &filter));
+  DFLOW_RETURN_IF_ERROR(InputWithRank(*c, 2, 4, &grad));
+  DFLOW_RETURN_IF_ERROR(CheckConvBackprop(a, in, filter, grad));
   if (filter.dim(3) < 0) filter.set_dim(3, grad.dim(a.layout.c));
   c->set_output(0, std::move(filter));
   return absl::OkStatus();
@@ -367,16 +363,18 @@ struct PoolAttrs {
 // channels; AvgPool and AvgPoolGrad do neither.
 absl::Status GetPoolAttrs(const InferenceContext& c, bool is_max,
                           PoolAttrs* a) {
-  RETURN_IF_ERROR(GetLayout(c, &a->layout));
-  RETURN_IF_ERROR(GetWindowAttr(c, "ksize", a->layout, is_max, &a->ksize));
-  RETURN_IF_ERROR(GetWindowAttr(c, "strides", a->layout, is_max, &a->strides));
+  DFLOW_RETURN_IF_ERROR(GetLayout(c, &a->layout));
+  DFLOW_RETURN_IF_ERROR(
+      GetWindowAttr(c, "ksize", a->layout, is_max, &a->ksize));
+  DFLOW_RETURN_IF_ERROR(
+      GetWindowAttr(c, "strides", a->layout, is_max, &a->strides));
   return GetPadding(c, a->layout, is_max, &a->padding);
 }
 
 // Input `i` as an image of the layout's rank.
 absl::Status PoolInput(const InferenceContext& c, const PoolAttrs& a, int i,
                        TensorShape* out) {
-  RETURN_IF_ERROR(InputWithRank(c, i, a.layout.rank, out));
+  DFLOW_RETURN_IF_ERROR(InputWithRank(c, i, a.layout.rank, out));
   const int64_t v = a.layout.vect >= 0 ? out->dim(a.layout.vect) : kUnknown;
   if (v >= 0 && v != 4 && v != 32) {
     return InvalidArg("input ", out->ToString(), " is NCHW_VECT_C, so its ",
@@ -408,7 +406,7 @@ absl::Status PoolOutputShape(const PoolAttrs& a, const TensorShape& in,
   }
   int64_t hw[2];
   for (int k = 0, d = l.h; k < 2; ++k, d = l.w) {
-    RETURN_IF_ERROR(Prefixed(
+    DFLOW_RETURN_IF_ERROR(Prefixed(
         WindowedOutputSize(in.dim(d), a.ksize[d], 1, a.strides[d], a.padding, d,
                            k ? "width" : "height", &hw[k]),
         absl::StrCat(what, ": ")));
@@ -420,10 +418,10 @@ absl::Status PoolOutputShape(const PoolAttrs& a, const TensorShape& in,
 
 absl::Status PoolShape(InferenceContext* c, bool is_max) {
   PoolAttrs a;
-  RETURN_IF_ERROR(GetPoolAttrs(*c, is_max, &a));
+  DFLOW_RETURN_IF_ERROR(GetPoolAttrs(*c, is_max, &a));
   TensorShape in, out;
-  RETURN_IF_ERROR(PoolInput(*c, a, 0, &in));
-  RETURN_IF_ERROR(PoolOutputShape(a, in, &out));
+  DFLOW_RETURN_IF_ERROR(PoolInput(*c, a, 0, &in));
+  DFLOW_RETURN_IF_ERROR(PoolOutputShape(a, in, &out));
   c->set_output(0, std::move(out));
   return absl::OkStatus();
 }
@@ -433,7 +431,7 @@ absl::Status PoolShape(InferenceContext* c, bool is_max) {
 absl::Status CheckPoolGrad(const PoolAttrs& a, const TensorShape& in,
                            absl::string_view name, const TensorShape& shape) {
   TensorShape expected;
-  RETURN_IF_ERROR(PoolOutputShape(a, in, &expected));
+  DFLOW_RETURN_IF_ERROR(PoolOutputShape(a, in, &expected));
   if (expected.IsCompatibleWith(shape)) return absl::OkStatus();
   return InvalidArg(name, " ", shape.ToString(), " must match the pool ",
                     "output ", expected.ToString(), " of the original input ",
@@ -444,25 +442,25 @@ absl::Status CheckPoolGrad(const PoolAttrs& a, const TensorShape& in,
 
 absl::Status MaxPoolGradShape(InferenceContext* c) {
   PoolAttrs a;
-  RETURN_IF_ERROR(GetPoolAttrs(*c, /*is_max=*/true, &a));
+  DFLOW_RETURN_IF_ERROR(GetPoolAttrs(*c, /*is_max=*/true, &a));
   TensorShape in, orig_out, grad;
-  RETURN_IF_ERROR(PoolInput(*c, a, 0, &in));
-  RETURN_IF_ERROR(PoolInput(*c, a, 1, &orig_out));
-  RETURN_IF_ERROR(PoolInput(*c, a, 2, &grad));
-  RETURN_IF_ERROR(CheckPoolGrad(a, in, "orig_output", orig_out));
-  RETURN_IF_ERROR(CheckPoolGrad(a, in, "grad", grad));
+  DFLOW_RETURN_IF_ERROR(PoolInput(*c, a, 0, &in));
+  DFLOW_RETURN_IF_ERROR(PoolInput(*c, a, 1, &orig_out));
+  DFLOW_RETURN_IF_ERROR(PoolInput(*c, a, 2, &grad));
+  DFLOW_RETURN_IF_ERROR(CheckPoolGrad(a, in, "orig_output", orig_out));
+  DFLOW_RETURN_IF_ERROR(CheckPoolGrad(a, in, "grad", grad));
   c->set_output(0, std::move(in));
   return absl::OkStatus();
 }
 
 absl::Status AvgPoolGradShape(InferenceContext* c) {
   PoolAttrs a;
-  RETURN_IF_ERROR(GetPoolAttrs(*c, /*is_max=*/false, &a));
+  DFLOW_RETURN_IF_ERROR(GetPoolAttrs(*c, /*is_max=*/false, &a));
   const ImageLayout& l = a.layout;
   TensorShape in, grad;
-  RETURN_IF_ERROR(ShapeInput4(*c, 0, &in));
-  RETURN_IF_ERROR(PoolInput(*c, a, 1, &grad));
-  RETURN_IF_ERROR(CheckPoolGrad(a, in, "grad", grad));
+  DFLOW_RETURN_IF_ERROR(ShapeInput4(*c, 0, &in));
+  DFLOW_RETURN_IF_ERROR(PoolInput(*c, a, 1, &grad));
+  DFLOW_RETURN_IF_ERROR(CheckPoolGrad(a, in, "grad", grad));
   // Batch and channels pass through pooling unchanged.
   if (in.dim(l.n) < 0) in.set_dim(l.n, grad.dim(l.n));
   if (in.dim(l.c) < 0) in.set_dim(l.c, grad.dim(l.c));
@@ -724,5 +722,3 @@ Output LRNGrad(const Scope& scope, Input input_grads, Input input_image,
 
 }  // namespace ops
 }  // namespace dflow
-
-#undef RETURN_IF_ERROR

@@ -16,11 +16,6 @@
 namespace dflow {
 namespace {
 
-#define RETURN_IF_ERROR(expr)                          \
-  do {                                                 \
-    if (absl::Status _s = (expr); !_s.ok()) return _s; \
-  } while (false)
-
 using shape_fn_util::Build;
 using shape_fn_util::FirstOutput;
 using shape_fn_util::InputWithRank;
@@ -28,9 +23,9 @@ using shape_fn_util::InvalidArgument;
 
 absl::Status AdjustContrastShape(InferenceContext* c) {
   TensorShape images, factor;
-  RETURN_IF_ERROR(
+  DFLOW_RETURN_IF_ERROR(
       c->WithRankAtLeast(c->input(0), 3, "input 'images'", &images));
-  RETURN_IF_ERROR(InputWithRank(*c, 1, 0, &factor));
+  DFLOW_RETURN_IF_ERROR(InputWithRank(*c, 1, 0, &factor));
   c->set_output(0, std::move(images));
   return absl::OkStatus();
 }
@@ -39,8 +34,8 @@ absl::Status AdjustContrastShape(InferenceContext* c) {
 // input when it is known at build time.
 absl::Status ResizeShape(InferenceContext* c) {
   TensorShape images, size;
-  RETURN_IF_ERROR(InputWithRank(*c, 0, 4, &images));
-  RETURN_IF_ERROR(InputWithRank(*c, 1, 1, &size));
+  DFLOW_RETURN_IF_ERROR(InputWithRank(*c, 0, 4, &images));
+  DFLOW_RETURN_IF_ERROR(InputWithRank(*c, 1, 1, &size));
   if (size.dim(0) >= 0 && size.dim(0) != 2) {
     return InvalidArgument("size must hold 2 values (new_height, new_width), ",
                            "got a vector of ", size.dim(0));
@@ -61,8 +56,8 @@ absl::Status ResizeShape(InferenceContext* c) {
 
 absl::Status ResizeGradShape(InferenceContext* c) {
   TensorShape grads, original;
-  RETURN_IF_ERROR(InputWithRank(*c, 0, 4, &grads));
-  RETURN_IF_ERROR(InputWithRank(*c, 1, 4, &original));
+  DFLOW_RETURN_IF_ERROR(InputWithRank(*c, 0, 4, &grads));
+  DFLOW_RETURN_IF_ERROR(InputWithRank(*c, 1, 4, &original));
   c->set_output(0, std::move(original));
   return absl::OkStatus();
 }

@@ -24,12 +24,6 @@ using shape_fn_util::FirstOutput;
 using shape_fn_util::InvalidArgument;
 using shape_fn_util::RankKnown;
 
-#define INDEX_OPS_RETURN_IF_ERROR(expr) \
-  do {                                  \
-    absl::Status _s = (expr);           \
-    if (!_s.ok()) return _s;            \
-  } while (0)
-
 // dims [begin, end) of `s` appended to `out`.
 void AppendDims(const TensorShape& s, int begin, int end, TensorShape* out) {
   for (int i = begin; i < end; ++i) out->AddDim(s.dim(i));
@@ -40,7 +34,7 @@ absl::Status GatherShapeImpl(InferenceContext* c, bool has_axis) {
   const TensorShape& params = c->input(0);
   const TensorShape& indices = c->input(1);
   int64_t batch_dims = 0;
-  if (has_axis) INDEX_OPS_RETURN_IF_ERROR(c->GetAttr("batch_dims", &batch_dims));
+  if (has_axis) DFLOW_RETURN_IF_ERROR(c->GetAttr("batch_dims", &batch_dims));
   int64_t axis = 0;
   bool axis_known = true;
   if (has_axis) {
@@ -79,7 +73,7 @@ absl::Status GatherShapeImpl(InferenceContext* c, bool has_axis) {
   }
   for (int i = 0; i < batch_dims; ++i) {
     int64_t d;
-    INDEX_OPS_RETURN_IF_ERROR(c->MergeDim(
+    DFLOW_RETURN_IF_ERROR(c->MergeDim(
         params.dim(i), indices.dim(i),
         absl::StrCat("batch dimension ", i, " of params and indices"), &d));
   }
@@ -120,7 +114,7 @@ absl::Status UnsortedSegmentSumShape(InferenceContext* c) {
   }
   for (int i = 0; i < ids.rank(); ++i) {
     int64_t d;
-    INDEX_OPS_RETURN_IF_ERROR(c->MergeDim(
+    DFLOW_RETURN_IF_ERROR(c->MergeDim(
         data.dim(i), ids.dim(i),
         absl::StrCat("segment_ids.shape = ", ids.ToString(),
                      " is not a prefix of data.shape = ", data.ToString(),
@@ -158,18 +152,18 @@ absl::Status DynamicStitchShape(InferenceContext* c) {
     }
     for (int d = 0; d < ind.rank(); ++d) {
       int64_t m;
-      INDEX_OPS_RETURN_IF_ERROR(c->MergeDim(
-          data.dim(d), ind.dim(d),
-          absl::StrCat("data[", i, "].shape = ", data.ToString(),
-                       " does not start with indices[", i,
-                       "].shape = ", ind.ToString()),
-          &m));
+      DFLOW_RETURN_IF_ERROR(
+          c->MergeDim(data.dim(d), ind.dim(d),
+                      absl::StrCat("data[", i, "].shape = ", data.ToString(),
+                                   " does not start with indices[", i,
+                                   "].shape = ", ind.ToString()),
+                      &m));
     }
     TensorShape s(std::vector<int64_t>{});
     AppendDims(data, ind.rank(), data.rank(), &s);
     if (RankKnown(suffix)) {
       TensorShape merged;
-      INDEX_OPS_RETURN_IF_ERROR(c->MergeShapes(
+      DFLOW_RETURN_IF_ERROR(c->MergeShapes(
           suffix, s, "the element shapes of the data inputs", &merged));
       suffix = merged;
     } else {
@@ -188,7 +182,7 @@ absl::Status DynamicStitchShape(InferenceContext* c) {
 
 absl::Status UniqueShape(InferenceContext* c) {
   TensorShape x;
-  INDEX_OPS_RETURN_IF_ERROR(c->WithRank(c->input(0), 1, "input 'x'", &x));
+  DFLOW_RETURN_IF_ERROR(c->WithRank(c->input(0), 1, "input 'x'", &x));
   c->set_output(0, TensorShape({TensorShape::kUnknownDim}));
   c->set_output(1, x);
   return absl::OkStatus();
@@ -203,7 +197,7 @@ absl::Status WhereShape(InferenceContext* c) {
 
 absl::Status TopKShape(InferenceContext* c) {
   TensorShape in;
-  INDEX_OPS_RETURN_IF_ERROR(c->WithRankAtLeast(c->input(0), 1, "input", &in));
+  DFLOW_RETURN_IF_ERROR(c->WithRankAtLeast(c->input(0), 1, "input", &in));
   if (RankKnown(c->input(1)) && c->input(1).rank() != 0) {
     return InvalidArgument("k must be a scalar but has shape ",
                            c->input(1).ToString());
@@ -233,12 +227,12 @@ absl::Status TopKShape(InferenceContext* c) {
 
 absl::Status InTopKShape(InferenceContext* c) {
   TensorShape predictions, targets;
-  INDEX_OPS_RETURN_IF_ERROR(
+  DFLOW_RETURN_IF_ERROR(
       c->WithRank(c->input(0), 2, "input 'predictions'", &predictions));
-  INDEX_OPS_RETURN_IF_ERROR(
+  DFLOW_RETURN_IF_ERROR(
       c->WithRank(c->input(1), 1, "input 'targets'", &targets));
   int64_t batch;
-  INDEX_OPS_RETURN_IF_ERROR(c->MergeDim(
+  DFLOW_RETURN_IF_ERROR(c->MergeDim(
       predictions.dim(0), targets.dim(0),
       "the first dimension of 'predictions' and of 'targets'", &batch));
   c->set_output(0, TensorShape({batch}));
@@ -369,10 +363,11 @@ Output DynamicStitch(const Scope& scope, absl::Span<const Output> indices,
 }
 
 UniqueOutputs Unique(const Scope& scope, Input x, const UniqueAttrs& attrs) {
-  OutputList out = AllOutputs(
-      OpBuilder(scope, "Unique").Input(x).Attr("out_idx", attrs.out_idx)
-          .Finalize(),
-      2);
+  OutputList out = AllOutputs(OpBuilder(scope, "Unique")
+                                  .Input(x)
+                                  .Attr("out_idx", attrs.out_idx)
+                                  .Finalize(),
+                              2);
   return {out[0], out[1]};
 }
 

@@ -13,12 +13,6 @@
 namespace dflow {
 namespace {
 
-#define IO_OPS_RETURN_IF_ERROR(expr)     \
-  do {                                   \
-    absl::Status _s = (expr);            \
-    if (!_s.ok()) return _s;             \
-  } while (0)
-
 absl::Status Scalar(InferenceContext* c, int i, absl::string_view what) {
   TensorShape unused;
   return c->WithRank(c->input(i), 0, what, &unused);
@@ -28,19 +22,19 @@ absl::Status Scalar(InferenceContext* c, int i, absl::string_view what) {
 absl::Status NamesAndSlices(InferenceContext* c, int names, int slices,
                             int64_t* count) {
   TensorShape n, s;
-  IO_OPS_RETURN_IF_ERROR(c->WithRank(c->input(names), 1,
-                                     "input 'tensor_names'", &n));
-  IO_OPS_RETURN_IF_ERROR(c->WithRank(c->input(slices), 1,
-                                     "input 'shape_and_slices'", &s));
+  DFLOW_RETURN_IF_ERROR(
+      c->WithRank(c->input(names), 1, "input 'tensor_names'", &n));
+  DFLOW_RETURN_IF_ERROR(
+      c->WithRank(c->input(slices), 1, "input 'shape_and_slices'", &s));
   return c->MergeDim(n.dim(0), s.dim(0),
                      "the lengths of 'tensor_names' and 'shape_and_slices'",
                      count);
 }
 
 absl::Status SaveV2Shape(InferenceContext* c) {
-  IO_OPS_RETURN_IF_ERROR(Scalar(c, 0, "input 'prefix'"));
+  DFLOW_RETURN_IF_ERROR(Scalar(c, 0, "input 'prefix'"));
   int64_t count = -1;
-  IO_OPS_RETURN_IF_ERROR(NamesAndSlices(c, 1, 2, &count));
+  DFLOW_RETURN_IF_ERROR(NamesAndSlices(c, 1, 2, &count));
   const int64_t tensors = c->num_inputs() - 3;
   if (count >= 0 && count != tensors) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -51,9 +45,9 @@ absl::Status SaveV2Shape(InferenceContext* c) {
 }
 
 absl::Status RestoreV2Shape(InferenceContext* c) {
-  IO_OPS_RETURN_IF_ERROR(Scalar(c, 0, "input 'prefix'"));
+  DFLOW_RETURN_IF_ERROR(Scalar(c, 0, "input 'prefix'"));
   int64_t count = -1;
-  IO_OPS_RETURN_IF_ERROR(NamesAndSlices(c, 1, 2, &count));
+  DFLOW_RETURN_IF_ERROR(NamesAndSlices(c, 1, 2, &count));
   if (count >= 0 && count != c->num_outputs()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "RestoreV2 names ", count, " tensors but attr 'dtypes' lists ",
@@ -68,9 +62,8 @@ absl::Status RestoreV2Shape(InferenceContext* c) {
 
 absl::Status MergeV2Shape(InferenceContext* c) {
   TensorShape unused;
-  IO_OPS_RETURN_IF_ERROR(
-      c->WithRankAtLeast(c->input(0), 0, "input 'checkpoint_prefixes'",
-                         &unused));
+  DFLOW_RETURN_IF_ERROR(c->WithRankAtLeast(
+      c->input(0), 0, "input 'checkpoint_prefixes'", &unused));
   if (c->input(0).rank() > 1) {
     return absl::InvalidArgumentError(absl::StrCat(
         "input 'checkpoint_prefixes' must be a scalar or vector, not ",
@@ -80,16 +73,16 @@ absl::Status MergeV2Shape(InferenceContext* c) {
 }
 
 absl::Status ShardedFilenameShape(InferenceContext* c) {
-  IO_OPS_RETURN_IF_ERROR(Scalar(c, 0, "input 'basename'"));
-  IO_OPS_RETURN_IF_ERROR(Scalar(c, 1, "input 'shard'"));
-  IO_OPS_RETURN_IF_ERROR(Scalar(c, 2, "input 'num_shards'"));
+  DFLOW_RETURN_IF_ERROR(Scalar(c, 0, "input 'basename'"));
+  DFLOW_RETURN_IF_ERROR(Scalar(c, 1, "input 'shard'"));
+  DFLOW_RETURN_IF_ERROR(Scalar(c, 2, "input 'num_shards'"));
   c->set_output(0, TensorShape());
   return absl::OkStatus();
 }
 
 absl::Status ShardedFilespecShape(InferenceContext* c) {
-  IO_OPS_RETURN_IF_ERROR(Scalar(c, 0, "input 'basename'"));
-  IO_OPS_RETURN_IF_ERROR(Scalar(c, 1, "input 'num_shards'"));
+  DFLOW_RETURN_IF_ERROR(Scalar(c, 0, "input 'basename'"));
+  DFLOW_RETURN_IF_ERROR(Scalar(c, 1, "input 'num_shards'"));
   c->set_output(0, TensorShape());
   return absl::OkStatus();
 }
@@ -109,11 +102,11 @@ absl::Status StringJoinShape(InferenceContext* c) {
       out = s;
       continue;
     }
-    IO_OPS_RETURN_IF_ERROR(c->MergeShapes(
+    DFLOW_RETURN_IF_ERROR(c->MergeShapes(
         out, s, absl::StrCat("input ", i, " of StringJoin"), &out));
   }
-  c->set_output(0, any_unknown && out.rank() == 0 ? TensorShape::Unknown()
-                                                  : out);
+  c->set_output(0,
+                any_unknown && out.rank() == 0 ? TensorShape::Unknown() : out);
   return absl::OkStatus();
 }
 

@@ -492,8 +492,7 @@ Output GreaterEqual(const Scope& scope, Input x, Input y) {
 Output LessEqual(const Scope& scope, Input x, Input y) {
   return Binary(scope, "LessEqual", x, y);
 }
-Output NotEqual(const Scope& scope, Input x, Input y,
-                const EqualAttrs& attrs) {
+Output NotEqual(const Scope& scope, Input x, Input y, const EqualAttrs& attrs) {
   MatchConstantDType(&x, y);
   MatchConstantDType(&y, x);
   return FirstOutput(

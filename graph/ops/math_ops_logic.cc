@@ -107,8 +107,9 @@ DFLOW_REGISTER_OP("FloorMod")
         "T: {int8, int16, int32, int64, uint8, uint16, uint32, uint64, "
         "bfloat16, half, float, double}")
     .SetShapeFn(shape_fns::BroadcastBinary)
-    .Doc("Returns x - floor(x / y) * y element-wise (Python's %): the result "
-         "has the sign of y.");
+    .Doc(
+        "Returns x - floor(x / y) * y element-wise (Python's %): the result "
+        "has the sign of y.");
 
 DFLOW_REGISTER_OP("DivNoNan")
     .Input("x: T")
@@ -177,8 +178,9 @@ DFLOW_REGISTER_OP("Select")
     .Output("output: T")
     .Attr("T: type")
     .SetShapeFn(SelectShape)
-    .Doc("Picks t where condition is true, else e. condition has t's shape, "
-         "or is a scalar, or a vector that picks whole rows of t.");
+    .Doc(
+        "Picks t where condition is true, else e. condition has t's shape, "
+        "or is a scalar, or a vector that picks whole rows of t.");
 
 DFLOW_REGISTER_OP("SelectV2")
     .Input("condition: bool")

@@ -21,11 +21,6 @@
 namespace dflow {
 namespace {
 
-#define RETURN_IF_ERROR(expr)                          \
-  do {                                                 \
-    if (absl::Status _s = (expr); !_s.ok()) return _s; \
-  } while (false)
-
 template <typename... Args>
 absl::Status InvalidArg(const Args&... args) {
   return absl::InvalidArgumentError(absl::StrCat(args...));
@@ -41,11 +36,11 @@ using shape_fn_util::SameShapeInputs;
 
 absl::Status BiasAddShape(InferenceContext* c) {
   std::string format;
-  RETURN_IF_ERROR(c->GetAttr("data_format", &format));
+  DFLOW_RETURN_IF_ERROR(c->GetAttr("data_format", &format));
   TensorShape value, bias;
-  RETURN_IF_ERROR(c->WithRankAtLeast(c->input(0), format == "NCHW" ? 3 : 2,
-                                     "input 'value'", &value));
-  RETURN_IF_ERROR(InputWithRank(*c, 1, 1, &bias));
+  DFLOW_RETURN_IF_ERROR(c->WithRankAtLeast(
+      c->input(0), format == "NCHW" ? 3 : 2, "input 'value'", &value));
+  DFLOW_RETURN_IF_ERROR(InputWithRank(*c, 1, 1, &bias));
   if (value.unknown_rank()) {
     c->set_output(0, TensorShape::Unknown());
     return absl::OkStatus();
@@ -63,10 +58,10 @@ absl::Status BiasAddShape(InferenceContext* c) {
 
 absl::Status BiasAddGradShape(InferenceContext* c) {
   std::string format;
-  RETURN_IF_ERROR(c->GetAttr("data_format", &format));
+  DFLOW_RETURN_IF_ERROR(c->GetAttr("data_format", &format));
   TensorShape grad;
-  RETURN_IF_ERROR(c->WithRankAtLeast(c->input(0), format == "NCHW" ? 3 : 2,
-                                     "input 'out_backprop'", &grad));
+  DFLOW_RETURN_IF_ERROR(c->WithRankAtLeast(
+      c->input(0), format == "NCHW" ? 3 : 2, "input 'out_backprop'", &grad));
   const int64_t ch = grad.unknown_rank() ? kUnknown
                      : format == "NCHW"  ? grad.dim(1)
                                          : grad.dim(grad.rank() - 1);
@@ -76,7 +71,7 @@ absl::Status BiasAddGradShape(InferenceContext* c) {
 
 absl::Status SoftmaxShape(InferenceContext* c) {
   TensorShape logits;
-  RETURN_IF_ERROR(
+  DFLOW_RETURN_IF_ERROR(
       c->WithRankAtLeast(c->input(0), 1, "input 'logits'", &logits));
   c->set_output(0, std::move(logits));
   return absl::OkStatus();
@@ -98,7 +93,7 @@ absl::Status SoftmaxCrossEntropyShape(InferenceContext* c) {
     return InvalidArg(what, " must broadcast to a matrix [batch, classes] ",
                       "but give ", both->ToString());
   }
-  RETURN_IF_ERROR(c->WithRank(*both, 2, what, &*both));
+  DFLOW_RETURN_IF_ERROR(c->WithRank(*both, 2, what, &*both));
   c->set_output(0, TensorShape({both->dim(0)}));
   c->set_output(1, *std::move(both));
   return absl::OkStatus();
@@ -106,8 +101,8 @@ absl::Status SoftmaxCrossEntropyShape(InferenceContext* c) {
 
 absl::Status SparseSoftmaxCrossEntropyShape(InferenceContext* c) {
   TensorShape features, labels;
-  RETURN_IF_ERROR(InputWithRank(*c, 0, 2, &features));
-  RETURN_IF_ERROR(InputWithRank(*c, 1, 1, &labels));
+  DFLOW_RETURN_IF_ERROR(InputWithRank(*c, 0, 2, &features));
+  DFLOW_RETURN_IF_ERROR(InputWithRank(*c, 1, 1, &labels));
   const int64_t f = features.dim(0), l = labels.dim(0);
   if (f >= 0 && l >= 0 && f != l) {
     return InvalidArg("features ", features.ToString(), " and labels ",
@@ -248,5 +243,3 @@ Output BiasAddGrad(const Scope& scope, Input out_backprop,
 
 }  // namespace ops
 }  // namespace dflow
-
-#undef RETURN_IF_ERROR

@@ -18,16 +18,11 @@
 namespace dflow {
 namespace {
 
-#define RETURN_IF_ERROR(expr)                          \
-  do {                                                 \
-    if (absl::Status _s = (expr); !_s.ok()) return _s; \
-  } while (false)
-
 // The rank and channel dimension `data_format` gives x.
 absl::Status FormatRankAndChannel(InferenceContext* c, int* rank,
                                   int* channel) {
   std::string format;
-  RETURN_IF_ERROR(c->GetAttr("data_format", &format));
+  DFLOW_RETURN_IF_ERROR(c->GetAttr("data_format", &format));
   *rank = format.size() == 5 ? 5 : 4;
   *channel = format[1] == 'C' ? 1 : *rank - 1;
   return absl::OkStatus();
@@ -38,11 +33,11 @@ absl::Status MergeChannelVector(InferenceContext* c, int i, int64_t* c_dim) {
   TensorShape v;
   const std::string what =
       absl::StrCat("input '", c->op_def().input_arg(i).name(), "'");
-  RETURN_IF_ERROR(c->WithRank(c->input(i), 1, what, &v));
+  DFLOW_RETURN_IF_ERROR(c->WithRank(c->input(i), 1, what, &v));
   int64_t merged = 0;
-  RETURN_IF_ERROR(c->MergeDim(*c_dim, v.dim(0),
-                              absl::StrCat(what, " (one value per channel)"),
-                              &merged));
+  DFLOW_RETURN_IF_ERROR(
+      c->MergeDim(*c_dim, v.dim(0),
+                  absl::StrCat(what, " (one value per channel)"), &merged));
   *c_dim = merged;
   return absl::OkStatus();
 }
@@ -51,20 +46,20 @@ absl::Status MergeChannelVector(InferenceContext* c, int i, int64_t* c_dim) {
 // (V3's reserve_space_3 is left unknown, as in TensorFlow).
 absl::Status FusedBatchNormShape(InferenceContext* c) {
   int rank = 4, channel = 3;
-  RETURN_IF_ERROR(FormatRankAndChannel(c, &rank, &channel));
+  DFLOW_RETURN_IF_ERROR(FormatRankAndChannel(c, &rank, &channel));
   TensorShape x;
-  RETURN_IF_ERROR(c->WithRank(c->input(0), rank, "input 'x'", &x));
+  DFLOW_RETURN_IF_ERROR(c->WithRank(c->input(0), rank, "input 'x'", &x));
   bool is_training = true;
-  RETURN_IF_ERROR(c->GetAttr("is_training", &is_training));
+  DFLOW_RETURN_IF_ERROR(c->GetAttr("is_training", &is_training));
   float avg_factor = 1;
-  RETURN_IF_ERROR(c->GetAttr("exponential_avg_factor", &avg_factor));
+  DFLOW_RETURN_IF_ERROR(c->GetAttr("exponential_avg_factor", &avg_factor));
   int64_t depth = x.unknown_rank() ? TensorShape::kUnknownDim : x.dim(channel);
-  RETURN_IF_ERROR(MergeChannelVector(c, 1, &depth));
-  RETURN_IF_ERROR(MergeChannelVector(c, 2, &depth));
+  DFLOW_RETURN_IF_ERROR(MergeChannelVector(c, 1, &depth));
+  DFLOW_RETURN_IF_ERROR(MergeChannelVector(c, 2, &depth));
   // In training the running mean and variance are read only to average.
   if (!is_training || avg_factor != 1) {
-    RETURN_IF_ERROR(MergeChannelVector(c, 3, &depth));
-    RETURN_IF_ERROR(MergeChannelVector(c, 4, &depth));
+    DFLOW_RETURN_IF_ERROR(MergeChannelVector(c, 3, &depth));
+    DFLOW_RETURN_IF_ERROR(MergeChannelVector(c, 4, &depth));
   }
   if (!x.unknown_rank()) x.set_dim(channel, depth);
   c->set_output(0, x);
@@ -77,16 +72,18 @@ absl::Status FusedBatchNormShape(InferenceContext* c) {
 // per-channel vectors; the reserve outputs are empty placeholders.
 absl::Status FusedBatchNormGradShape(InferenceContext* c) {
   int rank = 4, channel = 3;
-  RETURN_IF_ERROR(FormatRankAndChannel(c, &rank, &channel));
+  DFLOW_RETURN_IF_ERROR(FormatRankAndChannel(c, &rank, &channel));
   TensorShape dy, x;
-  RETURN_IF_ERROR(c->WithRank(c->input(0), rank, "input 'y_backprop'", &dy));
-  RETURN_IF_ERROR(c->WithRank(c->input(1), rank, "input 'x'", &x));
+  DFLOW_RETURN_IF_ERROR(
+      c->WithRank(c->input(0), rank, "input 'y_backprop'", &dy));
+  DFLOW_RETURN_IF_ERROR(c->WithRank(c->input(1), rank, "input 'x'", &x));
   TensorShape merged;
-  RETURN_IF_ERROR(c->MergeShapes(dy, x, "inputs 'y_backprop' and 'x'",
-                                 &merged));
+  DFLOW_RETURN_IF_ERROR(
+      c->MergeShapes(dy, x, "inputs 'y_backprop' and 'x'", &merged));
   int64_t depth =
       merged.unknown_rank() ? TensorShape::kUnknownDim : merged.dim(channel);
-  for (int i = 2; i < 5; ++i) RETURN_IF_ERROR(MergeChannelVector(c, i, &depth));
+  for (int i = 2; i < 5; ++i)
+    DFLOW_RETURN_IF_ERROR(MergeChannelVector(c, i, &depth));
   if (!merged.unknown_rank()) merged.set_dim(channel, depth);
   c->set_output(0, merged);
   c->set_output(1, TensorShape({depth}));
@@ -289,10 +286,10 @@ OutputList FusedBatchNormGradV3(const Scope& scope, Input y_backprop, Input x,
                                 Input scale, Input reserve_space_1,
                                 Input reserve_space_2, Input reserve_space_3,
                                 const FusedBatchNormAttrs& attrs) {
-  return BuildGrad(scope, "FusedBatchNormGradV3",
-                   {y_backprop, x, scale, reserve_space_1, reserve_space_2,
-                    reserve_space_3},
-                   attrs);
+  return BuildGrad(
+      scope, "FusedBatchNormGradV3",
+      {y_backprop, x, scale, reserve_space_1, reserve_space_2, reserve_space_3},
+      attrs);
 }
 
 }  // namespace ops

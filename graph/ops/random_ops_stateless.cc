@@ -21,8 +21,8 @@ absl::Status GetKeyCounterShape(InferenceContext* c) {
     return s;
   }
   int64_t two;
-  if (absl::Status s = c->MergeDim(seed.dim(0), 2, "input 'seed' (shape [2])",
-                                   &two);
+  if (absl::Status s =
+          c->MergeDim(seed.dim(0), 2, "input 'seed' (shape [2])", &two);
       !s.ok()) {
     return s;
   }
@@ -61,16 +61,16 @@ DFLOW_REGISTER_OP("StatelessRandomGetKeyCounter")
     .SetShapeFn(GetKeyCounterShape)
     .Doc("Scrambles a [2] seed into a Philox key and counter.");
 
-#define DFLOW_STATELESS_V2_OP(name, doc)                            \
-  DFLOW_REGISTER_OP(name)                                           \
-      .Input("shape: Tshape")                                       \
-      .Input("key: uint64")                                         \
-      .Input("counter: uint64")                                     \
-      .Input("alg: int32")                                          \
-      .Output("output: dtype")                                      \
-      .Attr("dtype: {half, bfloat16, float, double} = DT_FLOAT")    \
-      .Attr("Tshape: {int32, int64} = DT_INT32")                    \
-      .SetShapeFn(StatelessV2Shape)                                 \
+#define DFLOW_STATELESS_V2_OP(name, doc)                         \
+  DFLOW_REGISTER_OP(name)                                        \
+      .Input("shape: Tshape")                                    \
+      .Input("key: uint64")                                      \
+      .Input("counter: uint64")                                  \
+      .Input("alg: int32")                                       \
+      .Output("output: dtype")                                   \
+      .Attr("dtype: {half, bfloat16, float, double} = DT_FLOAT") \
+      .Attr("Tshape: {int32, int64} = DT_INT32")                 \
+      .SetShapeFn(StatelessV2Shape)                              \
       .Doc(doc)
 
 DFLOW_STATELESS_V2_OP("StatelessRandomUniformV2",
@@ -115,8 +115,8 @@ Output StatelessRandomUniformV2(const Scope& scope, Input shape, Input key,
 }
 Output StatelessRandomNormalV2(const Scope& scope, Input shape, Input key,
                                Input counter, Input alg, DataType dtype) {
-  return StatelessV2(scope, "StatelessRandomNormalV2", shape, key, counter,
-                     alg, dtype);
+  return StatelessV2(scope, "StatelessRandomNormalV2", shape, key, counter, alg,
+                     dtype);
 }
 Output StatelessTruncatedNormalV2(const Scope& scope, Input shape, Input key,
                                   Input counter, Input alg, DataType dtype) {

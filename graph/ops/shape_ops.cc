@@ -16,13 +16,6 @@
 namespace dflow {
 namespace {
 
-// Local to this file (undefined after the shape functions).
-#define SHAPE_OPS_RETURN_IF_ERROR(expr)                    \
-  do {                                                     \
-    const absl::Status shape_ops_status_ = (expr);         \
-    if (!shape_ops_status_.ok()) return shape_ops_status_; \
-  } while (false)
-
 using shape_fn_util::AllOutputs;
 using shape_fn_util::CanonicalAxis;
 using shape_fn_util::CheckRank;
@@ -37,10 +30,10 @@ using shape_fn_util::RankKnown;
 absl::Status ReshapeShape(InferenceContext* c) {
   const TensorShape& in = c->input(0);
   TensorShape shape_arg, out;
-  SHAPE_OPS_RETURN_IF_ERROR(
+  DFLOW_RETURN_IF_ERROR(
       c->WithRank(c->input(1), 1, "input 'shape'", &shape_arg));
-  SHAPE_OPS_RETURN_IF_ERROR(CheckRank(shape_arg.dim(0), "input 'shape'"));
-  SHAPE_OPS_RETURN_IF_ERROR(c->ShapeFromShapeTensor(1, &out));
+  DFLOW_RETURN_IF_ERROR(CheckRank(shape_arg.dim(0), "input 'shape'"));
+  DFLOW_RETURN_IF_ERROR(c->ShapeFromShapeTensor(1, &out));
   std::vector<int64_t> literal;
   if (c->ConstantInputAsInts(1, &literal) &&
       std::count(literal.begin(), literal.end(), -1) > 1) {
@@ -115,8 +108,7 @@ absl::Status ExpandDimsShape(InferenceContext* c) {
     return absl::OkStatus();
   }
   int64_t axis;
-  SHAPE_OPS_RETURN_IF_ERROR(
-      CanonicalAxis(dim[0], in.rank() + 1, "dim", in, &axis));
+  DFLOW_RETURN_IF_ERROR(CanonicalAxis(dim[0], in.rank() + 1, "dim", in, &axis));
   TensorShape out = in;
   out.InsertDim(static_cast<int>(axis), 1);
   c->set_output(0, out);
@@ -130,11 +122,11 @@ absl::Status SqueezeShape(InferenceContext* c) {
     return absl::OkStatus();
   }
   std::vector<int64_t> squeeze_dims;
-  SHAPE_OPS_RETURN_IF_ERROR(c->GetAttr("squeeze_dims", &squeeze_dims));
+  DFLOW_RETURN_IF_ERROR(c->GetAttr("squeeze_dims", &squeeze_dims));
   std::vector<bool> remove(in.rank(), false);
   for (int64_t d : squeeze_dims) {
     int64_t axis;
-    SHAPE_OPS_RETURN_IF_ERROR(
+    DFLOW_RETURN_IF_ERROR(
         CanonicalAxis(d, in.rank(), "squeeze dim", in, &axis));
     if (in.dim(axis) != 1 && in.dim(axis) != -1) {
       return InvalidArgument("cannot squeeze dimension ", d, " of shape ",
@@ -164,7 +156,7 @@ absl::Status SqueezeShape(InferenceContext* c) {
 absl::Status TransposeShape(InferenceContext* c) {
   const TensorShape& in = c->input(0);
   TensorShape perm_shape;
-  SHAPE_OPS_RETURN_IF_ERROR(
+  DFLOW_RETURN_IF_ERROR(
       c->WithRank(c->input(1), 1, "input 'perm'", &perm_shape));
   std::vector<int64_t> perm;
   const bool perm_known = c->ConstantInputAsInts(1, &perm);
@@ -185,7 +177,7 @@ absl::Status TransposeShape(InferenceContext* c) {
     c->set_output(0, TensorShape::Unknown());
     return absl::OkStatus();
   }
-  SHAPE_OPS_RETURN_IF_ERROR(CheckRank(rank, "perm"));
+  DFLOW_RETURN_IF_ERROR(CheckRank(rank, "perm"));
   if (!perm_known) {
     // If all dims are the same, the permutation does not matter.
     bool all_same = RankKnown(in) && in.rank() > 0 && in.dim(0) >= 0;
@@ -216,8 +208,8 @@ absl::Status TransposeShape(InferenceContext* c) {
 
 absl::Status BroadcastGradientArgsShape(InferenceContext* c) {
   TensorShape s0, s1;
-  SHAPE_OPS_RETURN_IF_ERROR(c->WithRank(c->input(0), 1, "input 's0'", &s0));
-  SHAPE_OPS_RETURN_IF_ERROR(c->WithRank(c->input(1), 1, "input 's1'", &s1));
+  DFLOW_RETURN_IF_ERROR(c->WithRank(c->input(0), 1, "input 's0'", &s0));
+  DFLOW_RETURN_IF_ERROR(c->WithRank(c->input(1), 1, "input 's1'", &s1));
   TensorShape x, y;
   if (!InputAsPartialShape(c, 0, &x) || !InputAsPartialShape(c, 1, &y) ||
       !x.IsFullyDefined() || !y.IsFullyDefined()) {
@@ -246,7 +238,7 @@ absl::Status BroadcastGradientArgsShape(InferenceContext* c) {
 
 absl::Status InvertPermutationShape(InferenceContext* c) {
   TensorShape x;
-  SHAPE_OPS_RETURN_IF_ERROR(c->WithRank(c->input(0), 1, "input 'x'", &x));
+  DFLOW_RETURN_IF_ERROR(c->WithRank(c->input(0), 1, "input 'x'", &x));
   c->set_output(0, x);
   return absl::OkStatus();
 }
@@ -269,9 +261,9 @@ absl::Status ShapeNShape(InferenceContext* c) {
 // target winning every dimension).
 absl::Status BroadcastToShape(InferenceContext* c) {
   TensorShape shape_arg, out;
-  SHAPE_OPS_RETURN_IF_ERROR(
+  DFLOW_RETURN_IF_ERROR(
       c->WithRank(c->input(1), 1, "input 'shape'", &shape_arg));
-  SHAPE_OPS_RETURN_IF_ERROR(c->ShapeFromShapeTensor(1, &out));
+  DFLOW_RETURN_IF_ERROR(c->ShapeFromShapeTensor(1, &out));
   const TensorShape& in = c->input(0);
   if (RankKnown(in) && RankKnown(out)) {
     if (in.rank() > out.rank()) {
@@ -296,8 +288,6 @@ absl::Status BroadcastToShape(InferenceContext* c) {
 }
 
 }  // namespace
-
-#undef SHAPE_OPS_RETURN_IF_ERROR
 
 // --- Registrations (TensorFlow's schemas). ---
 

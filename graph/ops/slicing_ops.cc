@@ -19,13 +19,6 @@
 namespace dflow {
 namespace {
 
-// Local to this file (undefined after the shape functions).
-#define SLICING_OPS_RETURN_IF_ERROR(expr)                      \
-  do {                                                         \
-    const absl::Status slicing_ops_status_ = (expr);           \
-    if (!slicing_ops_status_.ok()) return slicing_ops_status_; \
-  } while (false)
-
 using shape_fn_util::AllOutputs;
 using shape_fn_util::CanonicalAxis;
 using shape_fn_util::CheckRank;
@@ -55,8 +48,7 @@ absl::Status MergeDimOf(const TensorShape& shape, int i, absl::string_view what,
 absl::Status ConcatV2Shape(InferenceContext* c) {
   const int n = c->num_inputs() - 1;
   TensorShape unused;
-  SLICING_OPS_RETURN_IF_ERROR(
-      c->WithRank(c->input(n), 0, "input 'axis'", &unused));
+  DFLOW_RETURN_IF_ERROR(c->WithRank(c->input(n), 0, "input 'axis'", &unused));
   // The first input of known rank fixes the rank.
   int first = -1;
   for (int i = 0; i < n && first < 0; ++i) {
@@ -86,7 +78,7 @@ absl::Status ConcatV2Shape(InferenceContext* c) {
     return absl::OkStatus();
   }
   int64_t axis;
-  SLICING_OPS_RETURN_IF_ERROR(
+  DFLOW_RETURN_IF_ERROR(
       CanonicalAxis(axis_value[0], s0.rank(), "axis", s0, &axis));
   TensorShape out = TensorShape::UnknownWithRank(s0.rank());
   int64_t total = 0;
@@ -103,7 +95,7 @@ absl::Status ConcatV2Shape(InferenceContext* c) {
           total = -1;
         }
       } else {
-        SLICING_OPS_RETURN_IF_ERROR(
+        DFLOW_RETURN_IF_ERROR(
             MergeDimOf(s, d, absl::StrCat("values[", i, "]"), s0, what0, &out));
       }
     }
@@ -131,7 +123,7 @@ absl::Status SplitOutputs(InferenceContext* c, int value_input, int axis_input,
                           const std::vector<int64_t>* sizes, bool equal) {
   const TensorShape& in = c->input(value_input);
   TensorShape unused;
-  SLICING_OPS_RETURN_IF_ERROR(
+  DFLOW_RETURN_IF_ERROR(
       c->WithRank(c->input(axis_input), 0, "input 'split_dim'", &unused));
   std::vector<int64_t> axis_value;
   const bool axis_known =
@@ -142,7 +134,7 @@ absl::Status SplitOutputs(InferenceContext* c, int value_input, int axis_input,
   }
   if (!axis_known || !RankKnown(in)) return absl::OkStatus();
   int64_t axis;
-  SLICING_OPS_RETURN_IF_ERROR(
+  DFLOW_RETURN_IF_ERROR(
       CanonicalAxis(axis_value[0], in.rank(), "split_dim", in, &axis));
   const int64_t dim = in.dim(static_cast<int>(axis));
   const int64_t n = c->num_outputs();
@@ -193,7 +185,7 @@ absl::Status SplitShape(InferenceContext* c) {
 
 absl::Status SplitVShape(InferenceContext* c) {
   TensorShape sizes_shape;
-  SLICING_OPS_RETURN_IF_ERROR(
+  DFLOW_RETURN_IF_ERROR(
       c->WithRank(c->input(1), 1, "input 'size_splits'", &sizes_shape));
   if (sizes_shape.dim(0) >= 0 && sizes_shape.dim(0) != c->num_outputs()) {
     return InvalidArgument("size_splits of shape ", sizes_shape.ToString(),
@@ -215,10 +207,10 @@ absl::Status SplitVShape(InferenceContext* c) {
 absl::Status TileShape(InferenceContext* c) {
   const TensorShape& in = c->input(0);
   TensorShape multiples_shape;
-  SLICING_OPS_RETURN_IF_ERROR(
+  DFLOW_RETURN_IF_ERROR(
       c->WithRank(c->input(1), 1, "input 'multiples'", &multiples_shape));
   const int64_t n = multiples_shape.dim(0);
-  SLICING_OPS_RETURN_IF_ERROR(CheckRank(n, "input 'multiples'"));
+  DFLOW_RETURN_IF_ERROR(CheckRank(n, "input 'multiples'"));
   if (RankKnown(in) && n >= 0 && n != in.rank()) {
     return InvalidArgument("multiples of shape ", multiples_shape.ToString(),
                            " must have one entry per dimension of the input ",
@@ -264,7 +256,7 @@ absl::Status TileShape(InferenceContext* c) {
 
 absl::Status PackShape(InferenceContext* c) {
   int64_t axis;
-  SLICING_OPS_RETURN_IF_ERROR(c->GetAttr("axis", &axis));
+  DFLOW_RETURN_IF_ERROR(c->GetAttr("axis", &axis));
   TensorShape merged = TensorShape::Unknown();
   int first = -1;
   for (int i = 0; i < c->num_inputs(); ++i) {
@@ -284,7 +276,7 @@ absl::Status PackShape(InferenceContext* c) {
     return absl::OkStatus();
   }
   int64_t canonical;
-  SLICING_OPS_RETURN_IF_ERROR(
+  DFLOW_RETURN_IF_ERROR(
       CanonicalAxis(axis, merged.rank() + 1, "axis", merged, &canonical));
   TensorShape out = merged;
   out.InsertDim(static_cast<int>(canonical), c->num_inputs());
@@ -306,11 +298,11 @@ absl::Status PackShape(InferenceContext* c) {
 absl::Status UnpackShape(InferenceContext* c) {
   const TensorShape& in = c->input(0);
   int64_t axis;
-  SLICING_OPS_RETURN_IF_ERROR(c->GetAttr("axis", &axis));
+  DFLOW_RETURN_IF_ERROR(c->GetAttr("axis", &axis));
   TensorShape out = TensorShape::Unknown();
   if (RankKnown(in)) {
     int64_t canonical;
-    SLICING_OPS_RETURN_IF_ERROR(
+    DFLOW_RETURN_IF_ERROR(
         CanonicalAxis(axis, in.rank(), "axis", in, &canonical));
     const int64_t dim = in.dim(static_cast<int>(canonical));
     if (dim >= 0 && dim != c->num_outputs()) {
@@ -330,7 +322,7 @@ absl::Status UnpackShape(InferenceContext* c) {
 absl::Status PadShape(InferenceContext* c) {
   const TensorShape& in = c->input(0);
   TensorShape paddings_shape;
-  SLICING_OPS_RETURN_IF_ERROR(
+  DFLOW_RETURN_IF_ERROR(
       c->WithRank(c->input(1), 2, "input 'paddings'", &paddings_shape));
   if (paddings_shape.dim(1) >= 0 && paddings_shape.dim(1) != 2) {
     return InvalidArgument("paddings of shape ", paddings_shape.ToString(),
@@ -338,10 +330,10 @@ absl::Status PadShape(InferenceContext* c) {
   }
   int64_t n = paddings_shape.dim(0);
   if (RankKnown(in)) {
-    SLICING_OPS_RETURN_IF_ERROR(c->MergeDim(
+    DFLOW_RETURN_IF_ERROR(c->MergeDim(
         n, in.rank(), "rows of 'paddings' and rank of 'input'", &n));
   }
-  SLICING_OPS_RETURN_IF_ERROR(CheckRank(n, "input 'paddings'"));
+  DFLOW_RETURN_IF_ERROR(CheckRank(n, "input 'paddings'"));
   std::vector<int64_t> paddings;
   if (!c->ConstantInputAsInts(1, &paddings)) {
     c->set_output(0, n >= 0 ? TensorShape::UnknownWithRank(static_cast<int>(n))
@@ -372,16 +364,16 @@ absl::Status PadShape(InferenceContext* c) {
 
 absl::Status ConcatOffsetShape(InferenceContext* c) {
   TensorShape unused;
-  SLICING_OPS_RETURN_IF_ERROR(
+  DFLOW_RETURN_IF_ERROR(
       c->WithRank(c->input(0), 0, "input 'concat_dim'", &unused));
   // Every offset vector has the length of its shape vector; they all agree.
   TensorShape merged = TensorShape({-1});
   for (int i = 1; i < c->num_inputs(); ++i) {
     TensorShape s;
-    SLICING_OPS_RETURN_IF_ERROR(c->WithRank(
+    DFLOW_RETURN_IF_ERROR(c->WithRank(
         c->input(i), 1, absl::StrCat("input 'shape[", i - 1, "]'"), &s));
     TensorShape both;
-    SLICING_OPS_RETURN_IF_ERROR(
+    DFLOW_RETURN_IF_ERROR(
         c->MergeShapes(merged, s, "the lengths of the shape vectors", &both));
     merged = both;
   }
@@ -390,8 +382,6 @@ absl::Status ConcatOffsetShape(InferenceContext* c) {
 }
 
 }  // namespace
-
-#undef SLICING_OPS_RETURN_IF_ERROR
 
 // --- Registrations (TensorFlow's schemas). ---
 

@@ -19,13 +19,6 @@
 namespace dflow {
 namespace {
 
-// Local to this file (undefined after the shape functions).
-#define SLICING_OPS_RETURN_IF_ERROR(expr)                      \
-  do {                                                         \
-    const absl::Status slicing_ops_status_ = (expr);           \
-    if (!slicing_ops_status_.ok()) return slicing_ops_status_; \
-  } while (false)
-
 using shape_fn_util::CheckRank;
 using shape_fn_util::FirstOutput;
 using shape_fn_util::InputAsPartialShape;
@@ -38,14 +31,14 @@ using shape_fn_util::RankKnown;
 absl::Status SliceShape(InferenceContext* c) {
   const TensorShape& in = c->input(0);
   TensorShape begin_shape, size_shape;
-  SLICING_OPS_RETURN_IF_ERROR(
+  DFLOW_RETURN_IF_ERROR(
       c->WithRank(c->input(1), 1, "input 'begin'", &begin_shape));
-  SLICING_OPS_RETURN_IF_ERROR(
+  DFLOW_RETURN_IF_ERROR(
       c->WithRank(c->input(2), 1, "input 'size'", &size_shape));
   int64_t n;
-  SLICING_OPS_RETURN_IF_ERROR(c->MergeDim(begin_shape.dim(0), size_shape.dim(0),
-                                          "lengths of 'begin' and 'size'", &n));
-  SLICING_OPS_RETURN_IF_ERROR(CheckRank(n, "input 'begin'"));
+  DFLOW_RETURN_IF_ERROR(c->MergeDim(begin_shape.dim(0), size_shape.dim(0),
+                                    "lengths of 'begin' and 'size'", &n));
+  DFLOW_RETURN_IF_ERROR(CheckRank(n, "input 'begin'"));
   if (RankKnown(in) && n >= 0 && n != in.rank()) {
     return InvalidArgument("begin and size of shape [", n,
                            "] must have one entry ",
@@ -110,9 +103,9 @@ absl::Status StridedSliceShape(InferenceContext* c) {
   int64_t n = -1;
   for (int i = 1; i <= 3; ++i) {
     TensorShape s;
-    SLICING_OPS_RETURN_IF_ERROR(c->WithRank(
+    DFLOW_RETURN_IF_ERROR(c->WithRank(
         c->input(i), 1, absl::StrCat("input '", names[i - 1], "'"), &s));
-    SLICING_OPS_RETURN_IF_ERROR(c->MergeDim(
+    DFLOW_RETURN_IF_ERROR(c->MergeDim(
         n, s.dim(0), "lengths of 'begin', 'end' and 'strides'", &n));
   }
   std::vector<int64_t> strides, begin, end;
@@ -137,7 +130,7 @@ absl::Status StridedSliceShape(InferenceContext* c) {
   const char* mask_names[] = {"begin_mask", "end_mask", "ellipsis_mask",
                               "new_axis_mask", "shrink_axis_mask"};
   for (int i = 0; i < 5; ++i) {
-    SLICING_OPS_RETURN_IF_ERROR(c->GetAttr(mask_names[i], &masks[i]));
+    DFLOW_RETURN_IF_ERROR(c->GetAttr(mask_names[i], &masks[i]));
   }
   auto bit = [&](int mask, int i) { return ((masks[mask] >> i) & 1) != 0; };
   const std::string spec = absl::StrCat(
@@ -267,22 +260,20 @@ absl::Status StridedSliceGradShape(InferenceContext* c) {
   int64_t n = -1;
   for (int i = 0; i < 4; ++i) {
     TensorShape s;
-    SLICING_OPS_RETURN_IF_ERROR(c->WithRank(
+    DFLOW_RETURN_IF_ERROR(c->WithRank(
         c->input(i), 1, absl::StrCat("input '", names[i], "'"), &s));
     if (i > 0) {
-      SLICING_OPS_RETURN_IF_ERROR(c->MergeDim(
+      DFLOW_RETURN_IF_ERROR(c->MergeDim(
           n, s.dim(0), "lengths of 'begin', 'end' and 'strides'", &n));
     }
   }
   TensorShape out;
-  SLICING_OPS_RETURN_IF_ERROR(c->ShapeFromShapeTensor(0, &out));
+  DFLOW_RETURN_IF_ERROR(c->ShapeFromShapeTensor(0, &out));
   c->set_output(0, out);
   return absl::OkStatus();
 }
 
 }  // namespace
-
-#undef SLICING_OPS_RETURN_IF_ERROR
 
 // --- Registrations (TensorFlow's schemas). ---
 

@@ -43,10 +43,8 @@ Output ScalarSummary(const Scope& scope, Input tags, Input values) {
 }
 
 Output HistogramSummary(const Scope& scope, Input tag, Input values) {
-  return shape_fn_util::FirstOutput(OpBuilder(scope, "HistogramSummary")
-                                        .Input(tag)
-                                        .Input(values)
-                                        .Finalize());
+  return shape_fn_util::FirstOutput(
+      OpBuilder(scope, "HistogramSummary").Input(tag).Input(values).Finalize());
 }
 
 Output MergeSummary(const Scope& scope, InputList inputs) {

@@ -37,11 +37,6 @@ const TensorShape& ShapeOfInput(const InferenceContext& c, int i) {
 // The shape function of every Apply op: the inputs in `same` (the variable,
 // its slots, the gradient) have one shape, which a reference op returns; the
 // inputs in `scalars` (learning rate & co.) are scalars.
-#define RETURN_IF_ERROR_SPARSE(expr)                   \
-  do {                                                 \
-    if (absl::Status _s = (expr); !_s.ok()) return _s; \
-  } while (false)
-
 absl::Status ApplyShape(InferenceContext* c, std::initializer_list<int> same,
                         std::initializer_list<int> scalars) {
   for (int i : scalars) {
@@ -110,7 +105,7 @@ absl::Status SparseApplyShape(InferenceContext* c,
                               std::initializer_list<int> vars,
                               std::initializer_list<int> scalars, int grad,
                               int indices) {
-  RETURN_IF_ERROR_SPARSE(ApplyShape(c, vars, scalars));
+  DFLOW_RETURN_IF_ERROR(ApplyShape(c, vars, scalars));
   const TensorShape& var = ShapeOfInput(*c, *vars.begin());
   const TensorShape& g = c->input(grad);
   const TensorShape& idx = c->input(indices);
@@ -119,7 +114,8 @@ absl::Status SparseApplyShape(InferenceContext* c,
         "'indices' must be a vector but has shape ", idx.ToString()));
   }
   if (!g.unknown_rank() && g.rank() < 1) {
-    return absl::InvalidArgumentError("'grad' must have at least one dimension");
+    return absl::InvalidArgumentError(
+        "'grad' must have at least one dimension");
   }
   if (!g.unknown_rank() && !var.unknown_rank()) {
     bool ok = g.rank() == var.rank();
@@ -250,27 +246,55 @@ struct OptimizerSchema {
 
 const bool kRegisteredOptimizers = [] {
   const std::vector<OptimizerSchema> schemas = {
-      {"Adagrad", {"var", "accum", "lr", "grad"}, 2,
-       {"update_slots: bool = true"}, false, AdagradShape},
-      {"AdagradV2", {"var", "accum", "lr", "epsilon", "grad"}, 2,
-       {"update_slots: bool = true"}, false, AdagradV2Shape},
-      {"RMSProp", {"var", "ms", "mom", "lr", "rho", "momentum", "epsilon",
-                   "grad"}, 3, {}, false, RMSPropShape},
-      {"CenteredRMSProp", {"var", "mg", "ms", "mom", "lr", "rho", "momentum",
-                           "epsilon", "grad"}, 4, {}, false,
+      {"Adagrad",
+       {"var", "accum", "lr", "grad"},
+       2,
+       {"update_slots: bool = true"},
+       false,
+       AdagradShape},
+      {"AdagradV2",
+       {"var", "accum", "lr", "epsilon", "grad"},
+       2,
+       {"update_slots: bool = true"},
+       false,
+       AdagradV2Shape},
+      {"RMSProp",
+       {"var", "ms", "mom", "lr", "rho", "momentum", "epsilon", "grad"},
+       3,
+       {},
+       false,
+       RMSPropShape},
+      {"CenteredRMSProp",
+       {"var", "mg", "ms", "mom", "lr", "rho", "momentum", "epsilon", "grad"},
+       4,
+       {},
+       false,
        CenteredRMSPropShape},
-      {"Adagrad", {"var", "accum", "lr", "grad", "indices"}, 2,
-       {"update_slots: bool = true"}, true, SparseAdagradShape},
-      {"Momentum", {"var", "accum", "lr", "grad", "indices", "momentum"}, 2,
-       {"use_nesterov: bool = false"}, true, SparseMomentumShape},
-      {"RMSProp", {"var", "ms", "mom", "lr", "rho", "momentum", "epsilon",
-                   "grad", "indices"}, 3, {}, true, SparseRMSPropShape},
+      {"Adagrad",
+       {"var", "accum", "lr", "grad", "indices"},
+       2,
+       {"update_slots: bool = true"},
+       true,
+       SparseAdagradShape},
+      {"Momentum",
+       {"var", "accum", "lr", "grad", "indices", "momentum"},
+       2,
+       {"use_nesterov: bool = false"},
+       true,
+       SparseMomentumShape},
+      {"RMSProp",
+       {"var", "ms", "mom", "lr", "rho", "momentum", "epsilon", "grad",
+        "indices"},
+       3,
+       {},
+       true,
+       SparseRMSPropShape},
   };
   for (const OptimizerSchema& o : schemas) {
     for (bool resource : {false, true}) {
-      const std::string op = absl::StrCat(resource ? "Resource" : "",
-                                          o.sparse ? "Sparse" : "", "Apply",
-                                          o.name);
+      const std::string op =
+          absl::StrCat(resource ? "Resource" : "", o.sparse ? "Sparse" : "",
+                       "Apply", o.name);
       OpDefBuilder b(op);
       for (size_t i = 0; i < o.inputs.size(); ++i) {
         const std::string in = o.inputs[i];
@@ -289,9 +313,13 @@ const bool kRegisteredOptimizers = [] {
       for (const char* a : o.attrs) b.Attr(a);
       if (resource) b.SetIsStateful();
       b.SetShapeFn(o.shape_fn);
-      b.Doc(absl::StrCat("One ", o.name, " step", o.sparse ? " on the rows "
-                         "named by indices" : "", resource ? ", on resource "
-                         "variables." : "."));
+      b.Doc(absl::StrCat("One ", o.name, " step",
+                         o.sparse ? " on the rows "
+                                    "named by indices"
+                                  : "",
+                         resource ? ", on resource "
+                                    "variables."
+                                  : "."));
       OpRegistry::Global()->Register(b).IgnoreError();  // see InitErrors()
     }
   }
@@ -422,10 +450,9 @@ Operation ResourceApplyAdagrad(const Scope& scope, Input var, Input accum,
 Output ApplyAdagradV2(const Scope& scope, Input var, Input accum, Input lr,
                       Input epsilon, Input grad,
                       const ApplyAdagradAttrs& attrs) {
-  return FirstOutput(BuildUpdate(scope, "ApplyAdagradV2",
-                                 {var, accum, lr, epsilon, grad},
-                                 attrs.use_locking, "update_slots",
-                                 attrs.update_slots));
+  return FirstOutput(
+      BuildUpdate(scope, "ApplyAdagradV2", {var, accum, lr, epsilon, grad},
+                  attrs.use_locking, "update_slots", attrs.update_slots));
 }
 Operation ResourceApplyAdagradV2(const Scope& scope, Input var, Input accum,
                                  Input lr, Input epsilon, Input grad,
@@ -437,10 +464,9 @@ Operation ResourceApplyAdagradV2(const Scope& scope, Input var, Input accum,
 Output ApplyRMSProp(const Scope& scope, Input var, Input ms, Input mom,
                     Input lr, Input rho, Input momentum, Input epsilon,
                     Input grad, const ApplyRMSPropAttrs& attrs) {
-  return FirstOutput(BuildUpdate(scope, "ApplyRMSProp",
-                                 {var, ms, mom, lr, rho, momentum, epsilon,
-                                  grad},
-                                 attrs.use_locking));
+  return FirstOutput(BuildUpdate(
+      scope, "ApplyRMSProp", {var, ms, mom, lr, rho, momentum, epsilon, grad},
+      attrs.use_locking));
 }
 Operation ResourceApplyRMSProp(const Scope& scope, Input var, Input ms,
                                Input mom, Input lr, Input rho, Input momentum,
@@ -454,10 +480,9 @@ Output ApplyCenteredRMSProp(const Scope& scope, Input var, Input mg, Input ms,
                             Input mom, Input lr, Input rho, Input momentum,
                             Input epsilon, Input grad,
                             const ApplyRMSPropAttrs& attrs) {
-  return FirstOutput(BuildUpdate(scope, "ApplyCenteredRMSProp",
-                                 {var, mg, ms, mom, lr, rho, momentum, epsilon,
-                                  grad},
-                                 attrs.use_locking));
+  return FirstOutput(BuildUpdate(
+      scope, "ApplyCenteredRMSProp",
+      {var, mg, ms, mom, lr, rho, momentum, epsilon, grad}, attrs.use_locking));
 }
 Operation ResourceApplyCenteredRMSProp(const Scope& scope, Input var, Input mg,
                                        Input ms, Input mom, Input lr, Input rho,
@@ -471,26 +496,23 @@ Operation ResourceApplyCenteredRMSProp(const Scope& scope, Input var, Input mg,
 Output SparseApplyAdagrad(const Scope& scope, Input var, Input accum, Input lr,
                           Input grad, Input indices,
                           const ApplyAdagradAttrs& attrs) {
-  return FirstOutput(BuildUpdate(scope, "SparseApplyAdagrad",
-                                 {var, accum, lr, grad, indices},
-                                 attrs.use_locking, "update_slots",
-                                 attrs.update_slots));
+  return FirstOutput(
+      BuildUpdate(scope, "SparseApplyAdagrad", {var, accum, lr, grad, indices},
+                  attrs.use_locking, "update_slots", attrs.update_slots));
 }
-Operation ResourceSparseApplyAdagrad(const Scope& scope, Input var,
-                                     Input accum, Input lr, Input grad,
-                                     Input indices,
+Operation ResourceSparseApplyAdagrad(const Scope& scope, Input var, Input accum,
+                                     Input lr, Input grad, Input indices,
                                      const ApplyAdagradAttrs& attrs) {
   return BuildUpdate(scope, "ResourceSparseApplyAdagrad",
                      {var, accum, lr, grad, indices}, attrs.use_locking,
                      "update_slots", attrs.update_slots);
 }
-Output SparseApplyMomentum(const Scope& scope, Input var, Input accum,
-                           Input lr, Input grad, Input indices, Input momentum,
+Output SparseApplyMomentum(const Scope& scope, Input var, Input accum, Input lr,
+                           Input grad, Input indices, Input momentum,
                            const ApplyMomentumAttrs& attrs) {
-  return FirstOutput(BuildUpdate(scope, "SparseApplyMomentum",
-                                 {var, accum, lr, grad, indices, momentum},
-                                 attrs.use_locking, "use_nesterov",
-                                 attrs.use_nesterov));
+  return FirstOutput(BuildUpdate(
+      scope, "SparseApplyMomentum", {var, accum, lr, grad, indices, momentum},
+      attrs.use_locking, "use_nesterov", attrs.use_nesterov));
 }
 Operation ResourceSparseApplyMomentum(const Scope& scope, Input var,
                                       Input accum, Input lr, Input grad,
@@ -504,10 +526,10 @@ Output SparseApplyRMSProp(const Scope& scope, Input var, Input ms, Input mom,
                           Input lr, Input rho, Input momentum, Input epsilon,
                           Input grad, Input indices,
                           const ApplyRMSPropAttrs& attrs) {
-  return FirstOutput(BuildUpdate(scope, "SparseApplyRMSProp",
-                                 {var, ms, mom, lr, rho, momentum, epsilon,
-                                  grad, indices},
-                                 attrs.use_locking));
+  return FirstOutput(
+      BuildUpdate(scope, "SparseApplyRMSProp",
+                  {var, ms, mom, lr, rho, momentum, epsilon, grad, indices},
+                  attrs.use_locking));
 }
 Operation ResourceSparseApplyRMSProp(const Scope& scope, Input var, Input ms,
                                      Input mom, Input lr, Input rho,

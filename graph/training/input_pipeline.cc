@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "graph/ops/ops.h"
+#include "graph/types.h"
 
 namespace dflow {
 namespace train {
@@ -199,8 +200,11 @@ absl::StatusOr<Batches> ShuffleBatch(const Scope& scope,
                     num_threads, seed, /*shuffle=*/true);
 }
 
+namespace {
+
+// Placeholder `name` of `graph` becomes an Identity of `input`.
 absl::Status ReplacePlaceholder(const std::string& name, const Output& input,
-                                DataType dtype, GraphDef* graph) {
+                                GraphDef* graph) {
   for (NodeDef& node : *graph->mutable_node()) {
     if (node.name() != name) continue;
     if (node.op() != "Placeholder") {
@@ -212,11 +216,28 @@ absl::Status ReplacePlaceholder(const std::string& name, const Output& input,
     node.clear_input();
     node.add_input(input.name());
     node.mutable_attr()->clear();
-    (*node.mutable_attr())["T"].set_type(dtype);
+    (*node.mutable_attr())["T"].set_type(BaseType(input.dtype()));
     return absl::OkStatus();
   }
   return absl::InvalidArgumentError(absl::StrCat(
       "the model has no placeholder '", name, "' for the input pipeline"));
+}
+
+}  // namespace
+
+absl::Status AttachInputPipeline(
+    const Scope& pipeline,
+    const std::vector<std::pair<std::string, Output>>& inputs,
+    GraphDef* graph) {
+  GraphDef nodes;
+  if (absl::Status s = pipeline.ToGraphDef(&nodes); !s.ok()) return s;
+  for (const NodeDef& node : nodes.node()) *graph->add_node() = node;
+  for (const auto& [name, input] : inputs) {
+    if (absl::Status s = ReplacePlaceholder(name, input, graph); !s.ok()) {
+      return s;
+    }
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace train

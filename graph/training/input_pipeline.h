@@ -17,6 +17,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -79,11 +80,13 @@ absl::StatusOr<Batches> ShuffleBatch(const Scope& scope,
                                      int64_t min_after_dequeue,
                                      int num_threads = 1, int64_t seed = 0);
 
-// Feeds a model built with placeholders from a pipeline built beside it:
-// placeholder `name` of `graph` becomes an Identity of `input` (of dtype
-// `dtype`). An error when `graph` has no such node or it is no Placeholder.
-absl::Status ReplacePlaceholder(const std::string& name, const Output& input,
-                                DataType dtype, GraphDef* graph);
+// Feeds a model built with placeholders from a pipeline built on its own
+// root: appends the pipeline's nodes to `graph`, then each placeholder named
+// in `inputs` becomes an Identity of its pipeline output. An error when
+// `graph` has no such node, or it is no Placeholder.
+absl::Status AttachInputPipeline(
+    const Scope& pipeline,
+    const std::vector<std::pair<std::string, Output>>& inputs, GraphDef* graph);
 
 }  // namespace train
 }  // namespace dflow

@@ -2,6 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "graph/node_def_util.h"
+#include "gtest/gtest.h"
 #include "runtime/kernel_registry.h"
 
 namespace dflow {
@@ -52,6 +53,15 @@ absl::StatusOr<std::vector<Tensor>> RunKernel(const Node* node,
     if (out_vars != nullptr) out_vars->push_back(v.var);
   }
   return out;
+}
+
+std::unique_ptr<Session> MakeSession(const Scope& root) {
+  GraphDef def;
+  absl::Status s = root.ToGraphDef(&def);
+  EXPECT_TRUE(s.ok()) << s;
+  absl::StatusOr<std::unique_ptr<Session>> session = Session::Create(def);
+  EXPECT_TRUE(session.ok()) << session.status();
+  return session.ok() ? *std::move(session) : nullptr;
 }
 
 }  // namespace dflow

@@ -8,17 +8,21 @@
 //   auto out = RunKernel(y.node(), {Tensor::FromVector<float>({-1, 2})});
 //
 // Reference and resource inputs take a Var* through `vars` (same index as
-// the input; null elsewhere).
+// the input; null elsewhere). MakeSession runs the whole graph of a scope
+// instead, through a Session with default options.
 #ifndef DFLOW_TESTS_KERNELS_KERNEL_TEST_UTIL_H_
 #define DFLOW_TESTS_KERNELS_KERNEL_TEST_UTIL_H_
 
+#include <memory>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "graph/graph.h"
+#include "graph/scope.h"
 #include "graph/tensor.h"
 #include "runtime/device.h"
 #include "runtime/op_kernel.h"
+#include "runtime/session.h"
 #include "runtime/variables.h"
 
 namespace dflow {
@@ -32,6 +36,10 @@ absl::StatusOr<std::vector<Tensor>> RunKernel(
     const Node* node, const std::vector<Tensor>& inputs,
     const std::vector<Var*>& vars = {}, VariableStore* store = nullptr,
     std::vector<Var*>* out_vars = nullptr);
+
+// A session over `root`'s graph (default options), or null after a test
+// failure saying why.
+std::unique_ptr<Session> MakeSession(const Scope& root);
 
 }  // namespace dflow
 

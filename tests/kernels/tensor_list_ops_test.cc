@@ -11,21 +11,13 @@
 #include "graph/scope.h"
 #include "gtest/gtest.h"
 #include "runtime/session.h"
+#include "tests/kernels/kernel_test_util.h"
 
 namespace dflow {
 namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
-
-std::unique_ptr<Session> MakeSession(const Scope& root) {
-  GraphDef def;
-  EXPECT_TRUE(root.ToGraphDef(&def).ok()) << root.status();
-  absl::StatusOr<std::unique_ptr<Session>> session =
-      Session::Create(def, SessionOptions());
-  EXPECT_TRUE(session.ok()) << session.status();
-  return session.ok() ? *std::move(session) : nullptr;
-}
 
 // The scope for an op's constant inputs: `s` without the op's name.
 Scope ArgScope(const Scope& s) { return s.WithOpName(""); }

@@ -468,15 +468,6 @@ TEST(TrainingOpsKernelTest, ConcurrentStepsNeitherLoseUpdatesNorDeadlock) {
 
 // --- Through a Session. ---
 
-std::unique_ptr<Session> MakeSession(const Scope& root) {
-  GraphDef def;
-  absl::Status s = root.ToGraphDef(&def);
-  EXPECT_TRUE(s.ok()) << s;
-  absl::StatusOr<std::unique_ptr<Session>> session = Session::Create(def);
-  EXPECT_TRUE(session.ok()) << session.status();
-  return session.ok() ? *std::move(session) : nullptr;
-}
-
 TEST(TrainingOpsSessionTest, MomentumTrainsAReferenceVariable) {
   Scope root = Scope::NewRootScope();
   Output w = ops::Variable(root.WithOpName("w"), {3}, DT_FLOAT);

@@ -23,15 +23,6 @@ using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-std::unique_ptr<Session> MakeSession(const Scope& root) {
-  GraphDef def;
-  absl::Status s = root.ToGraphDef(&def);
-  EXPECT_TRUE(s.ok()) << s;
-  absl::StatusOr<std::unique_ptr<Session>> session = Session::Create(def);
-  EXPECT_TRUE(session.ok()) << session.status();
-  return session.ok() ? *std::move(session) : nullptr;
-}
-
 std::vector<float> Floats(const Tensor& t) {
   return std::vector<float>(t.data<float>(), t.data<float>() + t.NumElements());
 }
