@@ -73,6 +73,10 @@ std::optional<Tensor> ConstValue(const Node* node) {
   if (node->op() != "Const") return std::nullopt;
   const AttrValue* value = node->FindAttr("value");
   if (value == nullptr || !value->has_tensor()) return std::nullopt;
+  // Only constants small enough to look at (a few values may stand for a
+  // huge tensor; the simplifications need every element).
+  const int64_t bytes = Tensor::ProtoBytes(value->tensor());
+  if (bytes < 0 || bytes > (1 << 20)) return std::nullopt;
   absl::StatusOr<Tensor> t = Tensor::FromProto(value->tensor());
   if (!t.ok()) return std::nullopt;
   return *std::move(t);

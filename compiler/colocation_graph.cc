@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "graph/node_def_util.h"
+#include "graph/ops/control_flow_ops.h"
 #include "graph/types.h"
 
 namespace dflow {
@@ -39,6 +40,39 @@ class DisjointSets {
   std::vector<int> parent_;
 };
 
+// A loop Merge: one of its data inputs is a NextIteration.
+bool IsLoopMerge(const Node& node) {
+  if (!IsMergeOp(node.op())) return false;
+  for (const Edge* e : node.in_edges()) {
+    if (!e->IsControl() && IsNextIterationOp(e->src->op())) return true;
+  }
+  return false;
+}
+
+// The node a loop primitive must share a device with, as TensorFlow
+// colocates them: the nodes that carry one loop variable (its Enter, Merge,
+// Switch, NextIteration and Exit) stay together. For a NextIteration this
+// is required, not only cheaper: its value reaches the Merge in the next
+// iteration, and a transfer inside a loop meets its receiver in the same
+// iteration (compiler/partition.h). Null for other nodes.
+const Node* LoopVariablePeer(const Node& node) {
+  const std::string& op = node.op();
+  if (IsNextIterationOp(op) || op == "Enter") {
+    // (A RefEnter is tied to its variable by the reference rule.)
+    for (const Edge* e : node.out_edges()) {
+      if (!e->IsControl() && IsLoopMerge(*e->dst)) return e->dst;
+    }
+  } else if (IsSwitchOp(op) || IsExitOp(op)) {
+    for (const Edge* e : node.in_edges()) {
+      if (e->IsControl() || e->dst_input != 0) continue;
+      if (IsExitOp(op) ? IsSwitchOp(e->src->op()) : IsLoopMerge(*e->src)) {
+        return e->src;
+      }
+    }
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<ColocationGroup>> BuildColocationGroups(
@@ -68,6 +102,13 @@ absl::StatusOr<std::vector<ColocationGroup>> BuildColocationGroups(
         links.emplace_back(node->id(), absl::StrCat("'", node->name(),
                                                     "' has _class ", entry));
       }
+    }
+    if (const Node* with = LoopVariablePeer(*node)) {
+      sets.Union(node->id(), with->id());
+      links.emplace_back(
+          node->id(),
+          absl::StrCat("'", node->name(), "' (", node->op(),
+                       ") carries the loop variable of '", with->name(), "'"));
     }
     for (const Edge* edge : node->in_edges()) {
       if (edge->IsControl()) continue;

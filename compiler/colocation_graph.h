@@ -6,7 +6,10 @@
 //   - one takes a reference input from the other (a VariableV2 and the
 //     Assign/Apply ops updating it in place);
 //   - one takes a DT_RESOURCE input from the other (a VarHandleOp and its
-//     ReadVariableOp/AssignVariableOp ops): a resource lives on one device.
+//     ReadVariableOp/AssignVariableOp ops): a resource lives on one device;
+//   - both carry one loop variable (its Enter, Merge, Switch, NextIteration
+//     and Exit, as TensorFlow colocates them): a NextIteration must sit
+//     with its Merge for a loop to be cut across devices.
 // The placer then places each group as one unit.
 #ifndef DFLOW_COMPILER_COLOCATION_GRAPH_H_
 #define DFLOW_COMPILER_COLOCATION_GRAPH_H_

@@ -17,6 +17,9 @@
 namespace dflow {
 namespace {
 
+// Consts up to this size are compared by value whatever their encoding.
+constexpr int64_t kMaxCanonicalConstBytes = 1 << 20;
+
 bool IsRefOrResource(DataType t) { return IsRefType(t) || t == DT_RESOURCE; }
 
 // Whether `node` may be merged with an equal one at all.
@@ -99,7 +102,11 @@ std::string Key(const Node* node, const std::vector<int>& class_of,
     const AttrValue& value = node->def().attr().at(*name);
     // A Const's value in one encoding: float_val [2] and the bytes of 2.0f
     // in tensor_content are the same constant.
-    if (node->op() == "Const" && *name == "value" && value.has_tensor()) {
+    // (Only small ones: a few values may stand for a huge tensor, which
+    // is not expanded at compile time just to compare it.)
+    if (node->op() == "Const" && *name == "value" && value.has_tensor() &&
+        Tensor::ProtoBytes(value.tensor()) >= 0 &&
+        Tensor::ProtoBytes(value.tensor()) <= kMaxCanonicalConstBytes) {
       if (absl::StatusOr<Tensor> t = Tensor::FromProto(value.tensor());
           t.ok()) {
         AttrValue canonical;

@@ -149,6 +149,10 @@ std::string UniqueName(const Graph& graph, const std::string& base) {
 // Whether some output's statically known size is over the limit: such a
 // node is not even evaluated (Fill([100000, 100000]) would take 40 GB to
 // compute at compile time just to be thrown away).
+// Consts larger than this (or than the folding limit, if larger) are not
+// decoded: nothing computed from one could be folded cheaply.
+constexpr int64_t kMaxDecodedConst = 64 << 20;
+
 bool KnownToBeTooBig(const Node& node, int64_t max_bytes) {
   for (int k = 0; k < node.num_outputs(); ++k) {
     const TensorShape& shape = node.output_shape(k);
@@ -246,8 +250,15 @@ absl::StatusOr<PassResult> FoldConstants(const PassContext& ctx, Graph* graph) {
       if (attr == nullptr || !attr->has_tensor()) {
         return Broken(*node, "has no attr 'value'");
       }
+      // An unreadable Const fails at run time; it just does not fold, nor
+      // does a huge one (a few values may stand for a huge tensor: it is
+      // expanded at run time, in its device's memory and under its limit,
+      // not here).
+      const int64_t bytes = Tensor::ProtoBytes(attr->tensor());
+      if (bytes < 0 || bytes > std::max<int64_t>(max_bytes, kMaxDecodedConst)) {
+        continue;
+      }
       absl::StatusOr<Tensor> t = Tensor::FromProto(attr->tensor());
-      // An unreadable Const fails at run time; it just does not fold.
       if (t.ok()) value[node->id()] = std::vector<Tensor>{*std::move(t)};
       continue;
     }

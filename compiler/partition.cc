@@ -19,6 +19,7 @@
 #include "graph/device_spec.h"
 #include "graph/node_def_util.h"
 #include "graph/op_registry.h"
+#include "graph/ops/control_flow_frames.h"
 #include "graph/ops/control_flow_ops.h"
 #include "graph/shape_inference.h"
 #include "graph/tensor.h"
@@ -245,6 +246,14 @@ class Partitioner {
   // later in its `_dst` attr.
   absl::StatusOr<Node*> AddMemoryCopy(const Edge& e, Endpoint input,
                                       bool to_device, int device);
+  // The Merge of the control loop of `frame` on `device` (made, with the
+  // control loops of the frame's ancestors, on first use): it fires once
+  // per iteration of the frame, so a _Recv it gates runs in that frame,
+  // once per iteration. See "Loops across devices" in partition.h.
+  absl::StatusOr<Node*> ControlLoopMerge(int frame, int device);
+  // Makes the transfer `recv` (into device `dst`, of a value `src` makes)
+  // run once per iteration of src's frame, when that is a loop's.
+  absl::Status GateByFrame(const Node* src, Node* recv, int dst);
   // `base`, or base_1, base_2, ... : a name no node has.
   std::string UniqueName(const std::string& base);
   // Adds `def` to the partition of `device`, on that device.
@@ -254,6 +263,10 @@ class Partitioner {
   const Graph& graph_;
   const PartitionOptions& options_;
   bool has_switch_ = false;  // transfers may carry dead tensors
+  // Set when the graph has loops.
+  std::optional<ControlFlowFrames> frames_;
+  // (frame, device) -> the Merge of that device's control loop of the frame.
+  absl::flat_hash_map<std::pair<int, int>, Node*> control_loops_;
   std::vector<DevicePartition> partitions_;
   std::vector<std::string> tags_;
   absl::flat_hash_map<std::string, int> device_index_;
@@ -453,7 +466,9 @@ absl::StatusOr<Node*> Partitioner::DataRecv(const Node* src, int output,
     (*recv)->SetAttr(kFeedShapeHintAttr, MakeAttr(hint));
   }
   it->second = *recv;
-  return it->second;
+  // (Gating may add transfers: `it` is not valid after it.)
+  if (absl::Status s = GateByFrame(src, *recv, dst); !s.ok()) return s;
+  return *recv;
 }
 
 absl::StatusOr<Node*> Partitioner::ControlRecv(const Node* src, int dst) {
@@ -482,7 +497,126 @@ absl::StatusOr<Node*> Partitioner::ControlRecv(const Node* src, int dst) {
   if (!recv.ok()) return recv.status();
   it->second = *recv;
   ++stats_.control_transfers;
-  return it->second;
+  // (Gating may add transfers: `it` is not valid after it.)
+  if (absl::Status s = GateByFrame(src, *recv, dst); !s.ok()) return s;
+  return *recv;
+}
+
+absl::Status Partitioner::GateByFrame(const Node* src, Node* recv, int dst) {
+  if (!frames_.has_value()) return absl::OkStatus();
+  const int frame = frames_->OutputFrame(*src);
+  if (frame == 0) return absl::OkStatus();
+  absl::StatusOr<Node*> merge = ControlLoopMerge(frame, dst);
+  if (!merge.ok()) return merge.status();
+  graph_of(dst).AddControlEdge(*merge, recv);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Node*> Partitioner::ControlLoopMerge(int frame, int device) {
+  auto found = control_loops_.find({frame, device});
+  if (found != control_loops_.end()) return found->second;
+  const ControlFlowFrames::Frame& info = frames_->frame(frame);
+  const Node* loop_cond = info.loop_cond;
+  if (loop_cond == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the loop '", frames_->Path(frame), "' runs on ",
+        partitions_[device].device,
+        " and another device, but it has no LoopCond; a loop cut across "
+        "devices needs its LoopCond, which tells every device whether "
+        "another iteration runs (place the whole loop on one device)"));
+  }
+  // The loop carries an empty float tensor: only its iterations matter.
+  const std::string base =
+      absl::StrCat("control_loop/", info.name, "/", tags_[device], "/");
+  const TensorShape empty({0});
+  auto add = [&](const std::string& what, const std::string& op,
+                 std::initializer_list<std::pair<const char*, AttrValue>> attrs)
+      -> absl::StatusOr<Node*> {
+    NodeDef def;
+    def.set_name(UniqueName(base + what));
+    def.set_op(op);
+    for (const auto& [name, value] : attrs) (*def.mutable_attr())[name] = value;
+    absl::StatusOr<Node*> node = AddNode(std::move(def), device);
+    if (node.ok()) (*node)->set_output_shapes({empty});
+    return node;
+  };
+  // What starts the loop: the parent frame's control loop once per parent
+  // iteration, or a constant in the root frame.
+  Endpoint start;
+  if (info.parent == 0) {
+    absl::StatusOr<Node*> c =
+        add("start", "Const",
+            {{"dtype", MakeAttr(DT_FLOAT)},
+             {"value", MakeAttr(Tensor::FromVector<float>({}))}});
+    if (!c.ok()) return c.status();
+    start = Endpoint{*c, 0};
+  } else {
+    absl::StatusOr<Node*> outer = ControlLoopMerge(info.parent, device);
+    if (!outer.ok()) return outer.status();
+    start = Endpoint{*outer, 0};
+  }
+  absl::StatusOr<Node*> enter =
+      add("enter", "Enter",
+          {{"T", MakeAttr(DT_FLOAT)},
+           {"frame_name", MakeAttr(info.name)},
+           {"is_constant", MakeAttr(false)},
+           {"parallel_iterations",
+            MakeAttr(static_cast<int64_t>(info.parallel_iterations))}});
+  if (!enter.ok()) return enter.status();
+  absl::StatusOr<Node*> merge =
+      add("merge", "Merge",
+          {{"T", MakeAttr(DT_FLOAT)}, {"N", MakeAttr(int64_t{2})}});
+  if (!merge.ok()) return merge.status();
+  (*merge)->set_output_shapes({empty, TensorShape()});
+  absl::StatusOr<Node*> switch_node =
+      add("switch", "Switch", {{"T", MakeAttr(DT_FLOAT)}});
+  if (!switch_node.ok()) return switch_node.status();
+  (*switch_node)->set_output_shapes({empty, empty});
+  absl::StatusOr<Node*> next =
+      add("next_iteration", "NextIteration", {{"T", MakeAttr(DT_FLOAT)}});
+  if (!next.ok()) return next.status();
+  // The control loop starts when the real one does: a control edge from
+  // what a loop variable's Enter reads makes the control Enter dead when
+  // that is (the last iteration of an enclosing loop, a branch not taken),
+  // and a dead Enter starts no iteration, as in the real loop.
+  if (const Node* variable = info.variable_enter) {
+    const Edge* in = variable->input_edge(0);
+    if (in == nullptr) {
+      return absl::FailedPreconditionError(
+          absl::StrCat(NodeLabel(variable->def()),
+                       ": input 0 is not connected; partitioning needs a "
+                       "complete graph"));
+    }
+    if (device_of_[in->src->id()] == device) {
+      graph_of(device).AddControlEdge(copy_of_[in->src->id()], *enter);
+    } else {
+      absl::StatusOr<Node*> recv = ControlRecv(in->src, device);
+      if (!recv.ok()) return recv.status();
+      graph_of(device).AddControlEdge(*recv, *enter);
+    }
+  }
+  for (auto [from, to, input] :
+       {std::tuple{start, *enter, 0},
+        std::tuple{Endpoint{*enter, 0}, *merge, 0},
+        std::tuple{Endpoint{*next, 0}, *merge, 1},
+        std::tuple{Endpoint{*merge, 0}, *switch_node, 0},
+        std::tuple{Endpoint{*switch_node, 1}, *next, 0}}) {
+    if (absl::Status s = Connect(from, to, input); !s.ok()) return s;
+  }
+  // Registered before the predicate's _Recv is made: that _Recv runs in
+  // this frame, gated by this Merge.
+  control_loops_[{frame, device}] = *merge;
+  ++stats_.control_loops;
+  Endpoint pred;
+  if (device_of_[loop_cond->id()] == device) {
+    pred = Endpoint{copy_of_[loop_cond->id()], 0};
+  } else {
+    absl::StatusOr<Node*> recv = DataRecv(loop_cond, 0, device);
+    if (!recv.ok()) return recv.status();
+    pred = Endpoint{*recv, 0};
+  }
+  if (absl::Status s = Connect(pred, *switch_node, 1); !s.ok()) return s;
+  return *merge;
 }
 
 absl::StatusOr<std::vector<DevicePartition>> Partitioner::Run(
@@ -524,6 +658,11 @@ absl::StatusOr<std::vector<DevicePartition>> Partitioner::Run(
     device_of_[n->id()] = device_index_[n->assigned_device()];
   }
   if (absl::Status s = MixedRecvs(); !s.ok()) return s;
+  if (GraphHasLoops(graph_) && devices.size() > 1) {
+    absl::StatusOr<ControlFlowFrames> frames = ControlFlowFrames::Build(graph_);
+    if (!frames.ok()) return frames.status();
+    frames_.emplace(*std::move(frames));
+  }
 
   // Every node first (an input may come later in id order), then the edges
   // with the transfers and copies they need.

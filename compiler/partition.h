@@ -56,6 +56,30 @@
 // memory delivers device memory, and its host-memory readers share one
 // _DeviceToHost of it. The control-edge dummy is a Const, which the
 // GPU kernels keep in device memory; nothing reads its value.
+//
+// Loops across devices: a transfer inside a loop runs once per iteration,
+// so its key gets the frame instance and iteration at run time (the
+// kernels add them, runtime/rendezvous.h's FrameRendezvousKey), and the
+// receiving side needs the loop's iterations too. A device that receives
+// inside frame F gets a control loop for F (and for F's enclosing frames):
+//
+//   Const [0] (root) or the enclosing control loop's Merge
+//     -> Enter(frame F) -> Merge <- NextIteration <- Switch:1
+//                            `-> Switch(pred: F's LoopCond, or its _Recv)
+//
+// Its Enter also waits (a control edge) for what one of F's loop variable
+// Enters reads, so it is dead when the real loop's Enters are: in the last
+// iteration of an enclosing loop, or in a conditional branch not taken,
+// neither loop starts. Then
+// it iterates as F's real loop does: F's LoopCond decides every iteration,
+// sent from the device that holds it. The Merge fires once per iteration
+// (in the last one too, when the predicate is false), and every _Recv of
+// that device inside F waits for it, so each runs in F, once per
+// iteration, like the _Send it meets; a _Send of a dead value sends the
+// deadness. This is TensorFlow's construction (its "frame leader"
+// broadcasting the predicate). Nodes are named
+// "control_loop/<frame>/<device tag>/{start,enter,merge,switch,
+// next_iteration}".
 #ifndef DFLOW_COMPILER_PARTITION_H_
 #define DFLOW_COMPILER_PARTITION_H_
 
@@ -129,6 +153,9 @@ struct PartitionStats {
   int recvs = 0;
   // The transfers among those that carry a control edge.
   int control_transfers = 0;
+  // Control loops added for loops cut across devices (one per frame and
+  // device that receives inside the frame).
+  int control_loops = 0;
   // Copy nodes added between host and device memory on one device.
   int host_to_device = 0;
   int device_to_host = 0;

@@ -1,7 +1,12 @@
 #include "compiler/placement_log.h"
 
+#include <map>
+#include <string>
+#include <vector>
+
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "google/protobuf/util/json_util.h"
 
 namespace dflow {
@@ -30,6 +35,23 @@ std::string FormatPlacementLog(const PlacementRecord& record) {
                   "\n");
   for (const DeviceNodeCount& c : record.device_counts()) {
     absl::StrAppend(&out, "  ", c.device(), ": ", Nodes(c.num_nodes()), "\n");
+  }
+  // Loops: which devices each frame's nodes run on (a frame on several
+  // devices is cut: each gets a control loop, compiler/partition.h).
+  std::map<std::string, std::map<std::string, int>> frames;
+  for (const NodePlacement& p : record.nodes()) {
+    if (!p.frame().empty()) ++frames[p.frame()][p.assigned_device()];
+  }
+  if (!frames.empty()) {
+    absl::StrAppend(&out, "Loop frames: ", frames.size(), "\n");
+    for (const auto& [frame, devices] : frames) {
+      std::vector<std::string> parts;
+      for (const auto& [device, n] : devices) {
+        parts.push_back(absl::StrCat(device, ": ", Nodes(n)));
+      }
+      absl::StrAppend(&out, "  ", frame, ": ", absl::StrJoin(parts, ", "),
+                      devices.size() > 1 ? " (cut across devices)" : "", "\n");
+    }
   }
   if (record.num_soft_fallbacks() == 0) {
     absl::StrAppend(&out, "Soft placement fallbacks: none\n");

@@ -22,6 +22,9 @@ namespace dflow {
 //   Placement summary: 12 nodes
 //     /job:localhost/replica:0/task:0/device:GPU:0: 5 nodes
 //     /job:localhost/replica:0/task:0/device:CPU:0: 7 nodes
+//   Loop frames: 1                        (graphs with loops only)
+//     while: /job:...CPU:0: 9 nodes, /job:...CPU:1: 3 nodes (cut across
+//     devices)
 //   Soft placement fallbacks: 1
 //     tower_2/MatMul (MatMul) -> /job:...GPU:0: soft placement: ...
 // Nodes named _Send/_Recv (transfers added by partitioning) get no line but

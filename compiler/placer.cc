@@ -12,6 +12,7 @@
 #include "compiler/colocation_graph.h"
 #include "compiler/host_placement.h"
 #include "graph/node_def_util.h"
+#include "graph/ops/control_flow_frames.h"
 
 namespace dflow {
 namespace {
@@ -540,11 +541,18 @@ absl::StatusOr<PlacementRecord> Placer::Run(Graph* graph) {
     }
   }
 
+  // The loop frame of each node, for the log and `dflow dot`. A graph
+  // whose frames do not add up is refused later, by the executor, with
+  // its own message; the record then shows no frames.
+  absl::StatusOr<ControlFlowFrames> frames = ControlFlowFrames::Build(*graph);
   PlacementRecord record;
   record.set_allow_soft_placement(options_.allow_soft_placement);
   std::vector<int> counts(devices_.size(), 0);
   for (Node* node : graph->nodes()) {
     NodePlacement& p = *placements_[node->id()];
+    if (frames.ok() && frames->FrameOf(*node) != 0) {
+      p.set_frame(frames->Path(frames->FrameOf(*node)));
+    }
     node->set_assigned_device(p.assigned_device());
     for (size_t d = 0; d < devices_.size(); ++d) {
       if (devices_[d].name == p.assigned_device()) ++counts[d];

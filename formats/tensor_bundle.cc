@@ -99,8 +99,8 @@ absl::StatusOr<std::string> BuildIndex(
   }
   leveldb::Status s = builder.Finish();
   if (!s.ok()) {
-    return absl::InternalError(absl::StrCat(
-        "cannot build checkpoint index '", path, "': ", s.ToString()));
+    return absl::InternalError(absl::StrCat("cannot build checkpoint index '",
+                                            path, "': ", s.ToString()));
   }
   return std::move(*sink.contents());
 }
@@ -136,6 +136,38 @@ bool GetVarint64(absl::string_view* in, uint64_t* v) {
   return false;
 }
 
+// Checks the block handles of a LevelDB table's footer (its last 48 bytes:
+// the metaindex and index blocks' offsets and sizes, then the magic number)
+// against the table's size. LevelDB allocates a block's size before reading
+// it and the footer has no checksum, so a corrupt size would otherwise reach
+// operator new (std::bad_alloc, an abort) or allocate gigabytes for a file
+// of a few bytes. Every other block is found through the index block, whose
+// checksum paranoid_checks verifies.
+absl::Status CheckTableFooter(absl::string_view table) {
+  constexpr size_t kFooterBytes = 48;
+  constexpr size_t kBlockTrailerBytes = 5;  // compression type, CRC32C
+  if (table.size() < kFooterBytes) {
+    return absl::DataLossError(absl::StrCat(
+        "it has ", table.size(), " bytes, fewer than a LevelDB table's ",
+        kFooterBytes, "-byte footer"));
+  }
+  const absl::string_view footer = table.substr(table.size() - kFooterBytes);
+  const uint64_t limit = table.size() - kFooterBytes;
+  absl::string_view handles = footer;
+  for (const char* block : {"metaindex", "index"}) {
+    uint64_t offset = 0;
+    uint64_t bytes = 0;
+    if (!GetVarint64(&handles, &offset) || !GetVarint64(&handles, &bytes) ||
+        offset > limit || bytes > limit - offset ||
+        kBlockTrailerBytes > limit - offset - bytes) {
+      return absl::DataLossError(absl::StrCat(
+          "its footer's ", block, " block (offset ", offset, ", ", bytes,
+          " bytes) does not lie within its ", table.size(), " bytes"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 // The CRC of string lengths covers each length as a 4-byte little-endian
 // number (8 bytes past 4 GiB), not its varint: TensorFlow's rule, kept so
 // that older checkpoints with 32-bit lengths still verify.
@@ -155,9 +187,9 @@ bool IsStorableDtype(DataType dtype) {
 }
 
 // Names of `names` closest to `wanted`: the longest common prefix first.
-std::vector<std::string> NearNames(const std::map<std::string,
-                                                  BundleEntryProto>& names,
-                                   absl::string_view wanted, size_t count) {
+std::vector<std::string> NearNames(
+    const std::map<std::string, BundleEntryProto>& names,
+    absl::string_view wanted, size_t count) {
   std::vector<std::pair<size_t, std::string>> scored;
   for (const auto& [name, entry] : names) {
     size_t common = 0;
@@ -167,8 +199,9 @@ std::vector<std::string> NearNames(const std::map<std::string,
     }
     scored.emplace_back(common, name);
   }
-  std::stable_sort(scored.begin(), scored.end(),
-                   [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::stable_sort(
+      scored.begin(), scored.end(),
+      [](const auto& a, const auto& b) { return a.first > b.first; });
   std::vector<std::string> out;
   for (size_t i = 0; i < scored.size() && i < count; ++i) {
     out.push_back(scored[i].second);
@@ -177,9 +210,9 @@ std::vector<std::string> NearNames(const std::map<std::string,
 }
 
 absl::Status DataLossIn(absl::string_view file, absl::string_view what) {
-  return absl::DataLossError(absl::StrCat(
-      "checkpoint file '", file, "' is damaged: ", what,
-      "; restore an older checkpoint or save this one again"));
+  return absl::DataLossError(
+      absl::StrCat("checkpoint file '", file, "' is damaged: ", what,
+                   "; restore an older checkpoint or save this one again"));
 }
 
 }  // namespace
@@ -262,9 +295,9 @@ absl::Status BundleWriter::Add(absl::string_view name, const Tensor& tensor) {
         "' (the empty key holds the header); name the tensor"));
   }
   if (entries_.count(std::string(name)) > 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "tensor '", name, "' is added twice to checkpoint '", prefix_,
-        "'; give every tensor its own name"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("tensor '", name, "' is added twice to checkpoint '",
+                     prefix_, "'; give every tensor its own name"));
   }
   if (!tensor.IsInitialized() || !IsStorableDtype(tensor.dtype())) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -365,6 +398,12 @@ absl::StatusOr<std::unique_ptr<BundleReader>> BundleReader::Open(
     }
     return contents.status();
   }
+  if (absl::Status footer = CheckTableFooter(*contents); !footer.ok()) {
+    return DataLossIn(path,
+                      absl::StrCat("it is not a readable checkpoint index "
+                                   "(LevelDB table): ",
+                                   footer.message()));
+  }
   const uint64_t size = contents->size();
   auto source = std::make_unique<StringSource>(*std::move(contents));
   leveldb::Table* raw_table = nullptr;
@@ -382,9 +421,9 @@ absl::StatusOr<std::unique_ptr<BundleReader>> BundleReader::Open(
   std::unique_ptr<BundleReader> reader(new BundleReader(std::string(prefix)));
   it->SeekToFirst();
   if (!it->Valid() || !it->key().empty()) {
-    return DataLossIn(path, absl::StrCat("it has no header entry",
-                                         it->status().ok()
-                                             ? std::string()
+    return DataLossIn(
+        path, absl::StrCat("it has no header entry",
+                           it->status().ok() ? std::string()
                                              : ": " + it->status().ToString()));
   }
   if (!reader->header_.ParseFromArray(it->value().data(),
@@ -415,8 +454,8 @@ absl::StatusOr<std::unique_ptr<BundleReader>> BundleReader::Open(
     const std::string name = it->key().ToString();
     if (!entry.ParseFromArray(it->value().data(),
                               static_cast<int>(it->value().size()))) {
-      return DataLossIn(path,
-                        absl::StrCat("the entry of '", name, "' does not parse"));
+      return DataLossIn(
+          path, absl::StrCat("the entry of '", name, "' does not parse"));
     }
     reader->entries_.emplace(name, std::move(entry));
   }
@@ -502,10 +541,10 @@ absl::StatusOr<int> BundleReader::ShardFd(int shard) {
   int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) {
     if (errno == ENOENT) {
-      return absl::NotFoundError(absl::StrCat(
-          "checkpoint '", prefix_, "' is missing its data file '", path,
-          "' (shard ", shard, " of ", num_shards(),
-          "); copy every .data-* file along with the .index"));
+      return absl::NotFoundError(
+          absl::StrCat("checkpoint '", prefix_, "' is missing its data file '",
+                       path, "' (shard ", shard, " of ", num_shards(),
+                       "); copy every .data-* file along with the .index"));
     }
     return ErrnoError("cannot open checkpoint data file", path);
   }
@@ -520,35 +559,56 @@ absl::StatusOr<Tensor> BundleReader::Read(absl::string_view name) {
   const std::string index_path = BundleIndexFilename(prefix_);
   if (entry.shard_id() < 0 || entry.shard_id() >= num_shards() ||
       entry.offset() < 0 || entry.size() < 0) {
-    return DataLossIn(index_path,
-                      absl::StrCat("the entry of tensor '", name,
-                                   "' names shard ", entry.shard_id(), " of ",
-                                   num_shards(), ", offset ", entry.offset(),
-                                   ", size ", entry.size()));
+    return DataLossIn(
+        index_path,
+        absl::StrCat("the entry of tensor '", name, "' names shard ",
+                     entry.shard_id(), " of ", num_shards(), ", offset ",
+                     entry.offset(), ", size ", entry.size()));
   }
   const std::string data_path =
       BundleDataFilename(prefix_, entry.shard_id(), num_shards());
-  absl::StatusOr<Tensor> tensor = Tensor::Allocate(
-      DefaultCpuAllocator(), info->dtype, info->shape);
-  if (!tensor.ok()) return tensor.status();
-  const int64_t elements = tensor->NumElements();
-  if (info->dtype != DT_STRING &&
-      static_cast<uint64_t>(entry.size()) != tensor->TotalBytes()) {
-    return DataLossIn(index_path,
-                      absl::StrCat("tensor '", name, "' (",
-                                   DataTypeName(info->dtype), " ",
-                                   info->shape.ToString(), ") should take ",
-                                   tensor->TotalBytes(), " bytes but its entry "
-                                   "says ", entry.size()));
-  }
-  if (info->dtype == DT_STRING && entry.size() < elements + 4) {
-    return DataLossIn(index_path,
-                      absl::StrCat("string tensor '", name, "' of ", elements,
-                                   " elements cannot fit in ", entry.size(),
-                                   " bytes"));
+  // Sizes are checked against the shape and the shard before anything is
+  // allocated: an entry may claim any shape and size.
+  const int64_t elements = info->shape.num_elements();
+  if (info->dtype != DT_STRING) {
+    int64_t expected = 0;
+    if (elements < 0 ||
+        __builtin_mul_overflow(elements,
+                               static_cast<int64_t>(DataTypeSize(info->dtype)),
+                               &expected) ||
+        entry.size() != expected) {
+      return DataLossIn(
+          index_path,
+          absl::StrCat("tensor '", name, "' (", DataTypeName(info->dtype), " ",
+                       info->shape.ToString(), ") should take ",
+                       elements < 0 || expected < 0 ? std::string("?")
+                                                    : absl::StrCat(expected),
+                       " bytes but its entry says ", entry.size()));
+    }
+  } else if (elements < 0 || entry.size() < elements + 4) {
+    return DataLossIn(
+        index_path,
+        absl::StrCat("string tensor '", name, "' of ", elements,
+                     " elements cannot fit in ", entry.size(), " bytes"));
   }
   absl::StatusOr<int> fd = ShardFd(entry.shard_id());
   if (!fd.ok()) return fd.status();
+  struct stat st;
+  if (fstat(*fd, &st) != 0) {
+    return ErrnoError("cannot read checkpoint data file", data_path);
+  }
+  if (entry.offset() > st.st_size ||
+      entry.size() > st.st_size - entry.offset()) {
+    return DataLossIn(data_path,
+                      absl::StrCat("it is truncated: tensor '", name,
+                                   "' needs bytes [", entry.offset(), ", ",
+                                   static_cast<uint64_t>(entry.offset()) +
+                                       static_cast<uint64_t>(entry.size()),
+                                   ") but the file has ", st.st_size));
+  }
+  absl::StatusOr<Tensor> tensor =
+      Tensor::Allocate(DefaultCpuAllocator(), info->dtype, info->shape);
+  if (!tensor.ok()) return tensor.status();
 
   std::string bytes(static_cast<size_t>(entry.size()), '\0');
   size_t done = 0;
@@ -572,7 +632,8 @@ absl::StatusOr<Tensor> BundleReader::Read(absl::string_view name) {
   uint32_t crc = 0;
   if (info->dtype != DT_STRING) {
     crc = crc32c::Crc32c(bytes);
-    if (!bytes.empty()) std::memcpy(tensor->raw_data(), bytes.data(), bytes.size());
+    if (!bytes.empty())
+      std::memcpy(tensor->raw_data(), bytes.data(), bytes.size());
   } else {
     absl::string_view in(bytes);
     std::vector<uint64_t> lengths(static_cast<size_t>(elements));
@@ -580,8 +641,8 @@ absl::StatusOr<Tensor> BundleReader::Read(absl::string_view name) {
     for (uint64_t& length : lengths) {
       if (!GetVarint64(&in, &length)) {
         return DataLossIn(data_path, absl::StrCat("the string lengths of "
-                                                  "tensor '", name,
-                                                  "' are malformed"));
+                                                  "tensor '",
+                                                  name, "' are malformed"));
       }
       crc = ExtendWithLength(crc, length);
       total += length;
@@ -603,7 +664,8 @@ absl::StatusOr<Tensor> BundleReader::Read(absl::string_view name) {
       return DataLossIn(data_path, absl::StrCat("string tensor '", name,
                                                 "' holds ", in.size(),
                                                 " bytes of text, its lengths "
-                                                "add up to ", total));
+                                                "add up to ",
+                                                total));
     }
     crc = crc32c::Extend(crc, in);
     auto out = tensor->flat<std::string>();
@@ -711,7 +773,8 @@ absl::Status DeleteBundle(absl::string_view prefix) {
     if (rest.size() != 14 || rest.substr(5, 4) != "-of-") continue;
     bool digits = true;
     for (size_t i : {0, 1, 2, 3, 4, 9, 10, 11, 12, 13}) {
-      digits = digits && absl::ascii_isdigit(static_cast<unsigned char>(rest[i]));
+      digits =
+          digits && absl::ascii_isdigit(static_cast<unsigned char>(rest[i]));
     }
     if (digits) doomed.push_back(file_util::JoinPath(dir, name));
   }

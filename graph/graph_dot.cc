@@ -283,6 +283,11 @@ class DotWriter {
         if (!p.reason().empty()) {
           absl::StrAppend(&tooltip, "\nreason: ", p.reason());
         }
+        if (!p.frame().empty()) {
+          // A loop's nodes: a double border, and the frame in the tooltip.
+          absl::StrAppend(&tooltip, "\nloop frame: ", p.frame());
+          attrs.push_back("peripheries=2");
+        }
         if (p.kind() == NodePlacement::SOFT_FALLBACK) {
           attrs.push_back("color=\"#e00000\" penwidth=3");
         }

@@ -5,8 +5,9 @@
 // per node labelled with its short name and op, data edges solid and
 // control edges dashed. Nodes are filled by the device they request (white
 // for none), or with a placement record by the device they were assigned:
-// soft-placement fallbacks get a bold red border, and each node's tooltip
-// gives its request, device and the placer's reason. A legend lists device
+// soft-placement fallbacks get a bold red border, nodes inside a loop a
+// double border, and each node's tooltip gives its request, device, the
+// placer's reason and the loop frame. A legend lists device
 // -> color. Deterministic: the same graph gives the same bytes.
 #ifndef DFLOW_GRAPH_GRAPH_DOT_H_
 #define DFLOW_GRAPH_GRAPH_DOT_H_

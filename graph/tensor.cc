@@ -568,6 +568,21 @@ absl::StatusOr<Tensor> Tensor::FromProto(const TensorProto& proto,
   return tensor;
 }
 
+int64_t Tensor::ProtoBytes(const TensorProto& proto) {
+  const DataType dtype = proto.dtype();
+  if (!IsSupportedDataType(dtype)) return -1;
+  absl::StatusOr<TensorShape> shape =
+      TensorShape::FromProto(proto.tensor_shape());
+  if (!shape.ok() || !shape->IsFullyDefined()) return -1;
+  const int64_t n = shape->num_elements();
+  int64_t bytes = 0;
+  if (n < 0 || __builtin_mul_overflow(
+                   n, static_cast<int64_t>(StorageSize(dtype)), &bytes)) {
+    return -1;
+  }
+  return bytes;
+}
+
 void Tensor::ToProto(TensorProto* proto, bool use_tensor_content) const {
   proto->Clear();
   proto->set_dtype(dtype_);

@@ -130,9 +130,7 @@ class Tensor {
     if (buffer_ == nullptr || buffer_->data() == nullptr) return nullptr;
     return static_cast<char*>(buffer_->data()) + offset_;
   }
-  const void* raw_data() const {
-    return const_cast<Tensor*>(this)->raw_data();
-  }
+  const void* raw_data() const { return const_cast<Tensor*>(this)->raw_data(); }
   // Becomes the uninitialized tensor (DT_INVALID, shape [0]) and drops its
   // reference to the buffer: what the executor does to an input slot once
   // its consumer ran, without building and moving a temporary.
@@ -183,6 +181,13 @@ class Tensor {
   // repeat the last one and no values at all mean zeros (TensorFlow's rule).
   static absl::StatusOr<Tensor> FromProto(
       const TensorProto& proto, Allocator* allocator = DefaultCpuAllocator());
+  // The bytes FromProto would allocate for `proto` (its shape's elements
+  // times the dtype's size in memory), without allocating; -1 when the
+  // shape is unreadable or partial, the dtype unsupported or the size
+  // overflows. A few typed values may stand for a huge tensor (they
+  // repeat), so code that decodes constants only to look at them (the
+  // compiler's passes) checks this first.
+  static int64_t ProtoBytes(const TensorProto& proto);
   // Overwrites `proto`. With use_tensor_content, numbers go to
   // tensor_content; otherwise to the typed field. Strings always use
   // string_val. Both encodings round-trip bit-exactly.

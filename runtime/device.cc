@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <mutex>
+#include <utility>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/ascii.h"
@@ -30,15 +31,18 @@ Device::Device(DeviceSpec spec, DeviceAttributes attributes,
   }
 }
 
-TrackingAllocator* ProcessAllocator(const std::string& device_short_name) {
+TrackingAllocator* ProcessAllocator(const std::string& device_short_name,
+                                    int64_t limit_bytes) {
+  if (limit_bytes <= 0) limit_bytes = HostMemoryBytes();
   static std::mutex mu;
   static auto* allocators =
-      new absl::flat_hash_map<std::string, std::unique_ptr<TrackingAllocator>>;
+      new absl::flat_hash_map<std::pair<std::string, int64_t>,
+                              std::unique_ptr<TrackingAllocator>>;
   std::lock_guard<std::mutex> lock(mu);
-  auto& slot = (*allocators)[device_short_name];
+  auto& slot = (*allocators)[std::make_pair(device_short_name, limit_bytes)];
   if (slot == nullptr) {
     slot = std::make_unique<TrackingAllocator>(DefaultCpuAllocator(),
-                                               device_short_name);
+                                               device_short_name, limit_bytes);
   }
   return slot.get();
 }
@@ -50,16 +54,16 @@ int64_t HostMemoryBytes() {
   return static_cast<int64_t>(pages) * page_size;
 }
 
-std::unique_ptr<Device> NewCpuDevice(int id) {
+std::unique_ptr<Device> NewCpuDevice(int id, int64_t memory_limit) {
   ThreadPool* pool = ThreadPool::Shared();
   DeviceAttributes attrs;
-  attrs.memory_limit = HostMemoryBytes();
+  attrs.memory_limit = memory_limit > 0 ? memory_limit : HostMemoryBytes();
   attrs.physical_device_desc = absl::StrCat(
       "device: ", id, ", name: host CPU, threads: ", pool->num_threads(),
       " (shared by every CPU device)");
   return std::make_unique<Device>(
       DeviceSpec::LocalDevice("CPU", id), std::move(attrs),
-      ProcessAllocator(absl::StrCat("CPU:", id)), pool);
+      ProcessAllocator(absl::StrCat("CPU:", id), attrs.memory_limit), pool);
 }
 
 std::unique_ptr<Device> NewFakeGpuDevice(int id, int64_t memory_limit) {
@@ -72,7 +76,8 @@ std::unique_ptr<Device> NewFakeGpuDevice(int id, int64_t memory_limit) {
       "kernels), pci bus id: none");
   return std::make_unique<Device>(
       DeviceSpec::LocalDevice("GPU", id), std::move(attrs),
-      ProcessAllocator(absl::StrCat("GPU:", id)), ThreadPool::Shared());
+      ProcessAllocator(absl::StrCat("GPU:", id), attrs.memory_limit),
+      ThreadPool::Shared());
 }
 
 absl::StatusOr<DeviceSet::Options> DeviceSet::Options::Parse(
@@ -111,9 +116,20 @@ absl::StatusOr<std::unique_ptr<DeviceSet>> DeviceSet::Create(
         kMaxDevicesPerType, " per type"));
   }
   auto set = std::make_unique<DeviceSet>();
-  for (int i = 0; i < options.num_cpus; ++i) set->Add(NewCpuDevice(i));
+  if (options.host_memory_limit < 0 || options.fake_gpu_memory_limit < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "negative device memory limit: ", options.host_memory_limit, " (CPU), ",
+        options.fake_gpu_memory_limit,
+        " (fake GPU); give bytes, or 0 for "
+        "the machine's memory"));
+  }
+  for (int i = 0; i < options.num_cpus; ++i) {
+    set->Add(NewCpuDevice(i, options.host_memory_limit));
+  }
   for (int i = 0; i < options.num_fake_gpus; ++i) {
-    set->Add(NewFakeGpuDevice(i, options.fake_gpu_memory_limit));
+    set->Add(NewFakeGpuDevice(i, options.fake_gpu_memory_limit > 0
+                                     ? options.fake_gpu_memory_limit
+                                     : options.host_memory_limit));
   }
   return set;
 }

@@ -47,8 +47,10 @@ struct DeviceAttributes {
   // Whose kernels the device runs: the device type, except for stand-ins
   // (a fake GPU runs the "CPU" kernels).
   std::string kernel_device_type;
-  // Bytes the device reports it can hold. For host devices this is the
-  // machine's physical memory, reported but not enforced.
+  // Bytes the device can hold: its allocator refuses allocations beyond
+  // them (ResourceExhausted naming the node). For host devices the
+  // machine's physical memory unless a session set a limit
+  // (SessionOptions.memory_limit_bytes).
   int64_t memory_limit = 0;
   DeviceLocality locality;
   // The right-hand side of a `Device mapping:` line, e.g. "device: 0, name:
@@ -108,20 +110,25 @@ class Device {
 };
 
 // The process-wide counting allocator for host memory of the device named
-// `device_short_name` ("CPU:0"). Never destroyed, so tensors may outlive
-// sessions and devices.
-TrackingAllocator* ProcessAllocator(const std::string& device_short_name);
+// `device_short_name` ("CPU:0") that refuses to hold more than
+// `limit_bytes` at once (0: the machine's physical memory). One per name
+// and limit: sessions with the same limit share one, so its statistics
+// count them all, as a device's memory is shared. Never destroyed, so
+// tensors may outlive sessions and devices.
+TrackingAllocator* ProcessAllocator(const std::string& device_short_name,
+                                    int64_t limit_bytes = 0);
 
 // Physical memory of the machine in bytes (0 if unknown).
 int64_t HostMemoryBytes();
 
 // /job:localhost/replica:0/task:0/device:CPU:<id> on the shared pool, with
-// the allocator ProcessAllocator("CPU:<id>").
-std::unique_ptr<Device> NewCpuDevice(int id);
+// the allocator ProcessAllocator("CPU:<id>", memory_limit) (0: the
+// machine's memory).
+std::unique_ptr<Device> NewCpuDevice(int id, int64_t memory_limit = 0);
 // /job:localhost/replica:0/task:0/device:GPU:<id>, a test device of type
 // "GPU" computing on host memory (allocator ProcessAllocator("GPU:<id>"),
 // separate from any CPU's) with the CPU kernels on the shared pool.
-// `memory_limit` 0 reports the machine's memory.
+// `memory_limit` (enforced; 0: the machine's memory).
 std::unique_ptr<Device> NewFakeGpuDevice(int id, int64_t memory_limit = 0);
 
 class DeviceSet {
@@ -131,7 +138,10 @@ class DeviceSet {
     int num_cpus = 1;
     // Fake GPUs GPU:0..num_fake_gpus-1 (see NewFakeGpuDevice).
     int num_fake_gpus = 0;
+    // Bytes each fake GPU may hold (0: host_memory_limit).
     int64_t fake_gpu_memory_limit = 0;
+    // Bytes each CPU device may hold (0: the machine's physical memory).
+    int64_t host_memory_limit = 0;
 
     // "CPU:1,GPU:4" read by compiler/placement_device.h's ParseDeviceCounts
     // (GPU means fake GPUs): the device sets of `dflow run --devices` and of

@@ -180,6 +180,14 @@ class Executor::StatePool {
 Executor::~Executor() = default;
 
 namespace {
+std::atomic<KernelCostForTesting> kernel_cost_for_testing{nullptr};
+}  // namespace
+
+void SetKernelCostForTesting(KernelCostForTesting cost) {
+  kernel_cost_for_testing.store(cost, std::memory_order_release);
+}
+
+namespace {
 
 // The executor times every node during its first kSampledSteps steps; a
 // node that ever computed in under kInlineCost runs inline from then on.
@@ -540,7 +548,12 @@ class Executor::Step : public std::enable_shared_from_this<Step> {
     if (sample_costs_) {
       const auto begin = std::chrono::steady_clock::now();
       item.kernel->Compute(&ctx);
-      if (std::chrono::steady_clock::now() - begin < kInlineCost) {
+      std::chrono::nanoseconds cost = std::chrono::steady_clock::now() - begin;
+      if (KernelCostForTesting hook =
+              kernel_cost_for_testing.load(std::memory_order_acquire)) {
+        cost = std::chrono::nanoseconds(hook(item.kernel->name()));
+      }
+      if (cost < kInlineCost) {
         exec_->inline_[id].store(1, std::memory_order_relaxed);
       }
     } else {
@@ -563,8 +576,11 @@ class Executor::Step : public std::enable_shared_from_this<Step> {
     }
     OpKernelContext::OutputValues& outputs = *ctx->outputs();
     if (!stats_.empty()) RecordStats(id, ctx, start_us);
+    const bool wholly_dead =
+        item.may_output_dead && Executor::SetNoOutput(item, outputs);
     for (int e = item.out_begin; e < item.out_end; ++e) {
       const OutEdge& edge = exec_->out_edges_[e];
+      if (edge.slot < 0 && wholly_dead) MarkDead(edge.dst);
       if (edge.slot >= 0) {
         const TensorValue& v = outputs[edge.src_output];
         if (v.var == nullptr && v.tensor.dtype() == DT_INVALID) {
@@ -740,6 +756,17 @@ void Executor::RunAsync(const Args& args, DoneCallback done,
   if (has_loops_) return RunFramesAsync(args, std::move(done), start);
   auto step = std::make_shared<Step>(this, args, std::move(done));
   step->Start(start);
+}
+
+bool Executor::SetNoOutput(const NodeItem& item,
+                           const OpKernelContext::OutputValues& outputs) {
+  const int n = item.kernel->num_outputs();
+  if (n == 0) return false;
+  for (int k = 0; k < n && k < static_cast<int>(outputs.size()); ++k) {
+    const TensorValue& v = outputs[k];
+    if (v.var != nullptr || v.tensor.dtype() != DT_INVALID) return false;
+  }
+  return true;
 }
 
 }  // namespace dflow

@@ -70,6 +70,15 @@ void RecordKernelStats(const OpKernel& kernel, const Device& device,
                        OpKernelContext* ctx, absl::Time step_start,
                        int64_t start_us, NodeExecStats* s);
 
+// Test hook for the cost model (Executor::inline_ below): while set, the
+// executor takes a sampled node's compute time, in nanoseconds, from
+// `cost(node name)` instead of the clock, so a test decides which nodes
+// are measured cheap; timing real kernels made such tests fail on loaded
+// hosts. nullptr restores the clock. Set it before the sessions it
+// concerns run their first steps.
+using KernelCostForTesting = int64_t (*)(const std::string& node);
+void SetKernelCostForTesting(KernelCostForTesting cost);
+
 // Owned through a std::shared_ptr (a unique_ptr from Create converts), a
 // step that outlives Run (it timed out, its kernels still finishing) keeps
 // the executor alive until its last kernel returns; otherwise the caller
@@ -200,6 +209,12 @@ class Executor : public std::enable_shared_from_this<Executor> {
     // For a _Retval: the error when what it fetches is dead.
     std::string dead_fetch_error;
   };
+  // Whether a node that may leave outputs unset (Switch, _Recv) set none
+  // of them: then it is dead as a whole, and its control edges carry the
+  // deadness too (a _Recv of a dead value: a control loop's Enter waits on
+  // one, compiler/partition.h). Nodes without outputs never are.
+  static bool SetNoOutput(const NodeItem& item,
+                          const OpKernelContext::OutputValues& outputs);
   // One fan-out edge: output `src_output` of a node feeds input slot `slot`
   // (absolute index into the step's input table) of node `dst`; control
   // edges have slot -1.
@@ -245,6 +260,32 @@ class Executor : public std::enable_shared_from_this<Executor> {
     bool is_control_trigger = false;  // never dead (TensorFlow's rule)
     int merge_controls = 0;           // a Merge: its control inputs
     int merge_data_inputs = 0;        // a Merge: its data inputs
+    // What the frame step may compute itself, under its lock, instead of
+    // running the kernel (no stats asked; plain values only): the loop
+    // plumbing that only forwards a value, half of a scalar loop's nodes.
+    enum class Forward : uint8_t {
+      kNone,
+      kValue,   // Identity, LoopCond, Enter, Exit, NextIteration: input 0
+                // to output 0
+      kConst,   // a Const: `constant`
+      kSwitch,  // input 0 to output 1 when the bool scalar pred holds, else 0
+      kMerge,   // the live input to output 0, its index to output 1
+      kNoOp,    // nothing to compute
+    };
+    Forward forward = Forward::kNone;
+    Tensor constant;  // kConst: the Const kernel's output
+  };
+  // Loops: out_edges_ as the frame step reads them (same indices), with
+  // what Activate needs of the consumer in one place (reading it from the
+  // consumer's NodeItem and LoopNodeInfo cost two cache misses per edge).
+  struct FrameEdge {
+    int dst;
+    int local;  // dst's index among its frame's nodes
+    int slot;   // dst's input slot in its frame's tables; -1: control
+    int src_output;
+    int merge_data_inputs;  // dst a Merge: its data inputs; else -1
+    bool last_use;
+    bool skip_dead;  // dst an Exit or NextIteration: a no-op when dead
   };
   // Assigns every node its frame; fails on a graph whose frames disagree.
   absl::Status BuildFrames(const Graph& graph, const std::vector<Node*>& order,
@@ -266,6 +307,7 @@ class Executor : public std::enable_shared_from_this<Executor> {
   bool has_loops_ = false;
   std::vector<FrameInfo> frames_;
   std::vector<LoopNodeInfo> loop_nodes_;  // by node index
+  std::vector<FrameEdge> frame_edges_;    // by out_edges_ index
   // Per node: run inline on the thread that made it ready (1) or hand it to
   // the pool (0). Starts as !IsExpensive() and turns to 1 when the node,
   // timed during the executor's first kSampledSteps steps, computes faster

@@ -16,15 +16,20 @@
 // iteration. The step ends when the root frame's only iteration is done.
 //
 // The price of generality: a lock per node and per-iteration tables. Only
-// graphs with an Enter pay it; acyclic graphs keep executor.cc's path.
+// graphs with an Enter pay it; acyclic graphs keep executor.cc's path. The
+// loop plumbing (Identity, LoopCond, Enter, Exit, NextIteration, Switch,
+// Merge, NoOp, Const) does not pay it per node: RunForwards computes those
+// under the lock already held to propagate their producer, so a scalar
+// loop's iteration runs two kernels, not nine nodes (when no stats are
+// asked: a timeline shows every node's kernel run).
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
 #include <deque>
-#include <map>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -38,132 +43,20 @@
 
 namespace dflow {
 
-absl::Status Executor::BuildFrames(const Graph& graph,
-                                   const std::vector<Node*>& order,
-                                   const std::vector<int>& index_of) {
-  (void)graph;
-  frames_.clear();
-  frames_.push_back(FrameInfo{});  // the root
-  loop_nodes_.assign(order.size(), LoopNodeInfo{});
-  // (parent frame, frame_name) -> frame id
-  std::map<std::pair<int, std::string>, int> frame_ids;
-  std::vector<bool> known(order.size(), false);
-  for (size_t i = 0; i < order.size(); ++i) {
-    const Node* n = order[i];
-    LoopNodeInfo& info = loop_nodes_[i];
-    int frame = -1;
-    const Node* from = nullptr;
-    for (const Edge* e : n->in_edges()) {
-      if (IsNextIterationOp(e->src->op())) continue;  // a back edge
-      const int src = index_of[e->src->id()];
-      const LoopNodeInfo& s = loop_nodes_[src];
-      int f = s.frame;
-      if (s.child_frame >= 0) f = s.child_frame;
-      if (s.is_exit) f = frames_[s.frame].parent;
-      if (f < 0) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            NodeLabel(n->def()), " reads ", NodeLabel(e->src->def()),
-            ", an Exit of no loop (its input is not inside an Enter's frame); "
-            "an Exit must follow its loop's Switch"));
-      }
-      if (frame >= 0 && f != frame) {
-        auto name = [&](int id) {
-          return id == 0 ? std::string("the root frame")
-                         : absl::StrCat("frame '", frames_[id].name, "'");
-        };
-        return absl::InvalidArgumentError(absl::StrCat(
-            NodeLabel(n->def()),
-            " has inputs from two frames: ", NodeLabel(from->def()), " in ",
-            name(frame), " and ", NodeLabel(e->src->def()), " in ", name(f),
-            "; values enter a loop through Enter and leave it through Exit"));
-      }
-      frame = f;
-      from = e->src;
-    }
-    if (frame < 0) frame = 0;  // no inputs: the root frame
-    info.frame = frame;
-    info.local = frames_[frame].num_nodes++;
-    info.local_input = frames_[frame].num_inputs;
-    frames_[frame].num_inputs += n->num_inputs();
-    known[i] = true;
-    const std::string& op = n->op();
-    if (IsEnterOp(op)) {
-      std::string name;
-      if (!n->GetAttr("frame_name", &name).ok() || name.empty()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(NodeLabel(n->def()),
-                         " has no frame_name; every Enter names the "
-                         "loop it enters"));
-      }
-      auto [it, added] = frame_ids.try_emplace(
-          std::make_pair(frame, name), static_cast<int>(frames_.size()));
-      if (added) {
-        FrameInfo child;
-        child.name = name;
-        child.parent = frame;
-        int64_t parallel = 10;
-        if (n->GetAttr("parallel_iterations", &parallel).ok() && parallel > 0) {
-          child.parallel_iterations = static_cast<int>(parallel);
-        }
-        frames_.push_back(std::move(child));
-      }
-      info.child_frame = it->second;
-      ++frames_[info.child_frame].num_enters;
-      bool is_constant = false;
-      n->GetAttr("is_constant", &is_constant).IgnoreError();
-      info.is_constant = is_constant;
-    } else if (IsExitOp(op)) {
-      if (frame == 0) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            NodeLabel(n->def()),
-            " is an Exit outside every loop: nothing it reads came through "
-            "an Enter"));
-      }
-      info.is_exit = true;
-      frames_[frame].exits.push_back(static_cast<int>(i));
-    } else if (op == "ControlTrigger") {
-      info.is_control_trigger = true;
-    } else if (IsNextIterationOp(op)) {
-      info.is_next_iteration = true;
-      for (const Edge* e : n->out_edges()) {
-        if (!IsMergeOp(e->dst->op())) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              NodeLabel(n->def()), " feeds ", NodeLabel(e->dst->def()),
-              "; a NextIteration feeds its loop's Merge only"));
-        }
-      }
-    }
-    if (IsMergeOp(op)) {
-      for (const Edge* e : n->in_edges()) {
-        if (e->IsControl()) {
-          ++info.merge_controls;
-        } else {
-          ++info.merge_data_inputs;
-        }
-      }
-    }
-  }
-  // A NextIteration's Merge must sit in its frame (its edge was skipped).
-  for (size_t i = 0; i < order.size(); ++i) {
-    if (!loop_nodes_[i].is_next_iteration) continue;
-    for (const Edge* e : order[i]->out_edges()) {
-      const int dst = index_of[e->dst->id()];
-      if (loop_nodes_[dst].frame != loop_nodes_[i].frame) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            NodeLabel(order[i]->def()), " feeds ", NodeLabel(e->dst->def()),
-            " in another frame; a NextIteration feeds the Merge of its own "
-            "loop"));
-      }
-    }
-  }
-  return absl::OkStatus();
-}
-
 namespace {
 
 // A step's value for one output: live (tensor or variable) or dead.
 bool IsLive(const TensorValue& v) {
   return v.var != nullptr || v.tensor.dtype() != DT_INVALID;
+}
+
+// Empties `n` input slots. Most are empty already (moved into a consumer,
+// or never written: a dead input), and assigning a fresh TensorValue builds
+// and destroys a Tensor per slot, which showed in the per-iteration profile.
+void ClearValues(TensorValue* values, int n) {
+  for (int k = 0; k < n; ++k) {
+    if (IsLive(values[k])) values[k] = TensorValue();
+  }
 }
 
 }  // namespace
@@ -240,6 +133,11 @@ class Executor::FrameStep : public std::enable_shared_from_this<FrameStep> {
     int frame = 0;
     FrameInstance* parent = nullptr;
     int64_t parent_iter = 0;
+    // The instance's name, the same in every partition of the step (their
+    // transfers inside it meet by it): "" for the root, else the parent's
+    // name, the frame name and the parent iteration ("while@0",
+    // "while@0/inner@3").
+    std::string key;
     int pending_enters = 0;
     int parallel_iterations = 10;
     int64_t oldest = 0;   // the oldest live iteration
@@ -284,7 +182,9 @@ class Executor::FrameStep : public std::enable_shared_from_this<FrameStep> {
     if (!f->free.empty()) {  // a done iteration's tables, reused
       it = std::move(f->free.back());
       f->free.pop_back();
-      for (int i = 0; i < info.num_inputs; ++i) it->inputs[i] = TensorValue();
+      // Nodes empty their slots when they run; only a step stopped early
+      // leaves values behind.
+      ClearValues(it->inputs.get(), info.num_inputs);
       std::memset(it->flags.get(), 0, 4 * static_cast<size_t>(info.num_nodes));
       it->outstanding_ops = 0;
       it->outstanding_frames = 0;
@@ -304,28 +204,35 @@ class Executor::FrameStep : public std::enable_shared_from_this<FrameStep> {
     InitPending(f, iter);
   }
 
+  // A new iteration's pending counts: one copy of the frame's initial
+  // counts (a walk over the frame's nodes per iteration was a tenth of a
+  // scalar loop's time).
   void InitPending(FrameInstance* f, int64_t iter) {
     Iteration* it = f->Find(iter);
-    // Frames keep no node lists: walk the executor's nodes once per frame
-    // layout, cached.
-    const std::vector<int>& nodes = NodesOf(f->frame);
-    for (int id : nodes) {
-      const LoopNodeInfo& ln = exec_->loop_nodes_[id];
-      const NodeItem& item = exec_->nodes_[id];
-      it->pending[ln.local] =
-          item.is_merge ? ln.merge_controls : item.pending_init;
+    const std::vector<int>& initial = InitialPending(f->frame);
+    if (!initial.empty()) {
+      std::memcpy(it->pending.get(), initial.data(),
+                  initial.size() * sizeof(int));
     }
   }
 
-  const std::vector<int>& NodesOf(int frame) {
-    if (frame_nodes_.empty()) {
-      frame_nodes_.resize(exec_->frames_.size());
+  // Per static frame, by local index: a node's pending count when its
+  // iteration starts (a Merge waits only for its control inputs). Built on
+  // first use, once per step.
+  const std::vector<int>& InitialPending(int frame) {
+    if (initial_pending_.empty()) {
+      initial_pending_.resize(exec_->frames_.size());
+      for (size_t f = 0; f < exec_->frames_.size(); ++f) {
+        initial_pending_[f].resize(exec_->frames_[f].num_nodes);
+      }
       for (size_t i = 0; i < exec_->nodes_.size(); ++i) {
-        frame_nodes_[exec_->loop_nodes_[i].frame].push_back(
-            static_cast<int>(i));
+        const LoopNodeInfo& ln = exec_->loop_nodes_[i];
+        const NodeItem& item = exec_->nodes_[i];
+        initial_pending_[ln.frame][ln.local] =
+            item.is_merge ? ln.merge_controls : item.pending_init;
       }
     }
-    return frame_nodes_[frame];
+    return initial_pending_[frame];
   }
 
   FrameInstance* ChildFrame(FrameInstance* parent, int64_t iter, int frame) {
@@ -336,6 +243,8 @@ class Executor::FrameStep : public std::enable_shared_from_this<FrameStep> {
     child->frame = frame;
     child->parent = parent;
     child->parent_iter = iter;
+    child->key = absl::StrCat(parent->key, parent->key.empty() ? "" : "/",
+                              exec_->frames_[frame].name, "@", iter);
     child->pending_enters = exec_->frames_[frame].num_enters;
     child->parallel_iterations = exec_->frames_[frame].parallel_iterations;
     NewIteration(child.get(), 0);
@@ -356,50 +265,63 @@ class Executor::FrameStep : public std::enable_shared_from_this<FrameStep> {
     if (it == nullptr) return;  // (cannot happen: callers make it first)
     const NodeItem& item = exec_->nodes_[src];
     for (int e = item.out_begin; e < item.out_end; ++e) {
-      const OutEdge& edge = exec_->out_edges_[e];
+      const FrameEdge& edge = exec_->frame_edges_[e];
       const int dst = edge.dst;
-      const LoopNodeInfo& ln = exec_->loop_nodes_[dst];
-      const NodeItem& dst_item = exec_->nodes_[dst];
+      const int local = edge.local;
       const bool control = edge.slot < 0;
       bool dead = outputs == nullptr;
       if (!dead && !control) dead = !IsLive((*outputs)[edge.src_output]);
-      if (dst_item.is_merge) {
-        if (it->fired[ln.local]) continue;  // it ran on an earlier input
+      if (edge.merge_data_inputs >= 0) {  // a Merge
+        if (it->fired[local]) continue;   // it ran on an earlier input
         if (control) {
-          --it->pending[ln.local];
+          --it->pending[local];
         } else if (dead) {
-          ++it->dead_data[ln.local];
+          ++it->dead_data[local];
         } else {
-          TensorValue& slot =
-              it->inputs[ln.local_input + edge.slot - dst_item.input_start];
-          slot = (copy || !edge.last_use)
-                     ? (*outputs)[edge.src_output]
-                     : std::move((*outputs)[edge.src_output]);
-          it->live_data[ln.local] = 1;
+          Deliver(outputs, edge, copy, &it->inputs[edge.slot]);
+          it->live_data[local] = 1;
         }
-        const bool all_dead = it->dead_data[ln.local] == ln.merge_data_inputs;
-        if (it->pending[ln.local] == 0 &&
-            (it->live_data[ln.local] || all_dead)) {
-          it->fired[ln.local] = 1;
-          if (all_dead && !it->live_data[ln.local]) it->dead[ln.local] = 1;
+        const bool all_dead = it->dead_data[local] == edge.merge_data_inputs;
+        if (it->pending[local] == 0 && (it->live_data[local] || all_dead)) {
+          it->fired[local] = 1;
+          if (all_dead && !it->live_data[local]) it->dead[local] = 1;
           ++it->outstanding_ops;
           ready->push_back(Tagged{dst, f, iter, it});
         }
         continue;
       }
       if (dead) {
-        it->dead[ln.local] = 1;
+        it->dead[local] = 1;
       } else if (!control) {
-        TensorValue& slot =
-            it->inputs[ln.local_input + edge.slot - dst_item.input_start];
-        slot = (copy || !edge.last_use)
-                   ? (*outputs)[edge.src_output]
-                   : std::move((*outputs)[edge.src_output]);
+        Deliver(outputs, edge, copy, &it->inputs[edge.slot]);
       }
-      if (--it->pending[ln.local] == 0) {
+      if (--it->pending[local] == 0) {
+        if (it->dead[local] && edge.skip_dead && !aborted_) {
+          // A dead Exit (every iteration but the last) or NextIteration
+          // (the last) does nothing when it runs: Propagate waits for the
+          // frame's end to hand the Exit on dead, and ends the iterations
+          // at a dead NextIteration. Skipping it here spares a whole node
+          // run per loop variable and iteration.
+          ClearValues(&it->inputs[exec_->loop_nodes_[dst].local_input],
+                      exec_->nodes_[dst].num_inputs);
+          continue;
+        }
         ++it->outstanding_ops;
         ready->push_back(Tagged{dst, f, iter, it});
       }
+    }
+  }
+
+  // Into an input slot: the output itself on its last use (not a copy of
+  // the value that will be delivered again), else a copy. Two assignments,
+  // not one from a conditional expression, which made a temporary
+  // TensorValue per edge.
+  static void Deliver(OpKernelContext::OutputValues* outputs,
+                      const FrameEdge& edge, bool copy, TensorValue* slot) {
+    if (copy || !edge.last_use) {
+      *slot = (*outputs)[edge.src_output];
+    } else {
+      *slot = std::move((*outputs)[edge.src_output]);
     }
   }
 
@@ -456,6 +378,102 @@ class Executor::FrameStep : public std::enable_shared_from_this<FrameStep> {
     Iteration* it = t.frame->Find(t.iter);
     --it->outstanding_ops;
     CleanupIterations(t.frame, ready);
+  }
+
+  // Computes the ready nodes of `ready` that only forward values
+  // (LoopNodeInfo::forward) right here, under mu_, and propagates their
+  // outputs, which may make more of them ready; what is left runs as usual.
+  // A scalar loop's Merge, Switch, LoopCond and Identity then cost no kernel
+  // context, lock round trip or queue entry each (half its nodes). Not when
+  // the step records stats (Execute records every node's run), nor once it
+  // stops. A worklist, not recursion: a long chain of Identities must not
+  // grow the stack.
+  void RunForwards(ReadyList* ready) {
+    if (args_.stats != nullptr) return;
+    // One outputs buffer for all (mu_ held), emptied after each node:
+    // building and destroying a vector of TensorValues per node showed.
+    OpKernelContext::OutputValues& outputs = forward_outputs_;
+    if (outputs.size() < 2) outputs.resize(2);
+    size_t i = 0;
+    while (i < ready->size() && !aborted_) {
+      const Tagged t = (*ready)[i];
+      bool dead = false;
+      if (!ComputeForward(t, &outputs, &dead)) {
+        ++i;
+        continue;
+      }
+      (*ready)[i] = ready->back();
+      ready->pop_back();
+      Propagate(t, dead ? nullptr : &outputs, ready);
+      ClearValues(outputs.data(), 2);
+    }
+  }
+
+  // What the node's kernel would output (or that it is dead), computed
+  // from its input slots, which it empties, into `outputs` (two empty
+  // values on entry: no node computed here has more outputs); false (nothing
+  // touched) when the node is not one RunForwards computes or its inputs need
+  // the kernel (a variable, a pred that is not a bool scalar: the kernel's
+  // error).
+  bool ComputeForward(const Tagged& t, OpKernelContext::OutputValues* outputs,
+                      bool* dead) {
+    using Forward = LoopNodeInfo::Forward;
+    const LoopNodeInfo& ln = exec_->loop_nodes_[t.id];
+    if (ln.forward == Forward::kNone) return false;
+    const NodeItem& item = exec_->nodes_[t.id];
+    TensorValue* in = &t.it->inputs[ln.local_input];
+    // Each iteration's NextIteration checks whether the step must stop, as
+    // Execute does before every node: a loop made only of nodes computed
+    // here would otherwise never see its deadline (and hold mu_ forever).
+    if (ln.is_next_iteration && StopRequested()) return false;
+    if (t.it->dead[ln.local] != 0) {
+      ClearValues(in, item.num_inputs);
+      *dead = true;
+      return true;
+    }
+    switch (ln.forward) {
+      case Forward::kNone:
+        return false;
+      case Forward::kConst:
+        (*outputs)[0].tensor = ln.constant;
+        break;
+      case Forward::kValue:
+        if (in[0].var != nullptr || !IsLive(in[0])) return false;
+        (*outputs)[0].tensor = std::move(in[0].tensor);
+        break;
+      case Forward::kSwitch: {
+        const Tensor& pred = in[1].tensor;
+        if (in[0].var != nullptr || !IsLive(in[0]) || in[1].var != nullptr ||
+            pred.dtype() != DT_BOOL || pred.NumElements() != 1) {
+          return false;
+        }
+        (*outputs)[pred.data<bool>()[0] ? 1 : 0].tensor =
+            std::move(in[0].tensor);
+        break;
+      }
+      case Forward::kMerge: {
+        int live = 0;
+        while (live < item.num_inputs && !IsLive(in[live])) ++live;
+        if (live == item.num_inputs || in[live].var != nullptr) return false;
+        (*outputs)[0].tensor = std::move(in[live].tensor);
+        (*outputs)[1].tensor = MergeIndex(live);
+        break;
+      }
+      case Forward::kNoOp:
+        break;
+    }
+    ClearValues(in, item.num_inputs);
+    return true;
+  }
+
+  // A Merge's value_index output for input `i`: made once per step, shared
+  // read-only as the Merge kernel's own are.
+  const Tensor& MergeIndex(int i) {
+    while (static_cast<int>(merge_index_.size()) <= i) {
+      merge_index_.push_back(
+          Tensor::Scalar<int32_t>(static_cast<int32_t>(merge_index_.size())));
+    }
+    return merge_index_[i];
   }
 
   void StartIteration(FrameInstance* f, int64_t iter, ReadyList* ready) {
@@ -557,13 +575,14 @@ class Executor::FrameStep : public std::enable_shared_from_this<FrameStep> {
         Abort(absl::InvalidArgumentError(
             absl::StrCat(item.label, ": ", item.dead_fetch_error)));
       }
-      for (int k = 0; k < item.num_inputs; ++k) inputs[k] = TensorValue();
+      ClearValues(inputs, item.num_inputs);
       std::lock_guard<std::mutex> lock(mu_);
       Propagate(t, nullptr, ready);
+      RunForwards(ready);
       return true;
     }
     if (dead) {  // a _Send sends the deadness
-      for (int k = 0; k < item.num_inputs; ++k) inputs[k] = TensorValue();
+      ClearValues(inputs, item.num_inputs);
     }
     for (int slot : item.deref_slots) {
       TensorValue& v = inputs[slot - item.input_start];
@@ -591,6 +610,8 @@ class Executor::FrameStep : public std::enable_shared_from_this<FrameStep> {
     params.call_frame = args_.call_frame;
     params.rendezvous = args_.rendezvous;
     params.collective_context = args_.collective_context;
+    params.frame = t.frame->key;
+    params.iteration = t.iter;
     const int64_t start_us = args_.stats != nullptr ? ElapsedMicros() : 0;
     if (AsyncOpKernel* async = item.kernel->AsAsync()) {
       auto ctx = std::make_shared<OpKernelContext>(params);
@@ -677,11 +698,21 @@ class Executor::FrameStep : public std::enable_shared_from_this<FrameStep> {
           outputs = nullptr;
         }
       }
+    } else if (outputs != nullptr && SetNoOutput(item, *outputs)) {
+      outputs = nullptr;  // dead as a whole: control edges too
     }
-    TensorValue* inputs = &t.it->inputs[ln.local_input];
-    for (int k = 0; k < item.num_inputs; ++k) inputs[k] = TensorValue();
+    ClearValues(&t.it->inputs[ln.local_input], item.num_inputs);
     std::lock_guard<std::mutex> lock(mu_);
     Propagate(t, outputs, ready);
+    RunForwards(ready);
+  }
+
+  // Whether CheckStop would stop the step; reads only (callable under mu_).
+  bool StopRequested() const {
+    return (args_.rendezvous != nullptr && args_.rendezvous->aborted()) ||
+           (args_.cancellation != nullptr && args_.cancellation->cancelled()) ||
+           (args_.deadline != absl::InfiniteFuture() &&
+            absl::Now() > args_.deadline);
   }
 
   void CheckStop() {
@@ -735,7 +766,9 @@ class Executor::FrameStep : public std::enable_shared_from_this<FrameStep> {
   std::unique_ptr<FrameInstance> root_;
   // Stacks and TensorArrays the step's kernels made; they die with it.
   StepContainer step_container_;
-  std::vector<std::vector<int>> frame_nodes_;
+  std::vector<std::vector<int>> initial_pending_;  // InitialPending
+  std::vector<Tensor> merge_index_;                // MergeIndex; mu_
+  OpKernelContext::OutputValues forward_outputs_;  // RunForwards; mu_
   absl::Status status_;
   std::atomic<bool> aborted_{false};
   std::mutex done_mu_;

@@ -164,6 +164,12 @@ class OpKernelContext {
     Rendezvous* rendezvous = nullptr;
     // For collective kernels; null when the step has no collectives.
     CollectiveContext* collective_context = nullptr;
+    // Inside a loop: the frame instance the node runs in (its frames and
+    // the parent iterations that started them, the same name in every
+    // partition of the step) and the iteration. Empty in the root frame.
+    // A transfer inside a loop adds both to its rendezvous key.
+    absl::string_view frame;
+    int64_t iteration = 0;
     // Whether the step records step stats, and so the phases kernels time
     // (RecordPhase).
     bool record_phases = false;
@@ -225,6 +231,8 @@ class OpKernelContext {
     return params_.call_frame;
   }
   Rendezvous* rendezvous() const { return params_.rendezvous; }
+  absl::string_view frame() const { return params_.frame; }
+  int64_t iteration() const { return params_.iteration; }
   CollectiveContext* collective_context() const {
     return params_.collective_context;
   }

@@ -6,6 +6,15 @@
 #include "absl/strings/str_cat.h"
 
 namespace dflow {
+
+const std::string& FrameRendezvousKey(const std::string& key,
+                                      absl::string_view frame,
+                                      int64_t iteration, std::string* scratch) {
+  if (frame.empty()) return key;
+  *scratch = absl::StrCat(key, ";", frame, ";", iteration);
+  return *scratch;
+}
+
 namespace {
 
 // A copy of `s` that shares nothing with it. The abort status is handed to
@@ -57,9 +66,8 @@ absl::Status Rendezvous::Send(const std::string& key, const Tensor& value,
 
 void Rendezvous::RecvAsync(const std::string& key, DoneCallback done) {
   RecvAsync(key, [done = std::move(done)](const absl::Status& status,
-                                          const Tensor& value, bool) {
-    done(status, value);
-  });
+                                          const Tensor& value,
+                                          bool) { done(status, value); });
 }
 
 void Rendezvous::RecvAsync(const std::string& key, DeadAwareCallback done) {

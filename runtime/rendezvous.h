@@ -34,9 +34,19 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
+#include "absl/strings/string_view.h"
 #include "graph/tensor.h"
 
 namespace dflow {
+
+// The key of a transfer made inside a loop (compiler/partition.h): `key`
+// (RendezvousKey's) plus the frame instance and iteration the node runs in
+// (OpKernelContext::frame, iteration), built in `*scratch`, so each
+// iteration's value meets its own receiver. In the root frame (empty
+// `frame`) it is `key` itself, uncopied: most transfers pay nothing.
+const std::string& FrameRendezvousKey(const std::string& key,
+                                      absl::string_view frame,
+                                      int64_t iteration, std::string* scratch);
 
 class Rendezvous {
  public:

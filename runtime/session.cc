@@ -25,7 +25,6 @@
 #include "graph/attr_value_util.h"
 #include "graph/graph_def_import.h"
 #include "graph/node_def_util.h"
-#include "graph/ops/control_flow_ops.h"
 #include "runtime/call_frame.h"
 #include "runtime/collective_backend.h"
 #include "runtime/collective_context.h"
@@ -294,43 +293,11 @@ absl::Status Session::Impl::BuildExecutors(
     plan->executor = *std::move(executor);
     return absl::OkStatus();
   }
-  // A loop over several CPU devices: partitions would cut its frames (a
-  // _Recv inside a loop needs frame and iteration in its key, which the
-  // partitioner does not make yet), so one executor runs every node on its
-  // own device; CPU devices share host memory, so no transfers are needed.
-  if (GraphHasLoops(*graph)) {
-    std::vector<Device*> used_devices;
-    for (const std::string& name : used) {
-      Device* d = devices->Find(name);
-      if (d == nullptr || d->kernel_device_type() != "CPU" ||
-          d->type() != "CPU") {
-        return absl::UnimplementedError(absl::StrCat(
-            "this graph has a loop (Enter/NextIteration) and runs on ",
-            absl::StrJoin(used, ", "),
-            "; loops run on CPU devices only so far (the partitioner does "
-            "not cut loops across devices with memories of their own): "
-            "place the loop on CPUs, or enable soft placement"));
-      }
-      used_devices.push_back(d);
-    }
-    if (absl::Status s = RunDeviceSpecificPasses(
-            optimization, used_devices.front()->name(), "CPU", protected_nodes,
-            graph, passes, dumper);
-        !s.ok()) {
-      return s;
-    }
-    const DeviceSet* set = devices.get();
-    absl::StatusOr<std::unique_ptr<Executor>> executor = Executor::Create(
-        *graph, [set](const Node& n) { return set->Find(n.assigned_device()); },
-        kernel_for);
-    if (!executor.ok()) return executor.status();
-    plan->executor = *std::move(executor);
-    return absl::OkStatus();
-  }
   // One partition per device; each cross-device edge becomes a _Send/_Recv
   // pair meeting in the step's rendezvous, each edge between host and device
   // memory inside a device a copy. A step has a rendezvous of its own, so
-  // keys need no prefix or step id.
+  // keys need no prefix or step id. A loop cut across devices gets a
+  // control loop on each device that receives inside it (partition.h).
   const RegistryKernelQuery kernels;
   PartitionOptions partition_options;
   partition_options.kernels = &kernels;
@@ -354,6 +321,16 @@ absl::Status Session::Impl::BuildExecutors(
           "', which this session does not have"));
     }
     Graph& part = *partition.graph;
+    if (dumper != nullptr && dumper->active()) {
+      // Each partition as partitioning made it (transfers, control loops,
+      // copies), before its device's passes.
+      PassSummary made;
+      made.pass = "partition";
+      made.device = device->name();
+      made.nodes_after = part.num_nodes();
+      made.what = absl::StrCat(made.nodes_after, " nodes");
+      if (absl::Status s = dumper->Dump(made, part); !s.ok()) return s;
+    }
     if (absl::Status s = RunDeviceSpecificPasses(
             optimization, device->name(), device->type(), protected_nodes,
             &part, passes, dumper);
@@ -372,6 +349,10 @@ absl::Status Session::Impl::BuildExecutors(
               << absl::StrJoin(summary, "\n") << "\n"
               << "Transfers: " << stats.sends << " _Send, " << stats.recvs
               << " _Recv (" << stats.control_transfers << " for control edges)";
+    if (stats.control_loops > 0) {
+      std::cerr << ", " << stats.control_loops
+                << " control loops (loops cut across devices)";
+    }
     if (stats.host_to_device + stats.device_to_host > 0) {
       std::cerr << ", " << stats.host_to_device << " host-to-device and "
                 << stats.device_to_host << " device-to-host copies";
@@ -685,8 +666,11 @@ absl::Status Session::Run(const RunOptions& options, const FeedList& feeds,
   }
   exec_args.keep_alive = std::move(resources);
   exec_args.cancellation = options.cancellation;
-  if (options.timeout_ms > 0) {
-    exec_args.deadline = absl::Now() + absl::Milliseconds(options.timeout_ms);
+  const int64_t timeout_ms = options.timeout_ms > 0
+                                 ? options.timeout_ms
+                                 : impl_->options.step_timeout_ms;
+  if (timeout_ms > 0) {
+    exec_args.deadline = absl::Now() + absl::Milliseconds(timeout_ms);
   }
   std::vector<NodeExecStats> stats;
   if (metadata != nullptr && options.records_step_stats()) {

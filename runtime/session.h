@@ -108,6 +108,18 @@ struct SessionOptions {
   std::vector<std::string> disabled_passes;
   // Constant folding leaves outputs larger than this computed at run time.
   int64_t constant_folding_max_bytes = 1 << 20;
+  // Bytes each host device (every CPU and fake GPU) may hold at once: an
+  // allocation beyond it fails the step with ResourceExhausted naming the
+  // node, its op and device, the bytes asked and the limit, instead of
+  // reaching the OOM killer. 0: the machine's physical memory. Real GPUs
+  // have their own limits (gpu_memory_fraction). `dflow run
+  // --memory_limit`.
+  int64_t memory_limit_bytes = 0;
+  // The timeout of steps whose RunOptions give none (TensorFlow's
+  // operation_timeout_in_ms), including the steps the session runs itself
+  // (a SavedModel's restore and main op): DeadlineExceeded after this many
+  // milliseconds. 0: no limit.
+  int64_t step_timeout_ms = 0;
   // When set, each compiled run signature writes its graph after pruning
   // and after every pass into <dir>/sig_<k>/ as .pbtxt and .dot, with one
   // summary line per pass in passes.txt (what `dflow run --dump_passes`

@@ -84,9 +84,21 @@ absl::StatusOr<std::unique_ptr<DeviceSet>> CreateSessionDevices(
         absl::StrCat("SessionOptions.fake_gpus = ", options.fake_gpus,
                      "; a device count cannot be negative"));
   }
+  if (options.memory_limit_bytes < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "SessionOptions.memory_limit_bytes = ", options.memory_limit_bytes,
+        "; give the bytes each host device may hold, or 0 for the machine's "
+        "memory"));
+  }
+  if (options.step_timeout_ms < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "SessionOptions.step_timeout_ms = ", options.step_timeout_ms,
+        "; give milliseconds, or 0 for no limit"));
+  }
   absl::StatusOr<DeviceFactoryOptions> gpu = GpuFactoryOptions(options);
   if (!gpu.ok()) return gpu.status();
   set.num_fake_gpus = options.fake_gpus;
+  set.host_memory_limit = options.memory_limit_bytes;
   absl::StatusOr<std::unique_ptr<DeviceSet>> devices = DeviceSet::Create(set);
   if (!devices.ok()) return devices.status();
   // Fake GPUs take the place of real ones; device_count {"GPU", 0} asks

@@ -1,8 +1,15 @@
 #include "tools/cli_args.h"
 
+#include <cstdint>
+#include <string>
+#include <utility>
+
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/strip.h"
 
 namespace dflow {
 
@@ -111,6 +118,54 @@ std::optional<int> CliArgs::ParseVerb(const std::vector<std::string>& args,
     return 2;
   }
   return std::nullopt;
+}
+
+// (Units as `ls -h` and TensorFlow's memory limits count them.)
+absl::StatusOr<int64_t> ParseByteSize(absl::string_view text) {
+  const absl::string_view original = text;
+  size_t digits = 0;
+  while (digits < text.size() &&
+         (absl::ascii_isdigit(text[digits]) || text[digits] == '.')) {
+    ++digits;
+  }
+  double number = 0;
+  if (digits == 0 || !absl::SimpleAtod(text.substr(0, digits), &number) ||
+      !(number >= 0)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "'", original,
+        "' is not a size; give bytes (1000000) or a number with a unit "
+        "(512MB, 2GiB)"));
+  }
+  const std::string unit =
+      absl::AsciiStrToUpper(absl::StripAsciiWhitespace(text.substr(digits)));
+  static const std::pair<const char*, double> kUnits[] = {
+      {"", 1},
+      {"B", 1},
+      {"KB", 1e3},
+      {"MB", 1e6},
+      {"GB", 1e9},
+      {"TB", 1e12},
+      {"K", 1024.0},
+      {"M", 1048576.0},
+      {"G", 1073741824.0},
+      {"T", 1099511627776.0},
+      {"KIB", 1024.0},
+      {"MIB", 1048576.0},
+      {"GIB", 1073741824.0},
+      {"TIB", 1099511627776.0}};
+  for (const auto& [name, scale] : kUnits) {
+    if (unit != name) continue;
+    const double bytes = number * scale;
+    if (bytes > 9.0e18) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("'", original, "' is too large a size"));
+    }
+    return static_cast<int64_t>(bytes);
+  }
+  return absl::InvalidArgumentError(absl::StrCat(
+      "'", original, "' has an unknown unit '", unit,
+      "'; use B, KB, MB, GB, TB (powers of 1000) or KiB, MiB, GiB, TiB "
+      "(powers of 1024)"));
 }
 
 }  // namespace dflow

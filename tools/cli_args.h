@@ -8,6 +8,7 @@
 #ifndef DFLOW_TOOLS_CLI_ARGS_H_
 #define DFLOW_TOOLS_CLI_ARGS_H_
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <ostream>
@@ -16,6 +17,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
 namespace dflow {
@@ -71,6 +73,11 @@ class CliArgs {
   std::map<std::string, std::vector<std::string>, std::less<>> values_;
   bool help_ = false;
 };
+
+// A byte count given on the command line (`dflow run --memory_limit`):
+// "2GB", "512MiB", "1.5G", "1000000". Decimal units (kB, MB, GB, TB) count
+// in 1000s, binary ones (KiB, MiB, GiB, TiB; K, M, G, T alone) in 1024s.
+absl::StatusOr<int64_t> ParseByteSize(absl::string_view text);
 
 }  // namespace dflow
 

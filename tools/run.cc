@@ -10,6 +10,7 @@
 #include <system_error>
 #include <utility>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -42,8 +43,8 @@ constexpr char kUsage[] =
     "       dflow run --saved_model DIR [--tag serve] [--signature "
     "serving_default]\n"
     "                 --feed KEY=FILE.npy ... [--fetch KEY ...]\n"
-    "       both:     [--steps N] [--timeout_ms N] [--restore PREFIX] "
-    "[--save PREFIX]\n"
+    "       both:     [--steps N] [--timeout_ms N] [--memory_limit BYTES] "
+    "[--restore PREFIX] [--save PREFIX]\n"
     "                 [--target NAME ...] [--init NAME ...] [--out DIR] "
     "[--threads N] [--stats]\n"
     "                 [--devices CPU:N,GPU:M] [--soft_placement] "
@@ -257,6 +258,11 @@ int RunRun(const std::vector<std::string>& args, std::ostream& out,
         "end a step that runs longer than this with DeadlineExceeded (a "
         "loop that never ends); 0: no limit",
         false, "0"},
+       {"memory_limit",
+        "the bytes each device (CPU, fake GPU) may hold at once, e.g. 2GB, "
+        "512MiB or 1000000; a step that asks for more fails with "
+        "ResourceExhausted naming the node; 0: the machine's memory",
+        false, "0"},
        {"restore",
         "PREFIX: restore variables before the first step (the .meta's "
         "restore op if it has a saver, else dflow's Saver)"},
@@ -351,6 +357,13 @@ int RunRun(const std::vector<std::string>& args, std::ostream& out,
     return 2;
   }
   SessionOptions session_options;
+  absl::StatusOr<int64_t> memory_limit = ParseByteSize(cli.Get("memory_limit"));
+  if (!memory_limit.ok()) {
+    err << "dflow run: --memory_limit: " << memory_limit.status().message()
+        << "\n";
+    return 2;
+  }
+  session_options.memory_limit_bytes = *memory_limit;
   if (!absl::SimpleAtoi(cli.Get("threads"), &session_options.num_threads) ||
       session_options.num_threads < 0 ||
       session_options.num_threads > ThreadPool::kMaxThreads) {

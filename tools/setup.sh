@@ -25,6 +25,8 @@ PACKAGES=(
   graphviz              # `dflow dot --out FILE.svg` runs its `dot` (and the test)
   python3-dev           # CPython headers for `import dflow` (python/)
   pybind11-dev          # the Python bindings of python/ (header-only)
+  clang-14              # tools/fuzz.sh: the fuzz config's compiler (.bazelrc)
+  libclang-rt-14-dev    # libFuzzer and AddressSanitizer's runtimes for clang-14
 )
 
 missing=()

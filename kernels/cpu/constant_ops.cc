@@ -2,14 +2,16 @@
 // Placeholder, PlaceholderWithDefault, Range and OneHot.
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <type_traits>
 
 #include "absl/strings/str_cat.h"
+#include "graph/node_def_util.h"
 #include "graph/tensor.h"
+#include "graph/tensor_shape.h"
 #include "graph/types.h"
 #include "kernels/cpu/kernel_util_array.h"
 #include "runtime/kernel_registry.h"
@@ -31,33 +33,46 @@ class ConstOp : public OpKernel {
  public:
   explicit ConstOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
     DataType dtype;
-    Tensor decoded;
     absl::Status s = ctx->GetAttr("dtype", &dtype);
-    if (s.ok()) s = ctx->GetAttr("value", &decoded);
+    const AttrValue* value = ctx->node().FindAttr("value");
+    if (s.ok() && (value == nullptr || !value->has_tensor())) {
+      s = absl::InvalidArgumentError(
+          "attr 'value' is missing or holds no tensor; a Const needs one");
+    }
     if (!s.ok()) {
       ctx->SetStatus(s);
       return;
     }
-    if (decoded.dtype() != dtype) {
-      ctx->SetStatus(absl::InvalidArgumentError(
-          absl::StrCat("attr 'value' holds a ", DataTypeName(decoded.dtype()),
-                       " tensor but attr 'dtype' is ", DataTypeName(dtype))));
+    if (value->tensor().dtype() != dtype) {
+      ctx->SetStatus(absl::InvalidArgumentError(absl::StrCat(
+          "attr 'value' holds a ", DataTypeName(value->tensor().dtype()),
+          " tensor but attr 'dtype' is ", DataTypeName(dtype))));
       return;
     }
-    absl::StatusOr<Tensor> on_device = Tensor::Allocate(
-        ctx->device()->allocator(), dtype, decoded.shape());
-    if (!on_device.ok()) {
-      ctx->SetStatus(on_device.status());
+    // Decoded straight into the device's memory: a huge shape with few
+    // values (they repeat) is refused by the device's memory limit here,
+    // naming the node, rather than first expanded on the host.
+    Allocator* allocator = ctx->device()->allocator();
+    absl::StatusOr<Tensor> decoded =
+        Tensor::FromProto(value->tensor(), allocator);
+    if (!decoded.ok()) {
+      absl::Status error = decoded.status();
+      if (error.code() == absl::StatusCode::kResourceExhausted) {
+        absl::StatusOr<TensorShape> shape =
+            TensorShape::FromProto(value->tensor().tensor_shape());
+        const int64_t bytes =
+            shape.ok() ? shape->num_elements() *
+                             static_cast<int64_t>(DataTypeSize(dtype))
+                       : 0;
+        absl::Status explained =
+            allocator->OutOfMemoryError(NodeLabel(ctx->name(), "Const"), bytes);
+        if (!explained.ok()) error = explained;
+      }
+      ctx->SetStatus(absl::Status(
+          error.code(), absl::StrCat("attr 'value': ", error.message())));
       return;
     }
-    value_ = *std::move(on_device);
-    if (dtype == DT_STRING) {
-      std::copy(decoded.flat<std::string>().begin(),
-                decoded.flat<std::string>().end(),
-                value_.flat<std::string>().begin());
-    } else if (decoded.TotalBytes() > 0) {
-      std::memcpy(value_.raw_data(), decoded.raw_data(), decoded.TotalBytes());
-    }
+    value_ = *std::move(decoded);
   }
   void Compute(OpKernelContext* ctx) override { ctx->set_output(0, value_); }
   bool IsExpensive() const override { return false; }

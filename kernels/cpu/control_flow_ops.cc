@@ -5,8 +5,12 @@
 // ever with one live). Reference and
 // resource values pass as the variable itself: a RefSwitch of a variable
 // hands the variable on, so an Assign behind it writes the variable.
+#include "kernels/cpu/control_flow_ops.h"
+
+#include <memory>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "graph/tensor.h"
@@ -68,7 +72,15 @@ class SwitchNOp : public OpKernel {
 
 class MergeOp : public OpKernel {
  public:
-  using OpKernel::OpKernel;
+  explicit MergeOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    // value_index, made once: a loop's Merge runs every iteration, and an
+    // allocation per run was a tenth of a scalar loop's kernel time. Shared
+    // read-only like a Const's value (never forwarded in place: it is
+    // never the only reference).
+    for (int i = 0; i < num_inputs(); ++i) {
+      value_index_.push_back(Tensor::Scalar<int32_t>(i));
+    }
+  }
   void Compute(OpKernelContext* ctx) override {
     for (int i = 0; i < ctx->num_inputs(); ++i) {
       // The executor leaves a dead input empty (no tensor, no variable).
@@ -76,13 +88,16 @@ class MergeOp : public OpKernel {
         continue;
       }
       ForwardInput(ctx, i, 0);
-      ctx->set_output(1, Tensor::Scalar<int32_t>(i));
+      ctx->set_output(1, value_index_[i]);
       return;
     }
     // The executor runs a Merge only with a live input.
     ctx->SetStatus(absl::InternalError("Merge ran with every input dead"));
   }
   bool IsExpensive() const override { return false; }
+
+ private:
+  std::vector<Tensor> value_index_;  // by input
 };
 
 // TensorFlow's truth value (the If kernel's): a scalar is true when
@@ -164,5 +179,24 @@ DFLOW_REGISTER_KERNEL(KernelDefBuilder("_SwitchN").Device(kDeviceCpu),
 DFLOW_REGISTER_KERNEL(KernelDefBuilder("Merge").Device(kDeviceCpu), MergeOp);
 DFLOW_REGISTER_KERNEL(KernelDefBuilder("RefMerge").Device(kDeviceCpu), MergeOp);
 
+template <typename K>
+KernelFactory Factory() {
+  return [](OpKernelConstruction* ctx) -> std::unique_ptr<OpKernel> {
+    return std::make_unique<K>(ctx);
+  };
+}
+
 }  // namespace
+
+KernelFactory ControlFlowKernelFactory(absl::string_view op) {
+  if (op == "Switch") return Factory<SwitchOp>();
+  if (op == "Merge") return Factory<MergeOp>();
+  if (op == "Enter" || op == "Exit" || op == "NextIteration" ||
+      op == "LoopCond") {
+    return Factory<ForwardOp>();
+  }
+  if (op == "ControlTrigger") return Factory<ControlTriggerOp>();
+  return nullptr;
+}
+
 }  // namespace dflow

@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <complex>
 #include <cstdint>
+#include <cstring>
 #include <mutex>
 #include <type_traits>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/kernel_util_gemm_library.h"
@@ -28,18 +30,10 @@ constexpr int64_t kMinBlockCols = 64;
 constexpr int64_t kRowAlign = 8;
 constexpr int64_t kColAlign = 16;
 
-// One single-threaded library call; sizes were checked by Gemm. Row-major
-// throughout. `library` was chosen on the whole product's shape, so every
-// block of a split product uses the same one.
-void Call(GemmLibrary library, bool ta, bool tb, int m, int n, int k,
-          float alpha, const float* a, int lda, const float* b, int ldb,
-          float beta, float* c, int ldc) {
-  SingleThreadedSgemm(library, ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c,
-                      ldc);
-}
-void Call(GemmLibrary, bool ta, bool tb, int m, int n, int k, double alpha,
-          const double* a, int lda, const double* b, int ldb, double beta,
-          double* c, int ldc) {
+// One single-threaded OpenBLAS call; sizes were checked by Gemm. Row-major
+// throughout. (Float products go through RowPanelSgemm instead.)
+void Call(bool ta, bool tb, int m, int n, int k, double alpha, const double* a,
+          int lda, const double* b, int ldb, double beta, double* c, int ldc) {
   cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans,
               tb ? CblasTrans : CblasNoTrans, m, n, k, alpha, a, lda, b, ldb,
               beta, c, ldc);
@@ -59,12 +53,12 @@ void CallComplex(bool ta, bool tb, int m, int n, int k, std::complex<R> alpha,
                 &beta, c, ldc);
   }
 }
-void Call(GemmLibrary, bool ta, bool tb, int m, int n, int k, complex64 alpha,
+void Call(bool ta, bool tb, int m, int n, int k, complex64 alpha,
           const complex64* a, int lda, const complex64* b, int ldb,
           complex64 beta, complex64* c, int ldc) {
   CallComplex(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
-void Call(GemmLibrary, bool ta, bool tb, int m, int n, int k, complex128 alpha,
+void Call(bool ta, bool tb, int m, int n, int k, complex128 alpha,
           const complex128* a, int lda, const complex128* b, int ldb,
           complex128 beta, complex128* c, int ldc) {
   CallComplex(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
@@ -75,6 +69,91 @@ int64_t BlockStart(int64_t i, int64_t blocks, int64_t size, int64_t align) {
   if (i >= blocks) return size;
   const int64_t raw = size * i / blocks;
   return std::min(size, (raw + align / 2) / align * align);
+}
+
+// One kGemmRowPanel-row panel of a float product: rows r0..r0+rows-1 of C.
+// A short last panel is computed as a full one on a zero-padded copy, so
+// every call has the same shape (kernel_util_gemm_library.h says why). The
+// library always computes alpha * op(A) * op(B) alone (beta 0): oneDNN's
+// one-column product with beta != 0 gave rows 8-9 of a panel other bits
+// than rows 0-1; beta * C is added here, the same way for every row.
+void SgemmPanel(GemmLibrary library, bool ta, bool tb, int64_t r0, int rows,
+                int n, int k, float alpha, const float* a, int lda,
+                const float* b, int ldb, float beta, float* c, int ldc) {
+  constexpr int p = kGemmRowPanel;
+  // Rows r0.. of op(A): rows of A, or columns when A is transposed.
+  const float* a_panel = ta ? a + r0 : a + r0 * lda;
+  float* c_panel = c + r0 * ldc;
+  if (rows == p && beta == 0.0f) {
+    SingleThreadedSgemm(library, ta, tb, p, n, k, alpha, a_panel, lda, b, ldb,
+                        0.0f, c_panel, ldc);
+    return;
+  }
+  // Reused across calls on this thread: a product's last panel is common.
+  thread_local std::vector<float> padded_a, product;
+  product.resize(static_cast<size_t>(p) * n);
+  if (rows == p) {
+    SingleThreadedSgemm(library, ta, tb, p, n, k, alpha, a_panel, lda, b, ldb,
+                        0.0f, product.data(), n);
+  } else {
+    padded_a.assign(static_cast<size_t>(p) * k, 0.0f);
+    for (int i = 0; i < rows; ++i) {
+      if (ta) {  // op(A)'s row i is column i of A: stored [k, p] in the copy
+        for (int l = 0; l < k; ++l) {
+          padded_a[static_cast<size_t>(l) * p + i] =
+              a_panel[static_cast<int64_t>(l) * lda + i];
+        }
+      } else {
+        std::memcpy(padded_a.data() + static_cast<size_t>(i) * k,
+                    a_panel + static_cast<int64_t>(i) * lda, sizeof(float) * k);
+      }
+    }
+    SingleThreadedSgemm(library, ta, tb, p, n, k, alpha, padded_a.data(),
+                        ta ? p : k, b, ldb, 0.0f, product.data(), n);
+  }
+  for (int i = 0; i < rows; ++i) {
+    float* out = c_panel + static_cast<int64_t>(i) * ldc;
+    const float* in = product.data() + static_cast<size_t>(i) * n;
+    if (beta == 0.0f) {  // C is only written: NaNs in it do not propagate
+      std::memcpy(out, in, sizeof(float) * n);
+    } else {
+      for (int j = 0; j < n; ++j) out[j] = in[j] + beta * out[j];
+    }
+  }
+}
+
+// A float product as kGemmRowPanel-row panels, whole panels split over the
+// pool: a row's bits depend on neither m nor the number of threads.
+void RowPanelSgemm(ThreadPool* pool, bool ta, bool tb, int64_t m, int n, int k,
+                   float alpha, const float* a, int lda, const float* b,
+                   int ldb, float beta, float* c, int ldc) {
+  const GemmLibrary library = ChooseFloatGemmLibrary(n, k);
+  const int64_t panels = (m + kGemmRowPanel - 1) / kGemmRowPanel;
+  auto run = [&](int64_t first, int64_t last) {
+    for (int64_t i = first; i < last; ++i) {
+      const int64_t r0 = i * kGemmRowPanel;
+      const int rows =
+          static_cast<int>(std::min<int64_t>(kGemmRowPanel, m - r0));
+      SgemmPanel(library, ta, tb, r0, rows, n, k, alpha, a, lda, b, ldb, beta,
+                 c, ldc);
+    }
+  };
+  const int threads = pool == nullptr ? 1 : pool->num_threads();
+  // m * n * k < kMinParallelMacs, without overflow.
+  const bool small = m * n < (kMinParallelMacs + k - 1) / k;
+  const int64_t blocks = small ? 1 : std::min<int64_t>(threads, panels);
+  if (blocks <= 1) {
+    run(0, panels);
+    return;
+  }
+  auto block = [&](int64_t first, int64_t last) {
+    for (int64_t i = first; i < last; ++i) {
+      run(panels * i / blocks, panels * (i + 1) / blocks);
+    }
+  };
+  // One unit per block, each priced far above ParallelFor's threshold so
+  // every block may go to its own thread.
+  pool->ParallelFor(blocks, int64_t{1} << 40, block);
 }
 
 }  // namespace
@@ -141,45 +220,49 @@ absl::Status ScaledGemm(ThreadPool* pool, bool transpose_a, bool transpose_b,
   const int ilda = static_cast<int>(std::max<int64_t>(lda, 1));
   const int ildb = static_cast<int>(std::max<int64_t>(ldb, 1));
   const int ildc = static_cast<int>(std::max<int64_t>(ldc, 1));
-  const GemmLibrary library = std::is_same_v<T, float>
-                                  ? ChooseFloatGemmLibrary(m, n, k)
-                                  : GemmLibrary::kOpenBlas;
-  const GemmSplit split =
-      ChooseGemmSplit(pool == nullptr ? 1 : pool->num_threads(), m, n, k);
-  if (split.blocks <= 1) {
-    Call(library, transpose_a, transpose_b, static_cast<int>(m),
-         static_cast<int>(n), static_cast<int>(k), alpha, a, ilda, b, ildb,
-         beta, c, ildc);
+  if constexpr (std::is_same_v<T, float>) {
+    RowPanelSgemm(pool, transpose_a, transpose_b, m, static_cast<int>(n),
+                  static_cast<int>(k), alpha, a, ilda, b, ildb, beta, c, ildc);
+    return absl::OkStatus();
+  } else {
+    // Double and complex products: OpenBLAS, split by ChooseGemmSplit (their
+    // rows may depend on m; only float products are promised otherwise).
+    const GemmSplit split =
+        ChooseGemmSplit(pool == nullptr ? 1 : pool->num_threads(), m, n, k);
+    if (split.blocks <= 1) {
+      Call(transpose_a, transpose_b, static_cast<int>(m), static_cast<int>(n),
+           static_cast<int>(k), alpha, a, ilda, b, ildb, beta, c, ildc);
+      return absl::OkStatus();
+    }
+    const int64_t blocks = split.blocks;
+    auto block = [&](int64_t first, int64_t last) {
+      for (int64_t i = first; i < last; ++i) {
+        if (split.split_rows) {
+          const int64_t r0 = BlockStart(i, blocks, m, kRowAlign);
+          const int64_t r1 = BlockStart(i + 1, blocks, m, kRowAlign);
+          if (r0 >= r1) continue;
+          // Rows r0.. of op(A): rows of A, or columns when A is transposed.
+          const T* a_block = transpose_a ? a + r0 : a + r0 * lda;
+          Call(transpose_a, transpose_b, static_cast<int>(r1 - r0),
+               static_cast<int>(n), static_cast<int>(k), alpha, a_block, ilda,
+               b, ildb, beta, c + r0 * ldc, ildc);
+        } else {
+          const int64_t c0 = BlockStart(i, blocks, n, kColAlign);
+          const int64_t c1 = BlockStart(i + 1, blocks, n, kColAlign);
+          if (c0 >= c1) continue;
+          // Columns c0.. of op(B): columns of B, or rows when B is transposed.
+          const T* b_block = transpose_b ? b + c0 * ldb : b + c0;
+          Call(transpose_a, transpose_b, static_cast<int>(m),
+               static_cast<int>(c1 - c0), static_cast<int>(k), alpha, a, ilda,
+               b_block, ildb, beta, c + c0, ildc);
+        }
+      }
+    };
+    // One unit per block, each priced far above ParallelFor's threshold so
+    // every block may go to its own thread.
+    pool->ParallelFor(blocks, int64_t{1} << 40, block);
     return absl::OkStatus();
   }
-  const int64_t blocks = split.blocks;
-  auto block = [&](int64_t first, int64_t last) {
-    for (int64_t i = first; i < last; ++i) {
-      if (split.split_rows) {
-        const int64_t r0 = BlockStart(i, blocks, m, kRowAlign);
-        const int64_t r1 = BlockStart(i + 1, blocks, m, kRowAlign);
-        if (r0 >= r1) continue;
-        // Rows r0.. of op(A): rows of A, or columns when A is transposed.
-        const T* a_block = transpose_a ? a + r0 : a + r0 * lda;
-        Call(library, transpose_a, transpose_b, static_cast<int>(r1 - r0),
-             static_cast<int>(n), static_cast<int>(k), alpha, a_block, ilda, b,
-             ildb, beta, c + r0 * ldc, ildc);
-      } else {
-        const int64_t c0 = BlockStart(i, blocks, n, kColAlign);
-        const int64_t c1 = BlockStart(i + 1, blocks, n, kColAlign);
-        if (c0 >= c1) continue;
-        // Columns c0.. of op(B): columns of B, or rows when B is transposed.
-        const T* b_block = transpose_b ? b + c0 * ldb : b + c0;
-        Call(library, transpose_a, transpose_b, static_cast<int>(m),
-             static_cast<int>(c1 - c0), static_cast<int>(k), alpha, a, ilda,
-             b_block, ildb, beta, c + c0, ildc);
-      }
-    }
-  };
-  // One unit per block, each priced far above ParallelFor's threshold so
-  // every block may go to its own thread.
-  pool->ParallelFor(blocks, int64_t{1} << 40, block);
-  return absl::OkStatus();
 }
 
 #define DFLOW_INSTANTIATE_GEMM(T)                                              \

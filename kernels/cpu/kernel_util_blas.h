@@ -1,7 +1,9 @@
 // Matrix products for CPU kernels (MatMul, and convolutions lowered to
 // GEMM): a BLAS run single-threaded, with the product split into blocks of
 // rows or columns of C that dflow's own thread pool computes. Float
-// products run on oneDNN or OpenBLAS by shape and host
+// products run on oneDNN or OpenBLAS by shape and host, always as panels of
+// kGemmRowPanel rows, whole panels per thread, so that a row's bits do not
+// depend on the batch it is in nor on the thread count
 // (kernel_util_gemm_library.h); double and complex ones on OpenBLAS.
 //
 // Why not let the BLAS thread itself: dflow runs one pool sized to the
@@ -54,7 +56,8 @@ absl::Status ScaledGemm(ThreadPool* pool, bool transpose_a, bool transpose_b,
                         int64_t lda, const T* b, int64_t ldb, T beta, T* c,
                         int64_t ldc);
 
-// How Gemm splits a product of this size over `num_threads` threads:
+// How Gemm splits a double or complex product of this size over
+// `num_threads` threads (float products split by whole row panels):
 // `blocks` pieces (1: one BLAS call on the caller) along the rows of C
 // (split_rows) or its columns. Exposed for tests and benchmarks.
 struct GemmSplit {

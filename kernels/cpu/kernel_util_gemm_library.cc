@@ -5,6 +5,7 @@
 #include <oneapi/dnnl/dnnl.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -103,7 +104,7 @@ void UseOneOpenMpThreadOnThisThread() {
   (void)set;
 }
 
-GemmLibrary ChooseFloatGemmLibrary(int64_t m, int64_t n, int64_t k) {
+GemmLibrary ChooseFloatGemmLibrary(int64_t n, int64_t k) {
   switch (ForcedLibrary()) {
     case Forced::kOpenBlas:
       return GemmLibrary::kOpenBlas;
@@ -112,9 +113,67 @@ GemmLibrary ChooseFloatGemmLibrary(int64_t m, int64_t n, int64_t k) {
     case Forced::kNone:
       break;
   }
-  const bool small_or_narrow = n <= kNarrowColumns || m * n * k <= kSmallMacs;
-  return small_or_narrow && OpenBlasHasWideKernels() ? GemmLibrary::kOpenBlas
-                                                     : GemmLibrary::kOneDnn;
+  // Each call is one kGemmRowPanel-row panel, so that is the product size
+  // the measurements in the header apply to.
+  const bool small_or_narrow =
+      n <= kNarrowColumns || kGemmRowPanel * n * k <= kSmallMacs;
+  return small_or_narrow && OpenBlasHasWideKernels() &&
+                 RowResultsIgnorePosition(GemmLibrary::kOpenBlas)
+             ? GemmLibrary::kOpenBlas
+             : GemmLibrary::kOneDnn;
+}
+
+namespace {
+
+// One kGemmRowPanel-row product whose rows of op(A) are all equal: false
+// when some row's result differs from the first row's in any bit.
+bool SameRowEverywhere(GemmLibrary library, bool ta, bool tb, int n, int k) {
+  constexpr int m = kGemmRowPanel;
+  std::vector<float> row(k), a(static_cast<size_t>(m) * k);
+  std::vector<float> b(static_cast<size_t>(k) * n),
+      c(static_cast<size_t>(m) * n);
+  uint32_t x = 12345;
+  auto next = [&x] {
+    x = x * 1664525u + 1013904223u;
+    return static_cast<float>(x >> 8) / 8388608.0f - 1.0f;
+  };
+  for (float& v : row) v = next();
+  for (float& v : b) v = next();
+  for (int i = 0; i < m; ++i) {
+    for (int l = 0; l < k; ++l) a[ta ? l * m + i : i * k + l] = row[l];
+  }
+  SingleThreadedSgemm(library, ta, tb, m, n, k, 1.0f, a.data(), ta ? m : k,
+                      b.data(), tb ? k : n, 0.0f, c.data(), n);
+  for (int i = 1; i < m; ++i) {
+    if (std::memcmp(c.data(), c.data() + static_cast<size_t>(i) * n,
+                    sizeof(float) * n) != 0) {
+      return false;
+    }
+  }
+  return true;
+}
+
+bool ProbeRowPositions(GemmLibrary library) {
+  // Shapes that reach the full-width micro-kernels of both libraries (OpenBLAS
+  // Haswell's 12-row tiles showed at 32x32) and a wide one, every
+  // transposition.
+  struct Shape {
+    int n, k;
+  };
+  for (const Shape& s : {Shape{32, 32}, Shape{40, 24}, Shape{400, 20}}) {
+    for (int t = 0; t < 4; ++t) {
+      if (!SameRowEverywhere(library, t & 1, t & 2, s.n, s.k)) return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+bool RowResultsIgnorePosition(GemmLibrary library) {
+  static const bool openblas = ProbeRowPositions(GemmLibrary::kOpenBlas);
+  static const bool onednn = ProbeRowPositions(GemmLibrary::kOneDnn);
+  return library == GemmLibrary::kOpenBlas ? openblas : onednn;
 }
 
 std::string DescribeGemmLibraries() {
@@ -136,62 +195,15 @@ std::string DescribeGemmLibraries() {
     return absl::StrCat("float GEMM: ", onednn, "; ", openblas,
                         " has no kernel for this CPU and is not used for it");
   }
+  if (!RowResultsIgnorePosition(GemmLibrary::kOpenBlas)) {
+    return absl::StrCat("float GEMM: ", onednn, "; ", openblas,
+                        " is not used: its rows depend on their position in "
+                        "the product");
+  }
   return absl::StrCat("float GEMM: ", onednn,
                       "; products <= 64^3 or <= ", kNarrowColumns,
                       " columns: ", openblas);
 }
-
-namespace {
-
-// oneDNN 2.6's sgemm computes A * B^T with few rows in A at about half its
-// speed. The same product transposed, B * A^T, has many rows and runs at
-// full speed; transposing it back into C costs little (C is small: few
-// rows). One thread of an AMD EPYC Zen 4, us per product [m,k] * [n,k]^T:
-//   m x k x n           A * B^T    (B * A^T)^T
-//   32 x 384 x 2304       939        535   (CIFAR-10 local3's input gradient)
-//   64 x 384 x 2304      1684       1188
-//   16 x 1024 x 1024      962        462
-//   128 x 1024 x 1024    3057       2632
-//   100 x 500 x 784       779        890   (the seed MLP's: kept as it is)
-bool TransposeSmallRowsProduct(bool transpose_a, bool transpose_b, int m,
-                               int n) {
-  return !transpose_a && transpose_b && m <= 64 && n >= 8 * m;
-}
-
-// C = alpha * A * B^T + beta * C computed as (alpha * B * A^T)^T on oneDNN.
-// False when oneDNN refused (C untouched).
-bool OneDnnTransposedProduct(int m, int n, int k, float alpha, const float* a,
-                             int lda, const float* b, int ldb, float beta,
-                             float* c, int ldc) {
-  thread_local std::vector<float> product;
-  product.resize(static_cast<size_t>(n) * m);
-  if (dnnl_sgemm('N', 'T', n, m, k, alpha, b, ldb, a, lda, 0.0f, product.data(),
-                 m) != dnnl_success) {
-    return false;
-  }
-  // In tiles of 16 columns of C: each tile reads 16 whole rows of the
-  // product and writes 16 floats to each row of C.
-  constexpr int kTile = 16;
-  for (int j0 = 0; j0 < n; j0 += kTile) {
-    const int j1 = std::min(n, j0 + kTile);
-    for (int i = 0; i < m; ++i) {
-      float* row = c + static_cast<int64_t>(i) * ldc;
-      const float* column = product.data() + i;
-      if (beta == 0.0f) {  // C is only written: NaNs in it do not propagate
-        for (int j = j0; j < j1; ++j) {
-          row[j] = column[static_cast<int64_t>(j) * m];
-        }
-      } else {
-        for (int j = j0; j < j1; ++j) {
-          row[j] = column[static_cast<int64_t>(j) * m] + beta * row[j];
-        }
-      }
-    }
-  }
-  return true;
-}
-
-}  // namespace
 
 void SingleThreadedSgemm(GemmLibrary library, bool transpose_a,
                          bool transpose_b, int m, int n, int k, float alpha,
@@ -199,10 +211,6 @@ void SingleThreadedSgemm(GemmLibrary library, bool transpose_a,
                          float beta, float* c, int ldc) {
   if (library == GemmLibrary::kOneDnn) {
     UseOneOpenMpThreadOnThisThread();
-    if (TransposeSmallRowsProduct(transpose_a, transpose_b, m, n) &&
-        OneDnnTransposedProduct(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)) {
-      return;
-    }
     // dnnl_sgemm is row-major, like dflow's tensors. Gemm checked the sizes;
     // should oneDNN still refuse (it cannot get scratch memory), OpenBLAS
     // computes the product instead.

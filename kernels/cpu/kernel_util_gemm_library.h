@@ -22,8 +22,46 @@
 // Double and complex products always use OpenBLAS (oneDNN has no such GEMM).
 //
 // DFLOW_GEMM=openblas or DFLOW_GEMM=onednn forces one library for every
-// float product (for measurements). The choice depends only on the shape
-// and the host, so a given product gives the same bits on every run.
+// float product (for measurements). The choice depends only on n, k and the
+// host, never on the number of rows m, so a given row gives the same bits
+// on every run and in every batch it is part of (see kGemmRowPanel).
+//
+// Rows that do not depend on the batch. N towers must compute the same
+// bits as one device for the rows they share, but both libraries compute a
+// row differently depending on the number of rows m: OpenBLAS and oneDNN
+// switch kernels for small products and for m == 1 (GEMV), and treat the
+// rows left over after their register tiles (4-12 rows) with other code.
+// Measured here on 96-row products: most row subsets of 1-100 rows gave
+// other bits than the same rows of the whole product, on both libraries and
+// every kernel family tried. So Gemm (kernel_util_blas.h) computes every
+// float product as calls of exactly kGemmRowPanel rows (the last one
+// zero-padded): every call then takes the same path for given n and k.
+// That leaves the row's position inside the panel: OpenBLAS's Haswell/Zen
+// kernel computes rows 0-5 and 6-11 of each 12-row tile with different
+// instruction sequences, giving other bits for the same row. oneDNN's JIT
+// kernels (sse41, avx, avx2, avx512_core) and OpenBLAS's Prescott, Sandy
+// Bridge, SkylakeX and Cooperlake kernels did not; RowResultsIgnorePosition
+// checks a library once per process, and OpenBLAS is used only where it
+// passes. 24 is a multiple of every register-tile height seen (6, 8, 12,
+// 24), so no panel has a partial tile; 32 failed on oneDNN avx2 (6-row
+// tiles); 24 and 48 passed on every variant. An earlier rule computed
+// A * B^T with m <= 64 as (B * A^T)^T on oneDNN (faster for few rows); on
+// 24-row panels that puts the rows in oneDNN avx2's 16-wide column tiles,
+// where they depend on their position (gemm_rows_test_onednn_avx2 failed),
+// and without it 24-row panels ran faster overall than 48-row ones with it
+// (100x500x784 tb 73 vs 62 GFLOP/s; 32x384x2304 tb 35 vs 58), so it went. The
+// cost is the padding (a batch of 100 computes 120 rows) and repacking op(B)
+// once per panel. bench/matmul_bench, dflow's MatMul, GFLOP/s 1 thread / 2
+// threads, before (one call per product, blocks split by thread) -> 24-row
+// panels, on the 2-core Zen 4 while loaded (raised priority):
+//   1024^3          102 / 153  ->  98 / 149
+//   100x784x500     105 / 122  ->  87 /  92    (seed MLP layer 1)
+//   100x500x10       67 /  67  ->  52 /  52    (seed MLP logits)
+//   784x100x500 ta  105 / 136  -> 103 / 132
+//   100x500x784 tb   99 / 115  ->  73 /  77
+//   32x2304x384     110 / 115  ->  70 /  89    (CIFAR-10 local3, a tower)
+//   2304x32x384 ta  101 / 113  ->  86 / 112
+//   32x384x2304 tb   96 / 114  ->  35 /  45
 #ifndef DFLOW_KERNELS_CPU_KERNEL_UTIL_GEMM_LIBRARY_H_
 #define DFLOW_KERNELS_CPU_KERNEL_UTIL_GEMM_LIBRARY_H_
 
@@ -34,12 +72,22 @@ namespace dflow {
 
 enum class GemmLibrary { kOpenBlas, kOneDnn };
 
-// The library for a float product op(A)[m, k] * op(B)[k, n] (see above).
-GemmLibrary ChooseFloatGemmLibrary(int64_t m, int64_t n, int64_t k);
+// Every float product is computed as calls of exactly this many rows.
+inline constexpr int kGemmRowPanel = 24;
+
+// The library for the row panels of a float product op(A)[m, k] *
+// op(B)[k, n] (see above). Independent of m by design.
+GemmLibrary ChooseFloatGemmLibrary(int64_t n, int64_t k);
+
+// Whether `library` gives a row of a kGemmRowPanel-row product the same
+// bits wherever the row sits in the panel, on this host: a few probe
+// products with identical rows, computed once per process and library.
+bool RowResultsIgnorePosition(GemmLibrary library);
 
 // One line for logs naming each library, its version and the kernel it
 // runs on this host, e.g. "float GEMM: oneDNN 2.6.3 (JIT avx512_core_bf16);
-// products <= 64^3 or <= 16 columns: OpenBLAS 0.3.21 (Cooperlake)".
+// products <= 64^3 or <= 16 columns: OpenBLAS 0.3.21 (Cooperlake)"; it says
+// when a library was set aside because its rows depend on their position.
 std::string DescribeGemmLibraries();
 
 // oneDNN's CPU runtime here is OpenMP: a call uses as many threads as

@@ -69,9 +69,11 @@ class SendOp : public OpKernel {
     OP_REQUIRES(ctx, rendezvous != nullptr, NoRendezvous(*this));
     // The executor runs a _Send with a dead input as one without a value:
     // the receiver's outputs are dead too.
-    if (ctx->input_var(0) == nullptr &&
-        ctx->input(0).dtype() == DT_INVALID) {
-      OP_REQUIRES_OK(ctx, rendezvous->Send(key_, Tensor(), /*is_dead=*/true));
+    std::string scratch;
+    const std::string& key =
+        FrameRendezvousKey(key_, ctx->frame(), ctx->iteration(), &scratch);
+    if (ctx->input_var(0) == nullptr && ctx->input(0).dtype() == DT_INVALID) {
+      OP_REQUIRES_OK(ctx, rendezvous->Send(key, Tensor(), /*is_dead=*/true));
       return;
     }
     OP_REQUIRES(
@@ -80,7 +82,7 @@ class SendOp : public OpKernel {
             "a resource handle cannot cross devices; colocate its users "
             "with the variable (the placer does this for resource edges)"));
     // The receiver usually runs its next nodes on this thread, inside Send.
-    OP_REQUIRES_OK(ctx, rendezvous->Send(key_, ctx->input(0)));
+    OP_REQUIRES_OK(ctx, rendezvous->Send(key, ctx->input(0)));
   }
   bool IsExpensive() const override { return false; }
 
@@ -103,10 +105,11 @@ class RecvOp : public AsyncOpKernel {
       done();
       return;
     }
+    std::string scratch;
     rendezvous->RecvAsync(
-        key_, [this, ctx, done = std::move(done)](const absl::Status& status,
-                                                  const Tensor& value,
-                                                  bool is_dead) {
+        FrameRendezvousKey(key_, ctx->frame(), ctx->iteration(), &scratch),
+        [this, ctx, done = std::move(done)](const absl::Status& status,
+                                            const Tensor& value, bool is_dead) {
           if (!status.ok()) {
             ctx->SetStatus(status);
           } else if (is_dead) {

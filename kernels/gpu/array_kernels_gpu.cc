@@ -10,9 +10,11 @@
 // the host-memory helpers BroadcastGradientArgs, InvertPermutation and
 // the int32 Range (computed on the host, as on the CPU).
 //
-// The shape logic and error messages are those of the CPU kernels
-// (kernels/cpu/identity_ops.cc, shape_ops.cc); the int32 definitions keep
-// every argument in host memory, so one class serves every dtype.
+// Reshape, ExpandDims, Squeeze, Shape, Size, Rank and BroadcastGradientArgs
+// are the CPU's classes (kernels/cpu/kernel_util_shape.h); the others keep
+// the CPU kernels' logic and error messages (kernels/cpu/identity_ops.cc);
+// the int32 definitions keep every argument in host memory, so one class
+// serves every dtype.
 //
 // Only built with CUDA (DFLOW_HAVE_CUDA); in other builds this file
 // registers nothing and the definitions stay unimplemented.
@@ -25,8 +27,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
-#include <string>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "absl/container/inlined_vector.h"
@@ -35,6 +37,7 @@
 #include "graph/tensor.h"
 #include "graph/types.h"
 #include "kernels/cpu/kernel_util_array.h"
+#include "kernels/cpu/kernel_util_shape.h"
 #include "kernels/gpu/gpu_kernel_util.h"
 #include "kernels/gpu/kernel_defs_util.h"
 #include "runtime/kernel_registry.h"
@@ -90,204 +93,8 @@ class NoOpGpuOp : public OpKernel {
   bool IsExpensive() const override { return false; }
 };
 
-// --- Reshape, ExpandDims, Squeeze: views of the input's buffer ---
-
-void SetReshaped(OpKernelContext* ctx, const Tensor& input,
-                 const TensorShape& shape) {
-  absl::StatusOr<Tensor> view = input.Reshaped(shape);
-  OP_REQUIRES_OK(ctx, view.status());
-  ctx->set_output(0, *std::move(view));
-}
-
-class ReshapeGpuOp : public OpKernel {
- public:
-  using OpKernel::OpKernel;
-
-  void Compute(OpKernelContext* ctx) override {
-    const Tensor& input = ctx->input(0);
-    absl::StatusOr<TensorShape> shape =
-        array_kernels::ReshapeTarget(input.shape(), ctx->input(1));  // sizes: host memory
-    OP_REQUIRES_OK(ctx, shape.status());
-    SetReshaped(ctx, input, *shape);
-  }
-  bool IsExpensive() const override { return false; }
-};
-
-class ExpandDimsGpuOp : public OpKernel {
- public:
-  using OpKernel::OpKernel;
-  void Compute(OpKernelContext* ctx) override {
-    const Tensor& input = ctx->input(0);
-    int64_t dim = 0;
-    OP_REQUIRES_OK(ctx,
-                   array_kernels::ReadIndexScalar(ctx->input(1), "dim", &dim));
-    const int rank = input.shape().rank();
-    OP_REQUIRES(ctx, dim >= -1 - rank && dim <= rank,
-                absl::InvalidArgumentError(absl::StrCat(
-                    "dim ", dim, " is out of range for a tensor of shape ",
-                    input.shape().ToString(), ": it must be in [", -1 - rank,
-                    ", ", rank, "]")));
-    if (dim < 0) dim += rank + 1;
-    TensorShape shape = input.shape();
-    shape.InsertDim(static_cast<int>(dim), 1);
-    SetReshaped(ctx, input, shape);
-  }
-  bool IsExpensive() const override { return false; }
-};
-
-class SqueezeGpuOp : public OpKernel {
- public:
-  explicit SqueezeGpuOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    std::vector<int64_t> dims;
-    absl::Status s = ctx->GetAttr("squeeze_dims", &dims);
-    if (!s.ok()) {
-      ctx->SetStatus(s);
-      return;
-    }
-    squeeze_dims_.assign(dims.begin(), dims.end());
-  }
-
-  void Compute(OpKernelContext* ctx) override {
-    const Tensor& input = ctx->input(0);
-    const TensorShape& in = input.shape();
-    const int rank = in.rank();
-    absl::InlinedVector<bool, 8> squeeze(rank, false);
-    for (int64_t dim : squeeze_dims_) {
-      OP_REQUIRES(ctx, dim >= -rank && dim < rank,
-                  absl::InvalidArgumentError(absl::StrCat(
-                      "squeeze_dims entry ", dim,
-                      " is out of range for a tensor of shape ", in.ToString(),
-                      ": it must be in [", -rank, ", ", rank, ")")));
-      squeeze[dim < 0 ? dim + rank : dim] = true;
-    }
-    TensorShape shape;
-    for (int i = 0; i < rank; ++i) {
-      const int64_t size = in.dim(i);
-      if (squeeze_dims_.empty()) {
-        if (size != 1) shape.AddDim(size);
-      } else if (squeeze[i]) {
-        OP_REQUIRES(ctx, size == 1,
-                    absl::InvalidArgumentError(absl::StrCat(
-                        "cannot squeeze dimension ", i, " of shape ",
-                        in.ToString(), ": its size is ", size, ", not 1")));
-      } else {
-        shape.AddDim(size);
-      }
-    }
-    SetReshaped(ctx, input, shape);
-  }
-  bool IsExpensive() const override { return false; }
-
- private:
-  IndexVec squeeze_dims_;
-};
-
-// --- Shape, Size, Rank: host-memory outputs ---
-
-void OutputIndexVector(OpKernelContext* ctx, int i,
-                       absl::Span<const int64_t> values,
-                       const TensorShape& shape, absl::string_view what) {
-  Tensor* out = nullptr;
-  OP_REQUIRES_OK(ctx, ctx->allocate_output(i, shape, &out));
-  if (out->dtype() == DT_INT64) {
-    std::copy(values.begin(), values.end(), out->data<int64_t>());
-    return;
-  }
-  int32_t* data = out->data<int32_t>();
-  for (size_t j = 0; j < values.size(); ++j) {
-    OP_REQUIRES(ctx, values[j] <= std::numeric_limits<int32_t>::max(),
-                absl::InvalidArgumentError(absl::StrCat(
-                    what, " ", values[j],
-                    " does not fit in int32; set out_type to int64")));
-    data[j] = static_cast<int32_t>(values[j]);
-  }
-}
-
-class ShapeGpuOp : public OpKernel {
- public:
-  using OpKernel::OpKernel;
-  void Compute(OpKernelContext* ctx) override {
-    const TensorShape& in = ctx->input(0).shape();
-    OutputIndexVector(ctx, 0, in.dims(), TensorShape({in.rank()}),
-                      "a dimension of size");
-  }
-  bool IsExpensive() const override { return false; }
-};
-
-class SizeGpuOp : public OpKernel {
- public:
-  using OpKernel::OpKernel;
-  void Compute(OpKernelContext* ctx) override {
-    const int64_t n = ctx->input(0).NumElements();
-    OutputIndexVector(ctx, 0, absl::MakeConstSpan(&n, 1), TensorShape(),
-                      "the element count");
-  }
-  bool IsExpensive() const override { return false; }
-};
-
-class RankGpuOp : public OpKernel {
- public:
-  using OpKernel::OpKernel;
-  void Compute(OpKernelContext* ctx) override {
-    Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape(), &out));
-    out->data<int32_t>()[0] = ctx->input(0).shape().rank();
-  }
-  bool IsExpensive() const override { return false; }
-};
-
 // --- Host-memory helpers of gradients: BroadcastGradientArgs,
 // InvertPermutation (every argument in host memory) ---
-
-// For z = x op y with NumPy broadcasting, the axes of z that the gradients
-// of x (r0) and y (r1) must be summed over; an axis where both shapes are
-// 1 is listed for both (as the CPU kernel and TensorFlow).
-class BroadcastGradientArgsGpuOp : public OpKernel {
- public:
-  using OpKernel::OpKernel;
-  void Compute(OpKernelContext* ctx) override {
-    const Tensor& s0_t = ctx->input(0);
-    const Tensor& s1_t = ctx->input(1);
-    OP_REQUIRES(
-        ctx, s0_t.shape().rank() == 1 && s1_t.shape().rank() == 1,
-        absl::InvalidArgumentError(absl::StrCat(
-            "s0 and s1 must be vectors, but have shapes ",
-            s0_t.shape().ToString(), " and ", s1_t.shape().ToString())));
-    IndexVec s0, s1;
-    OP_REQUIRES_OK(ctx, array_kernels::ReadIndexVector(s0_t, "s0", &s0));
-    OP_REQUIRES_OK(ctx, array_kernels::ReadIndexVector(s1_t, "s1", &s1));
-    const auto bad = [&](absl::string_view why) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "incompatible shapes for broadcasting: [", absl::StrJoin(s0, ","),
-          "] and [", absl::StrJoin(s1, ","), "]", why));
-    };
-    const size_t n = std::max(s0.size(), s1.size());
-    IndexVec r0, r1;
-    for (size_t axis = 0; axis < n; ++axis) {
-      const size_t from_end = n - axis;  // 1 for the innermost axis
-      const int64_t x = from_end <= s0.size() ? s0[s0.size() - from_end] : 1;
-      const int64_t y = from_end <= s1.size() ? s1[s1.size() - from_end] : 1;
-      OP_REQUIRES(ctx, x >= 0 && y >= 0, bad(" (negative dimension)"));
-      if (x == y) {
-        if (x == 1) {
-          r0.push_back(static_cast<int64_t>(axis));
-          r1.push_back(static_cast<int64_t>(axis));
-        }
-      } else if (x == 1) {
-        r0.push_back(static_cast<int64_t>(axis));
-      } else if (y == 1) {
-        r1.push_back(static_cast<int64_t>(axis));
-      } else {
-        OP_REQUIRES(ctx, false, bad(""));
-      }
-    }
-    OutputIndexVector(ctx, 0, r0,
-                      TensorShape({static_cast<int64_t>(r0.size())}), "axis");
-    OutputIndexVector(ctx, 1, r1,
-                      TensorShape({static_cast<int64_t>(r1.size())}), "axis");
-  }
-  bool IsExpensive() const override { return false; }
-};
 
 class InvertPermutationGpuOp : public OpKernel {
  public:
@@ -477,17 +284,20 @@ const bool kRegistered = [] {
   r->RegisterImplementation(Gpu("NoOp").def(), Factory<NoOpGpuOp>());
 
   RegisterDeviceAndInt32("Reshape", {"shape"}, {"tensor", "shape", "output"},
-                         {{"Tshape", idx}}, Factory<ReshapeGpuOp>());
+                         {{"Tshape", idx}},
+                         Factory<shape_kernels::ReshapeOp>());
   RegisterDeviceAndInt32("ExpandDims", {"dim"}, {"input", "dim", "output"},
-                         {{"Tdim", idx}}, Factory<ExpandDimsGpuOp>());
+                         {{"Tdim", idx}},
+                         Factory<shape_kernels::ExpandDimsOp>());
   RegisterDeviceAndInt32("Squeeze", {}, {"input", "output"}, {},
-                         Factory<SqueezeGpuOp>());
+                         Factory<shape_kernels::SqueezeOp>());
   RegisterDeviceAndInt32("Shape", {"output"}, {"input", "output"},
-                         {{"out_type", idx}}, Factory<ShapeGpuOp>());
+                         {{"out_type", idx}},
+                         Factory<shape_kernels::ShapeOp>());
   RegisterDeviceAndInt32("Size", {"output"}, {"input", "output"},
-                         {{"out_type", idx}}, Factory<SizeGpuOp>());
+                         {{"out_type", idx}}, Factory<shape_kernels::SizeOp>());
   RegisterDeviceAndInt32("Rank", {"output"}, {"input", "output"}, {},
-                         Factory<RankGpuOp>());
+                         Factory<shape_kernels::RankOp>());
 
   r->RegisterImplementation(Gpu("BroadcastGradientArgs")
                                 .TypeConstraint("T", idx)
@@ -496,7 +306,7 @@ const bool kRegistered = [] {
                                 .HostMemory("r0")
                                 .HostMemory("r1")
                                 .def(),
-                            Factory<BroadcastGradientArgsGpuOp>());
+                            Factory<shape_kernels::BroadcastGradientArgsOp>());
   r->RegisterImplementation(Gpu("InvertPermutation")
                                 .TypeConstraint("T", idx)
                                 .HostMemory("x")
@@ -513,26 +323,24 @@ const bool kRegistered = [] {
                             Factory<RangeInt32GpuOp>());
   r->RegisterImplementation(Gpu("Placeholder").def(),
                             Factory<PlaceholderGpuOp>());
-  r->RegisterImplementation(
-      Gpu("PlaceholderWithDefault").TypeConstraint("dtype", DeviceMovable())
-          .def(),
-      Factory<IdentityGpuOp>());
+  r->RegisterImplementation(Gpu("PlaceholderWithDefault")
+                                .TypeConstraint("dtype", DeviceMovable())
+                                .def(),
+                            Factory<IdentityGpuOp>());
   r->RegisterImplementation(Gpu("PlaceholderWithDefault")
                                 .TypeConstraint("dtype", {DT_INT32})
                                 .HostMemory("input")
                                 .HostMemory("output")
                                 .def(),
                             Factory<IdentityGpuOp>());
-  r->RegisterImplementation(Gpu("ZerosLike")
-                                .TypeConstraint("T", {DT_INT32})
-                                .HostMemory("y")
-                                .def(),
-                            Factory<ZerosLikeGpuOp>());
+  r->RegisterImplementation(
+      Gpu("ZerosLike").TypeConstraint("T", {DT_INT32}).HostMemory("y").def(),
+      Factory<ZerosLikeGpuOp>());
   // ZerosLike on the device types.
   r->RegisterImplementation(
       Gpu("ZerosLike")
-          .TypeConstraint("T", Concat({GpuFloat(), Complex(),
-                                       {DT_BOOL, DT_INT64}}))
+          .TypeConstraint("T",
+                          Concat({GpuFloat(), Complex(), {DT_BOOL, DT_INT64}}))
           .def(),
       Factory<ZerosLikeGpuOp>());
   return true;

@@ -252,7 +252,16 @@ class SendGpuOp : public AsyncOpKernel {
       ctx->SetStatus(NoRendezvous(*this));
       return done();
     }
+    std::string scratch;
+    std::string key =
+        FrameRendezvousKey(key_, ctx->frame(), ctx->iteration(), &scratch);
     const Tensor& value = ctx->input(0);
+    if (ctx->input_var(0) == nullptr && value.dtype() == DT_INVALID) {
+      // A dead input (a loop's last iteration, an untaken branch): the
+      // receiver's output is dead too.
+      ctx->SetStatus(rendezvous->Send(key, Tensor(), /*is_dead=*/true));
+      return done();
+    }
     if (input_type(0) == DT_RESOURCE) {
       ctx->SetStatus(absl::InvalidArgumentError(
           "a resource handle cannot cross devices; colocate its users with "
@@ -265,7 +274,7 @@ class SendGpuOp : public AsyncOpKernel {
       if (gpu == nullptr && !input_on_host_) {
         ctx->SetStatus(NotOnGpuError(*this, ctx->device()));
       } else {
-        ctx->SetStatus(rendezvous->Send(key_, value));
+        ctx->SetStatus(rendezvous->Send(key, value));
       }
       return done();
     }
@@ -276,15 +285,16 @@ class SendGpuOp : public AsyncOpKernel {
       auto staged = std::make_shared<Tensor>(*std::move(host));
       gpu->streams()->CopyDeviceToHost(
           staged->raw_data(), value.raw_data(), value.TotalBytes(),
-          [this, ctx, rendezvous, staged, keep = value,
+          [ctx, rendezvous, staged, keep = value, key = std::move(key),
            done = std::move(done)](absl::Status s) mutable {
             keep = Tensor();
-            OnPool(ctx, [this, ctx, rendezvous, staged, s = std::move(s),
-                         done = std::move(done)]() mutable {
-              if (s.ok()) s = rendezvous->Send(key_, *staged);
-              ctx->SetStatus(s);
-              done();
-            });
+            OnPool(ctx,
+                   [ctx, rendezvous, staged, s = std::move(s),
+                    key = std::move(key), done = std::move(done)]() mutable {
+                     if (s.ok()) s = rendezvous->Send(key, *staged);
+                     ctx->SetStatus(s);
+                     done();
+                   });
           });
       return;
     }
@@ -293,14 +303,15 @@ class SendGpuOp : public AsyncOpKernel {
     // then).
     gpu->streams()->ThenCall(
         GpuStreams::Kind::kCompute,
-        [this, ctx, rendezvous, value,
+        [ctx, rendezvous, value, key = std::move(key),
          done = std::move(done)](absl::Status s) mutable {
-          OnPool(ctx, [this, ctx, rendezvous, value = std::move(value),
-                       s = std::move(s), done = std::move(done)]() mutable {
-            if (s.ok()) s = rendezvous->Send(key_, value);
-            ctx->SetStatus(s);
-            done();
-          });
+          OnPool(ctx,
+                 [ctx, rendezvous, value = std::move(value), s = std::move(s),
+                  key = std::move(key), done = std::move(done)]() mutable {
+                   if (s.ok()) s = rendezvous->Send(key, value);
+                   ctx->SetStatus(s);
+                   done();
+                 });
         });
   }
   bool IsExpensive() const override { return false; }
@@ -341,13 +352,18 @@ class RecvGpuOp : public AsyncOpKernel {
       ctx->SetStatus(NoRendezvous(*this));
       return done();
     }
+    std::string scratch;
     rendezvous->RecvAsync(
-        key_, [this, ctx, done = std::move(done)](const absl::Status& status,
-                                                  const Tensor& value) mutable {
+        FrameRendezvousKey(key_, ctx->frame(), ctx->iteration(), &scratch),
+        [this, ctx, done = std::move(done)](const absl::Status& status,
+                                            const Tensor& value,
+                                            bool is_dead) mutable {
           if (!status.ok()) {
             ctx->SetStatus(status);
             return done();
           }
+          // No output: the executor makes this _Recv's outputs dead.
+          if (is_dead) return done();
           if (value.dtype() != output_type(0)) {
             ctx->SetStatus(absl::InternalError(absl::StrCat(
                 "rendezvous key '", key_, "' delivered a ",

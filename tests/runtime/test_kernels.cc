@@ -2,6 +2,7 @@
 
 #include <thread>
 
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "graph/op_registry.h"
@@ -30,6 +31,12 @@ DFLOW_REGISTER_OP("TestAsyncAddOne")
     .Output("y: float")
     .SetShapeFn(shape_fns::UnchangedShape);
 DFLOW_REGISTER_OP("TestNeverDone").Input("x: float").Output("y: float");
+DFLOW_REGISTER_OP("TestMeet")
+    .Input("x: float")
+    .Output("y: float")
+    .Attr("parties: int")
+    .SetIsStateful()  // two alike must stay two nodes (no CSE)
+    .SetShapeFn(shape_fns::UnchangedShape);
 
 class AddOne : public OpKernel {
  public:
@@ -65,6 +72,43 @@ class Fail : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     ctx->SetStatus(absl::InvalidArgumentError("boom"));
   }
+};
+
+// TestMeet: each kernel waits until `parties` TestMeet kernels (counted
+// process-wide, in groups) have started, so a step finishes only if they
+// ran at the same time, on different threads. Fails after 60 s instead of
+// hanging: a wait that long means they ran one after another.
+absl::Mutex meet_mu;
+int64_t meet_arrived ABSL_GUARDED_BY(meet_mu) = 0;
+
+bool MeetReached(const int64_t* target) ABSL_EXCLUSIVE_LOCKS_REQUIRED(meet_mu) {
+  return meet_arrived >= *target;
+}
+
+class Meet : public OpKernel {
+ public:
+  explicit Meet(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    ctx->SetStatus(ctx->GetAttr("parties", &parties_));
+  }
+  void Compute(OpKernelContext* ctx) override {
+    {
+      absl::MutexLock lock(&meet_mu);
+      const int64_t me = ++meet_arrived;
+      const int64_t target = ((me - 1) / parties_ + 1) * parties_;
+      if (!meet_mu.AwaitWithTimeout(absl::Condition(&MeetReached, &target),
+                                    absl::Seconds(60))) {
+        ctx->SetStatus(absl::DeadlineExceededError(absl::StrCat(
+            name(), ": the other ", parties_ - 1,
+            " TestMeet kernel(s) did not start within 60 s: they did not run "
+            "in parallel with this one")));
+        return;
+      }
+    }
+    ctx->set_output(0, ctx->input(0));
+  }
+
+ private:
+  int64_t parties_ = 2;
 };
 
 class Sleep : public OpKernel {
@@ -109,6 +153,7 @@ DFLOW_REGISTER_KERNEL(KernelDefBuilder("TestAddOne").Device(kDeviceCpu),
 DFLOW_REGISTER_KERNEL(KernelDefBuilder("TestLog").Device(kDeviceCpu), Log);
 DFLOW_REGISTER_KERNEL(KernelDefBuilder("TestFail").Device(kDeviceCpu), Fail);
 DFLOW_REGISTER_KERNEL(KernelDefBuilder("TestSleep").Device(kDeviceCpu), Sleep);
+DFLOW_REGISTER_KERNEL(KernelDefBuilder("TestMeet").Device(kDeviceCpu), Meet);
 DFLOW_REGISTER_KERNEL(KernelDefBuilder("TestAsyncAddOne").Device(kDeviceCpu),
                       AsyncAddOne);
 DFLOW_REGISTER_KERNEL(KernelDefBuilder("TestNeverDone").Device(kDeviceCpu),
