@@ -344,6 +344,7 @@ class Simplifier {
     count.ToProto((*count_def.mutable_attr())["value"].mutable_tensor());
     absl::StatusOr<Node*> divisor = add("count", "Const", {}, count_def);
     if (!divisor.ok()) return divisor.status();
+    Anchor(*divisor, parts[0]);
     absl::StatusOr<Node*> quotient =
         add("mean", "RealDiv", {{*sum, 0}, {*divisor, 0}}, NodeDef());
     if (!quotient.ok()) return quotient.status();
@@ -402,8 +403,10 @@ class Simplifier {
   // Const needs the full shape.
   absl::Status VisitSubSelf(Node* node, const TensorShape& out) {
     const DataType type = node->output_type(0);
+    std::optional<Source> x = InputOf(node, 0);
     if (!IsIntegerType(type) || IsQuantizedType(type) ||
-        !out.IsFullyDefined() || !HasDataConsumers(node)) {
+        !out.IsFullyDefined() || !HasDataConsumers(node) || !x.has_value() ||
+        IsSwitchOp(x->node->op())) {
       return absl::OkStatus();
     }
     NodeDef def;
@@ -422,6 +425,7 @@ class Simplifier {
     }
     absl::StatusOr<Node*> zeros = graph_->AddNode(std::move(def));
     if (!zeros.ok()) return zeros.status();
+    Anchor(*zeros, *x);
     if (absl::Status s = graph_->InferShapesForNode(*zeros); !s.ok()) return s;
     return Bypass(node, {*zeros, 0}, kSubSelf);
   }
@@ -438,7 +442,8 @@ class Simplifier {
     Node* inner = in->node;
     std::optional<Source> x = InputOf(inner, 0);
     std::optional<Source> inner_perm_in = InputOf(inner, 1);
-    if (!x.has_value() || !inner_perm_in.has_value() || !PlainValue(*x)) {
+    if (!x.has_value() || !inner_perm_in.has_value() || !PlainValue(*x) ||
+        IsSwitchOp(x->node->op())) {
       return absl::OkStatus();
     }
     std::optional<std::vector<int64_t>> p1 = Permutation(inner_perm_in->node);
@@ -489,6 +494,7 @@ class Simplifier {
     (*def.mutable_attr())["value"] = MakeAttr(value);
     absl::StatusOr<Node*> perm = graph_->AddNode(std::move(def));
     if (!perm.ok()) return perm.status();
+    Anchor(*perm, *x);
     if (absl::Status s = graph_->InferShapesForNode(*perm); !s.ok()) return s;
     const int old_perm = perm_in->node->id();
     if (absl::Status s = graph_->UpdateEdge(x->node, x->slot, outer, 0);
@@ -529,6 +535,15 @@ class Simplifier {
 
   // Consumers of `node`'s output read `to` instead and run after
   // `node`'s control inputs; then `node` goes if nothing needs it.
+  // A Const a rewrite adds waits for `anchor`, a value the node it
+  // replaces read (never a Switch: CanBypass). A Const without inputs runs
+  // in the root frame and is live in every branch; waiting for the anchor
+  // puts it where that node was: in its loop frame, and dead in a branch
+  // not taken.
+  void Anchor(Node* constant, const Source& anchor) {
+    graph_->AddControlEdge(anchor.node, constant);
+  }
+
   absl::Status Bypass(Node* node, const Source& to, Rule rule) {
     const std::vector<Node*> control_in = ControlInputs(node);
     const std::vector<const Edge*> out(node->out_edges().begin(),

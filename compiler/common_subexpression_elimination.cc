@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl_lite.h"
+#include "graph/ops/control_flow_ops.h"
 #include "graph/tensor.h"
 #include "graph/types.h"
 
@@ -30,6 +31,10 @@ bool Mergeable(const Node* node) {
   // (Towers that share a batch and their weights read each weight once.)
   if (node->op() == "ReadVariableOp") return true;
   if (node->IsStateful()) return false;
+  // Switch, Merge, Enter, Exit, NextIteration...: each is its own place in
+  // a conditional or a loop (two Enters of one value are two loop
+  // variables), whatever its inputs.
+  if (IsControlFlowOp(node->op())) return false;
   // Each placeholder is a distinct value fed by name, whatever its attrs.
   if (node->op() == "Placeholder" || node->op() == "PlaceholderWithDefault") {
     return false;

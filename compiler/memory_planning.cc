@@ -13,6 +13,7 @@
 #include "compiler/partition.h"
 #include "compiler/prune.h"
 #include "graph/node_def_util.h"
+#include "graph/ops/control_flow_ops.h"
 #include "graph/tensor.h"
 
 namespace dflow {
@@ -315,15 +316,20 @@ int64_t AssignOffsets(const std::vector<Buffer>& buffers, int steps) {
 
 // The order the executor's thread runs a partition in when nothing runs
 // concurrently (runtime/executor.cc, RunQueue): the roots in id order, then
-// always the node made ready last. A cycle is Graph::TopologicalOrder's
-// error.
+// always the node made ready last. A loop's back edges (from its
+// NextIterations) do not count, so a loop's body is simulated as one
+// iteration. Another cycle is Graph::TopologicalOrder's error.
 absl::StatusOr<std::vector<Node*>> DepthFirstOrder(const Graph& graph) {
   std::vector<int> pending(graph.num_node_ids(), 0);
   std::vector<Node*> ready;
   const std::vector<Node*> nodes = graph.nodes();
   for (auto it = nodes.rbegin(); it != nodes.rend(); ++it) {
-    pending[(*it)->id()] = static_cast<int>((*it)->in_edges().size());
-    if (pending[(*it)->id()] == 0) ready.push_back(*it);
+    int count = 0;
+    for (const Edge* e : (*it)->in_edges()) {
+      count += IsNextIterationOp(e->src->op()) ? 0 : 1;
+    }
+    pending[(*it)->id()] = count;
+    if (count == 0) ready.push_back(*it);
   }
   std::vector<Node*> order;
   order.reserve(nodes.size());
@@ -331,11 +337,16 @@ absl::StatusOr<std::vector<Node*>> DepthFirstOrder(const Graph& graph) {
     Node* n = ready.back();
     ready.pop_back();
     order.push_back(n);
+    if (IsNextIterationOp(n->op())) continue;  // its edges are back edges
     for (const Edge* e : n->out_edges()) {
       if (--pending[e->dst->id()] == 0) ready.push_back(e->dst);
     }
   }
-  if (order.size() != nodes.size()) return graph.TopologicalOrder().status();
+  if (order.size() != nodes.size()) {
+    absl::Status cycle = graph.TopologicalOrder().status();
+    if (cycle.ok()) cycle = absl::InternalError("memory planning: no order");
+    return cycle;
+  }
   return order;
 }
 

@@ -27,6 +27,7 @@
 #include "compiler/tensor_fusion.h"
 #include "google/protobuf/text_format.h"
 #include "graph/graph_dot.h"
+#include "graph/ops/control_flow_frames.h"
 #include "graph/ops/control_flow_ops.h"
 
 namespace dflow {
@@ -125,16 +126,23 @@ absl::Status InPass(absl::string_view pass, absl::string_view device,
 
 absl::Status RunStage(PassStage stage, const PassContext& ctx, Graph* graph,
                       std::vector<PassSummary>* summaries, PassDumper* dumper) {
-  // A graph with a loop (an Enter): the rewrites do not know frames yet (a
-  // folded constant would leave its loop, a forwarded buffer would be
-  // reused by the next iteration), so only the required passes run on it.
-  // Asked again after each pass until a loop shows (the lowering of
-  // functional loops adds them; no pass removes one).
-  bool loops = GraphHasLoops(*graph);
+  // Graphs with loops and conditionals run every pass: each keeps nodes in
+  // their frame and branch by construction (a rewrite only joins nodes
+  // linked by data edges, which share a frame; a Const it adds waits for
+  // the node it replaces; control-flow nodes are never merged, folded or
+  // fused; tensor fusion leaves graphs with control flow alone), and the
+  // differential random-graph test grows loops and conditionals to check
+  // it.
+  // The graph's own loops are checked before any pass rewrites them, so
+  // that an error names the node as the user wrote it (a pass may remove a
+  // node whose inputs come from two frames, and move its edges).
+  if (stage == PassStage::kDeviceIndependent && GraphHasLoops(*graph)) {
+    absl::StatusOr<ControlFlowFrames> frames = ControlFlowFrames::Build(*graph);
+    if (!frames.ok()) return frames.status();
+  }
   for (const PassEntry& pass : kPasses) {
     if (pass.stage != stage) continue;
-    if (!loops) loops = GraphHasLoops(*graph);
-    const bool enabled = ctx.options->IsEnabled(pass.name) && !loops;
+    const bool enabled = ctx.options->IsEnabled(pass.name);
     if (!enabled && !pass.required) continue;
     PassSummary summary;
     summary.pass = pass.name;

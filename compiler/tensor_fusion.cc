@@ -18,6 +18,7 @@
 #include "graph/attr_value_util.h"
 #include "graph/node_def_util.h"
 #include "graph/op_registry.h"
+#include "graph/ops/control_flow_ops.h"
 #include "graph/shape_inference.h"
 #include "graph/tensor.h"
 
@@ -351,6 +352,11 @@ absl::StatusOr<TensorFusionResult> FuseAllReduces(
   absl::flat_hash_set<std::pair<int64_t, int64_t>> other_collectives;
   absl::flat_hash_map<int64_t, int64_t> max_instance;
   bool shapes_missing = false;
+  for (Node* n : graph->nodes()) {
+    // All-reduces in different branches or iterations must not share an
+    // instance: graphs with control flow keep theirs as they are.
+    if (IsControlFlowOp(n->op())) return result;
+  }
   for (Node* n : graph->nodes()) {
     if (!IsCollective(n->op())) continue;
     int64_t group = 0, instance = 0;

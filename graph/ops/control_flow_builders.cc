@@ -30,8 +30,13 @@ struct Built {
 // a node built before `outside_end` (outside the construct) reads
 // `route(outer)` instead, and a node with no input at all gets a control
 // input from `pivot`. `route` builds each routed tensor once (it caches).
+// In a loop (`in_loop`), so does a node all of whose inputs come from
+// outside: it reads only loop constants (is_constant Enters), which are
+// there in every iteration, so without the pivot nothing would stop it
+// from running, and starting the next iteration, after the condition
+// turned false (TensorFlow's while_loop adds the same edge).
 absl::Status Adopt(Graph* graph, const Built& built, int outside_end,
-                   Node* pivot,
+                   Node* pivot, bool in_loop,
                    const std::function<Output(const Output&)>& route) {
   for (int id = built.first; id < built.end; ++id) {
     Node* node = graph->node(id);
@@ -41,11 +46,15 @@ absl::Status Adopt(Graph* graph, const Built& built, int outside_end,
       continue;
     }
     std::vector<std::pair<int, Output>> rewires;  // input -> outer tensor
+    bool reads_inside = false;
     for (const Edge* e : node->in_edges()) {
       if (!e->IsControl() && e->src->id() < outside_end) {
         rewires.push_back({e->dst_input, Output(e->src, e->src_output)});
+      } else if (e->src->id() >= outside_end) {
+        reads_inside = true;
       }
     }
+    if (in_loop && !reads_inside) graph->AddControlEdge(pivot, node);
     for (const auto& [input, outer] : rewires) {
       const Output routed = route(outer);
       if (!routed.valid()) {
@@ -158,7 +167,7 @@ BranchResult Cond(const Scope& scope, const Output& pred,
   for (auto [built, pivot, side] : {std::tuple{built_true, pivot_true, 1},
                                     std::tuple{built_false, pivot_false, 0}}) {
     if (absl::Status s = Adopt(
-            graph, built, outside_end, pivot.node(),
+            graph, built, outside_end, pivot.node(), /*in_loop=*/false,
             [&, side = side](const Output& o) { return switched(o, side); });
         !s.ok()) {
       return s;
@@ -283,8 +292,8 @@ BranchResult WhileLoop(const Scope& scope, absl::Span<const Output> inputs,
         "WhileLoop: the condition must return a bool scalar, got ",
         pred->valid() ? DataTypeName(pred->dtype()) : "an invalid output"));
   }
-  if (absl::Status s =
-          Adopt(graph, built_cond, outside_end, merges[0].node(), capture);
+  if (absl::Status s = Adopt(graph, built_cond, outside_end, merges[0].node(),
+                             /*in_loop=*/true, capture);
       !s.ok()) {
     return s;
   }
@@ -343,7 +352,8 @@ BranchResult WhileLoop(const Scope& scope, absl::Span<const Output> inputs,
     }
   }
   if (absl::Status s =
-          Adopt(graph, built_body, outside_end, body_vars[0].node(), capture);
+          Adopt(graph, built_body, outside_end, body_vars[0].node(),
+                /*in_loop=*/true, capture);
       !s.ok()) {
     return s;
   }

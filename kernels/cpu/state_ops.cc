@@ -5,11 +5,13 @@
 // Values are shared, not copied: Assign stores the assigned tensor itself.
 // Updates in place (AssignAdd/Sub) copy first when the buffer is shared with
 // anyone else (a reader's snapshot, the Const that initialized it), so a
-// value once read never changes under its reader.
-#include <atomic>
+// value once read never changes under its reader. The lookup, the checks,
+// Assign and ReadVariableOp are shared with the GPU kernels
+// (kernel_util_state.h).
 
 #include "absl/strings/str_cat.h"
 #include "graph/types.h"
+#include "kernels/cpu/kernel_util_state.h"
 #include "runtime/kernel_registry.h"
 #include "runtime/op_kernel.h"
 #include "runtime/variables.h"
@@ -17,111 +19,19 @@
 namespace dflow {
 namespace {
 
-// The variable a VariableV2/VarHandleOp node names (runtime/variables.h).
-std::string VariableKey(OpKernelConstruction* ctx) {
-  std::string container, shared_name;
-  ctx->GetAttr("container", &container).IgnoreError();
-  ctx->GetAttr("shared_name", &shared_name).IgnoreError();
-  return ::dflow::VariableKey(ctx->name(), container, shared_name);
-}
-
-// Finds (once per kernel and session) the Var the node names.
-class VariableOpBase : public OpKernel {
+// VariableV2 (ref) and VarHandleOp (resource): the Var the node names.
+class VariableOp : public OpKernel {
  public:
-  explicit VariableOpBase(OpKernelConstruction* ctx)
-      : OpKernel(ctx), key_(VariableKey(ctx)) {
-    ctx->SetStatus(ctx->GetAttr("dtype", &dtype_));
-    ctx->SetStatus(ctx->GetAttr("shape", &shape_));
-  }
-  bool IsExpensive() const override { return false; }
-
- protected:
-  Var* GetVar(OpKernelContext* ctx) {
-    Var* cached = cached_.load(std::memory_order_acquire);
-    if (cached != nullptr &&
-        store_.load(std::memory_order_acquire) == ctx->variables()) {
-      return cached;
-    }
-    absl::StatusOr<Var*> var =
-        ctx->variables()->LookupOrCreate(key_, dtype_, shape_);
-    if (!var.ok()) {
-      ctx->SetStatus(var.status());
-      return nullptr;
-    }
-    store_.store(ctx->variables(), std::memory_order_release);
-    cached_.store(*var, std::memory_order_release);
-    return *var;
-  }
-
- private:
-  const std::string key_;
-  DataType dtype_ = DT_INVALID;
-  TensorShape shape_;
-  std::atomic<Var*> cached_{nullptr};
-  std::atomic<VariableStore*> store_{nullptr};
-};
-
-class VariableOp : public VariableOpBase {
- public:
-  using VariableOpBase::VariableOpBase;
+  explicit VariableOp(OpKernelConstruction* ctx)
+      : OpKernel(ctx), lookup_(ctx) {}
   void Compute(OpKernelContext* ctx) override {
-    Var* var = GetVar(ctx);
+    Var* var = lookup_.Get(ctx);
     if (var != nullptr) ctx->set_output_var(0, var);
-  }
-};
-
-class VarHandleOp : public VariableOpBase {
- public:
-  using VariableOpBase::VariableOpBase;
-  void Compute(OpKernelContext* ctx) override {
-    Var* var = GetVar(ctx);
-    if (var != nullptr) ctx->set_output_var(0, var);
-  }
-};
-
-absl::Status CheckValueFits(const Var& var, const Tensor& value,
-                            bool validate_shape) {
-  if (value.dtype() != var.dtype()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "cannot assign a ", DataTypeName(value.dtype()), " value to variable '",
-        var.name(), "' of dtype ", DataTypeName(var.dtype())));
-  }
-  if (validate_shape && !var.declared_shape().IsCompatibleWith(value.shape())) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "cannot assign a value of shape ", value.shape().ToString(),
-        " to variable '", var.name(), "' of shape ",
-        var.declared_shape().ToString(),
-        " (validate_shape is on; turn it off to change the shape)"));
-  }
-  return absl::OkStatus();
-}
-
-// Assign (ref) and AssignVariableOp (resource).
-class AssignOp : public OpKernel {
- public:
-  explicit AssignOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    if (ctx->node().FindAttr("validate_shape") != nullptr) {
-      ctx->SetStatus(ctx->GetAttr("validate_shape", &validate_shape_));
-    }
-    is_ref_ = IsRefType(ctx->node().input_type(0));
-  }
-  void Compute(OpKernelContext* ctx) override {
-    Var* var = ctx->input_var(0);
-    OP_REQUIRES(ctx, var != nullptr,
-                absl::InternalError("the variable input is not a variable"));
-    Tensor value = ctx->input(1);
-    OP_REQUIRES_OK(ctx, CheckValueFits(*var, value, validate_shape_));
-    {
-      std::lock_guard<std::mutex> lock(var->mu());
-      *var->value() = std::move(value);
-    }
-    if (is_ref_) ctx->set_output_var(0, var);
   }
   bool IsExpensive() const override { return false; }
 
  private:
-  bool validate_shape_ = true;
-  bool is_ref_ = true;
+  state_kernels::VariableLookup lookup_;
 };
 
 template <typename T, bool kAdd>
@@ -145,14 +55,8 @@ class AssignUpdateOp : public OpKernel {
     const Tensor& delta = ctx->input(1);
     {
       std::lock_guard<std::mutex> lock(var->mu());
+      OP_REQUIRES_OK(ctx, state_kernels::CheckUpdate(var, delta));
       Tensor* value = var->value();
-      OP_REQUIRES(ctx, var->initialized(),
-                  UninitializedValueError(var->name()));
-      OP_REQUIRES(ctx, value->shape() == delta.shape(),
-                  absl::InvalidArgumentError(absl::StrCat(
-                      "variable '", var->name(), "' has shape ",
-                      value->shape().ToString(), " but the update has shape ",
-                      delta.shape().ToString())));
       if (value->RefCount() > 1) {
         // Copy on write: someone else still reads the old value.
         Tensor copy;
@@ -170,28 +74,6 @@ class AssignUpdateOp : public OpKernel {
 
  private:
   bool is_ref_ = true;
-};
-
-// Whether a resource variable holds a value (TF1 graphs of resource
-// variables build one per variable for is_variable_initialized).
-class ReadVariableOp : public OpKernel {
- public:
-  using OpKernel::OpKernel;
-  void Compute(OpKernelContext* ctx) override {
-    Var* var = ctx->input_var(0);
-    OP_REQUIRES(ctx, var != nullptr,
-                absl::InternalError("the resource input is not a variable"));
-    Tensor value = var->Read();
-    OP_REQUIRES(ctx, value.dtype() == var->dtype(),
-                UninitializedValueError(var->name()));
-    OP_REQUIRES(
-        ctx, value.dtype() == output_type(0),
-        absl::InvalidArgumentError(absl::StrCat(
-            "variable '", var->name(), "' holds ", DataTypeName(value.dtype()),
-            ", read as ", DataTypeName(output_type(0)))));
-    ctx->set_output(0, std::move(value));
-  }
-  bool IsExpensive() const override { return false; }
 };
 
 // IsVariableInitialized (ref) and VarIsInitializedOp (resource): reads no
@@ -281,19 +163,19 @@ DFLOW_REGISTER_KERNEL(KernelDefBuilder("VariableV2")
 DFLOW_REGISTER_KERNEL(KernelDefBuilder("VarHandleOp")
                           .Device(kDeviceCpu)
                           .TypeConstraint("dtype", kAllTypes),
-                      VarHandleOp);
+                      VariableOp);
 DFLOW_REGISTER_KERNEL(KernelDefBuilder("Assign")
                           .Device(kDeviceCpu)
                           .TypeConstraint("T", kAllTypes),
-                      AssignOp);
+                      state_kernels::AssignKernel);
 DFLOW_REGISTER_KERNEL(KernelDefBuilder("AssignVariableOp")
                           .Device(kDeviceCpu)
                           .TypeConstraint("dtype", kAllTypes),
-                      AssignOp);
+                      state_kernels::AssignKernel);
 DFLOW_REGISTER_KERNEL(KernelDefBuilder("ReadVariableOp")
                           .Device(kDeviceCpu)
                           .TypeConstraint("dtype", kAllTypes),
-                      ReadVariableOp);
+                      state_kernels::ReadVariableKernel);
 
 DFLOW_REGISTER_KERNEL(KernelDefBuilder("IsVariableInitialized")
                           .Device(kDeviceCpu)

@@ -37,6 +37,7 @@
 #include "graph/tensor.h"
 #include "graph/types.h"
 #include "kernels/cpu/kernel_util_array.h"
+#include "kernels/cpu/kernel_util_identity.h"
 #include "kernels/cpu/kernel_util_shape.h"
 #include "kernels/gpu/gpu_kernel_util.h"
 #include "kernels/gpu/kernel_defs_util.h"
@@ -54,44 +55,11 @@ using gpu_kernel_defs::GpuFloat;
 
 // --- Identity, StopGradient, IdentityN, NoOp ---
 
-// Forwards input i to output i, as the CPU kernel: a resource handle stays
-// a handle, a reference input becomes the variable's current value (a
-// device tensor: GPU variables hold device buffers).
-void Forward(OpKernelContext* ctx, int i) {
-  Var* var = ctx->input_var(i);
-  if (var != nullptr) {
-    if (ctx->kernel().input_type(i) == DT_RESOURCE) {
-      ctx->set_output_var(i, var);
-    } else {
-      ctx->set_output(i, var->Read());
-    }
-    return;
-  }
-  ctx->set_output(i, ctx->input(i));
-}
-
-class IdentityGpuOp : public OpKernel {
- public:
-  using OpKernel::OpKernel;
-  void Compute(OpKernelContext* ctx) override { Forward(ctx, 0); }
-  bool IsExpensive() const override { return false; }
-};
-
-class IdentityNGpuOp : public OpKernel {
- public:
-  using OpKernel::OpKernel;
-  void Compute(OpKernelContext* ctx) override {
-    for (int i = 0; i < ctx->num_inputs(); ++i) Forward(ctx, i);
-  }
-  bool IsExpensive() const override { return false; }
-};
-
-class NoOpGpuOp : public OpKernel {
- public:
-  using OpKernel::OpKernel;
-  void Compute(OpKernelContext*) override {}
-  bool IsExpensive() const override { return false; }
-};
+// The CPU's classes (kernel_util_identity.h): a reference input becomes
+// the variable's current value, a device tensor on a GPU.
+using array_kernels::IdentityKernel;
+using array_kernels::IdentityNKernel;
+using array_kernels::NoOpKernel;
 
 // --- Host-memory helpers of gradients: BroadcastGradientArgs,
 // InvertPermutation (every argument in host memory) ---
@@ -266,22 +234,22 @@ const bool kRegistered = [] {
   for (const char* op : {"Identity", "StopGradient"}) {
     r->RegisterImplementation(
         Gpu(op).TypeConstraint("T", DeviceMovable()).def(),
-        Factory<IdentityGpuOp>());
+        Factory<IdentityKernel>());
     r->RegisterImplementation(Gpu(op)
                                   .TypeConstraint("T", {DT_INT32})
                                   .HostMemory("input")
                                   .HostMemory("output")
                                   .def(),
-                              Factory<IdentityGpuOp>());
+                              Factory<IdentityKernel>());
     r->RegisterImplementation(Gpu(op)
                                   .TypeConstraint("T", {DT_STRING, DT_RESOURCE})
                                   .HostMemory("input")
                                   .HostMemory("output")
                                   .def(),
-                              Factory<IdentityGpuOp>());
+                              Factory<IdentityKernel>());
   }
-  r->RegisterImplementation(Gpu("IdentityN").def(), Factory<IdentityNGpuOp>());
-  r->RegisterImplementation(Gpu("NoOp").def(), Factory<NoOpGpuOp>());
+  r->RegisterImplementation(Gpu("IdentityN").def(), Factory<IdentityNKernel>());
+  r->RegisterImplementation(Gpu("NoOp").def(), Factory<NoOpKernel>());
 
   RegisterDeviceAndInt32("Reshape", {"shape"}, {"tensor", "shape", "output"},
                          {{"Tshape", idx}},
@@ -326,13 +294,13 @@ const bool kRegistered = [] {
   r->RegisterImplementation(Gpu("PlaceholderWithDefault")
                                 .TypeConstraint("dtype", DeviceMovable())
                                 .def(),
-                            Factory<IdentityGpuOp>());
+                            Factory<IdentityKernel>());
   r->RegisterImplementation(Gpu("PlaceholderWithDefault")
                                 .TypeConstraint("dtype", {DT_INT32})
                                 .HostMemory("input")
                                 .HostMemory("output")
                                 .def(),
-                            Factory<IdentityGpuOp>());
+                            Factory<IdentityKernel>());
   r->RegisterImplementation(
       Gpu("ZerosLike").TypeConstraint("T", {DT_INT32}).HostMemory("y").def(),
       Factory<ZerosLikeGpuOp>());

@@ -27,6 +27,7 @@
 #include "graph/tensor.h"
 #include "graph/types.h"
 #include "kernels/cpu/kernel_util_array.h"
+#include "kernels/cpu/kernel_util_split.h"
 #include "kernels/gpu/array_move_gpu_util.h"
 #include "kernels/gpu/array_ops_gpu.h"
 #include "kernels/gpu/gpu_kernel_util.h"
@@ -52,62 +53,42 @@ using gpu_kernel_defs::GpuFloat;
 
 // --- Split, SplitV: each output a block of columns of the input ---
 
-// Output j takes, of `input` viewed as [rows, dim * inner], the columns
-// [sum(sizes[:j]) * inner, ...): its shape is the input's with `axis` of
-// size sizes[j].
-void EmitPiecesGpu(OpKernelContext* ctx, const char* what, const Tensor& input,
-                   int axis, absl::Span<const int64_t> sizes,
-                   bool drop_axis = false) {
-  const TensorShape& shape = input.shape();
+// Output j takes, of the input viewed as [rows, dim * inner], the columns
+// [sum(sizes[:j]) * inner, ...).
+void EmitPiecesGpu(OpKernelContext* ctx, const char* what,
+                   const array_kernels::SplitPlan& plan) {
+  const TensorShape& shape = plan.input.shape();
   const int rank = shape.rank();
-  const int64_t rows = array_kernels::DimProduct(shape, 0, axis);
-  const int64_t inner = array_kernels::DimProduct(shape, axis + 1, rank);
-  const int64_t total = shape.dim(axis) * inner;
+  const int64_t rows = array_kernels::DimProduct(shape, 0, plan.axis);
+  const int64_t inner = array_kernels::DimProduct(shape, plan.axis + 1, rank);
+  const int64_t total = shape.dim(plan.axis) * inner;
   int64_t col = 0;
-  for (size_t j = 0; j < sizes.size(); ++j) {
-    TensorShape piece = shape;
-    piece.set_dim(axis, sizes[j]);
-    if (drop_axis) piece.RemoveDim(axis);
+  for (size_t j = 0; j < plan.sizes.size(); ++j) {
     Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(static_cast<int>(j), piece, &out));
-    const int64_t chunk = sizes[j] * inner;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(static_cast<int>(j),
+                                             plan.piece_shapes[j], &out));
+    const int64_t chunk = plan.sizes[j] * inner;
     if (chunk > 0 && rows > 0) {
       const int64_t dims[] = {rows, chunk};
       const int64_t src_strides[] = {total, 1};
       const int64_t dst_strides[] = {chunk, 1};
-      OP_REQUIRES_OK(ctx, StridedCopy(ctx, what, input, out, dims, src_strides,
-                                      dst_strides, col, 0));
+      OP_REQUIRES_OK(ctx, StridedCopy(ctx, what, plan.input, out, dims,
+                                      src_strides, dst_strides, col, 0));
     }
     col += chunk;
   }
 }
 
+// Split, SplitV and Unpack on a GPU: the CPU kernels' checks and shapes
+// (kernel_util_split.h), then strided copies.
 class SplitGpuOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
   void Compute(OpKernelContext* ctx) override {
     DFLOW_GPU_KERNEL_PREAMBLE(ctx, gpu);
-    const Tensor& input = ctx->input(1);
-    const int n = ctx->num_outputs();
-    int64_t axis_value = 0;
-    OP_REQUIRES_OK(ctx, array_kernels::ReadIndexScalar(
-                            ctx->input(0), "split_dim", &axis_value));
-    int axis = 0;
-    OP_REQUIRES_OK(
-        ctx, array_kernels::CanonicalAxis(axis_value, input.shape().rank(),
-                                          input.shape(), "split_dim", &axis));
-    const int64_t dim = input.shape().dim(axis);
-    OP_REQUIRES(ctx, dim % n == 0,
-                absl::InvalidArgumentError(absl::StrCat(
-                    "num_split ", n, " does not divide dimension ", axis,
-                    " of shape ", input.shape().ToString(), " (size ", dim,
-                    "); Split needs equal pieces (SplitV takes sizes)")));
-    if (n == 1) {
-      ctx->set_output(0, input);
-      return;
-    }
-    IndexVec sizes(n, dim / n);
-    EmitPiecesGpu(ctx, "Split", input, axis, sizes);
+    array_kernels::SplitPlan plan;
+    OP_REQUIRES_OK(ctx, array_kernels::PrepareSplit(ctx, &plan));
+    if (!plan.done) EmitPiecesGpu(ctx, "Split", plan);
   }
 };
 
@@ -116,64 +97,9 @@ class SplitVGpuOp : public OpKernel {
   using OpKernel::OpKernel;
   void Compute(OpKernelContext* ctx) override {
     DFLOW_GPU_KERNEL_PREAMBLE(ctx, gpu);
-    const Tensor& input = ctx->input(0);
-    const int n = ctx->num_outputs();
-    int64_t axis_value = 0;
-    OP_REQUIRES_OK(ctx, array_kernels::ReadIndexScalar(
-                            ctx->input(2), "split_dim", &axis_value));
-    int axis = 0;
-    OP_REQUIRES_OK(
-        ctx, array_kernels::CanonicalAxis(axis_value, input.shape().rank(),
-                                          input.shape(), "split_dim", &axis));
-    const Tensor& sizes_t = ctx->input(1);
-    OP_REQUIRES(ctx, sizes_t.shape().rank() == 1,
-                absl::InvalidArgumentError(
-                    absl::StrCat("size_splits must be a vector, but has shape ",
-                                 sizes_t.shape().ToString())));
-    IndexVec sizes;
-    OP_REQUIRES_OK(
-        ctx, array_kernels::ReadIndexVector(sizes_t, "size_splits", &sizes));
-    const int64_t dim = input.shape().dim(axis);
-    const auto describe = [&] {
-      return absl::StrCat("size_splits [", absl::StrJoin(sizes, ","),
-                          "] for dimension ", axis, " of shape ",
-                          input.shape().ToString(), " (size ", dim, ")");
-    };
-    OP_REQUIRES(ctx, static_cast<int>(sizes.size()) == n,
-                absl::InvalidArgumentError(absl::StrCat(
-                    describe(), ": there must be num_split = ", n, " sizes")));
-    int unknown = -1;
-    int64_t known_sum = 0;
-    for (int j = 0; j < n; ++j) {
-      if (sizes[j] == -1) {
-        OP_REQUIRES(ctx, unknown == -1,
-                    absl::InvalidArgumentError(
-                        absl::StrCat(describe(), ": only one size may be -1")));
-        unknown = j;
-        continue;
-      }
-      OP_REQUIRES(ctx, sizes[j] >= 0,
-                  absl::InvalidArgumentError(
-                      absl::StrCat(describe(), ": sizes must be >= 0 or -1")));
-      OP_REQUIRES(ctx,
-                  !__builtin_add_overflow(known_sum, sizes[j], &known_sum) &&
-                      known_sum <= dim,
-                  absl::InvalidArgumentError(absl::StrCat(
-                      describe(), ": the sizes add up to more than ", dim)));
-    }
-    if (unknown >= 0) {
-      sizes[unknown] = dim - known_sum;
-    } else {
-      OP_REQUIRES(
-          ctx, known_sum == dim,
-          absl::InvalidArgumentError(absl::StrCat(
-              describe(), ": the sizes add up to ", known_sum, ", not ", dim)));
-    }
-    if (n == 1) {
-      ctx->set_output(0, input);
-      return;
-    }
-    EmitPiecesGpu(ctx, "SplitV", input, axis, sizes);
+    array_kernels::SplitPlan plan;
+    OP_REQUIRES_OK(ctx, array_kernels::PrepareSplitV(ctx, &plan));
+    if (!plan.done) EmitPiecesGpu(ctx, "SplitV", plan);
   }
 };
 
@@ -185,19 +111,9 @@ class UnpackGpuOp : public OpKernel {
   }
   void Compute(OpKernelContext* ctx) override {
     DFLOW_GPU_KERNEL_PREAMBLE(ctx, gpu);
-    const Tensor& input = ctx->input(0);
-    const int n = ctx->num_outputs();
-    int axis = 0;
-    OP_REQUIRES_OK(ctx,
-                   array_kernels::CanonicalAxis(axis_, input.shape().rank(),
-                                                input.shape(), "axis", &axis));
-    OP_REQUIRES(ctx, input.shape().dim(axis) == n,
-                absl::InvalidArgumentError(absl::StrCat(
-                    "cannot unpack ", n, " tensors from dimension ", axis,
-                    " of shape ", input.shape().ToString(), " (size ",
-                    input.shape().dim(axis), "); attr num must equal it")));
-    IndexVec sizes(n, 1);
-    EmitPiecesGpu(ctx, "Unpack", input, axis, sizes, /*drop_axis=*/true);
+    array_kernels::SplitPlan plan;
+    OP_REQUIRES_OK(ctx, array_kernels::PrepareUnpack(ctx, axis_, &plan));
+    EmitPiecesGpu(ctx, "Unpack", plan);
   }
 
  private:

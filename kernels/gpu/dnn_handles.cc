@@ -6,9 +6,8 @@
 #include <string>
 #include <utility>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
-#include "absl/synchronization/mutex.h"
+#include "kernels/gpu/stream_handle_cache.h"
 #include "runtime/gpu/cuda_status.h"
 #include "runtime/gpu/gpu_streams.h"
 
@@ -16,22 +15,7 @@ namespace dflow {
 
 namespace {
 
-absl::Status Prefixed(const absl::Status& s, const std::string& what) {
-  if (s.ok()) return s;
-  return absl::Status(s.code(), absl::StrCat(what, ": ", s.message()));
-}
-
-std::string StreamName(void* stream) {
-  return stream == nullptr
-             ? std::string("(default)")
-             : absl::StrCat("0x",
-                            absl::Hex(reinterpret_cast<uintptr_t>(stream)));
-}
-
-std::string EntryName(int ordinal, void* stream) {
-  return absl::StrCat("cuDNN handle for GPU:", ordinal, " stream ",
-                      StreamName(stream));
-}
+constexpr char kDnnWhat[] = "cuDNN handle";
 
 }  // namespace
 
@@ -120,17 +104,14 @@ absl::StatusOr<void*> StreamOrderedScratch::Allocate(size_t /*bytes*/) {
 
 #if DFLOW_HAVE_CUDNN
 
-struct DnnHandles::Impl {
-  struct Entry {
-    absl::Mutex mu;
-    bool ready = false;
-    bool forgotten = false;
-    DnnContext context;
-  };
-  using Key = std::pair<int, void*>;
+namespace {
 
-  mutable absl::Mutex mu;
-  absl::flat_hash_map<Key, std::shared_ptr<Entry>> entries;
+// How StreamHandleCache makes and frees a (GPU, stream)'s cuDNN handle.
+struct DnnTraits {
+  using Context = DnnContext;
+  static constexpr const char* kWhat = kDnnWhat;
+
+  static void* Stream(const DnnContext& c) { return c.stream; }
 
   static absl::Status Create(int ordinal, void* stream, DnnContext* c) {
     c->ordinal = ordinal;
@@ -138,29 +119,27 @@ struct DnnHandles::Impl {
     absl::Status s = CudnnStatus(cudnnCreate(&c->handle), "cudnnCreate");
     if (s.ok()) {
       s = CudnnStatus(cudnnSetStream(c->handle, c->stream), "cudnnSetStream");
-      if (!s.ok()) {
-        cudnnDestroy(c->handle);
-        c->handle = nullptr;
-      }
     }
+    if (!s.ok()) Destroy(c).IgnoreError();  // keep the first error
+    return s;
+  }
+
+  static absl::Status Destroy(DnnContext* c) {
+    if (c->handle == nullptr) return absl::OkStatus();
+    absl::Status s = CudnnStatus(cudnnDestroy(c->handle), "cudnnDestroy");
+    c->handle = nullptr;
     return s;
   }
 };
 
-DnnHandles::DnnHandles() : impl_(std::make_unique<Impl>()) {}
+}  // namespace
 
-DnnHandles::~DnnHandles() {
-  absl::MutexLock lock(&impl_->mu);
-  for (auto& [key, entry] : impl_->entries) {
-    absl::MutexLock entry_lock(&entry->mu);
-    if (entry->ready && cudaSetDevice(key.first) == cudaSuccess) {
-      cudaStreamSynchronize(entry->context.stream);
-      cudnnDestroy(entry->context.handle);
-    }
-    entry->forgotten = true;
-  }
-  impl_->entries.clear();
-}
+struct DnnHandles::Impl {
+  StreamHandleCache<DnnTraits> cache;
+};
+
+DnnHandles::DnnHandles() : impl_(std::make_unique<Impl>()) {}
+DnnHandles::~DnnHandles() = default;
 
 DnnHandles* DnnHandles::Global() {
   // Never destroyed (see BlasHandles::Global).
@@ -171,59 +150,14 @@ DnnHandles* DnnHandles::Global() {
 absl::Status DnnHandles::With(
     int ordinal, void* stream,
     absl::FunctionRef<absl::Status(const DnnContext&)> fn) {
-  // The name is only built for errors: this runs on every launch.
-  if (ordinal < 0) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(EntryName(ordinal, stream), ": a GPU ordinal is >= 0"));
-  }
-  absl::Status s = CudaStatus(cudaSetDevice(ordinal), "cudaSetDevice");
-  if (!s.ok()) return Prefixed(s, EntryName(ordinal, stream));
-  for (;;) {
-    std::shared_ptr<Impl::Entry> entry;
-    {
-      absl::MutexLock lock(&impl_->mu);
-      std::shared_ptr<Impl::Entry>& slot =
-          impl_->entries[Impl::Key(ordinal, stream)];
-      if (slot == nullptr) slot = std::make_shared<Impl::Entry>();
-      entry = slot;
-    }
-    absl::MutexLock entry_lock(&entry->mu);
-    if (entry->forgotten) continue;
-    if (!entry->ready) {
-      s = Impl::Create(ordinal, stream, &entry->context);
-      if (!s.ok()) return Prefixed(s, EntryName(ordinal, stream));
-      entry->ready = true;
-    }
-    return fn(entry->context);
-  }
+  return impl_->cache.With(ordinal, stream, fn);
 }
 
 absl::Status DnnHandles::Forget(int ordinal, void* stream) {
-  std::shared_ptr<Impl::Entry> entry;
-  {
-    absl::MutexLock lock(&impl_->mu);
-    auto it = impl_->entries.find(Impl::Key(ordinal, stream));
-    if (it == impl_->entries.end()) return absl::OkStatus();
-    entry = std::move(it->second);
-    impl_->entries.erase(it);
-  }
-  absl::MutexLock entry_lock(&entry->mu);
-  entry->forgotten = true;
-  if (!entry->ready) return absl::OkStatus();
-  absl::Status s = CudaStatus(cudaSetDevice(ordinal), "cudaSetDevice");
-  if (s.ok()) {
-    s = CudaStatus(cudaStreamSynchronize(entry->context.stream),
-                   "cudaStreamSynchronize");
-  }
-  s.Update(CudnnStatus(cudnnDestroy(entry->context.handle), "cudnnDestroy"));
-  entry->ready = false;
-  return Prefixed(s, EntryName(ordinal, stream));
+  return impl_->cache.Forget(ordinal, stream);
 }
 
-int64_t DnnHandles::size() const {
-  absl::MutexLock lock(&impl_->mu);
-  return static_cast<int64_t>(impl_->entries.size());
-}
+int64_t DnnHandles::size() const { return impl_->cache.size(); }
 
 // --- Descriptors
 // ----------------------------------------------------------------
@@ -301,7 +235,8 @@ DnnHandles* DnnHandles::Global() {
 absl::Status DnnHandles::With(
     int ordinal, void* stream,
     absl::FunctionRef<absl::Status(const DnnContext&)> /*fn*/) {
-  return BuiltWithoutCudaError(EntryName(ordinal, stream));
+  return BuiltWithoutCudaError(
+      gpu_handles::EntryName(kDnnWhat, ordinal, stream));
 }
 
 absl::Status DnnHandles::Forget(int /*ordinal*/, void* /*stream*/) {

@@ -9,7 +9,8 @@
 // copying it first (device to device, same stream) when someone else still
 // shares it, as the CPU kernel does.
 //
-// Semantics and error messages follow kernels/cpu/state_ops.cc.
+// The lookup, the checks, Assign and ReadVariableOp are the CPU's
+// (kernels/cpu/kernel_util_state.h).
 //
 // Only built with CUDA (DFLOW_HAVE_CUDA); in other builds this file
 // registers nothing and the definitions stay unimplemented.
@@ -26,6 +27,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "graph/types.h"
+#include "kernels/cpu/kernel_util_state.h"
 #include "kernels/gpu/cwise_ops_gpu.h"
 #include "kernels/gpu/gpu_kernel_util.h"
 #include "kernels/gpu/gpu_shape_plans.h"
@@ -87,22 +89,17 @@ absl::Status MoveHostValueToDevice(OpKernelContext* ctx, GpuDevice* gpu,
   return absl::OkStatus();
 }
 
-// Finds (once per kernel and session) the Var the node names.
-class VariableGpuOpBase : public OpKernel {
+// VariableV2 and VarHandleOp: the Var the node names, its value moved into
+// this GPU's memory if it came from the host.
+class VariableGpuOp : public OpKernel {
  public:
-  explicit VariableGpuOpBase(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    std::string container, shared_name;
-    ctx->GetAttr("container", &container).IgnoreError();
-    ctx->GetAttr("shared_name", &shared_name).IgnoreError();
-    key_ = VariableKey(ctx->name(), container, shared_name);
-    ctx->SetStatus(ctx->GetAttr("dtype", &dtype_));
-    ctx->SetStatus(ctx->GetAttr("shape", &shape_));
-  }
+  explicit VariableGpuOp(OpKernelConstruction* ctx)
+      : OpKernel(ctx), lookup_(ctx) {}
   bool IsExpensive() const override { return false; }
 
   void Compute(OpKernelContext* ctx) override {
     DFLOW_GPU_KERNEL_PREAMBLE(ctx, gpu);
-    Var* var = GetVar(ctx);
+    Var* var = lookup_.Get(ctx);
     if (var == nullptr) return;
     OP_REQUIRES_OK(ctx,
                    MoveHostValueToDevice(ctx, gpu, var, &known_on_device_));
@@ -110,75 +107,8 @@ class VariableGpuOpBase : public OpKernel {
   }
 
  private:
-  Var* GetVar(OpKernelContext* ctx) {
-    Var* cached = cached_.load(std::memory_order_acquire);
-    if (cached != nullptr &&
-        store_.load(std::memory_order_acquire) == ctx->variables()) {
-      return cached;
-    }
-    absl::StatusOr<Var*> var =
-        ctx->variables()->LookupOrCreate(key_, dtype_, shape_);
-    if (!var.ok()) {
-      ctx->SetStatus(var.status());
-      return nullptr;
-    }
-    store_.store(ctx->variables(), std::memory_order_release);
-    cached_.store(*var, std::memory_order_release);
-    return *var;
-  }
-
-  std::string key_;
-  DataType dtype_ = DT_INVALID;
-  TensorShape shape_;
-  std::atomic<Var*> cached_{nullptr};
-  std::atomic<VariableStore*> store_{nullptr};
+  state_kernels::VariableLookup lookup_;
   std::atomic<const void*> known_on_device_{nullptr};
-};
-
-absl::Status CheckValueFits(const Var& var, const Tensor& value,
-                            bool validate_shape) {
-  if (value.dtype() != var.dtype()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "cannot assign a ", DataTypeName(value.dtype()), " value to variable '",
-        var.name(), "' of dtype ", DataTypeName(var.dtype())));
-  }
-  if (validate_shape && !var.declared_shape().IsCompatibleWith(value.shape())) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "cannot assign a value of shape ", value.shape().ToString(),
-        " to variable '", var.name(), "' of shape ",
-        var.declared_shape().ToString(),
-        " (validate_shape is on; turn it off to change the shape)"));
-  }
-  return absl::OkStatus();
-}
-
-// Assign (ref) and AssignVariableOp (resource): the variable takes the
-// value's device buffer; no copy, nothing enqueued.
-class AssignGpuOp : public OpKernel {
- public:
-  explicit AssignGpuOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    if (ctx->node().FindAttr("validate_shape") != nullptr) {
-      ctx->SetStatus(ctx->GetAttr("validate_shape", &validate_shape_));
-    }
-    is_ref_ = IsRefType(ctx->node().input_type(0));
-  }
-  void Compute(OpKernelContext* ctx) override {
-    Var* var = ctx->input_var(0);
-    OP_REQUIRES(ctx, var != nullptr,
-                absl::InternalError("the variable input is not a variable"));
-    Tensor value = ctx->input(1);
-    OP_REQUIRES_OK(ctx, CheckValueFits(*var, value, validate_shape_));
-    {
-      std::lock_guard<std::mutex> lock(var->mu());
-      *var->value() = std::move(value);
-    }
-    if (is_ref_) ctx->set_output_var(0, var);
-  }
-  bool IsExpensive() const override { return false; }
-
- private:
-  bool validate_shape_ = true;
-  bool is_ref_ = true;
 };
 
 // AssignAdd/AssignSub (ref) and AssignAdd/SubVariableOp (resource).
@@ -201,14 +131,8 @@ class AssignUpdateGpuOp : public OpKernel {
                     DataTypeName(delta.dtype()))));
     {
       std::lock_guard<std::mutex> lock(var->mu());
+      OP_REQUIRES_OK(ctx, state_kernels::CheckUpdate(var, delta));
       Tensor* value = var->value();
-      OP_REQUIRES(ctx, var->initialized(),
-                  UninitializedValueError(var->name()));
-      OP_REQUIRES(ctx, value->shape() == delta.shape(),
-                  absl::InvalidArgumentError(absl::StrCat(
-                      "variable '", var->name(), "' has shape ",
-                      value->shape().ToString(), " but the update has shape ",
-                      delta.shape().ToString())));
       if (value->NumElements() == 0) {
         if (is_ref_) ctx->set_output_var(0, var);
         return;
@@ -248,26 +172,6 @@ class AssignUpdateGpuOp : public OpKernel {
   bool is_ref_ = true;
 };
 
-class ReadVariableGpuOp : public OpKernel {
- public:
-  using OpKernel::OpKernel;
-  void Compute(OpKernelContext* ctx) override {
-    Var* var = ctx->input_var(0);
-    OP_REQUIRES(ctx, var != nullptr,
-                absl::InternalError("the resource input is not a variable"));
-    Tensor value = var->Read();
-    OP_REQUIRES(ctx, value.dtype() == var->dtype(),
-                UninitializedValueError(var->name()));
-    OP_REQUIRES(
-        ctx, value.dtype() == output_type(0),
-        absl::InvalidArgumentError(absl::StrCat(
-            "variable '", var->name(), "' holds ", DataTypeName(value.dtype()),
-            ", read as ", DataTypeName(output_type(0)))));
-    ctx->set_output(0, std::move(value));
-  }
-  bool IsExpensive() const override { return false; }
-};
-
 // The element-wise Add/Sub launcher's types (floating and int64).
 const std::vector<DataType>& UpdateTypes() {
   static const auto* types =
@@ -279,12 +183,12 @@ DFLOW_REGISTER_GPU_KERNEL(KernelDefBuilder("VariableV2")
                               .Device(kDeviceGpu)
                               .TypeConstraint("dtype",
                                               Concat({GpuAll(), {DT_INT64}})),
-                          VariableGpuOpBase);
+                          VariableGpuOp);
 DFLOW_REGISTER_GPU_KERNEL(KernelDefBuilder("Assign")
                               .Device(kDeviceGpu)
                               .TypeConstraint("T",
                                               Concat({GpuAll(), {DT_INT64}})),
-                          AssignGpuOp);
+                          state_kernels::AssignKernel);
 DFLOW_REGISTER_GPU_KERNEL(KernelDefBuilder("AssignAdd")
                               .Device(kDeviceGpu)
                               .TypeConstraint("T", UpdateTypes()),
@@ -299,19 +203,19 @@ DFLOW_REGISTER_GPU_KERNEL(KernelDefBuilder("VarHandleOp")
                               .TypeConstraint("dtype", Concat({DeviceMovable(),
                                                                {DT_INT32}}))
                               .HostMemory("resource"),
-                          VariableGpuOpBase);
+                          VariableGpuOp);
 DFLOW_REGISTER_GPU_KERNEL(KernelDefBuilder("ReadVariableOp")
                               .Device(kDeviceGpu)
                               .TypeConstraint("dtype", Concat({DeviceMovable(),
                                                                {DT_INT32}}))
                               .HostMemory("resource"),
-                          ReadVariableGpuOp);
+                          state_kernels::ReadVariableKernel);
 DFLOW_REGISTER_GPU_KERNEL(KernelDefBuilder("AssignVariableOp")
                               .Device(kDeviceGpu)
                               .TypeConstraint("dtype", Concat({DeviceMovable(),
                                                                {DT_INT32}}))
                               .HostMemory("resource"),
-                          AssignGpuOp);
+                          state_kernels::AssignKernel);
 DFLOW_REGISTER_GPU_KERNEL(KernelDefBuilder("AssignAddVariableOp")
                               .Device(kDeviceGpu)
                               .TypeConstraint("dtype", UpdateTypes())

@@ -55,14 +55,38 @@ class SavedModelTest(unittest.TestCase):
 
     def test_meta_queue_runners(self):
         corpus = "tests/testdata/tf_corpus/input_queue_ref"
-        with dflow.Session(os.path.join(corpus, "model.meta")) as sess:
-            sess.run("init")
-            self.assertGreater(sess.start_queue_runners(), 0)
-            with self.assertRaises(dflow.FailedPreconditionError):
-                sess.start_queue_runners()  # once per session
-            losses = [float(sess.run(["loss:0", "train"])[0])
-                      for _ in range(3)]
-            self.assertTrue(all(np.isfinite(losses)), losses)
+        # TensorFlow wrote the reader's file name into the graph
+        # (make_corpus.py: /tmp/does-not-exist.tfrecords). The test points
+        # it at records it owns: a path of the same length, so that the
+        # serialized graph's lengths stay valid, holding the records
+        # input_fifo's graph reads (image_raw and label, as this one).
+        baked = b"/tmp/does-not-exist.tfrecords"
+        path = ("/tmp/dflow%09x.tfrecords" %
+                (os.getpid() & 0xFFFFFFFFF)).encode()
+        self.assertEqual(len(path), len(baked))
+        with open(os.path.join(corpus, "model.meta"), "rb") as f:
+            meta = f.read()
+        self.assertIn(baked, meta)
+        with open("tests/testdata/tf_corpus/input_fifo_ref/"
+                  "input_fifo.tfrecords", "rb") as f:
+            records = f.read()
+        with tempfile.TemporaryDirectory() as d:
+            with open(path, "wb") as f:
+                f.write(records)
+            try:
+                meta_path = os.path.join(d, "model.meta")
+                with open(meta_path, "wb") as f:
+                    f.write(meta.replace(baked, path))
+                with dflow.Session(meta_path) as sess:
+                    sess.run("init")
+                    self.assertGreater(sess.start_queue_runners(), 0)
+                    with self.assertRaises(dflow.FailedPreconditionError):
+                        sess.start_queue_runners()  # once per session
+                    losses = [float(sess.run(["loss:0", "train"])[0])
+                              for _ in range(3)]
+                    self.assertTrue(all(np.isfinite(losses)), losses)
+            finally:
+                os.remove(path)
 
 
 if __name__ == "__main__":

@@ -5,7 +5,9 @@
 // (element-wise arithmetic, activations, MatMul, BiasAdd, reshapes and
 // transposes, casts, AddN, shape ops, fills, reductions, concatenation,
 // softmax) on float and int32 paths, with fixed, fully known shapes, fed
-// Placeholders and Consts. It also builds on purpose the patterns the
+// Placeholders and Consts, and sometimes while loops and conditionals
+// (TF1 control flow from the C++ builders) whose bodies and branches are
+// random steps too. It also builds on purpose the patterns the
 // passes look for: duplicated subexpressions, x*1, x+0, x-x, double
 // transposes and reshapes, Identity chains, AddN of one, casts to the same
 // type, MatMul->BiasAdd->Relu, element-wise chains and constant subgraphs.
@@ -50,6 +52,12 @@ struct RandomGraphOptions {
   // The share of graphs with a variable updated by ApplyGradientDescent of
   // a MatMul (the MatMul+update fusion): such graphs are stateful.
   double training_probability = 0.2;
+  // The share of graphs with a while loop (ops::WhileLoop: 0-3 iterations
+  // of random steps, sometimes a loop or a conditional nested in it), and
+  // with a conditional (ops::Cond on an exact int32 predicate). Passes must
+  // keep every node in its frame.
+  double loop_probability = 0.3;
+  double cond_probability = 0.3;
 };
 
 struct RandomGraph {

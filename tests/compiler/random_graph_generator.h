@@ -50,8 +50,11 @@ struct Val {
   bool integral = true;  // a float holding exact integers (castable to int)
   bool leaf = false;     // a Const or Placeholder
   // May be fed (any value in +-its bound): not a Placeholder (fed anyway)
-  // nor a denominator (kept away from zero).
+  // nor a denominator (kept away from zero), nor a value inside a loop or a
+  // branch.
   bool feedable = true;
+  // How many loop bodies or branches deep it was built (0: outside all).
+  int depth = 0;
 };
 
 // The shape of a broadcasting element-wise op on `a` and `b`, or unknown
@@ -94,9 +97,15 @@ class Generator {
             : -1;
     const int training_step =
         Chance(options_.training_probability) ? Uniform(0, steps - 1) : -1;
+    const int loop_step =
+        Chance(options_.loop_probability) ? Uniform(0, steps - 1) : -1;
+    const int cond_step =
+        Chance(options_.cond_probability) ? Uniform(0, steps - 1) : -1;
     for (int step = 0; step < steps; ++step) {
       if (step == all_reduce_step) AllReduces();
       if (step == training_step) TrainingStep();
+      if (step == loop_step) Loop();
+      if (step == cond_step) Conditional();
       Step();
       if (!root_.ok()) {
         return absl::InternalError(
@@ -178,8 +187,11 @@ class Generator {
       v.bound = 5;
     }
     v.scale = v.bound;
-    v.feedable = kind != 1;
-    if (constant || Chance(0.35)) {
+    v.feedable = kind != 1 && depth_ == 0;
+    v.depth = depth_;
+    // Inside a loop or a branch only Consts: a Placeholder there would be
+    // fed once for every iteration.
+    if (constant || depth_ > 0 || Chance(0.35)) {
       v.out = ops::Const(S(), t);
     } else {
       v.out =
@@ -276,6 +288,8 @@ class Generator {
 
   Val Add(Val v) {
     v.scale = std::max(v.scale, v.bound);
+    v.depth = depth_;
+    if (depth_ > 0) v.feedable = false;
     if (v.bound >= (1 << 20)) v.integral = false;
     pool_.push_back(v);
     return v;
@@ -386,6 +400,25 @@ class Generator {
 
   void Step();
 
+  // A while loop: a counter and 1-2 float variables from the pool, 0-3
+  // iterations of 2-5 random steps (which read outer values through the
+  // builder's captures), each variable's next value a Tanh of a body value
+  // of its shape. The results join the pool; the body's values do not.
+  void Loop();
+
+  // ops::Cond on an int32 value's sum (exact, so no pass can flip it):
+  // each branch 1-3 random steps returning a value of one shape.
+  void Conditional();
+
+  // Runs `steps` random steps in `scope` (a loop body or a branch) on the
+  // pool plus `vars`, and returns, per template in `want`, a value built
+  // there of its dtype and shape (the template itself when none was).
+  // Restores the pool and the scope; `scale` grows to the largest scale
+  // of what was built.
+  std::vector<Val> Nested(const Scope& scope, const std::vector<Val>& vars,
+                          int steps, const std::vector<Val>& want,
+                          double* scale);
+
   // 4-10 distinct values, mostly intermediates (which a fusion would
   // otherwise consume), always the newest one; sometimes a target.
   void ChooseFetches();
@@ -395,6 +428,7 @@ class Generator {
   RandomGraph* result_;
   Scope root_;
   std::vector<Val> pool_;
+  int depth_ = 0;     // loop bodies and branches being built around us
   bool big_ = false;  // some shapes of this graph have thousands of elements
   std::vector<double> group_scales_;  // fetch_scales of group_fetches
 };

@@ -271,7 +271,11 @@ void Generator::GradientTuple(const Val& a) {
   // A control edge from a fed placeholder would still run it (and fail, as
   // in TensorFlow): gate only computed values.
   std::vector<Operation> gated = {unread.op()};
-  if (a.out.op().node()->op() != "Placeholder") gated.push_back(a.out.op());
+  // Nor a value from outside the loop or branch being built: a control
+  // edge cannot enter a frame.
+  if (a.out.op().node()->op() != "Placeholder" && a.depth == depth_) {
+    gated.push_back(a.out.op());
+  }
   const Operation group = ops::NoOp(S().WithControlDependencies(gated));
   Val r = a;
   r.leaf = false;

@@ -354,14 +354,17 @@ TEST(CollectiveTimerTest, RunsInDeadlineOrderAndCancels) {
   std::mutex mu;
   std::vector<int> ran;
   Latch latch(2);
+  const int before = timer->pending();
   const absl::Time now = absl::Now();
   timer->Schedule(now + absl::Milliseconds(40), [&] {
     std::lock_guard<std::mutex> lock(mu);
     ran.push_back(2);
     latch.CountDown();
   });
+  // Due long after the others, so that cancelling it cannot race with its
+  // deadline on a slow host; pending() shows the cancel took it out.
   const CollectiveTimer::Id cancelled =
-      timer->Schedule(now + absl::Milliseconds(20), [&] {
+      timer->Schedule(now + absl::Seconds(60), [&] {
         std::lock_guard<std::mutex> lock(mu);
         ran.push_back(99);
       });
@@ -372,6 +375,7 @@ TEST(CollectiveTimerTest, RunsInDeadlineOrderAndCancels) {
   });
   timer->Cancel(cancelled);
   latch.Wait();
+  EXPECT_EQ(timer->pending(), before);
   std::lock_guard<std::mutex> lock(mu);
   EXPECT_EQ(ran, (std::vector<int>{1, 2}));
 }

@@ -120,14 +120,30 @@ RandomGraph MakeRandomGraph(uint32_t seed,
     }
     Output y;
     switch (uniform(8)) {
-      case 0: y = ops::AddV2(s, pick(), pick()); break;
-      case 1: y = ops::Sub(s, pick(), pick()); break;
-      case 2: y = ops::Mul(s, pick(), pick()); break;
-      case 3: y = ops::Maximum(s, pick(), pick()); break;
-      case 4: y = ops::Neg(s, pick()); break;
-      case 5: y = ops::Tanh(s, pick()); break;
-      case 6: y = ops::Identity(s, pick()); break;
-      default: y = ops::AddN(s, {pick(), pick(), pick()}); break;
+      case 0:
+        y = ops::AddV2(s, pick(), pick());
+        break;
+      case 1:
+        y = ops::Sub(s, pick(), pick());
+        break;
+      case 2:
+        y = ops::Mul(s, pick(), pick());
+        break;
+      case 3:
+        y = ops::Maximum(s, pick(), pick());
+        break;
+      case 4:
+        y = ops::Neg(s, pick());
+        break;
+      case 5:
+        y = ops::Tanh(s, pick());
+        break;
+      case 6:
+        y = ops::Identity(s, pick());
+        break;
+      default:
+        y = ops::AddN(s, {pick(), pick(), pick()});
+        break;
     }
     values.push_back(y);
     computed.push_back(y.op());
@@ -179,8 +195,7 @@ int CheckRandomGraphs(const SessionOptions& options,
 }
 
 TEST(PartitionedSessionTest, RandomGraphsOnThreeCpusMatchOneDevice) {
-  const int sends =
-      CheckRandomGraphs(Cpus(3), {"/cpu:0", "/cpu:1", "/cpu:2"});
+  const int sends = CheckRandomGraphs(Cpus(3), {"/cpu:0", "/cpu:1", "/cpu:2"});
   EXPECT_GT(sends, 100);  // the graphs were partitioned
 }
 
@@ -188,8 +203,7 @@ TEST(PartitionedSessionTest, RandomGraphsOnFakeGpusMatchOneDevice) {
   SessionOptions options;
   options.fake_gpus = 2;
   options.allow_soft_placement = true;
-  const int sends =
-      CheckRandomGraphs(options, {"/cpu:0", "/gpu:0", "/gpu:1"});
+  const int sends = CheckRandomGraphs(options, {"/cpu:0", "/gpu:0", "/gpu:1"});
   EXPECT_GT(sends, 100);
 }
 
@@ -210,8 +224,8 @@ TEST(PartitionedSessionTest, OneTransferPerTensorAndDevice) {
   RunMetadata metadata;
   std::vector<Tensor> out;
   absl::Status s =
-      session->Run(options, {{"x", Tensor::FromVector<float>({2, 3})}},
-                   {"sum"}, {}, &out, &metadata);
+      session->Run(options, {{"x", Tensor::FromVector<float>({2, 3})}}, {"sum"},
+                   {}, &out, &metadata);
   ASSERT_TRUE(s.ok()) << s;
   // -a + a*a + a + 1 = a*a + 1.
   EXPECT_THAT(Floats(out[0]), testing::ElementsAre(5, 10));
@@ -237,13 +251,11 @@ TEST(PartitionedSessionTest, VariablesAcrossDevices) {
   // read as a value on CPU:2: references cross as values.
   Scope root = Scope::NewRootScope();
   Scope cpu0 = root.WithDevice("/cpu:0");
-  Output v =
-      ops::Variable(cpu0.WithOpName("v"), TensorShape({2}), DT_FLOAT);
+  Output v = ops::Variable(cpu0.WithOpName("v"), TensorShape({2}), DT_FLOAT);
   ops::Assign(cpu0.WithOpName("init"), v,
-                            ops::Const(cpu0, {1.0f, 2.0f}, TensorShape({2})));
-  Output doubled =
-      ops::Mul(root.WithDevice("/cpu:1").WithOpName("doubled"), v,
-               ops::Const(root.WithDevice("/cpu:1"), 2.0f));
+              ops::Const(cpu0, {1.0f, 2.0f}, TensorShape({2})));
+  Output doubled = ops::Mul(root.WithDevice("/cpu:1").WithOpName("doubled"), v,
+                            ops::Const(root.WithDevice("/cpu:1"), 2.0f));
   ops::Assign(cpu0.WithOpName("update"), v, doubled);
   ops::Neg(root.WithDevice("/cpu:2").WithOpName("read"), v);
   auto session = MakeSession(ToDef(root), Cpus(3));
@@ -261,8 +273,8 @@ TEST(PartitionedSessionTest, LongPingPongChainDoesNotExhaustTheStack) {
   // Every edge crosses devices: each _Recv completes inside the other
   // partition's _Send.
   Scope root = Scope::NewRootScope();
-  Output x = ops::Placeholder(root.WithDevice("/cpu:0").WithOpName("x"),
-                              DT_FLOAT);
+  Output x =
+      ops::Placeholder(root.WithDevice("/cpu:0").WithOpName("x"), DT_FLOAT);
   Output y = x;
   constexpr int kNodes = 3000;
   for (int i = 0; i < kNodes; ++i) {
@@ -376,33 +388,33 @@ TEST(PartitionedSessionTest, KernelErrorInOnePartitionEndsTheStep) {
   }
   // The session still runs what does not fail.
   std::vector<Tensor> out;
-  absl::Status s = session->Run({{"x", Tensor::FromVector<float>({1})}},
-                                {"g7"}, {}, &out);
+  absl::Status s =
+      session->Run({{"x", Tensor::FromVector<float>({1})}}, {"g7"}, {}, &out);
   ASSERT_TRUE(s.ok()) << s;
   EXPECT_THAT(Floats(out[0]), testing::ElementsAre(10));
 }
 
 TEST(PartitionedSessionTest, BadFeedShapeConsumedOnAnotherDevice) {
   Scope root = Scope::NewRootScope();
-  Output x = ops::Placeholder(root.WithDevice("/cpu:0").WithOpName("x"),
-                              DT_FLOAT, ops::PlaceholderAttrs().Shape({-1, -1}));
+  Output x =
+      ops::Placeholder(root.WithDevice("/cpu:0").WithOpName("x"), DT_FLOAT,
+                       ops::PlaceholderAttrs().Shape({-1, -1}));
   Scope cpu2 = root.WithDevice("/cpu:2");
   Output w = ops::Const(cpu2.WithOpName("w"), {1.f, 2.f, 3.f, 4.f, 5.f, 6.f},
                         TensorShape({3, 2}));
   Output mm = ops::MatMul(cpu2.WithOpName("mm"), x, w);
   Output slow = x;
   for (int i = 0; i < 4; ++i) {
-    slow = ops::Tanh(root.WithDevice("/cpu:1").WithOpName(
-                         absl::StrCat("slow", i)),
-                     slow);
+    slow = ops::Tanh(
+        root.WithDevice("/cpu:1").WithOpName(absl::StrCat("slow", i)), slow);
   }
   ops::Tanh(root.WithDevice("/cpu:1").WithOpName("t"), mm);
   auto session = MakeSession(ToDef(root), Cpus(3));
   for (int i = 0; i < 1000; ++i) {
     std::vector<Tensor> out;
-    absl::Status s = session->Run(
-        {{"x", Tensor(DT_FLOAT, TensorShape({2, 4}))}}, {"t", "slow3"}, {},
-        &out);
+    absl::Status s =
+        session->Run({{"x", Tensor(DT_FLOAT, TensorShape({2, 4}))}},
+                     {"t", "slow3"}, {}, &out);
     ASSERT_FALSE(s.ok()) << i;
     ASSERT_THAT(s.message(), HasSubstr("node 'mm' (MatMul)")) << i << ": " << s;
   }
@@ -418,8 +430,8 @@ TEST(PartitionedSessionTest, ErrorEndsTheStepWhileAnotherPartitionIsStuck) {
   // CPU:1 never finishes its kernel; CPU:2 fails. The step returns the
   // failure at once instead of waiting for the stuck kernel.
   Scope root = Scope::NewRootScope();
-  Output x = ops::Placeholder(root.WithDevice("/cpu:0").WithOpName("x"),
-                              DT_FLOAT);
+  Output x =
+      ops::Placeholder(root.WithDevice("/cpu:0").WithOpName("x"), DT_FLOAT);
   Output hang = Op(root.WithDevice("/cpu:1"), "TestNeverDone", "hang", x);
   Output fail = Op(root.WithDevice("/cpu:2"), "TestFail", "fail",
                    Sleep(root.WithDevice("/cpu:2"), "wait", x, 5));
@@ -435,8 +447,8 @@ TEST(PartitionedSessionTest, ErrorEndsTheStepWhileAnotherPartitionIsStuck) {
 
 TEST(PartitionedSessionTest, TimeoutEndsAStepStuckInOnePartition) {
   Scope root = Scope::NewRootScope();
-  Output x = ops::Placeholder(root.WithDevice("/cpu:0").WithOpName("x"),
-                              DT_FLOAT);
+  Output x =
+      ops::Placeholder(root.WithDevice("/cpu:0").WithOpName("x"), DT_FLOAT);
   Output hang = Op(root.WithDevice("/cpu:1"), "TestNeverDone", "hang", x);
   Output next = ops::Neg(root.WithDevice("/cpu:2").WithOpName("next"), hang);
   ops::Neg(root.WithDevice("/cpu:0").WithOpName("out"), next);
@@ -444,9 +456,9 @@ TEST(PartitionedSessionTest, TimeoutEndsAStepStuckInOnePartition) {
   RunOptions options;
   options.timeout_ms = 30;
   std::vector<Tensor> out;
-  absl::Status s = session->Run(
-      options, {{"x", Tensor::FromVector<float>({1})}}, {"out"}, {}, &out,
-      nullptr);
+  absl::Status s =
+      session->Run(options, {{"x", Tensor::FromVector<float>({1})}}, {"out"},
+                   {}, &out, nullptr);
   EXPECT_EQ(s.code(), absl::StatusCode::kDeadlineExceeded) << s;
   EXPECT_THAT(s.message(), HasSubstr("timeout"));
   // The stuck partition keeps what it uses alive after the session goes.
@@ -457,8 +469,8 @@ TEST(PartitionedSessionTest, TimeoutBetweenNodesOfSeveralPartitions) {
   // Sleeps alternating between devices: some partition is always mid-work
   // when the deadline passes.
   Scope root = Scope::NewRootScope();
-  Output y = ops::Placeholder(root.WithDevice("/cpu:0").WithOpName("x"),
-                              DT_FLOAT);
+  Output y =
+      ops::Placeholder(root.WithDevice("/cpu:0").WithOpName("x"), DT_FLOAT);
   for (int i = 0; i < 40; ++i) {
     y = Sleep(root.WithDevice(absl::StrCat("/cpu:", i % 3)),
               absl::StrCat("s", i), y, 5);
@@ -467,35 +479,40 @@ TEST(PartitionedSessionTest, TimeoutBetweenNodesOfSeveralPartitions) {
   RunOptions options;
   options.timeout_ms = 20;
   std::vector<Tensor> out;
-  absl::Status s = session->Run(
-      options, {{"x", Tensor::FromVector<float>({1})}}, {y.name()}, {}, &out,
-      nullptr);
+  absl::Status s =
+      session->Run(options, {{"x", Tensor::FromVector<float>({1})}}, {y.name()},
+                   {}, &out, nullptr);
   EXPECT_EQ(s.code(), absl::StatusCode::kDeadlineExceeded) << s;
   session.reset();  // a sleep may still run: it finishes on its own
 }
 
 TEST(PartitionedSessionTest, CallerCanCancelAPartitionedStep) {
+  // 60 sleeps alternating over 3 devices; the node after the 10th cancels
+  // the step. Every partition must stop: at most the sleep that another
+  // partition had already started may still finish. Counts sleeps, not time.
   Scope root = Scope::NewRootScope();
-  Output y = ops::Placeholder(root.WithDevice("/cpu:0").WithOpName("x"),
-                              DT_FLOAT);
+  Output y =
+      ops::Placeholder(root.WithDevice("/cpu:0").WithOpName("x"), DT_FLOAT);
   for (int i = 0; i < 60; ++i) {
+    if (i == 10)
+      y = Op(root.WithDevice("/cpu:1"), "TestHook", "cancel_here", y);
     y = Sleep(root.WithDevice(absl::StrCat("/cpu:", i % 3)),
-              absl::StrCat("s", i), y, 10);
+              absl::StrCat("s", i), y, 2);
   }
   auto session = MakeSession(ToDef(root), Cpus(3));
   CancellationFlag flag;
+  SetTestHook([&flag] { flag.Cancel(); });
   RunOptions options;
   options.cancellation = &flag;
-  std::thread canceller([&] {
-    absl::SleepFor(absl::Milliseconds(40));
-    flag.Cancel();
-  });
   std::vector<Tensor> out;
-  absl::Status s = session->Run(
-      options, {{"x", Tensor::FromVector<float>({1})}}, {y.name()}, {}, &out,
-      nullptr);
-  canceller.join();
+  const int64_t before = TestSleepsFinished();
+  absl::Status s =
+      session->Run(options, {{"x", Tensor::FromVector<float>({1})}}, {y.name()},
+                   {}, &out, nullptr);
+  SetTestHook(nullptr);
   EXPECT_EQ(s.code(), absl::StatusCode::kCancelled) << s;
+  EXPECT_GE(TestSleepsFinished() - before, 10);
+  EXPECT_LE(TestSleepsFinished() - before, 11);
 }
 
 // x [256] on CPU:0; each of 4 devices computes from x and from its
@@ -569,7 +586,8 @@ TEST(PartitionedSessionTest, ConcurrentStepsKeepTheirValuesApart) {
   // Every step has its own rendezvous: steps running at once with other
   // feeds never receive each other's values.
   auto session = MakeSession(FourDeviceGraph(), Cpus(4));
-  auto single = MakeSession(WithoutDevices(FourDeviceGraph()), SessionOptions());
+  auto single =
+      MakeSession(WithoutDevices(FourDeviceGraph()), SessionOptions());
   constexpr int kFeeds = 8;
   std::vector<FeedList> feeds(kFeeds);
   std::vector<Tensor> expected(kFeeds);

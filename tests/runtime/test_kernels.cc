@@ -1,6 +1,8 @@
 #include "tests/runtime/test_kernels.h"
 
+#include <atomic>
 #include <thread>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
@@ -13,6 +15,10 @@ namespace {
 
 absl::Mutex log_mu;
 std::vector<std::string>* log_entries = new std::vector<std::string>;
+std::atomic<int64_t> sleeps_finished{0};
+absl::Mutex hook_mu;
+std::function<void()>* hook ABSL_GUARDED_BY(hook_mu) =
+    new std::function<void()>;
 
 DFLOW_REGISTER_OP("TestAddOne")
     .Input("x: float")
@@ -31,6 +37,11 @@ DFLOW_REGISTER_OP("TestAsyncAddOne")
     .Output("y: float")
     .SetShapeFn(shape_fns::UnchangedShape);
 DFLOW_REGISTER_OP("TestNeverDone").Input("x: float").Output("y: float");
+DFLOW_REGISTER_OP("TestHook")
+    .Input("x: float")
+    .Output("y: float")
+    .SetIsStateful()
+    .SetShapeFn(shape_fns::UnchangedShape);
 DFLOW_REGISTER_OP("TestMeet")
     .Input("x: float")
     .Output("y: float")
@@ -119,6 +130,7 @@ class Sleep : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     absl::SleepFor(absl::Milliseconds(ms_));
     ctx->set_output(0, ctx->input(0));
+    sleeps_finished.fetch_add(1);
   }
 
  private:
@@ -142,6 +154,20 @@ class AsyncAddOne : public AsyncOpKernel {
   }
 };
 
+class Hook : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    std::function<void()> call;
+    {
+      absl::MutexLock lock(&hook_mu);
+      call = *hook;
+    }
+    if (call) call();
+    ctx->set_output(0, ctx->input(0));
+  }
+};
+
 class NeverDone : public AsyncOpKernel {
  public:
   using AsyncOpKernel::AsyncOpKernel;
@@ -158,8 +184,16 @@ DFLOW_REGISTER_KERNEL(KernelDefBuilder("TestAsyncAddOne").Device(kDeviceCpu),
                       AsyncAddOne);
 DFLOW_REGISTER_KERNEL(KernelDefBuilder("TestNeverDone").Device(kDeviceCpu),
                       NeverDone);
+DFLOW_REGISTER_KERNEL(KernelDefBuilder("TestHook").Device(kDeviceCpu), Hook);
 
 }  // namespace
+
+int64_t TestSleepsFinished() { return sleeps_finished.load(); }
+
+void SetTestHook(std::function<void()> new_hook) {
+  absl::MutexLock lock(&hook_mu);
+  *hook = std::move(new_hook);
+}
 
 std::vector<std::string> TakeTestLog() {
   absl::MutexLock lock(&log_mu);
