@@ -23,8 +23,15 @@ constexpr int64_t kBytes = int64_t{kRows} * kCols * sizeof(float);  // 256 KiB
 
 // Every pass but memory planning and `also` off (the others would fold or
 // fuse the small graphs below); `planning` false turns it off too.
+// One thread: the executor then runs the nodes one after another on the
+// caller's thread, so a producer has let go of its output before the
+// consumer asks for that buffer. With a pool, the consumer may start on
+// another thread first, see the buffer still shared and allocate a new one
+// (correct, only not in place), and the peak checks below would depend on
+// timing.
 SessionOptions Options(bool planning, const std::string& also) {
   SessionOptions options;
+  options.num_threads = 1;
   for (const auto& [name, stage] : PassNames()) {
     if ((name != "memory_planning" || !planning) && name != also) {
       options.disabled_passes.push_back(name);
