@@ -533,17 +533,17 @@ class Simplifier {
     return absl::OkStatus();
   }
 
-  // Consumers of `node`'s output read `to` instead and run after
-  // `node`'s control inputs; then `node` goes if nothing needs it.
   // A Const a rewrite adds waits for `anchor`, a value the node it
-  // replaces read (never a Switch: CanBypass). A Const without inputs runs
-  // in the root frame and is live in every branch; waiting for the anchor
-  // puts it where that node was: in its loop frame, and dead in a branch
-  // not taken.
+  // replaces read (never a Switch: the callers check). A Const without
+  // inputs runs in the root frame and is live in every branch; waiting for
+  // the anchor puts it where that node was: in its loop frame, and dead in
+  // a branch not taken.
   void Anchor(Node* constant, const Source& anchor) {
     graph_->AddControlEdge(anchor.node, constant);
   }
 
+  // Consumers of `node`'s output read `to` instead and run after
+  // `node`'s control inputs; then `node` goes if nothing needs it.
   absl::Status Bypass(Node* node, const Source& to, Rule rule) {
     const std::vector<Node*> control_in = ControlInputs(node);
     const std::vector<const Edge*> out(node->out_edges().begin(),

@@ -132,10 +132,9 @@ absl::Status RunStage(PassStage stage, const PassContext& ctx, Graph* graph,
   // the node it replaces; control-flow nodes are never merged, folded or
   // fused; tensor fusion leaves graphs with control flow alone), and the
   // differential random-graph test grows loops and conditionals to check
-  // it.
-  // The graph's own loops are checked before any pass rewrites them, so
-  // that an error names the node as the user wrote it (a pass may remove a
-  // node whose inputs come from two frames, and move its edges).
+  // it. The graph's own loops are checked before any pass rewrites them,
+  // so that an error names the node as the user wrote it (a pass may
+  // remove a node whose inputs come from two frames, and move its edges).
   if (stage == PassStage::kDeviceIndependent && GraphHasLoops(*graph)) {
     absl::StatusOr<ControlFlowFrames> frames = ControlFlowFrames::Build(*graph);
     if (!frames.ok()) return frames.status();
