@@ -9,7 +9,11 @@
 #ifndef DFLOW_KERNELS_CPU_KERNEL_UTIL_CPU_CLONES_H_
 #define DFLOW_KERNELS_CPU_KERNEL_UTIL_CPU_CLONES_H_
 
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+// DFLOW_NO_CPU_CLONES (.bazelrc's tsan config): the loader runs a clone's
+// resolver before ThreadSanitizer's runtime is up, and GCC instruments the
+// resolver, so every binary linking a clone crashed at load under TSan.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && \
+    !defined(DFLOW_NO_CPU_CLONES)
 #define DFLOW_CPU_CLONES \
   __attribute__((target_clones("arch=x86-64-v3", "default")))
 #else
