@@ -354,10 +354,9 @@ absl::StatusOr<TensorFusionResult> FuseAllReduces(
   bool shapes_missing = false;
   for (Node* n : graph->nodes()) {
     // All-reduces in different branches or iterations must not share an
-    // instance: graphs with control flow keep theirs as they are.
+    // instance: graphs with control flow keep theirs as they are (nothing
+    // has changed yet).
     if (IsControlFlowOp(n->op())) return result;
-  }
-  for (Node* n : graph->nodes()) {
     if (!IsCollective(n->op())) continue;
     int64_t group = 0, instance = 0;
     if (!n->GetAttr("group_key", &group).ok() ||

@@ -17,8 +17,8 @@ const std::string& ScratchDir() {
         std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") +
         "/dflow_fuzz_XXXXXX";
     if (mkdtemp(pattern.data()) == nullptr) {
-      std::perror("dflow fuzz: mkdtemp");
-      std::abort();
+      std::perror("dflow fuzz: mkdtemp (the file targets will skip)");
+      return new std::string();
     }
     return new std::string(pattern);
   }();

@@ -14,7 +14,8 @@ namespace dflow {
 namespace fuzz {
 
 // A directory made for this process under $TMPDIR (or /tmp), created on
-// first use. Fuzz targets write their input there to read it back.
+// first use. Fuzz targets write their input there to read it back. Empty
+// when it could not be made (said once on stderr): the target skips.
 const std::string& ScratchDir();
 
 // Overwrites `path` with `bytes`; false if it cannot.

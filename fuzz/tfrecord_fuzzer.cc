@@ -15,6 +15,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const char* const kCompression[] = {"", "GZIP", "ZLIB"};
   options.compression_type = kCompression[data[0] % 3];
   if (data[0] & 0x80) options.buffer_bytes = 7 + (data[0] & 0x3f);
+  if (fuzz::ScratchDir().empty()) return 0;
   const std::string path = fuzz::ScratchDir() + "/records.tfrecord";
   if (!fuzz::WriteFile(path, fuzz::AsBytes(data + 1, size - 1))) return 0;
   absl::StatusOr<std::unique_ptr<TfRecordReader>> reader =
