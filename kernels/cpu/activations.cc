@@ -37,8 +37,7 @@ using OutMap = EigenTensorMap<T, 1>;
 template <typename U>
 __attribute__((optimize("O3"))) void ReluGradRange(const U* g,
                                                    const U* __restrict f,
-                                                   U* out,
-                                                   int64_t begin,
+                                                   U* out, int64_t begin,
                                                    int64_t end) {
   const U zero = static_cast<U>(0.0f);
   for (int64_t i = begin; i < end; ++i) {
@@ -103,12 +102,12 @@ class UnaryActivationOp : public OpKernel {
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &out));
     const E<T>* in = EigenData<T>(x);
     E<T>* o = EigenData<T>(*out);
-    ParallelForShards(ctx, x.NumElements(), F::kCost,
-                      [in, o](int64_t begin, int64_t end) {
-                        InMap<T> xm(in + begin, end - begin);
-                        OutMap<T> om(o + begin, end - begin);
-                        om = F::Apply(xm);
-                      });
+    ParallelForElements(ctx, x.NumElements(), F::kCost,
+                        [in, o](int64_t begin, int64_t end) {
+                          InMap<T> xm(in + begin, end - begin);
+                          OutMap<T> om(o + begin, end - begin);
+                          om = F::Apply(xm);
+                        });
   }
 };
 
@@ -129,13 +128,13 @@ class BinaryActivationOp : public OpKernel {
     const E<T>* pa = EigenData<T>(a);
     const E<T>* pb = EigenData<T>(b);
     E<T>* o = EigenData<T>(*out);
-    ParallelForShards(ctx, a.NumElements(), F::kCost,
-                      [pa, pb, o](int64_t begin, int64_t end) {
-                        InMap<T> am(pa + begin, end - begin);
-                        InMap<T> bm(pb + begin, end - begin);
-                        OutMap<T> om(o + begin, end - begin);
-                        om = F::Apply(am, bm);
-                      });
+    ParallelForElements(ctx, a.NumElements(), F::kCost,
+                        [pa, pb, o](int64_t begin, int64_t end) {
+                          InMap<T> am(pa + begin, end - begin);
+                          InMap<T> bm(pb + begin, end - begin);
+                          OutMap<T> om(o + begin, end - begin);
+                          om = F::Apply(am, bm);
+                        });
   }
 };
 

@@ -12,7 +12,8 @@
 //   Check<T>(x, y)  optional input validation (integer Pow).
 //
 // Evaluation never uses Eigen's ThreadPoolDevice (see kernel_util.h): work
-// is split with ParallelForShards and each shard is an Eigen expression
+// is split with ParallelForShards (element loops: ParallelForElements,
+// shards at packet boundaries) and each shard is an Eigen expression
 // evaluated on the default device. Broadcasting works on the collapsed
 // shapes of BCast, row by row (see BinaryBroadcaster), so equal shapes,
 // scalars and true broadcasts all reduce to three flat expressions.
@@ -262,7 +263,7 @@ void FlatBinary(OpKernelContext* ctx, const In* x, const In* y, Out* out,
     }
   };
   if (parallel) {
-    ParallelForShards(ctx, n, F::kCost, body);
+    ParallelForElements(ctx, n, F::kCost, body);
   } else {
     body(0, n);
   }
@@ -507,12 +508,12 @@ class UnaryOp : public OpKernel {
     using E = InType<F, T>;
     const E* in = DataAs<E, T>(x);
     E* o = DataAs<E, T>(out);
-    ParallelForShards(ctx, x.NumElements(), F::kCost,
-                      [in, o](int64_t begin, int64_t end) {
-                        InMap<E, 1> xm(in + begin, end - begin);
-                        OutMap<E, 1> om(o + begin, end - begin);
-                        om = F::Apply(xm);
-                      });
+    ParallelForElements(ctx, x.NumElements(), F::kCost,
+                        [in, o](int64_t begin, int64_t end) {
+                          InMap<E, 1> xm(in + begin, end - begin);
+                          OutMap<E, 1> om(o + begin, end - begin);
+                          om = F::Apply(xm);
+                        });
   }
 };
 

@@ -20,13 +20,11 @@
 // DRAM either; the gain of one pass shows only where tensors outgrow it.
 //
 // Each op applies the same Eigen expression as its unfused kernel (the
-// functors of cwise_ops_common.h and cwise_ops_unary_functors.h), to maps that start at multiples of
-// kBlock (a multiple of every packet size), so the vectorized and scalar
-// parts of each op line up with the unfused kernel's on one thread: the
-// results are the same bits. (Unfused kernels split over threads at other
-// offsets may give Sqrt/Rsqrt/Exp/Log/Tanh/Sigmoid results an ulp apart
-// where one takes Eigen's scalar path and the other its packet path;
-// tests/kernels/fused_kernels_test.cc allows 2 ulps there.)
+// functors of cwise_ops_common.h and cwise_ops_unary_functors.h), to maps that
+// start at multiples of kBlock (a multiple of every packet size), so the
+// vectorized and scalar parts of each op line up with the unfused kernel's
+// (whose threads split the data at multiples of kElementShardAlign,
+// ParallelForElements): the results are the same bits on any number of threads.
 //
 // A one-element operand repeats over the block, as in the unfused binary
 // kernels (FlatBinary's constant()); an op of one-element operands only
@@ -34,6 +32,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <new>
 #include <string>
 #include <type_traits>
 #include <vector>
@@ -53,9 +52,31 @@ namespace {
 // the top of the file for the choice.
 constexpr int64_t kBlock = 512;
 
+// Frees the 64-byte aligned temporaries (T is a plain number type: no
+// destructors to run).
+struct AlignedArrayDelete {
+  void operator()(void* p) const {
+    ::operator delete[](p, std::align_val_t{64});
+  }
+};
+
 enum class Code {
-  kNeg, kSquare, kSqrt, kRsqrt, kExp, kLog, kRelu, kSigmoid, kTanh,
-  kAdd, kSub, kMul, kDiv, kMaximum, kMinimum, kSquaredDifference,
+  kNeg,
+  kSquare,
+  kSqrt,
+  kRsqrt,
+  kExp,
+  kLog,
+  kRelu,
+  kSigmoid,
+  kTanh,
+  kAdd,
+  kSub,
+  kMul,
+  kDiv,
+  kMaximum,
+  kMinimum,
+  kSquaredDifference,
 };
 
 struct OpInfo {
@@ -112,8 +133,7 @@ struct Value {
 // Not inlined: each op's loop is compiled on its own, as in its kernel,
 // rather than all sixteen inside one switch.
 template <typename F, typename E>
-__attribute__((noinline)) void Unary(const Value<E>& x, E* out,
-                                     int64_t len) {
+__attribute__((noinline)) void Unary(const Value<E>& x, E* out, int64_t len) {
   cwise::InMap<E, 1> xm(x.data, len);
   cwise::OutMap<E, 1> om(out, len);
   om = F::Apply(xm);
@@ -141,21 +161,36 @@ template <typename E>
 void Apply(Code code, const Value<E>& x, const Value<E>& y, E* out,
            int64_t len) {
   switch (code) {
-    case Code::kNeg: return Unary<cwise::NegFunctor>(x, out, len);
-    case Code::kSquare: return Unary<cwise::SquareFunctor>(x, out, len);
-    case Code::kSqrt: return Unary<cwise::SqrtFunctor>(x, out, len);
-    case Code::kRsqrt: return Unary<cwise::RsqrtFunctor>(x, out, len);
-    case Code::kExp: return Unary<cwise::ExpFunctor>(x, out, len);
-    case Code::kLog: return Unary<cwise::LogFunctor>(x, out, len);
-    case Code::kRelu: return Unary<cwise::ReluFunctor>(x, out, len);
-    case Code::kSigmoid: return Unary<cwise::SigmoidFunctor>(x, out, len);
-    case Code::kTanh: return Unary<cwise::TanhFunctor>(x, out, len);
-    case Code::kAdd: return Binary<cwise::AddFunctor>(x, y, out, len);
-    case Code::kSub: return Binary<cwise::SubFunctor>(x, y, out, len);
-    case Code::kMul: return Binary<cwise::MulFunctor>(x, y, out, len);
-    case Code::kDiv: return Binary<cwise::DivFunctor>(x, y, out, len);
-    case Code::kMaximum: return Binary<cwise::MaximumFunctor>(x, y, out, len);
-    case Code::kMinimum: return Binary<cwise::MinimumFunctor>(x, y, out, len);
+    case Code::kNeg:
+      return Unary<cwise::NegFunctor>(x, out, len);
+    case Code::kSquare:
+      return Unary<cwise::SquareFunctor>(x, out, len);
+    case Code::kSqrt:
+      return Unary<cwise::SqrtFunctor>(x, out, len);
+    case Code::kRsqrt:
+      return Unary<cwise::RsqrtFunctor>(x, out, len);
+    case Code::kExp:
+      return Unary<cwise::ExpFunctor>(x, out, len);
+    case Code::kLog:
+      return Unary<cwise::LogFunctor>(x, out, len);
+    case Code::kRelu:
+      return Unary<cwise::ReluFunctor>(x, out, len);
+    case Code::kSigmoid:
+      return Unary<cwise::SigmoidFunctor>(x, out, len);
+    case Code::kTanh:
+      return Unary<cwise::TanhFunctor>(x, out, len);
+    case Code::kAdd:
+      return Binary<cwise::AddFunctor>(x, y, out, len);
+    case Code::kSub:
+      return Binary<cwise::SubFunctor>(x, y, out, len);
+    case Code::kMul:
+      return Binary<cwise::MulFunctor>(x, y, out, len);
+    case Code::kDiv:
+      return Binary<cwise::DivFunctor>(x, y, out, len);
+    case Code::kMaximum:
+      return Binary<cwise::MaximumFunctor>(x, y, out, len);
+    case Code::kMinimum:
+      return Binary<cwise::MinimumFunctor>(x, y, out, len);
     case Code::kSquaredDifference:
       return Binary<cwise::SquaredDifferenceFunctor>(x, y, out, len);
   }
@@ -188,16 +223,15 @@ class FusedElementwiseOp : public OpKernel {
     for (int i = 0; i < n_inputs; ++i) {
       const Tensor& t = ctx->input(i);
       const bool repeats = t.shape() != shape;
-      OP_REQUIRES(
-          ctx,
-          !repeats ||
-              (t.NumElements() == 1 && t.shape().rank() <= shape.rank()),
-          absl::InvalidArgumentError(absl::StrCat(
-              "input ", i, " has shape ", t.shape().ToString(),
-              " but the fused element-wise ops need ", shape.ToString(),
-              " or one element (", absl::StrJoin(op_names_, ","),
-              "); the fused tree was built for other shapes: disable "
-              "the fuse_elementwise pass")));
+      OP_REQUIRES(ctx,
+                  !repeats || (t.NumElements() == 1 &&
+                               t.shape().rank() <= shape.rank()),
+                  absl::InvalidArgumentError(absl::StrCat(
+                      "input ", i, " has shape ", t.shape().ToString(),
+                      " but the fused element-wise ops need ", shape.ToString(),
+                      " or one element (", absl::StrJoin(op_names_, ","),
+                      "); the fused tree was built for other shapes: disable "
+                      "the fuse_elementwise pass")));
       inputs[i] = {t.data<T>(), repeats};
     }
     Tensor* out = nullptr;
@@ -211,11 +245,19 @@ class FusedElementwiseOp : public OpKernel {
     // every op that reads one and writes the next stall on 4K aliasing
     // (a load whose address matches an earlier store's low 12 bits waits
     // for it): measured 1.5x slower on this machine. A 64-byte pad avoids
-    // it.
-    const int64_t stride = block_len + 64 / static_cast<int64_t>(sizeof(T));
+    // it. Each temporary starts 64-byte aligned, as tensors do: Eigen
+    // computes the elements before the first aligned packet of its output
+    // one by one (its scalar path, an ulp apart for Exp, Log, Sigmoid), so
+    // a temporary aligned otherwise than the unfused kernel's output tensor
+    // would give other bits (seen with 32-byte AVX2 packets on 16-byte
+    // aligned temporaries).
+    constexpr int64_t kLine = 64 / static_cast<int64_t>(sizeof(T));
+    const int64_t stride = (block_len + kLine - 1) / kLine * kLine + kLine;
     ParallelForShards(
         ctx, blocks, block_len * cost_, [&](int64_t b0, int64_t b1) {
-          std::unique_ptr<T[]> temps(new T[num_slots_ * stride]);
+          std::unique_ptr<T[], AlignedArrayDelete> temps(
+              static_cast<T*>(::operator new[](sizeof(T) * num_slots_ * stride,
+                                               std::align_val_t{64})));
           std::vector<Value<T>> results(program_.size());
           for (int64_t b = b0; b < b1; ++b) {
             const int64_t begin = b * kBlock;
@@ -223,8 +265,7 @@ class FusedElementwiseOp : public OpKernel {
             auto operand = [&](int k) {
               if (k < n_inputs) {
                 const Value<T>& v = inputs[k];
-                return Value<T>{v.repeats ? v.data : v.data + begin,
-                                v.repeats};
+                return Value<T>{v.repeats ? v.data : v.data + begin, v.repeats};
               }
               return results[k - n_inputs];
             };
@@ -234,8 +275,7 @@ class FusedElementwiseOp : public OpKernel {
               const Value<T> y =
                   in.arity == 2 ? operand(in.operand[1]) : Value<T>{};
               const bool repeats = x.repeats && (in.arity == 1 || y.repeats);
-              T* dst = in.slot < 0 ? o + begin
-                                   : temps.get() + in.slot * stride;
+              T* dst = in.slot < 0 ? o + begin : temps.get() + in.slot * stride;
               Apply<T>(in.code, x, y, dst, repeats ? 1 : len);
               results[j] = {dst, repeats};
             }

@@ -34,6 +34,7 @@
 #define EIGEN_USE_THREADS
 #endif
 
+#include <algorithm>
 #include <cassert>
 #include <cstdint>
 #include <type_traits>
@@ -331,6 +332,33 @@ void ParallelForShards(OpKernelContext* ctx, int64_t n, int64_t cost_per_unit,
   auto* f = &fn;
   pool->ParallelFor(n, cost_per_unit,
                     [f](int64_t begin, int64_t end) { (*f)(begin, end); });
+}
+
+// Elements a shard of ParallelForElements starts at a multiple of: 64
+// bytes of floats, so a float shard starts on a cache line and on a packet
+// of any vector width (AVX-512 included).
+inline constexpr int64_t kElementShardAlign = 16;
+
+// ParallelForShards over the elements [0, n) of a tensor, with every shard
+// starting at a multiple of kElementShardAlign. Eigen computes the elements
+// around the aligned packets of a range one by one, on its scalar path,
+// which for Exp, Log, Tanh and Sigmoid may give other bits than its packet
+// path: with shards at arbitrary offsets an element's bits depended on the
+// thread count. Aligned, each element takes the same path however many
+// threads split the tensor.
+template <typename Fn>
+void ParallelForElements(OpKernelContext* ctx, int64_t n,
+                         int64_t cost_per_element, Fn&& fn) {
+  if (n <= 0) return;
+  constexpr int64_t kAlign = kElementShardAlign;
+  if (!WorthParallel(ctx, n, cost_per_element)) {
+    fn(int64_t{0}, n);
+    return;
+  }
+  ParallelForShards(ctx, (n + kAlign - 1) / kAlign, cost_per_element * kAlign,
+                    [&fn, n](int64_t c0, int64_t c1) {
+                      fn(c0 * kAlign, std::min(n, c1 * kAlign));
+                    });
 }
 
 }  // namespace dflow

@@ -127,7 +127,7 @@ void SgemmPanel(GemmLibrary library, bool ta, bool tb, int64_t r0, int rows,
 void RowPanelSgemm(ThreadPool* pool, bool ta, bool tb, int64_t m, int n, int k,
                    float alpha, const float* a, int lda, const float* b,
                    int ldb, float beta, float* c, int ldc) {
-  const GemmLibrary library = ChooseFloatGemmLibrary(n, k);
+  const GemmLibrary library = ChooseFloatGemmLibrary(n, k, tb);
   const int64_t panels = (m + kGemmRowPanel - 1) / kGemmRowPanel;
   auto run = [&](int64_t first, int64_t last) {
     for (int64_t i = first; i < last; ++i) {

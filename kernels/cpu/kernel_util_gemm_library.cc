@@ -20,10 +20,12 @@ namespace dflow {
 
 namespace {
 
-// Products up to this many multiply-adds, or this many output columns, are
-// where OpenBLAS beat oneDNN (numbers in the header).
+// Products up to this many multiply-adds, or this many output columns, or
+// products with B transposed and fewer columns than the second constant,
+// are where OpenBLAS beat oneDNN (numbers in the header).
 constexpr int64_t kSmallMacs = int64_t{64} * 64 * 64;
 constexpr int64_t kNarrowColumns = 16;
+constexpr int64_t kNarrowTransposedBColumns = 128;
 
 enum class Forced { kNone, kOpenBlas, kOneDnn };
 
@@ -104,7 +106,7 @@ void UseOneOpenMpThreadOnThisThread() {
   (void)set;
 }
 
-GemmLibrary ChooseFloatGemmLibrary(int64_t n, int64_t k) {
+GemmLibrary ChooseFloatGemmLibrary(int64_t n, int64_t k, bool transpose_b) {
   switch (ForcedLibrary()) {
     case Forced::kOpenBlas:
       return GemmLibrary::kOpenBlas;
@@ -115,8 +117,9 @@ GemmLibrary ChooseFloatGemmLibrary(int64_t n, int64_t k) {
   }
   // Each call is one kGemmRowPanel-row panel, so that is the product size
   // the measurements in the header apply to.
-  const bool small_or_narrow =
-      n <= kNarrowColumns || kGemmRowPanel * n * k <= kSmallMacs;
+  const bool small_or_narrow = n <= kNarrowColumns ||
+                               kGemmRowPanel * n * k <= kSmallMacs ||
+                               (transpose_b && n < kNarrowTransposedBColumns);
   return small_or_narrow && OpenBlasHasWideKernels() &&
                  RowResultsIgnorePosition(GemmLibrary::kOpenBlas)
              ? GemmLibrary::kOpenBlas
@@ -176,7 +179,23 @@ bool RowResultsIgnorePosition(GemmLibrary library) {
   return library == GemmLibrary::kOpenBlas ? openblas : onednn;
 }
 
-std::string DescribeGemmLibraries() {
+namespace {
+
+// The vector width every Eigen expression of the kernels was compiled for
+// (kernels/cpu/BUILD): fixed at build time, unlike the GEMM's.
+const char* ElementwiseIsa() {
+#if defined(__AVX512F__)
+  return "x86-64-v4 (AVX-512)";
+#elif defined(__AVX2__) && defined(__FMA__)
+  return "x86-64-v3 (AVX2, FMA)";
+#elif defined(__x86_64__)
+  return "x86-64 (SSE2)";
+#else
+  return "this CPU's baseline";
+#endif
+}
+
+std::string DescribeGemmLibrariesOnly() {
   const dnnl_version_t* v = dnnl_version();
   const std::string onednn =
       absl::StrCat("oneDNN ", v->major, ".", v->minor, ".", v->patch, " (JIT ",
@@ -201,8 +220,16 @@ std::string DescribeGemmLibraries() {
                         "the product");
   }
   return absl::StrCat("float GEMM: ", onednn,
-                      "; products <= 64^3 or <= ", kNarrowColumns,
+                      "; products <= 64^3, <= ", kNarrowColumns,
+                      " columns, or A*B^T with < ", kNarrowTransposedBColumns,
                       " columns: ", openblas);
+}
+
+}  // namespace
+
+std::string DescribeGemmLibraries() {
+  return absl::StrCat(DescribeGemmLibrariesOnly(),
+                      "; element-wise kernels: ", ElementwiseIsa());
 }
 
 void SingleThreadedSgemm(GemmLibrary library, bool transpose_a,

@@ -19,6 +19,14 @@
 // AVX2) at 62-110. Hence the rule: oneDNN, except products of at most 64^3
 // multiply-adds or at most 16 output columns, which go to OpenBLAS only
 // when OpenBLAS runs a kernel written for this CPU's vector width.
+// A * B^T with fewer than 128 columns is the third case: oneDNN 2.6's
+// panels of it ran at 15-56 GFLOP/s, OpenBLAS Cooperlake's at 43-103 (24-row
+// panels of a 96-row product, one thread; n x k, oneDNN / OpenBLAS):
+//   32x64   44 /  72    96x256  43 /  75    96x1024  15 / 46
+//   128x64  91 /  72    128x256 84 /  76    128x1024 47 / 44
+// (an LSTM's input gradient, dgates[64,256] * W[96,256]^T, took 56 us of
+// its backward step instead of 35). A * B and A^T * B with those n and k
+// ran at 74-116 on both, so only B^T changes the choice.
 // Double and complex products always use OpenBLAS (oneDNN has no such GEMM).
 //
 // DFLOW_GEMM=openblas or DFLOW_GEMM=onednn forces one library for every
@@ -77,7 +85,7 @@ inline constexpr int kGemmRowPanel = 24;
 
 // The library for the row panels of a float product op(A)[m, k] *
 // op(B)[k, n] (see above). Independent of m by design.
-GemmLibrary ChooseFloatGemmLibrary(int64_t n, int64_t k);
+GemmLibrary ChooseFloatGemmLibrary(int64_t n, int64_t k, bool transpose_b);
 
 // Whether `library` gives a row of a kGemmRowPanel-row product the same
 // bits wherever the row sits in the panel, on this host: a few probe
@@ -86,8 +94,10 @@ bool RowResultsIgnorePosition(GemmLibrary library);
 
 // One line for logs naming each library, its version and the kernel it
 // runs on this host, e.g. "float GEMM: oneDNN 2.6.3 (JIT avx512_core_bf16);
-// products <= 64^3 or <= 16 columns: OpenBLAS 0.3.21 (Cooperlake)"; it says
-// when a library was set aside because its rows depend on their position.
+// products <= 64^3, <= 16 columns, or A*B^T with < 128 columns: OpenBLAS
+// 0.3.21 (Cooperlake); element-wise kernels: x86-64-v3 (AVX2, FMA)"; it
+// says when a library was set aside because its rows depend on their
+// position.
 std::string DescribeGemmLibraries();
 
 // oneDNN's CPU runtime here is OpenMP: a call uses as many threads as

@@ -46,31 +46,6 @@ void ExpectSameBits(const Tensor& a, const Tensor& b, const std::string& what) {
   EXPECT_EQ(std::memcmp(a.raw_data(), b.raw_data(), bytes), 0) << what;
 }
 
-// Within `ulps` units in the last place, element by element (NaN matches
-// NaN, infinities match themselves).
-template <typename T>
-void ExpectWithinUlps(const Tensor& a, const Tensor& b, int64_t ulps,
-                      const std::string& what) {
-  using Bits = std::conditional_t<sizeof(T) == 4, int32_t, int64_t>;
-  ASSERT_EQ(a.shape(), b.shape()) << what;
-  int64_t worst = 0, at = -1;
-  for (int64_t i = 0; i < a.NumElements(); ++i) {
-    const T x = a.data<T>()[i], y = b.data<T>()[i];
-    if (std::isnan(x) && std::isnan(y)) continue;
-    if (std::isnan(x) || std::isnan(y) || std::signbit(x) != std::signbit(y)) {
-      ADD_FAILURE() << what << ": element " << i << " is " << x << " vs " << y;
-      return;
-    }
-    Bits bx, by;
-    std::memcpy(&bx, &x, sizeof(T));
-    std::memcpy(&by, &y, sizeof(T));
-    const int64_t d = bx > by ? int64_t{bx} - by : int64_t{by} - bx;
-    if (d > worst) worst = d, at = i;
-  }
-  EXPECT_LE(worst, ulps) << what << ": element " << at << " is "
-                         << a.data<T>()[at] << " vs " << b.data<T>()[at];
-}
-
 Tensor RunOne(const Output& out, const std::vector<Tensor>& inputs) {
   absl::StatusOr<std::vector<Tensor>> r = RunKernel(out.node(), inputs);
   EXPECT_TRUE(r.ok()) << r.status();
@@ -300,17 +275,10 @@ void CheckEveryOp(int64_t n) {
     const Tensor got = RunOne(fused, {x});
     const std::string what =
         absl::StrCat(op, " ", DataTypeName(type), " n=", n);
-    const std::string name = op;
-    if (n <= 1000 || name == "Neg" || name == "Square" || name == "Relu") {
-      ExpectSameBits(got, expected, what);
-    } else {
-      // Eigen's packet and scalar paths of these functions may differ by
-      // an ulp, and the unfused kernel's threads split the data at
-      // offsets that are not multiples of the packet size (its result
-      // depends on the split; the fused kernel's equals the unfused
-      // kernel's on one thread, checked with n = 1000).
-      ExpectWithinUlps<T>(got, expected, 2, what);
-    }
+    // Also where the unfused kernel splits the data over threads: its
+    // shards start at packet boundaries (ParallelForElements), so both
+    // take Eigen's packet and scalar paths on the same elements.
+    ExpectSameBits(got, expected, what);
   }
   for (const char* op : {"Add", "AddV2", "Sub", "Mul", "RealDiv", "Maximum",
                          "Minimum", "SquaredDifference"}) {

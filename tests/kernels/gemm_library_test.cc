@@ -56,17 +56,21 @@ TEST(GemmLibraryTest, LargeProductsUseOneDnn) {
   if (Forced()) GTEST_SKIP() << "DFLOW_GEMM is set";
   // Whatever OpenBLAS knows of this CPU, wide products go to oneDNN. The
   // choice sees n and k only: every call is one kGemmRowPanel-row panel.
-  EXPECT_EQ(ChooseFloatGemmLibrary(500, 784), GemmLibrary::kOneDnn);
-  EXPECT_EQ(ChooseFloatGemmLibrary(1024, 1024), GemmLibrary::kOneDnn);
-  EXPECT_EQ(ChooseFloatGemmLibrary(784, 20), GemmLibrary::kOneDnn);
+  EXPECT_EQ(ChooseFloatGemmLibrary(500, 784, false), GemmLibrary::kOneDnn);
+  EXPECT_EQ(ChooseFloatGemmLibrary(1024, 1024, false), GemmLibrary::kOneDnn);
+  EXPECT_EQ(ChooseFloatGemmLibrary(784, 20, false), GemmLibrary::kOneDnn);
   // Small and narrow ones go to OpenBLAS exactly when the log says so.
   const bool openblas_for_small =
       absl::StrContains(DescribeGemmLibraries(), "products <= 64^3");
   const GemmLibrary small =
       openblas_for_small ? GemmLibrary::kOpenBlas : GemmLibrary::kOneDnn;
-  EXPECT_EQ(ChooseFloatGemmLibrary(10, 500), small);
-  EXPECT_EQ(ChooseFloatGemmLibrary(32, 32), small);
-  EXPECT_EQ(ChooseFloatGemmLibrary(200, 100), GemmLibrary::kOneDnn);
+  EXPECT_EQ(ChooseFloatGemmLibrary(10, 500, false), small);
+  EXPECT_EQ(ChooseFloatGemmLibrary(32, 32, false), small);
+  EXPECT_EQ(ChooseFloatGemmLibrary(200, 100, false), GemmLibrary::kOneDnn);
+  // A * B^T with fewer than 128 columns (an LSTM's input gradient) too.
+  EXPECT_EQ(ChooseFloatGemmLibrary(96, 256, true), small);
+  EXPECT_EQ(ChooseFloatGemmLibrary(96, 256, false), GemmLibrary::kOneDnn);
+  EXPECT_EQ(ChooseFloatGemmLibrary(128, 256, true), GemmLibrary::kOneDnn);
   // OpenBLAS is used only where its rows ignore their position.
   if (openblas_for_small) {
     EXPECT_TRUE(RowResultsIgnorePosition(GemmLibrary::kOpenBlas));
