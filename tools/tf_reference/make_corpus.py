@@ -107,7 +107,17 @@ SEED = 1234
 
 
 def mlp_towers(rng, batch_scale):
-    n_gpu, batch = 4, 25 * batch_scale
+    # Every tower gets the whole fed batch (seed 001 feeds them one batch).
+    return seed_mlp(rng, n_gpu=4, rows=100 * batch_scale)
+
+
+def mlp(rng, batch_scale):
+    """Seed 001's model and training step on one device, batch 100 (at
+    --batch_scale 4): issue 21's mlp_train_step_ms."""
+    return seed_mlp(rng, n_gpu=1, rows=25 * batch_scale)
+
+
+def seed_mlp(rng, n_gpu, rows):
     regularizer_rate, decay, lr_base = 1e-4, 0.99, 0.1
 
     def inference(x, regularizer):
@@ -169,8 +179,8 @@ def mlp_towers(rng, batch_scale):
         train_op = tf.group(apply_op, ema_op, name="train")
         v1.train.Saver(v1.global_variables())
         v1.summary.merge_all()
-    feeds = {x: rng.rand(batch * 4, 784).astype(np.float32),
-             y_: rng.randint(0, 10, batch * 4).astype(np.int32)}
+    feeds = {x: rng.rand(rows, 784).astype(np.float32),
+             y_: rng.randint(0, 10, rows).astype(np.int32)}
     return dict(feeds=feeds, train=train_op, loss=cur_loss, towers=n_gpu)
 
 
@@ -184,7 +194,16 @@ def average_gradients(tower_grads):
 
 
 def cifar10_towers(rng, batch_scale):
-    n_gpu, batch = 2, 8 * batch_scale
+    return seed_cifar10(rng, n_gpu=2, batch=8 * batch_scale)
+
+
+def cifar10(rng, batch_scale):
+    """Seed 003's model and training step on one device, batch 128 (at
+    --batch_scale 4): issue 21's cifar10_train_step_ms."""
+    return seed_cifar10(rng, n_gpu=1, batch=32 * batch_scale)
+
+
+def seed_cifar10(rng, n_gpu, batch):
 
     def var_on_cpu(name, shape, initializer):
         with tf.device("/cpu:0"):
@@ -407,6 +426,36 @@ def lstm(rng, batch_scale):
     return dict(feeds=feeds, train=train_op, loss=loss, towers=1)
 
 
+def matmul1024(rng, batch_scale):
+    """One 1024x1024x1024 float product of two variables (issue 21's
+    matmul1024_gflops: 2.15 GFLOP per step); the loss is one element of it,
+    so the whole product is computed."""
+    del batch_scale
+    a = v1.get_variable("a", [1024, 1024],
+                        initializer=v1.random_uniform_initializer(-1, 1))
+    b = v1.get_variable("b", [1024, 1024],
+                        initializer=v1.random_uniform_initializer(-1, 1))
+    product = tf.matmul(a, b)
+    loss = tf.identity(product[0, 0], name="loss")
+    train = tf.group(product, name="train")
+    return dict(feeds={}, train=train, loss=loss, towers=1)
+
+
+def conv2(rng, batch_scale):
+    """Seed 003's second convolution forward, batch 128 (at --batch_scale
+    4): [128,12,12,64] * [5,5,64,64], SAME (issue 21's conv2_gflops: 3.77
+    GFLOP per step)."""
+    x = v1.get_variable("x", [32 * batch_scale, 12, 12, 64],
+                        initializer=v1.random_uniform_initializer(0, 1))
+    k = v1.get_variable("k", [5, 5, 64, 64],
+                        initializer=v1.truncated_normal_initializer(
+                            stddev=5e-2))
+    y = tf.nn.conv2d(x, k, [1, 1, 1, 1], padding="SAME")
+    loss = tf.identity(y[0, 0, 0, 0], name="loss")
+    train = tf.group(y, name="train")
+    return dict(feeds={}, train=train, loss=loss, towers=1)
+
+
 def embed(optimizer):
     def build(rng, batch_scale):
         batch = 16 * batch_scale
@@ -562,8 +611,10 @@ MODELS = {
     "input_fifo": input_pipeline("input_fifo.tfrecords", None),
     "input_epochs": input_pipeline("input_epochs.tfrecords", 2),
 }
-# Written only when asked for (--only lstm): bench/compare_tf.sh's.
-BENCH_MODELS = {"lstm": lstm}
+# Written only when asked for (--only NAME): the benchmarks' graphs
+# (bench/compare_tf.sh, bench/compare_tf_cpu.sh).
+BENCH_MODELS = {"lstm": lstm, "mlp": mlp, "cifar10": cifar10,
+                "matmul1024": matmul1024, "conv2": conv2}
 
 
 # ------------------------------------------------------------ recording
