@@ -8,6 +8,7 @@
 #include "tools/inspect.h"
 #include "tools/place.h"
 #include "tools/run.h"
+#include "tools/worker.h"
 
 namespace {
 
@@ -24,7 +25,9 @@ constexpr char kUsage[] =
     "  place     show where each node would go on a (simulated) device set,\n"
     "            and why (e.g. --devices CPU:1,GPU:4 --soft_placement)\n"
     "  dot       draw the graph with Graphviz (.svg or .dot): name scopes as\n"
-    "            clusters, nodes colored by device (--placed: as placed)\n";
+    "            clusters, nodes colored by device (--placed: as placed)\n"
+    "  worker    serve one task of a cluster (--cluster, --job, --task), so\n"
+    "            other processes place graphs over its devices\n";
 
 }  // namespace
 
@@ -42,6 +45,7 @@ int main(int argc, char** argv) {
   if (verb == "run") return dflow::RunRun(args, std::cout, std::cerr);
   if (verb == "place") return dflow::RunPlace(args, std::cout, std::cerr);
   if (verb == "dot") return dflow::RunDot(args, std::cout, std::cerr);
+  if (verb == "worker") return dflow::RunWorker(args, std::cout, std::cerr);
   std::cerr << "dflow: unknown verb '" << verb << "'\n\n" << kUsage;
   return 2;
 }

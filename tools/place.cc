@@ -6,8 +6,13 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
 #include "compiler/placement_log.h"
+#include "distributed/cluster_spec.h"
+#include "distributed/remote_devices.h"
 #include "formats/graph_file.h"
 #include "graph/graph.h"
 #include "graph/graph_def_file.h"
@@ -20,7 +25,9 @@ namespace {
 constexpr char kUsage[] =
     "Usage: dflow place --graph FILE [--devices CPU:1,GPU:4] "
     "[--soft_placement] [--strict]\n"
-    "                   [--json OUT]\n\n"
+    "                   [--json OUT] [--cluster SPEC [--target "
+    "grpc://HOST:PORT]\n"
+    "                   [--cluster_timeout_ms N]]\n\n"
     "Places the graph on a device set without running it and prints where\n"
     "each node goes, one line per node in TensorFlow's log_device_placement\n"
     "format (NAME: (OP): DEVICE), then a summary: nodes per device and every\n"
@@ -30,7 +37,14 @@ constexpr char kUsage[] =
     "backend yet, so no real GPU is ever found.\n"
     "Exit code 0 on success, 1 if the graph cannot be read or placed (the\n"
     "error names the node, its request and the devices that exist), 2 for "
-    "a\nusage error.\n\n";
+    "a\nusage error.\n"
+    "--cluster SPEC (job=host:port,...) places over the devices of a running\n"
+    "cluster instead: every task's `dflow worker` is asked for its devices\n"
+    "(/job:worker/replica:0/task:1/device:CPU:0, ...), each within\n"
+    "--cluster_timeout_ms (default 10000); a task that does not answer is an\n"
+    "error naming it. Nodes that ask for no device go to the devices of the\n"
+    "--target task (the master's, as a TensorFlow session's target; default\n"
+    "the cluster's first task) when their type can run them.\n\n";
 
 absl::Status WriteTextFile(const std::string& path, const std::string& text) {
   std::ofstream file(path, std::ios::binary | std::ios::trunc);
@@ -59,6 +73,16 @@ int RunPlace(const std::vector<std::string>& args, std::ostream& out,
   flags.push_back({"json",
                    "also write the placement record (every node's request, "
                    "device, kind and reason) as JSON to this file"});
+  flags.push_back({"cluster",
+                   "place over the devices of this running cluster "
+                   "(job=host:port,...; see dflow worker) instead of "
+                   "--devices"});
+  flags.push_back({"target",
+                   "with --cluster: the master's task, grpc://host:port (or "
+                   "host:port); default the cluster's first task"});
+  flags.push_back({"cluster_timeout_ms",
+                   "how long each task of --cluster may take to answer", false,
+                   "10000"});
   CliArgs cli("place", std::move(flags));
   if (std::optional<int> done = cli.ParseVerb(args, kUsage, out, err)) {
     return *done;
@@ -71,6 +95,70 @@ int RunPlace(const std::vector<std::string>& args, std::ostream& out,
   if (!placement.ok()) {
     err << placement.status().message() << "\n";
     return 2;
+  }
+
+  if (cli.Has("cluster")) {
+    if (cli.Has("devices")) {
+      err << "dflow place: --cluster and --devices both name the devices; "
+             "give one\n";
+      return 2;
+    }
+    absl::StatusOr<ClusterSpec> cluster =
+        ClusterSpec::Parse(cli.Get("cluster"));
+    if (!cluster.ok()) {
+      err << "dflow place: --cluster: " << cluster.status().message() << "\n";
+      return 2;
+    }
+    int timeout_ms = 0;
+    if (!absl::SimpleAtoi(cli.Get("cluster_timeout_ms"), &timeout_ms) ||
+        timeout_ms < 1) {
+      err << "dflow place: --cluster_timeout_ms must be a positive number of "
+             "milliseconds, got '"
+          << cli.Get("cluster_timeout_ms") << "'\n";
+      return 2;
+    }
+    std::string target = cluster->Tasks().front().address;
+    if (cli.Has("target")) {
+      target = cli.Get("target");
+      if (absl::StartsWith(target, "grpc://")) target = target.substr(7);
+      bool known = false;
+      for (const ClusterTask& t : cluster->Tasks())
+        known |= t.address == target;
+      if (!known) {
+        err << "dflow place: --target " << cli.Get("target")
+            << " is not an address of the cluster " << cluster->ToString()
+            << "\n";
+        return 2;
+      }
+    }
+    absl::StatusOr<std::vector<DeviceAttributesProto>> found =
+        DiscoverClusterDevices(*cluster, absl::Milliseconds(timeout_ms));
+    if (!found.ok()) {
+      err << "error: " << found.status().message() << "\n";
+      return 1;
+    }
+    std::string target_name;
+    for (const ClusterTask& t : cluster->Tasks()) {
+      if (t.address == target) target_name = t.Name() + "/";
+    }
+    placement->devices.clear();
+    for (const DeviceAttributesProto& d : *found) {
+      absl::StatusOr<PlacementDevice> device =
+          PlacementDevice::FromName(d.name());
+      if (!device.ok()) {
+        err << "error: the cluster reported a device named '" << d.name()
+            << "': " << device.status().message() << "\n";
+        return 1;
+      }
+      // Type first (a GPU anywhere before a CPU), then the target task.
+      device->priority = 2 * DefaultDeviceTypePriority(device->type()) +
+                         (absl::StartsWith(d.name(), target_name) ? 1 : 0);
+      placement->devices.push_back(*std::move(device));
+    }
+    if (placement->devices.empty()) {
+      err << "error: the cluster's tasks reported no devices\n";
+      return 1;
+    }
   }
 
   // A GraphDef, a .meta or a SavedModel: its graph.

@@ -27,6 +27,8 @@ PACKAGES=(
   pybind11-dev          # the Python bindings of python/ (header-only)
   clang-14              # tools/fuzz.sh: the fuzz config's compiler (.bazelrc)
   libclang-rt-14-dev    # libFuzzer and AddressSanitizer's runtimes for clang-14
+  libgrpc++-dev         # gRPC: the worker service of distributed/ (dflow worker)
+  protobuf-compiler-grpc # grpc_cpp_plugin, run from the Bazel build
 )
 
 missing=()

@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# `dflow worker` as a process: three workers on free loopback ports, each
+# with a bounded lifetime; `dflow place --cluster` over them; SIGTERM stops
+# one cleanly; --max_seconds ends another; a second server on a taken port
+# exits 1 naming the task.
+set -euo pipefail
+dflow="$TEST_SRCDIR/dflow/tools/dflow"
+tmp="${TEST_TMPDIR:-$(mktemp -d)}"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+ports=($(python3 -c '
+import socket
+socks = [socket.socket() for _ in range(3)]
+for s in socks: s.bind(("127.0.0.1", 0))
+print(" ".join(str(s.getsockname()[1]) for s in socks))'))
+cluster="worker=127.0.0.1:${ports[0]},127.0.0.1:${ports[1]},ps=127.0.0.1:${ports[2]}"
+
+pids=()
+trap 'kill "${pids[@]}" 2>/dev/null || true' EXIT
+start() {  # job task devices max_seconds -> log file tmp/<job><task>.log
+  "$dflow" worker --cluster "$cluster" --job "$1" --task "$2" \
+    --devices "$3" --max_seconds "$4" >"$tmp/$1$2.log" 2>&1 &
+  pids+=($!)
+}
+start worker 0 CPU:1 60
+start worker 1 CPU:2 60
+start ps 0 CPU:1 3
+for log in worker0 worker1 ps0; do
+  for _ in $(seq 100); do
+    grep -q "serving" "$tmp/$log.log" 2>/dev/null && break
+    sleep 0.1
+  done
+  grep -q "serving" "$tmp/$log.log" || fail "$log did not start: $(cat "$tmp/$log.log")"
+done
+grep -q "^dflow worker: /job:worker/replica:0/task:1 serving CPU:0, CPU:1 on 127.0.0.1:${ports[1]}$" \
+  "$tmp/worker1.log" || fail "worker 1's line: $(cat "$tmp/worker1.log")"
+
+cat >"$tmp/g.pbtxt" <<'PB'
+node { name: "a" op: "Const" device: "/job:ps/task:0"
+  attr { key: "dtype" value { type: DT_FLOAT } }
+  attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 1 } } } }
+node { name: "b" op: "Neg" input: "a" device: "/job:worker/task:1/device:CPU:1"
+  attr { key: "T" value { type: DT_FLOAT } } }
+PB
+"$dflow" place --graph "$tmp/g.pbtxt" --cluster "$cluster" >"$tmp/place.out" 2>&1 ||
+  fail "place: $(cat "$tmp/place.out")"
+grep -q "^b: (Neg): /job:worker/replica:0/task:1/device:CPU:1$" "$tmp/place.out" ||
+  fail "placement: $(cat "$tmp/place.out")"
+
+# A second server for worker 0: its port is taken.
+if "$dflow" worker --cluster "$cluster" --job worker --task 0 \
+    --max_seconds 5 >"$tmp/clash.log" 2>&1; then
+  fail "a second worker 0 started"
+fi
+grep -q "task /job:worker/replica:0/task:0 cannot listen on 127.0.0.1:${ports[0]}" \
+  "$tmp/clash.log" || fail "clash: $(cat "$tmp/clash.log")"
+
+# SIGTERM stops worker 1 cleanly.
+kill -TERM "${pids[1]}"
+wait "${pids[1]}" || fail "worker 1 exited with $?"
+grep -q "task:1 stopped" "$tmp/worker1.log" || fail "no stop line"
+# The ps task ends after its 3 seconds by itself.
+wait "${pids[2]}" || fail "ps exited with $?"
+grep -q "ps/replica:0/task:0 stopped" "$tmp/ps0.log" || fail "ps did not stop"
+# Worker 1 is gone: placing now fails naming it, within the timeout.
+if "$dflow" place --graph "$tmp/g.pbtxt" --cluster "$cluster" \
+    --cluster_timeout_ms 300 >"$tmp/gone.out" 2>&1; then
+  fail "place succeeded without worker 1"
+fi
+grep -q "task /job:worker/replica:0/task:1 at 127.0.0.1:${ports[1]}" "$tmp/gone.out" ||
+  fail "gone: $(cat "$tmp/gone.out")"
+echo PASS
