@@ -1,20 +1,28 @@
 #include "distributed/worker_server.h"
 
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <random>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "distributed/grpc_logging.h"
+#include "distributed/grpc_status.h"
+#include "distributed/worker_state.h"
 #include "grpcpp/grpcpp.h"
 #include "proto/worker_service.grpc.pb.h"
 #include "runtime/device.h"
 
 namespace dflow {
 
+// The gRPC face of WorkerState. Synchronous handlers: gRPC gives each call
+// a thread of its pool, so a RunGraph or RecvTensor waiting for its step
+// holds one thread and no other call waits for it.
 class WorkerServer::Service final : public WorkerService::Service {
  public:
-  explicit Service(const std::vector<DeviceAttributesProto>* devices)
-      : devices_(devices) {}
+  Service(const std::vector<DeviceAttributesProto>* devices, WorkerState* state)
+      : devices_(devices), state_(state) {}
 
   grpc::Status GetStatus(grpc::ServerContext*, const GetStatusRequest*,
                          GetStatusResponse* response) override {
@@ -24,8 +32,104 @@ class WorkerServer::Service final : public WorkerService::Service {
     return grpc::Status::OK;
   }
 
+  grpc::Status RegisterGraph(grpc::ServerContext*,
+                             const RegisterGraphRequest* request,
+                             RegisterGraphResponse* response) override {
+    std::vector<GraphDef> partitions(request->partitions().begin(),
+                                     request->partitions().end());
+    absl::StatusOr<std::string> handle = state_->RegisterGraph(partitions);
+    if (!handle.ok()) return ToGrpcStatus(handle.status());
+    response->set_graph_handle(*handle);
+    return grpc::Status::OK;
+  }
+
+  grpc::Status RunGraph(grpc::ServerContext* context,
+                        const RunGraphRequest* request,
+                        RunGraphResponse* response) override {
+    state_->ForgetSteps(
+        std::vector<int64_t>(request->finished_step_ids().begin(),
+                             request->finished_step_ids().end()));
+    std::vector<Tensor> feeds;
+    for (const TensorProto& proto : request->feeds()) {
+      absl::StatusOr<Tensor> t = Tensor::FromProto(proto);
+      if (!t.ok()) {
+        return ToGrpcStatus(absl::InvalidArgumentError(
+            absl::StrCat("feed ", feeds.size(),
+                         " is not a valid tensor: ", t.status().message())));
+      }
+      feeds.push_back(*std::move(t));
+    }
+    if (request->num_fetches() < 0) {
+      return ToGrpcStatus(
+          absl::InvalidArgumentError("RunGraph: num_fetches < 0"));
+    }
+    const absl::Time deadline =
+        request->timeout_ms() > 0
+            ? absl::Now() + absl::Milliseconds(request->timeout_ms())
+            : absl::InfiniteFuture();
+    bool relayed = false;
+    absl::StatusOr<std::vector<Tensor>> fetches = state_->RunGraph(
+        request->graph_handle(), request->step_id(), std::move(feeds),
+        request->num_fetches(), deadline,
+        [context] { return context->IsCancelled(); }, &relayed);
+    if (!fetches.ok()) {
+      const grpc::Status status = ToGrpcStatus(fetches.status());
+      // Tells the master the error started on another task.
+      return relayed ? grpc::Status(status.error_code(), status.error_message(),
+                                    kRelayedError)
+                     : status;
+    }
+    for (const Tensor& t : *fetches) t.ToProto(response->add_fetches());
+    return grpc::Status::OK;
+  }
+
+  grpc::Status RecvTensor(grpc::ServerContext* context,
+                          const RecvTensorRequest* request,
+                          RecvTensorResponse* response) override {
+    // The value may come later (this task may not have reached its _Send
+    // yet): wait for it, or for the caller to give up.
+    struct Wait {
+      std::mutex mu;
+      std::condition_variable cv;
+      bool done = false;
+      absl::Status status;
+      Tensor value;
+      bool is_dead = false;
+    };
+    auto wait = std::make_shared<Wait>();
+    state_->RecvTensor(
+        request->step_id(), request->rendezvous_key(),
+        [wait](const absl::Status& status, const Tensor& value, bool dead) {
+          std::lock_guard<std::mutex> lock(wait->mu);
+          wait->status = status;
+          wait->value = value;
+          wait->is_dead = dead;
+          wait->done = true;
+          wait->cv.notify_all();
+        });
+    std::unique_lock<std::mutex> lock(wait->mu);
+    while (!wait->done) {
+      wait->cv.wait_for(lock, std::chrono::milliseconds(10));
+      if (!wait->done && context->IsCancelled()) {
+        return grpc::Status(grpc::StatusCode::CANCELLED,
+                            "the receiver gave up");
+      }
+    }
+    if (!wait->status.ok()) return ToGrpcStatus(wait->status);
+    response->set_is_dead(wait->is_dead);
+    if (!wait->is_dead) wait->value.ToProto(response->mutable_tensor());
+    return grpc::Status::OK;
+  }
+
+  grpc::Status CleanupGraph(grpc::ServerContext*,
+                            const CleanupGraphRequest* request,
+                            CleanupGraphResponse*) override {
+    return ToGrpcStatus(state_->CleanupGraph(request->graph_handle()));
+  }
+
  private:
   const std::vector<DeviceAttributesProto>* devices_;
+  WorkerState* state_;
 };
 
 absl::StatusOr<std::unique_ptr<WorkerServer>> WorkerServer::Start(
@@ -43,6 +147,13 @@ absl::StatusOr<std::unique_ptr<WorkerServer>> WorkerServer::Start(
     return absl::InvalidArgumentError(
         absl::StrCat("worker devices: ", device_options.status().message()));
   }
+  if (device_options->num_fake_gpus > 0) {
+    return absl::InvalidArgumentError(
+        "worker devices: a cluster's tasks have CPU devices only for now "
+        "(the host-memory stand-in GPUs are a single-process test device)");
+  }
+  device_options->job = task->job;
+  device_options->task = task->task;
   absl::StatusOr<std::unique_ptr<DeviceSet>> local =
       DeviceSet::Create(*device_options);
   if (!local.ok()) return local.status();
@@ -54,10 +165,8 @@ absl::StatusOr<std::unique_ptr<WorkerServer>> WorkerServer::Start(
   const uint64_t incarnation =
       std::random_device()() * uint64_t{0x100000000} + std::random_device()();
   for (const auto& device : (*local)->devices()) {
-    const DeviceSpec& spec = device->spec();
     DeviceAttributesProto attributes;
-    attributes.set_name(absl::StrCat(
-        server->task_name_, "/device:", *spec.type(), ":", *spec.id()));
+    attributes.set_name(device->name());
     attributes.set_device_type(device->type());
     attributes.set_memory_limit(device->attributes().memory_limit);
     attributes.mutable_locality()->set_bus_id(
@@ -67,16 +176,21 @@ absl::StatusOr<std::unique_ptr<WorkerServer>> WorkerServer::Start(
     attributes.set_incarnation(incarnation);
     attributes.set_physical_device_desc(
         device->attributes().physical_device_desc);
-    server->devices_.push_back(std::move(attributes));
+    server->attributes_.push_back(std::move(attributes));
   }
+  server->state_ = std::make_unique<WorkerState>(
+      server->task_name_, options.cluster, *std::move(local));
+  server->service_ =
+      std::make_unique<Service>(&server->attributes_, server->state_.get());
 
-  server->service_ = std::make_unique<Service>(&server->devices_);
   const std::string listen =
       absl::StrCat(options.bind_host, ":", host_port->second);
   grpc::ServerBuilder builder;
   // gRPC sets SO_REUSEPORT by default, which lets a second server bind a
   // port already in use and take half its connections: a clash must fail.
   builder.AddChannelArgument(GRPC_ARG_ALLOW_REUSEPORT, 0);
+  builder.SetMaxReceiveMessageSize(kMaxMessageBytes);
+  builder.SetMaxSendMessageSize(kMaxMessageBytes);
   int bound_port = 0;
   builder.AddListeningPort(listen, grpc::InsecureServerCredentials(),
                            &bound_port);

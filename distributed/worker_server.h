@@ -3,10 +3,15 @@
 // cluster spec, with the task's own devices named under its
 // /job:J/replica:0/task:N prefix.
 //
-// What it serves so far: GetStatus, the task's devices, from which a master
-// (distributed/remote_devices.h) learns the cluster's devices to place
-// over. Graph registration and remote runs (RegisterGraph, RunGraph,
-// RecvTensor) are the next methods of the same service.
+// GetStatus gives the task's devices (a master learns the cluster's devices
+// from them: distributed/remote_devices.h). RegisterGraph takes a master's
+// partitions for this task's devices and builds an executor for each;
+// RunGraph runs them for one step with a RemoteRendezvous (transfers from
+// other tasks are pulled with RecvTensor), returning the fetches; a master
+// cancelling the call aborts the step here. RecvTensor hands another task
+// a value this task's partitions sent. Variables live in the task, one
+// store for all its graphs (as a TensorFlow worker's resource manager), so
+// a variable initialized in one step keeps its value for the next.
 #ifndef DFLOW_DISTRIBUTED_WORKER_SERVER_H_
 #define DFLOW_DISTRIBUTED_WORKER_SERVER_H_
 
@@ -23,6 +28,8 @@ class Server;
 }  // namespace grpc
 
 namespace dflow {
+
+class WorkerState;
 
 struct WorkerServerOptions {
   ClusterSpec cluster;
@@ -52,7 +59,9 @@ class WorkerServer {
   // "127.0.0.1:2222".
   const std::string& address() const { return address_; }
   // The task's devices as GetStatus reports them.
-  const std::vector<DeviceAttributesProto>& devices() const { return devices_; }
+  const std::vector<DeviceAttributesProto>& devices() const {
+    return attributes_;
+  }
 
   // Blocks until Shutdown (from another thread or a signal handler's
   // thread).
@@ -66,7 +75,8 @@ class WorkerServer {
 
   std::string task_name_;
   std::string address_;
-  std::vector<DeviceAttributesProto> devices_;
+  std::vector<DeviceAttributesProto> attributes_;
+  std::unique_ptr<WorkerState> state_;  // devices, variables, graphs, steps
   std::unique_ptr<Service> service_;
   std::unique_ptr<grpc::Server> server_;
 };

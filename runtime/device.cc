@@ -54,15 +54,19 @@ int64_t HostMemoryBytes() {
   return static_cast<int64_t>(pages) * page_size;
 }
 
-std::unique_ptr<Device> NewCpuDevice(int id, int64_t memory_limit) {
+std::unique_ptr<Device> NewCpuDevice(int id, int64_t memory_limit,
+                                     const std::string& job, int task) {
   ThreadPool* pool = ThreadPool::Shared();
   DeviceAttributes attrs;
   attrs.memory_limit = memory_limit > 0 ? memory_limit : HostMemoryBytes();
   attrs.physical_device_desc = absl::StrCat(
       "device: ", id, ", name: host CPU, threads: ", pool->num_threads(),
       " (shared by every CPU device)");
+  DeviceSpec spec = DeviceSpec::LocalDevice("CPU", id);
+  spec.set_job(job);
+  spec.set_task(task);
   return std::make_unique<Device>(
-      DeviceSpec::LocalDevice("CPU", id), std::move(attrs),
+      std::move(spec), std::move(attrs),
       ProcessAllocator(absl::StrCat("CPU:", id), attrs.memory_limit), pool);
 }
 
@@ -124,7 +128,8 @@ absl::StatusOr<std::unique_ptr<DeviceSet>> DeviceSet::Create(
         "the machine's memory"));
   }
   for (int i = 0; i < options.num_cpus; ++i) {
-    set->Add(NewCpuDevice(i, options.host_memory_limit));
+    set->Add(
+        NewCpuDevice(i, options.host_memory_limit, options.job, options.task));
   }
   for (int i = 0; i < options.num_fake_gpus; ++i) {
     set->Add(NewFakeGpuDevice(i, options.fake_gpu_memory_limit > 0

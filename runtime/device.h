@@ -121,10 +121,13 @@ TrackingAllocator* ProcessAllocator(const std::string& device_short_name,
 // Physical memory of the machine in bytes (0 if unknown).
 int64_t HostMemoryBytes();
 
-// /job:localhost/replica:0/task:0/device:CPU:<id> on the shared pool, with
-// the allocator ProcessAllocator("CPU:<id>", memory_limit) (0: the
-// machine's memory).
-std::unique_ptr<Device> NewCpuDevice(int id, int64_t memory_limit = 0);
+// /job:<job>/replica:0/task:<task>/device:CPU:<id> on the shared pool,
+// with the allocator ProcessAllocator("CPU:<id>", memory_limit) (0: the
+// machine's memory). A process serving one task of a cluster names its
+// devices with that task (distributed/worker_server.h).
+std::unique_ptr<Device> NewCpuDevice(int id, int64_t memory_limit = 0,
+                                     const std::string& job = "localhost",
+                                     int task = 0);
 // /job:localhost/replica:0/task:0/device:GPU:<id>, a test device of type
 // "GPU" computing on host memory (allocator ProcessAllocator("GPU:<id>"),
 // separate from any CPU's) with the CPU kernels on the shared pool.
@@ -142,6 +145,10 @@ class DeviceSet {
     int64_t fake_gpu_memory_limit = 0;
     // Bytes each CPU device may hold (0: the machine's physical memory).
     int64_t host_memory_limit = 0;
+    // The job and task in the CPU devices' names (a cluster's task; the
+    // fake GPUs stay /job:localhost: they are a single-process test device).
+    std::string job = "localhost";
+    int task = 0;
 
     // "CPU:1,GPU:4" read by compiler/placement_device.h's ParseDeviceCounts
     // (GPU means fake GPUs): the device sets of `dflow run --devices` and of

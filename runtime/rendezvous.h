@@ -69,7 +69,7 @@ class Rendezvous {
   Rendezvous& operator=(const Rendezvous&) = delete;
   // Pending receivers are called with a Cancelled error (on_abort is not:
   // its owner is going away).
-  ~Rendezvous();
+  virtual ~Rendezvous();
 
   // Leaves `value` under `key` and wakes its receiver if one waits (on
   // this thread, before Send returns). A key sent twice is
@@ -80,8 +80,10 @@ class Rendezvous {
   // Calls `done` with the value sent under `key`: at once if it is here,
   // else from the Send. A key received twice fails the second receiver
   // (FailedPrecondition naming the key); after an abort, `done` gets the
-  // abort status at once.
-  void RecvAsync(const std::string& key, DeadAwareCallback done);
+  // abort status at once. Virtual for receivers in other processes
+  // (distributed/remote_rendezvous.h fetches a key whose sender is another
+  // task's device from that task).
+  virtual void RecvAsync(const std::string& key, DeadAwareCallback done);
   // For receivers that never see dead values: a dead one arrives as an
   // empty tensor.
   void RecvAsync(const std::string& key, DoneCallback done);

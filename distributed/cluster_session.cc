@@ -1,0 +1,420 @@
+#include "distributed/cluster_session.h"
+
+#include <condition_variable>
+#include <iostream>
+#include <map>
+#include <mutex>
+#include <random>
+#include <set>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "compiler/optimization_stages.h"
+#include "compiler/partition.h"
+#include "compiler/placement_device.h"
+#include "compiler/placement_log.h"
+#include "compiler/placer.h"
+#include "compiler/prune.h"
+#include "distributed/grpc_logging.h"
+#include "distributed/grpc_status.h"
+#include "distributed/remote_devices.h"
+#include "distributed/worker_channels.h"
+#include "graph/graph.h"
+#include "graph/graph_def_import.h"
+#include "grpcpp/grpcpp.h"
+#include "proto/worker_service.grpc.pb.h"
+#include "runtime/device.h"
+#include "runtime/kernel_constant_evaluator.h"
+#include "runtime/placement_bridge.h"
+
+namespace dflow {
+namespace {
+
+// One task's share of a compiled signature.
+struct TaskGraph {
+  std::string task;    // "/job:worker/replica:0/task:1"
+  std::string handle;  // RegisterGraph's
+};
+
+struct Plan {
+  std::vector<std::string> feed_names;
+  std::vector<DataType> feed_types;
+  std::vector<TensorShape> feed_shapes;
+  int num_fetches = 0;
+  std::vector<TaskGraph> tasks;
+};
+
+// How long an error relayed from another task waits for that task's own
+// (the root cause) before the step is cancelled everywhere.
+constexpr auto kRelayGrace = std::chrono::seconds(2);
+
+// The run signature: what a plan is compiled for.
+std::string SignatureOf(const ClusterSession::FeedList& feeds,
+                        const std::vector<std::string>& fetches,
+                        const std::vector<std::string>& targets) {
+  std::vector<std::string> fed;
+  for (const auto& [name, unused] : feeds) fed.push_back(name);
+  return absl::StrCat(absl::StrJoin(fed, ","), "|", absl::StrJoin(fetches, ","),
+                      "|", absl::StrJoin(targets, ","));
+}
+
+}  // namespace
+
+struct ClusterSession::Impl {
+  ClusterSessionOptions options;
+  std::unique_ptr<WorkerChannels> channels;
+  std::vector<PlacementDevice> devices;
+  std::vector<std::string> device_names;
+  std::string target_task;  // "/job:worker/replica:0/task:0"
+  std::string host_device;  // its CPU:0: the feeds and fetches
+  // Evaluates constant subgraphs for constant folding in this process.
+  std::unique_ptr<Device> local_cpu;
+  Graph graph;
+
+  std::mutex mu;
+  std::map<std::string, std::shared_ptr<const Plan>> plans;  // mu
+  int64_t next_step = 0;                                     // mu
+  // Steps finished on every task, not yet told to each task.
+  std::map<std::string, std::vector<int64_t>> finished;  // mu
+
+  absl::StatusOr<std::shared_ptr<const Plan>> GetPlan(
+      const FeedList& feeds, const std::vector<std::string>& fetches,
+      const std::vector<std::string>& targets);
+  absl::StatusOr<std::shared_ptr<const Plan>> Compile(
+      const FeedList& feeds, const std::vector<std::string>& fetches,
+      const std::vector<std::string>& targets);
+};
+
+absl::StatusOr<std::unique_ptr<ClusterSession>> ClusterSession::Create(
+    const GraphDef& def, const ClusterSessionOptions& options) {
+  QuietGrpcLogsUnlessAsked();
+  auto impl = std::make_unique<Impl>();
+  impl->options = options;
+  const std::vector<ClusterTask> tasks = options.cluster.Tasks();
+  if (tasks.empty()) {
+    return absl::InvalidArgumentError("the cluster has no tasks");
+  }
+  std::string target = options.target;
+  if (absl::StartsWith(target, "grpc://")) target = target.substr(7);
+  if (target.empty()) target = tasks.front().address;
+  for (const ClusterTask& t : tasks) {
+    if (t.address == target) impl->target_task = t.Name();
+  }
+  if (impl->target_task.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the target ", options.target, " is not an address of the cluster ",
+        options.cluster.ToString()));
+  }
+  absl::StatusOr<std::vector<DeviceAttributesProto>> found =
+      DiscoverClusterDevices(options.cluster, options.connect_timeout);
+  if (!found.ok()) return found.status();
+  for (const DeviceAttributesProto& d : *found) {
+    absl::StatusOr<PlacementDevice> device =
+        PlacementDevice::FromName(d.name());
+    if (!device.ok()) return device.status();
+    // Type first (a GPU anywhere before a CPU), then the target task: what
+    // asks for nothing runs beside the feeds and fetches.
+    device->priority = 2 * DefaultDeviceTypePriority(device->type()) +
+                       (TaskOfDevice(d.name()) == impl->target_task ? 1 : 0);
+    impl->device_names.push_back(d.name());
+    impl->devices.push_back(*std::move(device));
+  }
+  impl->host_device = absl::StrCat(impl->target_task, "/device:CPU:0");
+  if (std::find(impl->device_names.begin(), impl->device_names.end(),
+                impl->host_device) == impl->device_names.end()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("the target task ", impl->target_task,
+                     " has no CPU:0 for the feeds and fetches"));
+  }
+  if (options.log_device_placement) {
+    std::cerr << "Cluster devices:\n    "
+              << absl::StrJoin(impl->device_names, "\n    ") << "\n"
+              << std::flush;
+  }
+  impl->channels = std::make_unique<WorkerChannels>(options.cluster);
+  impl->local_cpu = NewCpuDevice(0);
+  impl->next_step = static_cast<int64_t>(std::random_device()() >> 1) << 31;
+  if (absl::Status s = ImportGraphDef(def, ImportOptions(), &impl->graph);
+      !s.ok()) {
+    return s;
+  }
+  return std::unique_ptr<ClusterSession>(new ClusterSession(std::move(impl)));
+}
+
+ClusterSession::ClusterSession(std::unique_ptr<Impl> impl)
+    : impl_(std::move(impl)) {}
+
+ClusterSession::~ClusterSession() {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  for (const auto& [signature, plan] : impl_->plans) {
+    for (const TaskGraph& t : plan->tasks) {
+      absl::StatusOr<WorkerService::Stub*> stub =
+          impl_->channels->StubFor(t.task);
+      if (!stub.ok()) continue;
+      grpc::ClientContext context;
+      context.set_deadline(std::chrono::system_clock::now() +
+                           std::chrono::seconds(1));
+      CleanupGraphRequest request;
+      request.set_graph_handle(t.handle);
+      CleanupGraphResponse response;
+      (void)(*stub)->CleanupGraph(&context, request, &response);
+    }
+  }
+}
+
+const std::vector<std::string>& ClusterSession::device_names() const {
+  return impl_->device_names;
+}
+
+absl::StatusOr<std::shared_ptr<const Plan>> ClusterSession::Impl::GetPlan(
+    const FeedList& feeds, const std::vector<std::string>& fetches,
+    const std::vector<std::string>& targets) {
+  const std::string signature = SignatureOf(feeds, fetches, targets);
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    auto it = plans.find(signature);
+    if (it != plans.end()) return it->second;
+  }
+  absl::StatusOr<std::shared_ptr<const Plan>> plan =
+      Compile(feeds, fetches, targets);
+  if (!plan.ok()) return plan.status();
+  std::lock_guard<std::mutex> lock(mu);
+  return plans.emplace(signature, *plan).first->second;
+}
+
+absl::StatusOr<std::shared_ptr<const Plan>> ClusterSession::Impl::Compile(
+    const FeedList& feeds, const std::vector<std::string>& fetches,
+    const std::vector<std::string>& targets) {
+  auto plan = std::make_shared<Plan>();
+  PruneRequest request;
+  for (const auto& [name, tensor] : feeds) {
+    request.feeds.push_back(name);
+    request.feed_shape_hints.push_back(tensor.shape());
+  }
+  request.fetches = fetches;
+  request.targets = targets;
+  request.host_device = host_device;
+  absl::StatusOr<PrunedGraph> pruned = PruneGraph(graph, request);
+  if (!pruned.ok()) return pruned.status();
+  plan->feed_names = std::move(pruned->feed_names);
+  plan->feed_types = std::move(pruned->feed_types);
+  plan->feed_shapes = std::move(pruned->feed_shapes);
+  plan->num_fetches = static_cast<int>(fetches.size());
+  Graph& g = *pruned->graph;
+
+  const KernelConstantEvaluator evaluator(local_cpu.get());
+  const RegistryKernelQuery kernels;
+  OptimizationOptions optimization;
+  optimization.enabled = options.optimize_graph;
+  optimization.evaluator = &evaluator;
+  optimization.kernels = &kernels;
+  const absl::flat_hash_set<std::string> protected_nodes(targets.begin(),
+                                                         targets.end());
+  std::vector<PassSummary> passes;
+  if (absl::Status s = RunDeviceIndependentPasses(optimization, protected_nodes,
+                                                  &g, &passes);
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = CheckTransfersMatch(g); !s.ok()) return s;
+  PlacerOptions placer;
+  placer.allow_soft_placement = options.allow_soft_placement;
+  placer.pruned_subgraph = true;
+  absl::StatusOr<PlacementRecord> record =
+      PlaceGraph(&g, devices, kernels, placer);
+  if (!record.ok()) return record.status();
+  if (options.log_device_placement) {
+    std::cerr << FormatPlacementLog(*record) << std::flush;
+  }
+  PartitionOptions partition_options;
+  partition_options.kernels = &kernels;
+  absl::StatusOr<std::vector<DevicePartition>> partitions =
+      PartitionIntoGraphs(g, partition_options);
+  if (!partitions.ok()) return partitions.status();
+  std::map<std::string, RegisterGraphRequest> by_task;
+  for (const DevicePartition& partition : *partitions) {
+    partition.graph->ToGraphDef(
+        by_task[TaskOfDevice(partition.device)].add_partitions());
+  }
+  for (auto& [task, register_request] : by_task) {
+    absl::StatusOr<WorkerService::Stub*> stub = channels->StubFor(task);
+    if (!stub.ok()) return stub.status();
+    grpc::ClientContext context;
+    context.set_deadline(std::chrono::system_clock::now() +
+                         absl::ToChronoMicroseconds(options.connect_timeout));
+    RegisterGraphResponse response;
+    grpc::Status s =
+        (*stub)->RegisterGraph(&context, register_request, &response);
+    if (!s.ok()) {
+      return FromGrpcStatus(
+          s, absl::StrCat("registering the graph with task ", task, ": "));
+    }
+    plan->tasks.push_back({task, response.graph_handle()});
+  }
+  return std::shared_ptr<const Plan>(std::move(plan));
+}
+
+absl::Status ClusterSession::Run(const FeedList& feeds,
+                                 const std::vector<std::string>& fetches,
+                                 const std::vector<std::string>& targets,
+                                 std::vector<Tensor>* outputs) {
+  absl::StatusOr<std::shared_ptr<const Plan>> plan =
+      impl_->GetPlan(feeds, fetches, targets);
+  if (!plan.ok()) return plan.status();
+  for (size_t i = 0; i < feeds.size(); ++i) {
+    const Tensor& t = feeds[i].second;
+    const std::string& name = (*plan)->feed_names[i];
+    if (t.dtype() != (*plan)->feed_types[i]) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("feed '", name, "' is a ", DataTypeName(t.dtype()),
+                       " tensor but the graph expects ",
+                       DataTypeName((*plan)->feed_types[i])));
+    }
+    if (!(*plan)->feed_shapes[i].IsCompatibleWith(t.shape())) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "feed '", name, "' has shape ", t.shape().ToString(),
+          " but the graph declares ", (*plan)->feed_shapes[i].ToString()));
+    }
+  }
+  // One call per task, all at once; the first error cancels the others.
+  struct Call {
+    std::string task;
+    grpc::ClientContext context;
+    RunGraphRequest request;
+    RunGraphResponse response;
+    grpc::Status status;
+  };
+  struct Step {
+    std::mutex mu;
+    std::condition_variable cv;
+    int running = 0;
+    bool failed = false;
+    std::chrono::steady_clock::time_point cancel_at;
+  };
+  const std::vector<TaskGraph>& tasks = (*plan)->tasks;
+  std::vector<std::unique_ptr<Call>> calls;
+  int64_t step_id;
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    step_id = impl_->next_step++;
+    for (const TaskGraph& t : tasks) {
+      auto call = std::make_unique<Call>();
+      call->task = t.task;
+      call->request.set_graph_handle(t.handle);
+      call->request.set_step_id(step_id);
+      call->request.set_timeout_ms(impl_->options.step_timeout_ms);
+      std::vector<int64_t>& done = impl_->finished[t.task];
+      for (int64_t id : done) call->request.add_finished_step_ids(id);
+      done.clear();
+      if (t.task == impl_->target_task) {
+        for (const auto& [name, tensor] : feeds) {
+          tensor.ToProto(call->request.add_feeds());
+        }
+        call->request.set_num_fetches((*plan)->num_fetches);
+      }
+      calls.push_back(std::move(call));
+    }
+  }
+  auto step = std::make_shared<Step>();
+  step->running = static_cast<int>(calls.size());
+  // Every stub first: once a call is started, this function must wait for
+  // it.
+  std::vector<WorkerService::Stub*> stubs;
+  for (auto& call : calls) {
+    absl::StatusOr<WorkerService::Stub*> stub =
+        impl_->channels->StubFor(call->task);
+    if (!stub.ok()) return stub.status();
+    stubs.push_back(*stub);
+  }
+  for (size_t i = 0; i < calls.size(); ++i) {
+    Call* raw = calls[i].get();
+    if (impl_->options.step_timeout_ms > 0) {
+      // The task ends the step at the timeout itself; this bounds a task
+      // that stopped answering altogether.
+      raw->context.set_deadline(
+          std::chrono::system_clock::now() +
+          std::chrono::milliseconds(impl_->options.step_timeout_ms + 5000));
+    }
+    stubs[i]->async()->RunGraph(&raw->context, &raw->request, &raw->response,
+                                [raw, step](grpc::Status s) {
+                                  raw->status = s;
+                                  std::lock_guard<std::mutex> lock(step->mu);
+                                  if (!s.ok() && !step->failed) {
+                                    step->failed = true;
+                                    // An error relayed from another task leaves
+                                    // that task time to report its own (the
+                                    // root cause) before the rest is cancelled.
+                                    step->cancel_at =
+                                        s.error_details() == kRelayedError
+                                            ? std::chrono::steady_clock::now() +
+                                                  kRelayGrace
+                                            : std::chrono::steady_clock::now();
+                                  }
+                                  --step->running;
+                                  step->cv.notify_all();
+                                });
+  }
+  {
+    std::unique_lock<std::mutex> lock(step->mu);
+    bool cancelled = false;
+    while (step->running > 0) {
+      if (step->failed && !cancelled &&
+          std::chrono::steady_clock::now() >= step->cancel_at) {
+        // The first error ends the step on every task: cancel the calls
+        // still running (outside the lock: a callback may run inline).
+        cancelled = true;
+        lock.unlock();
+        for (auto& call : calls) call->context.TryCancel();
+        lock.lock();
+        continue;
+      }
+      step->cv.wait_for(lock, std::chrono::milliseconds(20));
+    }
+  }
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu);
+    for (const TaskGraph& t : tasks) impl_->finished[t.task].push_back(step_id);
+  }
+  // The root cause: an error that started on its task, before one relayed
+  // from another task, before a cancellation this master made.
+  auto rank = [](const grpc::Status& s) {
+    if (s.error_code() == grpc::StatusCode::CANCELLED) return 0;
+    return s.error_details() == kRelayedError ? 1 : 2;
+  };
+  const Call* failed = nullptr;
+  for (const auto& call : calls) {
+    if (call->status.ok()) continue;
+    if (failed == nullptr || rank(call->status) > rank(failed->status)) {
+      failed = call.get();
+    }
+  }
+  if (failed != nullptr) {
+    if (failed->status.error_code() == grpc::StatusCode::UNAVAILABLE) {
+      return absl::UnavailableError(
+          absl::StrCat("task ", failed->task, " failed during the step (",
+                       failed->status.error_message(), ")"));
+    }
+    return FromGrpcStatus(failed->status,
+                          absl::StrCat("task ", failed->task, ": "));
+  }
+  std::vector<Tensor> results;
+  for (const auto& call : calls) {
+    if (call->task != impl_->target_task) continue;
+    for (const TensorProto& proto : call->response.fetches()) {
+      absl::StatusOr<Tensor> t = Tensor::FromProto(proto);
+      if (!t.ok()) return t.status();
+      results.push_back(*std::move(t));
+    }
+  }
+  if (static_cast<int>(results.size()) != (*plan)->num_fetches) {
+    return absl::InternalError(absl::StrCat("the target task returned ",
+                                            results.size(), " fetches for ",
+                                            (*plan)->num_fetches));
+  }
+  if (outputs != nullptr) *outputs = std::move(results);
+  return absl::OkStatus();
+}
+
+}  // namespace dflow

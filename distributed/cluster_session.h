@@ -1,0 +1,82 @@
+// A session whose devices are a running cluster's (TensorFlow's
+// `tf.compat.v1.Session("grpc://...")` with a ClusterSpec): this process is
+// the master. Per run signature it prunes the graph, runs the
+// device-independent passes, places it over every task's devices (found
+// with GetStatus), partitions it per device with _Send/_Recv on every
+// cross-device edge, and registers each task's partitions with it
+// (RegisterGraph). Each step then runs every task's partitions at once
+// (RunGraph, one step id for all), tensors crossing tasks are pulled by
+// their receivers (RecvTensor), feeds go to and fetches come from the
+// target task (where the _Arg and _Retval nodes sit, on its CPU:0). The
+// first error of any task ends the step on every other (their RunGraph
+// calls are cancelled) and is returned as the task reported it: naming the
+// node, its op and the task.
+//
+// Variables live in the tasks that hold them: a variable initialized in
+// one step keeps its value for the next, and for other sessions of the
+// same cluster, as in TensorFlow.
+#ifndef DFLOW_DISTRIBUTED_CLUSTER_SESSION_H_
+#define DFLOW_DISTRIBUTED_CLUSTER_SESSION_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "distributed/cluster_spec.h"
+#include "graph/tensor.h"
+#include "proto/graph.pb.h"
+
+namespace dflow {
+
+struct ClusterSessionOptions {
+  ClusterSpec cluster;
+  // The master's task, "grpc://host:port" or "host:port": where feeds and
+  // fetches live and where nodes asking for no device go. Default: the
+  // cluster's first task.
+  std::string target;
+  bool allow_soft_placement = false;
+  // Prints the cluster's devices when the session is created, then each
+  // compiled signature's placement (to stderr).
+  bool log_device_placement = false;
+  // The compiler's optional passes (before placement only: the tasks run
+  // their partitions as the master made them).
+  bool optimize_graph = true;
+  // How long discovery may wait for each task.
+  absl::Duration connect_timeout = absl::Seconds(10);
+  // Every step fails with DeadlineExceeded after this long (0: no limit).
+  int64_t step_timeout_ms = 0;
+};
+
+class ClusterSession {
+ public:
+  using FeedList = std::vector<std::pair<std::string, Tensor>>;
+
+  // Discovers the cluster's devices. Errors name an unreachable task.
+  static absl::StatusOr<std::unique_ptr<ClusterSession>> Create(
+      const GraphDef& def, const ClusterSessionOptions& options);
+  // Releases the graphs registered with the tasks (CleanupGraph).
+  ~ClusterSession();
+
+  // As Session::Run: feeds "node[:k]", fetches tensor names, targets node
+  // names.
+  absl::Status Run(const FeedList& feeds,
+                   const std::vector<std::string>& fetches,
+                   const std::vector<std::string>& targets,
+                   std::vector<Tensor>* outputs);
+
+  // Every device of the cluster, task by task.
+  const std::vector<std::string>& device_names() const;
+
+ private:
+  struct Impl;
+  explicit ClusterSession(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace dflow
+
+#endif  // DFLOW_DISTRIBUTED_CLUSTER_SESSION_H_

@@ -1,0 +1,74 @@
+#include "distributed/remote_rendezvous.h"
+
+#include <memory>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "distributed/grpc_status.h"
+#include "grpcpp/grpcpp.h"
+
+namespace dflow {
+
+RemoteRendezvous::RemoteRendezvous(std::string local_task, int64_t step_id,
+                                   WorkerChannels* channels)
+    : local_task_(std::move(local_task)),
+      step_id_(step_id),
+      channels_(channels) {}
+
+void RemoteRendezvous::RecvAsync(const std::string& key,
+                                 DeadAwareCallback done) {
+  // The key starts with the sending device's name (compiler/partition.h).
+  const std::string sender = TaskOfDevice(key.substr(0, key.find(';')));
+  if (sender.empty() || sender == local_task_) {
+    Rendezvous::RecvAsync(key, std::move(done));
+    return;
+  }
+  if (aborted()) {
+    done(status(), Tensor(), false);
+    return;
+  }
+  absl::StatusOr<WorkerService::Stub*> stub = channels_->StubFor(sender);
+  if (!stub.ok()) {
+    done(stub.status(), Tensor(), false);
+    return;
+  }
+  // Lives until the call's callback ran.
+  struct Call {
+    grpc::ClientContext context;
+    RecvTensorRequest request;
+    RecvTensorResponse response;
+  };
+  auto call = std::make_shared<Call>();
+  call->request.set_step_id(step_id_);
+  call->request.set_rendezvous_key(key);
+  if (deadline_ != absl::InfiniteFuture()) {
+    call->context.set_deadline(absl::ToChronoTime(deadline_));
+  }
+  (*stub)->async()->RecvTensor(
+      &call->context, &call->request, &call->response,
+      [this, call, sender, key, done = std::move(done)](grpc::Status s) {
+        if (!s.ok()) {
+          remote_failed_.store(true, std::memory_order_release);
+          done(FromGrpcStatus(s, absl::StrCat("receiving '", key, "' from ",
+                                              sender, ": ")),
+               Tensor(), false);
+          return;
+        }
+        if (call->response.is_dead()) {
+          done(absl::OkStatus(), Tensor(), true);
+          return;
+        }
+        absl::StatusOr<Tensor> value =
+            Tensor::FromProto(call->response.tensor());
+        if (!value.ok()) {
+          done(absl::DataLossError(absl::StrCat(
+                   "the value of '", key, "' from ", sender,
+                   " is not a valid tensor: ", value.status().message())),
+               Tensor(), false);
+          return;
+        }
+        done(absl::OkStatus(), *value, false);
+      });
+}
+
+}  // namespace dflow

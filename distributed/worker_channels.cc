@@ -1,0 +1,48 @@
+#include "distributed/worker_channels.h"
+
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "grpcpp/grpcpp.h"
+
+namespace dflow {
+
+WorkerChannels::WorkerChannels(ClusterSpec cluster)
+    : cluster_(std::move(cluster)) {}
+
+absl::StatusOr<WorkerService::Stub*> WorkerChannels::StubFor(
+    const std::string& task_name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = stubs_.find(task_name);
+  if (it != stubs_.end()) return it->second.get();
+  std::vector<std::string> names;
+  for (const ClusterTask& task : cluster_.Tasks()) {
+    if (task.Name() != task_name) {
+      names.push_back(task.Name());
+      continue;
+    }
+    grpc::ChannelArguments args;
+    args.SetMaxReceiveMessageSize(kMaxMessageBytes);
+    args.SetMaxSendMessageSize(kMaxMessageBytes);
+    auto stub = WorkerService::NewStub(grpc::CreateCustomChannel(
+        task.address, grpc::InsecureChannelCredentials(), args));
+    WorkerService::Stub* raw = stub.get();
+    stubs_.emplace(task_name, std::move(stub));
+    return raw;
+  }
+  return absl::NotFoundError(absl::StrCat("the cluster has no task ", task_name,
+                                          "; it has ",
+                                          absl::StrJoin(names, ", ")));
+}
+
+std::string TaskOfDevice(const std::string& device_name) {
+  const size_t start = device_name.find("/job:");
+  if (start == std::string::npos) return "";
+  const size_t end = device_name.find("/device:", start);
+  return device_name.substr(
+      start, end == std::string::npos ? std::string::npos : end - start);
+}
+
+}  // namespace dflow

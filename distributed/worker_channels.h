@@ -1,0 +1,44 @@
+// gRPC stubs to the tasks of a cluster, made on first use and shared: one
+// HTTP/2 connection per task however many calls go to it.
+#ifndef DFLOW_DISTRIBUTED_WORKER_CHANNELS_H_
+#define DFLOW_DISTRIBUTED_WORKER_CHANNELS_H_
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "distributed/cluster_spec.h"
+#include "proto/worker_service.grpc.pb.h"
+
+namespace dflow {
+
+class WorkerChannels {
+ public:
+  explicit WorkerChannels(ClusterSpec cluster);
+
+  // The stub of the task named "/job:J/replica:0/task:N" (a device name's
+  // prefix); NotFound naming the cluster's tasks if it has no such task.
+  absl::StatusOr<WorkerService::Stub*> StubFor(const std::string& task_name);
+
+  const ClusterSpec& cluster() const { return cluster_; }
+
+ private:
+  const ClusterSpec cluster_;
+  std::mutex mu_;
+  std::map<std::string, std::unique_ptr<WorkerService::Stub>> stubs_;  // mu_
+};
+
+// The task prefix of a device name ("/job:ps/replica:0/task:0" of
+// "/job:ps/replica:0/task:0/device:CPU:0"); empty if it names no task.
+std::string TaskOfDevice(const std::string& device_name);
+
+// Gives gRPC calls carrying tensors room for big ones: gRPC's default
+// receive limit is 4 MB, a layer's weights are often more. This many bytes
+// (2 GB, protobuf's own limit for one message).
+inline constexpr int kMaxMessageBytes = 2047 * 1024 * 1024;
+
+}  // namespace dflow
+
+#endif  // DFLOW_DISTRIBUTED_WORKER_CHANNELS_H_

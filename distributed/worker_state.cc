@@ -1,0 +1,195 @@
+#include "distributed/worker_state.h"
+
+#include <condition_variable>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "graph/graph.h"
+#include "graph/graph_def_import.h"
+#include "runtime/call_frame.h"
+#include "runtime/kernel_registry.h"
+
+namespace dflow {
+
+struct WorkerState::Graph {
+  std::vector<std::unique_ptr<Executor>> partitions;
+};
+
+WorkerState::WorkerState(std::string task_name, ClusterSpec cluster,
+                         std::unique_ptr<DeviceSet> devices)
+    : task_name_(std::move(task_name)),
+      channels_(std::move(cluster)),
+      devices_(std::move(devices)) {}
+
+WorkerState::~WorkerState() = default;
+
+absl::StatusOr<std::shared_ptr<OpKernel>> WorkerState::KernelFor(
+    const Node& node, Device* device) {
+  // As a session does: internal nodes (_Arg, _Retval, _Send, _Recv) belong
+  // to their graph; other stateful kernels are shared by name.
+  const bool shared = node.IsStateful() && node.name()[0] != '_';
+  if (shared) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = stateful_kernels_.find(node.name());
+    if (it != stateful_kernels_.end()) return it->second;
+  }
+  absl::StatusOr<std::unique_ptr<OpKernel>> kernel =
+      KernelRegistry::Global()->CreateKernel(node, device);
+  if (!kernel.ok()) return kernel.status();
+  std::shared_ptr<OpKernel> result = *std::move(kernel);
+  if (shared) {
+    std::lock_guard<std::mutex> lock(mu_);
+    return stateful_kernels_.emplace(node.name(), result).first->second;
+  }
+  return result;
+}
+
+absl::StatusOr<std::string> WorkerState::RegisterGraph(
+    const std::vector<GraphDef>& partitions) {
+  auto graph = std::make_shared<Graph>();
+  for (const GraphDef& def : partitions) {
+    if (def.node_size() == 0) continue;
+    const std::string& device_name = def.node(0).device();
+    Device* device = devices_->Find(device_name);
+    if (device == nullptr) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "a partition for device '", device_name, "' was sent to task ",
+          task_name_, ", which does not have it"));
+    }
+    for (const NodeDef& node : def.node()) {
+      if (node.device() != device_name) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "node '", node.name(), "' (", node.op(), ") of the partition for ",
+            device_name, " asks for '", node.device(),
+            "': a partition's nodes must all be on its device"));
+      }
+    }
+    dflow::Graph part;
+    if (absl::Status s = ImportGraphDef(def, ImportOptions(), &part); !s.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("the partition for ", device_name, ": ", s.message()));
+    }
+    absl::StatusOr<std::unique_ptr<Executor>> executor = Executor::Create(
+        part, device,
+        [this](const Node& node, Device* d) { return KernelFor(node, d); });
+    if (!executor.ok()) return executor.status();
+    graph->partitions.push_back(*std::move(executor));
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  const std::string handle = absl::StrCat("graph_", next_handle_++);
+  graphs_[handle] = std::move(graph);
+  return handle;
+}
+
+std::shared_ptr<RemoteRendezvous> WorkerState::StepRendezvous(int64_t step_id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::shared_ptr<RemoteRendezvous>& step = steps_[step_id];
+  if (step == nullptr) {
+    step = std::make_shared<RemoteRendezvous>(task_name_, step_id, &channels_);
+  }
+  return step;
+}
+
+absl::StatusOr<std::vector<Tensor>> WorkerState::RunGraph(
+    const std::string& handle, int64_t step_id, std::vector<Tensor> feeds,
+    int num_fetches, absl::Time deadline,
+    const std::function<bool()>& cancelled, bool* relayed) {
+  *relayed = false;
+  std::shared_ptr<Graph> graph;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = graphs_.find(handle);
+    if (it == graphs_.end()) {
+      return absl::NotFoundError(absl::StrCat(
+          "task ", task_name_, " has no graph '", handle,
+          "' (never registered, or cleaned up; a restarted task forgets "
+          "its graphs)"));
+    }
+    graph = it->second;
+  }
+  std::shared_ptr<RemoteRendezvous> rendezvous = StepRendezvous(step_id);
+  rendezvous->set_deadline(deadline);
+  // What the partitions share, alive until their last kernel returned.
+  struct Step {
+    std::mutex mu;
+    std::condition_variable cv;
+    int running = 0;
+    CallFrame frame;
+    Step(std::vector<Tensor> feeds, int num_fetches)
+        : frame(std::move(feeds), num_fetches) {}
+  };
+  auto step = std::make_shared<Step>(std::move(feeds), num_fetches);
+  step->running = static_cast<int>(graph->partitions.size());
+  Executor::Args args;
+  args.step_id = step_id;
+  args.variables = variables_.get();
+  args.call_frame = &step->frame;
+  args.rendezvous = rendezvous.get();
+  args.deadline = deadline;
+  args.keep_alive = std::make_shared<
+      std::tuple<std::shared_ptr<Step>, std::shared_ptr<RemoteRendezvous>,
+                 std::shared_ptr<Graph>, std::shared_ptr<VariableStore>>>(
+      step, rendezvous, graph, variables_);
+  args.start_time = absl::Now();
+  for (auto& partition : graph->partitions) {
+    partition->RunAsync(
+        args,
+        [step, rendezvous](absl::Status s) {
+          if (!s.ok()) rendezvous->StartAbort(s);
+          std::lock_guard<std::mutex> lock(step->mu);
+          if (--step->running == 0) step->cv.notify_all();
+        },
+        Executor::StartOn::kPool);
+  }
+  {
+    std::unique_lock<std::mutex> lock(step->mu);
+    while (step->running > 0 && !rendezvous->aborted()) {
+      step->cv.wait_for(lock, std::chrono::milliseconds(10));
+      if (step->running == 0) break;
+      if (cancelled()) {
+        lock.unlock();
+        rendezvous->StartAbort(absl::CancelledError(
+            absl::StrCat("the master cancelled the step on task ", task_name_,
+                         " (another task failed, or the caller gave up)")));
+        lock.lock();
+        break;
+      }
+      if (absl::Now() >= deadline) {
+        lock.unlock();
+        rendezvous->StartAbort(absl::DeadlineExceededError(
+            absl::StrCat("the step did not finish on task ", task_name_,
+                         " within its timeout")));
+        lock.lock();
+        break;
+      }
+    }
+  }
+  if (rendezvous->aborted()) {
+    *relayed = rendezvous->remote_receive_failed();
+    return rendezvous->status();
+  }
+  std::vector<Tensor> fetches;
+  if (absl::Status s = step->frame.TakeRetvals(&fetches); !s.ok()) return s;
+  return fetches;
+}
+
+void WorkerState::RecvTensor(int64_t step_id, const std::string& key,
+                             Rendezvous::DeadAwareCallback done) {
+  StepRendezvous(step_id)->LocalRecvAsync(key, std::move(done));
+}
+
+void WorkerState::ForgetSteps(const std::vector<int64_t>& step_ids) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (int64_t id : step_ids) steps_.erase(id);
+}
+
+absl::Status WorkerState::CleanupGraph(const std::string& handle) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (graphs_.erase(handle) == 0) {
+    return absl::NotFoundError(
+        absl::StrCat("task ", task_name_, " has no graph '", handle, "'"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace dflow

@@ -1,0 +1,84 @@
+// What a task of a cluster holds for its master: its devices, its
+// variables, the graphs registered with it and the steps in flight; the
+// methods of its WorkerService (distributed/worker_server.h) without the
+// gRPC around them.
+#ifndef DFLOW_DISTRIBUTED_WORKER_STATE_H_
+#define DFLOW_DISTRIBUTED_WORKER_STATE_H_
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "distributed/remote_rendezvous.h"
+#include "distributed/worker_channels.h"
+#include "proto/graph.pb.h"
+#include "runtime/device.h"
+#include "runtime/executor.h"
+#include "runtime/variables.h"
+
+namespace dflow {
+
+class WorkerState {
+ public:
+  WorkerState(std::string task_name, ClusterSpec cluster,
+              std::unique_ptr<DeviceSet> devices);
+  ~WorkerState();
+
+  const DeviceSet& devices() const { return *devices_; }
+
+  // Builds an executor for each partition (every node of one on the device
+  // its nodes name, which must be this task's). InvalidArgument naming the
+  // partition's device or its node otherwise.
+  absl::StatusOr<std::string> RegisterGraph(
+      const std::vector<GraphDef>& partitions);
+
+  // Runs graph `handle`'s partitions for step `step_id` with `feeds` for
+  // their _Arg nodes, returning the values of their `num_fetches` _Retval
+  // nodes. `cancelled` is polled: when it turns true the step is aborted
+  // here. Errors name the node. `*relayed` is set when the error came from
+  // another task (a value that task was to send failed).
+  absl::StatusOr<std::vector<Tensor>> RunGraph(
+      const std::string& handle, int64_t step_id, std::vector<Tensor> feeds,
+      int num_fetches, absl::Time deadline,
+      const std::function<bool()>& cancelled, bool* relayed);
+
+  // Waits for the value this task's step `step_id` sent under `key` (the
+  // step may not have started here yet), until `deadline` or `cancelled`.
+  void RecvTensor(int64_t step_id, const std::string& key,
+                  Rendezvous::DeadAwareCallback done);
+
+  // The steps every task finished: no transfer of theirs is pending.
+  void ForgetSteps(const std::vector<int64_t>& step_ids);
+
+  absl::Status CleanupGraph(const std::string& handle);
+
+ private:
+  struct Graph;
+  std::shared_ptr<RemoteRendezvous> StepRendezvous(int64_t step_id);
+  absl::StatusOr<std::shared_ptr<OpKernel>> KernelFor(const Node& node,
+                                                      Device* device);
+
+  const std::string task_name_;
+  WorkerChannels channels_;
+  std::unique_ptr<DeviceSet> devices_;
+  std::shared_ptr<VariableStore> variables_ = std::make_shared<VariableStore>();
+
+  std::mutex mu_;
+  std::map<std::string, std::shared_ptr<Graph>> graphs_;        // mu_
+  std::map<int64_t, std::shared_ptr<RemoteRendezvous>> steps_;  // mu_
+  // Stateful kernels (variables, queues) by node name, shared by every
+  // graph registered here, as a session shares them across its plans.
+  std::map<std::string, std::shared_ptr<OpKernel>> stateful_kernels_;  // mu_
+  int64_t next_handle_ = 0;                                            // mu_
+};
+
+}  // namespace dflow
+
+#endif  // DFLOW_DISTRIBUTED_WORKER_STATE_H_
