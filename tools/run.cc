@@ -31,6 +31,7 @@
 #include "runtime/session.h"
 #include "runtime/thread_pool.h"
 #include "tools/cli_args.h"
+#include "tools/run_cluster.h"
 #include "tools/tensor_summary.h"
 #include "tools/timeline.h"
 
@@ -313,7 +314,13 @@ int RunRun(const std::vector<std::string>& args, std::ostream& out,
         true},
        {"disable_pass",
         "NAME: skip one compiler pass (constant_folding, cse, ...; an "
-        "unknown name lists them); repeatable"}});
+        "unknown name lists them); repeatable"},
+       {"cluster",
+        "SPEC: run on this running cluster (job=host:port,...; see dflow "
+        "worker): the graph names its tasks' devices"},
+       {"master",
+        "with --cluster: the task holding the feeds and fetches, "
+        "grpc://host:port (default: the cluster's first task)"}});
   if (std::optional<int> done = cli.ParseVerb(args, kUsage, out, err)) {
     return *done;
   }
@@ -416,6 +423,24 @@ int RunRun(const std::vector<std::string>& args, std::ostream& out,
       return 1;
     }
     feed_values.push_back(*std::move(value));
+  }
+
+  if (cli.Has("cluster")) {
+    for (const std::string& flag : FlagsNotForClusters()) {
+      if (cli.Has(flag)) {
+        err << "dflow run: --" << flag << " does not work with --cluster yet\n";
+        return 2;
+      }
+    }
+    std::vector<std::pair<std::string, Tensor>> cluster_feeds;
+    for (size_t i = 0; i < feeds.size(); ++i) {
+      cluster_feeds.emplace_back(feeds[i].name, feed_values[i]);
+    }
+    return RunOnCluster(cli, cluster_feeds, steps, out, err);
+  }
+  if (cli.Has("master")) {
+    err << "dflow run: --master goes with --cluster\n";
+    return 2;
   }
 
   // What the steps run: a session, its graph, feeds by tensor name and

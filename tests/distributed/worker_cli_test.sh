@@ -24,7 +24,7 @@ start() {  # job task devices max_seconds -> log file tmp/<job><task>.log
 }
 start worker 0 CPU:1 60
 start worker 1 CPU:2 60
-start ps 0 CPU:1 3
+start ps 0 CPU:1 8
 for log in worker0 worker1 ps0; do
   for _ in $(seq 100); do
     grep -q "serving" "$tmp/$log.log" 2>/dev/null && break
@@ -47,6 +47,18 @@ PB
 grep -q "^b: (Neg): /job:worker/replica:0/task:1/device:CPU:1$" "$tmp/place.out" ||
   fail "placement: $(cat "$tmp/place.out")"
 
+# The graph runs on the cluster: a on ps, b on worker 1, fetched on the
+# master (worker 0).
+"$dflow" run --graph "$tmp/g.pbtxt" --cluster "$cluster" --fetch b --steps 2 \
+  >"$tmp/run.out" 2>&1 || fail "run: $(cat "$tmp/run.out")"
+grep -q "values: -1$" "$tmp/run.out" || fail "run values: $(cat "$tmp/run.out")"
+grep -q "on the cluster .* (4 devices)" "$tmp/run.out" || fail "run header: $(cat "$tmp/run.out")"
+if "$dflow" run --graph "$tmp/g.pbtxt" --cluster "$cluster" --fetch b \
+    --devices CPU:2 >"$tmp/run2.out" 2>&1; then
+  fail "--devices with --cluster was accepted"
+fi
+grep -q "does not work with --cluster" "$tmp/run2.out" || fail "$(cat "$tmp/run2.out")"
+
 # A second server for worker 0: its port is taken.
 if "$dflow" worker --cluster "$cluster" --job worker --task 0 \
     --max_seconds 5 >"$tmp/clash.log" 2>&1; then
@@ -59,7 +71,7 @@ grep -q "task /job:worker/replica:0/task:0 cannot listen on 127.0.0.1:${ports[0]
 kill -TERM "${pids[1]}"
 wait "${pids[1]}" || fail "worker 1 exited with $?"
 grep -q "task:1 stopped" "$tmp/worker1.log" || fail "no stop line"
-# The ps task ends after its 3 seconds by itself.
+# The ps task ends after its 8 seconds by itself.
 wait "${pids[2]}" || fail "ps exited with $?"
 grep -q "ps/replica:0/task:0 stopped" "$tmp/ps0.log" || fail "ps did not stop"
 # Worker 1 is gone: placing now fails naming it, within the timeout.
