@@ -19,7 +19,9 @@
 #include "graph/gradients/gradients.h"
 #include "graph/ops/ops.h"
 #include "graph/scope.h"
+#include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
+#include "proto/worker_service.grpc.pb.h"
 #include "runtime/session.h"
 
 namespace dflow {
@@ -220,6 +222,43 @@ TEST_F(ClusterSessionTest, BadOptionsAndFeeds) {
   absl::Status s = session->Run({{"x", ints}, {"y", Matrix({0, 0}, 1, 2)}},
                                 {"loss"}, {}, nullptr);
   EXPECT_THAT(s.message(), HasSubstr("feed 'x' is a int32 tensor"));
+}
+
+TEST_F(ClusterSessionTest, UnknownGraphHandlesAndBadPartitionsAreRejected) {
+  auto stub = WorkerService::NewStub(grpc::CreateChannel(
+      cluster_.Tasks()[0].address, grpc::InsecureChannelCredentials()));
+  {
+    grpc::ClientContext context;
+    RunGraphRequest request;
+    request.set_graph_handle("graph_999");
+    RunGraphResponse response;
+    grpc::Status s = stub->RunGraph(&context, request, &response);
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::NOT_FOUND);
+    EXPECT_THAT(s.error_message(), HasSubstr("has no graph 'graph_999'"));
+  }
+  {
+    grpc::ClientContext context;
+    CleanupGraphRequest request;
+    request.set_graph_handle("nope");
+    CleanupGraphResponse response;
+    EXPECT_EQ(stub->CleanupGraph(&context, request, &response).error_code(),
+              grpc::StatusCode::NOT_FOUND);
+  }
+  {
+    // A partition for a device this task does not have.
+    grpc::ClientContext context;
+    RegisterGraphRequest request;
+    NodeDef* node = request.add_partitions()->add_node();
+    node->set_name("n");
+    node->set_op("NoOp");
+    node->set_device("/job:ps/replica:0/task:0/device:CPU:0");
+    RegisterGraphResponse response;
+    grpc::Status s = stub->RegisterGraph(&context, request, &response);
+    EXPECT_EQ(s.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+    EXPECT_THAT(s.error_message(),
+                HasSubstr("was sent to task /job:worker/replica:0/task:0, "
+                          "which does not have it"));
+  }
 }
 
 }  // namespace
