@@ -28,6 +28,7 @@
 #include "runtime/device.h"
 #include "runtime/kernel_constant_evaluator.h"
 #include "runtime/placement_bridge.h"
+#include "runtime/session.h"
 
 namespace dflow {
 namespace {
@@ -264,18 +265,11 @@ absl::Status ClusterSession::Run(const FeedList& feeds,
       impl_->GetPlan(feeds, fetches, targets);
   if (!plan.ok()) return plan.status();
   for (size_t i = 0; i < feeds.size(); ++i) {
-    const Tensor& t = feeds[i].second;
-    const std::string& name = (*plan)->feed_names[i];
-    if (t.dtype() != (*plan)->feed_types[i]) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("feed '", name, "' is a ", DataTypeName(t.dtype()),
-                       " tensor but the graph expects ",
-                       DataTypeName((*plan)->feed_types[i])));
-    }
-    if (!(*plan)->feed_shapes[i].IsCompatibleWith(t.shape())) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "feed '", name, "' has shape ", t.shape().ToString(),
-          " but the graph declares ", (*plan)->feed_shapes[i].ToString()));
+    if (absl::Status s =
+            CheckFeedValue((*plan)->feed_names[i], feeds[i].second,
+                           (*plan)->feed_types[i], (*plan)->feed_shapes[i]);
+        !s.ok()) {
+      return s;
     }
   }
   // One call per task, all at once; the first error cancels the others.

@@ -7,7 +7,6 @@
 #include "graph/graph.h"
 #include "graph/graph_def_import.h"
 #include "runtime/call_frame.h"
-#include "runtime/kernel_registry.h"
 
 namespace dflow {
 
@@ -22,27 +21,6 @@ WorkerState::WorkerState(std::string task_name, ClusterSpec cluster,
       devices_(std::move(devices)) {}
 
 WorkerState::~WorkerState() = default;
-
-absl::StatusOr<std::shared_ptr<OpKernel>> WorkerState::KernelFor(
-    const Node& node, Device* device) {
-  // As a session does: internal nodes (_Arg, _Retval, _Send, _Recv) belong
-  // to their graph; other stateful kernels are shared by name.
-  const bool shared = node.IsStateful() && node.name()[0] != '_';
-  if (shared) {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = stateful_kernels_.find(node.name());
-    if (it != stateful_kernels_.end()) return it->second;
-  }
-  absl::StatusOr<std::unique_ptr<OpKernel>> kernel =
-      KernelRegistry::Global()->CreateKernel(node, device);
-  if (!kernel.ok()) return kernel.status();
-  std::shared_ptr<OpKernel> result = *std::move(kernel);
-  if (shared) {
-    std::lock_guard<std::mutex> lock(mu_);
-    return stateful_kernels_.emplace(node.name(), result).first->second;
-  }
-  return result;
-}
 
 absl::StatusOr<std::string> WorkerState::RegisterGraph(
     const std::vector<GraphDef>& partitions) {
@@ -69,9 +47,10 @@ absl::StatusOr<std::string> WorkerState::RegisterGraph(
       return absl::InvalidArgumentError(
           absl::StrCat("the partition for ", device_name, ": ", s.message()));
     }
-    absl::StatusOr<std::unique_ptr<Executor>> executor = Executor::Create(
-        part, device,
-        [this](const Node& node, Device* d) { return KernelFor(node, d); });
+    absl::StatusOr<std::unique_ptr<Executor>> executor =
+        Executor::Create(part, device, [this](const Node& node, Device* d) {
+          return kernels_.KernelFor(node, d);
+        });
     if (!executor.ok()) return executor.status();
     graph->partitions.push_back(*std::move(executor));
   }

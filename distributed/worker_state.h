@@ -21,6 +21,7 @@
 #include "proto/graph.pb.h"
 #include "runtime/device.h"
 #include "runtime/executor.h"
+#include "runtime/shared_kernels.h"
 #include "runtime/variables.h"
 
 namespace dflow {
@@ -62,21 +63,19 @@ class WorkerState {
  private:
   struct Graph;
   std::shared_ptr<RemoteRendezvous> StepRendezvous(int64_t step_id);
-  absl::StatusOr<std::shared_ptr<OpKernel>> KernelFor(const Node& node,
-                                                      Device* device);
 
   const std::string task_name_;
   WorkerChannels channels_;
   std::unique_ptr<DeviceSet> devices_;
   std::shared_ptr<VariableStore> variables_ = std::make_shared<VariableStore>();
+  // Stateful kernels shared by every graph registered here, as a session
+  // shares them across its plans.
+  SharedKernels kernels_;
 
   std::mutex mu_;
   std::map<std::string, std::shared_ptr<Graph>> graphs_;        // mu_
   std::map<int64_t, std::shared_ptr<RemoteRendezvous>> steps_;  // mu_
-  // Stateful kernels (variables, queues) by node name, shared by every
-  // graph registered here, as a session shares them across its plans.
-  std::map<std::string, std::shared_ptr<OpKernel>> stateful_kernels_;  // mu_
-  int64_t next_handle_ = 0;                                            // mu_
+  int64_t next_handle_ = 0;                                     // mu_
 };
 
 }  // namespace dflow

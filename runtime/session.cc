@@ -34,6 +34,7 @@
 #include "runtime/kernel_constant_evaluator.h"
 #include "runtime/placement_bridge.h"
 #include "runtime/rendezvous.h"
+#include "runtime/shared_kernels.h"
 
 namespace dflow {
 
@@ -113,11 +114,9 @@ struct Session::Impl {
   // Numbers the run signatures dumped under dump_passes_dir.
   std::atomic<int> next_dump_signature{0};
   // One kernel per stateful user node, shared by every plan.
-  std::mutex kernels_mu;
-  absl::flat_hash_map<std::string, std::shared_ptr<OpKernel>> stateful_kernels;
+  // Stateful kernels (variables, queues) shared by every plan.
+  SharedKernels shared_kernels;
 
-  absl::StatusOr<std::shared_ptr<OpKernel>> KernelFor(const Node& node,
-                                                      Device* device);
   // Assigns every node of a plan's graph a device (and logs it when asked).
   absl::StatusOr<PlacementRecord> Place(Graph* graph);
   absl::StatusOr<std::shared_ptr<const Plan>> GetPlan(
@@ -257,7 +256,7 @@ absl::Status Session::Impl::BuildExecutors(
   // without its _Send would wait forever in a partitioned step.
   if (absl::Status s = CheckTransfersMatch(*graph); !s.ok()) return s;
   auto kernel_for = [this](const Node& node, Device* device) {
-    return KernelFor(node, device);
+    return shared_kernels.KernelFor(node, device);
   };
   std::set<std::string> used;
   for (const Node* n : graph->nodes()) {
@@ -507,28 +506,6 @@ absl::StatusOr<PlacementRecord> Session::Impl::Place(Graph* graph) {
   return record;
 }
 
-absl::StatusOr<std::shared_ptr<OpKernel>> Session::Impl::KernelFor(
-    const Node& node, Device* device) {
-  // Internal nodes (_Arg, _Retval) are plan-specific even though stateful.
-  const bool shared = node.IsStateful() && node.name()[0] != '_';
-  if (shared) {
-    std::lock_guard<std::mutex> lock(kernels_mu);
-    auto it = stateful_kernels.find(node.name());
-    if (it != stateful_kernels.end()) return it->second;
-  }
-  absl::StatusOr<std::unique_ptr<OpKernel>> kernel =
-      KernelRegistry::Global()->CreateKernel(node, device);
-  if (!kernel.ok()) return kernel.status();
-  std::shared_ptr<OpKernel> result = *std::move(kernel);
-  if (shared) {
-    std::lock_guard<std::mutex> lock(kernels_mu);
-    // A concurrent compile may have made one first: use that one.
-    auto [it, inserted] = stateful_kernels.emplace(node.name(), result);
-    return it->second;
-  }
-  return result;
-}
-
 OptimizationOptions OptimizationOptionsOf(const SessionOptions& options) {
   OptimizationOptions optimization;
   optimization.enabled = options.optimize_graph;
@@ -539,6 +516,21 @@ OptimizationOptions OptimizationOptionsOf(const SessionOptions& options) {
   optimization.constant_folding.max_constant_bytes =
       options.constant_folding_max_bytes;
   return optimization;
+}
+
+absl::Status CheckFeedValue(const std::string& name, const Tensor& value,
+                            DataType type, const TensorShape& shape) {
+  if (value.dtype() != type) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("feed '", name, "' is a ", DataTypeName(value.dtype()),
+                     " tensor but the graph expects ", DataTypeName(type)));
+  }
+  if (!shape.IsCompatibleWith(value.shape())) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("feed '", name, "' has shape ", value.shape().ToString(),
+                     " but the graph declares ", shape.ToString()));
+  }
+  return absl::OkStatus();
 }
 
 Session::Session(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
@@ -630,17 +622,11 @@ absl::Status Session::Run(const RunOptions& options, const FeedList& feeds,
   args.reserve(feeds.size());
   for (size_t i = 0; i < feeds.size(); ++i) {
     const Tensor& t = feeds[i].second;
-    const std::string& name = (*plan)->feed_names[i];
-    if (t.dtype() != (*plan)->feed_types[i]) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("feed '", name, "' is a ", DataTypeName(t.dtype()),
-                       " tensor but the graph expects ",
-                       DataTypeName((*plan)->feed_types[i])));
-    }
-    if (!(*plan)->feed_shapes[i].IsCompatibleWith(t.shape())) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "feed '", name, "' has shape ", t.shape().ToString(),
-          " but the graph declares ", (*plan)->feed_shapes[i].ToString()));
+    if (absl::Status s =
+            CheckFeedValue((*plan)->feed_names[i], t, (*plan)->feed_types[i],
+                           (*plan)->feed_shapes[i]);
+        !s.ok()) {
+      return s;
     }
     args.push_back(t);
   }

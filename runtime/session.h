@@ -225,6 +225,12 @@ struct RunMetadata {
 
 using FeedList = std::vector<std::pair<std::string, Tensor>>;
 
+// Whether `value`, fed as `name`, fits what the graph declares for it: its
+// dtype, and a shape compatible with the declared (possibly partial) one;
+// InvalidArgument naming the feed otherwise. For every kind of session.
+absl::Status CheckFeedValue(const std::string& name, const Tensor& value,
+                            DataType type, const TensorShape& shape);
+
 class Session {
  public:
   static absl::StatusOr<std::unique_ptr<Session>> Create(

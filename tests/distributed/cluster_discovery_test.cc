@@ -1,9 +1,5 @@
 // Workers serving in this process on free loopback ports, discovered over
 // gRPC as another process would, and `dflow place --cluster` over them.
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <chrono>
 #include <string>
 #include <vector>
@@ -15,6 +11,7 @@
 #include "distributed/worker_server.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "tests/distributed/free_port.h"
 #include "tests/tools/tool_test_util.h"
 #include "tools/place.h"
 
@@ -23,24 +20,6 @@ namespace {
 
 using ::testing::HasSubstr;
 using tool_testing::RunVerb;
-
-// A loopback port nothing listens on right now (the kernel's choice).
-int FreePort() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
-  socklen_t len = sizeof(addr);
-  if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&addr), len) != 0 ||
-      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-    ADD_FAILURE() << "no free port";
-    if (fd >= 0) close(fd);
-    return 0;
-  }
-  close(fd);
-  return ntohs(addr.sin_port);
-}
 
 // worker=two tasks, ps=one task, on free ports.
 ClusterSpec ThreeTaskCluster() {

@@ -4,10 +4,6 @@
 // and sessions, and errors and dead tasks end the step with a clear error.
 #include "distributed/cluster_session.h"
 
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <cstring>
 #include <string>
 #include <vector>
@@ -23,27 +19,12 @@
 #include "gtest/gtest.h"
 #include "proto/worker_service.grpc.pb.h"
 #include "runtime/session.h"
+#include "tests/distributed/free_port.h"
 
 namespace dflow {
 namespace {
 
 using ::testing::HasSubstr;
-
-int FreePort() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof(addr);
-  if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&addr), len) != 0 ||
-      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-    ADD_FAILURE() << "no free port";
-    if (fd >= 0) close(fd);
-    return 0;
-  }
-  close(fd);
-  return ntohs(addr.sin_port);
-}
 
 // worker (2 tasks) and ps (1), each served in this process.
 class ClusterSessionTest : public ::testing::Test {
