@@ -51,16 +51,6 @@ struct Plan {
 // (the root cause) before the step is cancelled everywhere.
 constexpr auto kRelayGrace = std::chrono::seconds(2);
 
-// The run signature: what a plan is compiled for.
-std::string SignatureOf(const ClusterSession::FeedList& feeds,
-                        const std::vector<std::string>& fetches,
-                        const std::vector<std::string>& targets) {
-  std::vector<std::string> fed;
-  for (const auto& [name, unused] : feeds) fed.push_back(name);
-  return absl::StrCat(absl::StrJoin(fed, ","), "|", absl::StrJoin(fetches, ","),
-                      "|", absl::StrJoin(targets, ","));
-}
-
 }  // namespace
 
 struct ClusterSession::Impl {
@@ -93,34 +83,19 @@ absl::StatusOr<std::unique_ptr<ClusterSession>> ClusterSession::Create(
   QuietGrpcLogsUnlessAsked();
   auto impl = std::make_unique<Impl>();
   impl->options = options;
-  const std::vector<ClusterTask> tasks = options.cluster.Tasks();
-  if (tasks.empty()) {
-    return absl::InvalidArgumentError("the cluster has no tasks");
-  }
-  std::string target = options.target;
-  if (absl::StartsWith(target, "grpc://")) target = target.substr(7);
-  if (target.empty()) target = tasks.front().address;
-  for (const ClusterTask& t : tasks) {
-    if (t.address == target) impl->target_task = t.Name();
-  }
-  if (impl->target_task.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "the target ", options.target, " is not an address of the cluster ",
-        options.cluster.ToString()));
-  }
+  absl::StatusOr<ClusterTask> target =
+      TargetTask(options.cluster, options.target);
+  if (!target.ok()) return target.status();
+  impl->target_task = target->Name();
   absl::StatusOr<std::vector<DeviceAttributesProto>> found =
       DiscoverClusterDevices(options.cluster, options.connect_timeout);
   if (!found.ok()) return found.status();
-  for (const DeviceAttributesProto& d : *found) {
-    absl::StatusOr<PlacementDevice> device =
-        PlacementDevice::FromName(d.name());
-    if (!device.ok()) return device.status();
-    // Type first (a GPU anywhere before a CPU), then the target task: what
-    // asks for nothing runs beside the feeds and fetches.
-    device->priority = 2 * DefaultDeviceTypePriority(device->type()) +
-                       (TaskOfDevice(d.name()) == impl->target_task ? 1 : 0);
-    impl->device_names.push_back(d.name());
-    impl->devices.push_back(*std::move(device));
+  absl::StatusOr<std::vector<PlacementDevice>> devices =
+      ClusterPlacementDevices(*found, *target);
+  if (!devices.ok()) return devices.status();
+  impl->devices = *std::move(devices);
+  for (const PlacementDevice& d : impl->devices) {
+    impl->device_names.push_back(d.name);
   }
   impl->host_device = absl::StrCat(impl->target_task, "/device:CPU:0");
   if (std::find(impl->device_names.begin(), impl->device_names.end(),
@@ -172,7 +147,7 @@ const std::vector<std::string>& ClusterSession::device_names() const {
 absl::StatusOr<std::shared_ptr<const Plan>> ClusterSession::Impl::GetPlan(
     const FeedList& feeds, const std::vector<std::string>& fetches,
     const std::vector<std::string>& targets) {
-  const std::string signature = SignatureOf(feeds, fetches, targets);
+  const std::string signature = RunSignatureKey(feeds, fetches, targets);
   {
     std::lock_guard<std::mutex> lock(mu);
     auto it = plans.find(signature);

@@ -85,4 +85,43 @@ absl::StatusOr<std::vector<DeviceAttributesProto>> DiscoverClusterDevices(
   return devices;
 }
 
+absl::StatusOr<ClusterTask> TargetTask(const ClusterSpec& cluster,
+                                       const std::string& target) {
+  std::string address = target;
+  if (absl::StartsWith(address, "grpc://")) address = address.substr(7);
+  const std::vector<ClusterTask> tasks = cluster.Tasks();
+  if (tasks.empty()) return absl::InvalidArgumentError("the cluster is empty");
+  if (address.empty()) return tasks.front();
+  for (const ClusterTask& t : tasks) {
+    if (t.address == address) return t;
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("the target ", target, " is not an address of the cluster ",
+                   cluster.ToString()));
+}
+
+absl::StatusOr<std::vector<PlacementDevice>> ClusterPlacementDevices(
+    const std::vector<DeviceAttributesProto>& found,
+    const ClusterTask& target) {
+  const std::string prefix = absl::StrCat(target.Name(), "/");
+  std::vector<PlacementDevice> devices;
+  for (const DeviceAttributesProto& d : found) {
+    absl::StatusOr<PlacementDevice> device =
+        PlacementDevice::FromName(d.name());
+    if (!device.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("the cluster reported a device named '", d.name(),
+                       "': ", device.status().message()));
+    }
+    device->priority = 2 * DefaultDeviceTypePriority(device->type()) +
+                       (absl::StartsWith(d.name(), prefix) ? 1 : 0);
+    devices.push_back(*std::move(device));
+  }
+  if (devices.empty()) {
+    return absl::InvalidArgumentError(
+        "the cluster's tasks reported no devices");
+  }
+  return devices;
+}
+
 }  // namespace dflow

@@ -143,10 +143,7 @@ struct Session::Impl {
 absl::StatusOr<std::shared_ptr<const Plan>> Session::Impl::GetPlan(
     const FeedList& feeds, const std::vector<std::string>& fetches,
     const std::vector<std::string>& targets) {
-  std::string key;
-  for (const auto& [name, tensor] : feeds) absl::StrAppend(&key, name, ",");
-  absl::StrAppend(&key, "|", absl::StrJoin(fetches, ","), "|",
-                  absl::StrJoin(targets, ","));
+  const std::string key = RunSignatureKey(feeds, fetches, targets);
   {
     std::lock_guard<std::mutex> lock(cache_mu);
     auto it = plans.find(key);
@@ -516,6 +513,16 @@ OptimizationOptions OptimizationOptionsOf(const SessionOptions& options) {
   optimization.constant_folding.max_constant_bytes =
       options.constant_folding_max_bytes;
   return optimization;
+}
+
+std::string RunSignatureKey(const FeedList& feeds,
+                            const std::vector<std::string>& fetches,
+                            const std::vector<std::string>& targets) {
+  std::string key;
+  for (const auto& [name, tensor] : feeds) absl::StrAppend(&key, name, ",");
+  absl::StrAppend(&key, "|", absl::StrJoin(fetches, ","), "|",
+                  absl::StrJoin(targets, ","));
+  return key;
 }
 
 absl::Status CheckFeedValue(const std::string& name, const Tensor& value,

@@ -231,6 +231,12 @@ using FeedList = std::vector<std::pair<std::string, Tensor>>;
 absl::Status CheckFeedValue(const std::string& name, const Tensor& value,
                             DataType type, const TensorShape& shape);
 
+// The key a session caches a run signature's compiled plan under: the fed
+// names, the fetches and the targets, in order.
+std::string RunSignatureKey(const FeedList& feeds,
+                            const std::vector<std::string>& fetches,
+                            const std::vector<std::string>& targets);
+
 class Session {
  public:
   static absl::StatusOr<std::unique_ptr<Session>> Create(

@@ -117,19 +117,11 @@ int RunPlace(const std::vector<std::string>& args, std::ostream& out,
           << cli.Get("cluster_timeout_ms") << "'\n";
       return 2;
     }
-    std::string target = cluster->Tasks().front().address;
-    if (cli.Has("target")) {
-      target = cli.Get("target");
-      if (absl::StartsWith(target, "grpc://")) target = target.substr(7);
-      bool known = false;
-      for (const ClusterTask& t : cluster->Tasks())
-        known |= t.address == target;
-      if (!known) {
-        err << "dflow place: --target " << cli.Get("target")
-            << " is not an address of the cluster " << cluster->ToString()
-            << "\n";
-        return 2;
-      }
+    absl::StatusOr<ClusterTask> target =
+        TargetTask(*cluster, cli.Get("target"));
+    if (!target.ok()) {
+      err << "dflow place: --target: " << target.status().message() << "\n";
+      return 2;
     }
     absl::StatusOr<std::vector<DeviceAttributesProto>> found =
         DiscoverClusterDevices(*cluster, absl::Milliseconds(timeout_ms));
@@ -137,28 +129,13 @@ int RunPlace(const std::vector<std::string>& args, std::ostream& out,
       err << "error: " << found.status().message() << "\n";
       return 1;
     }
-    std::string target_name;
-    for (const ClusterTask& t : cluster->Tasks()) {
-      if (t.address == target) target_name = t.Name() + "/";
-    }
-    placement->devices.clear();
-    for (const DeviceAttributesProto& d : *found) {
-      absl::StatusOr<PlacementDevice> device =
-          PlacementDevice::FromName(d.name());
-      if (!device.ok()) {
-        err << "error: the cluster reported a device named '" << d.name()
-            << "': " << device.status().message() << "\n";
-        return 1;
-      }
-      // Type first (a GPU anywhere before a CPU), then the target task.
-      device->priority = 2 * DefaultDeviceTypePriority(device->type()) +
-                         (absl::StartsWith(d.name(), target_name) ? 1 : 0);
-      placement->devices.push_back(*std::move(device));
-    }
-    if (placement->devices.empty()) {
-      err << "error: the cluster's tasks reported no devices\n";
+    absl::StatusOr<std::vector<PlacementDevice>> devices =
+        ClusterPlacementDevices(*found, *target);
+    if (!devices.ok()) {
+      err << "error: " << devices.status().message() << "\n";
       return 1;
     }
+    placement->devices = *std::move(devices);
   }
 
   // A GraphDef, a .meta or a SavedModel: its graph.

@@ -651,15 +651,6 @@ int RunRun(const std::vector<std::string>& args, std::ostream& out,
   RunMetadata metadata;
   std::vector<Tensor> outputs;
   std::vector<double> step_ms;
-  auto print_fetch = [&](size_t i, const std::string& indent) {
-    const Tensor& t = outputs[i];
-    out << indent << "fetch " << fetches[i] << ": " << DescribeTensorType(t)
-        << "\n";
-    out << indent << "  values: " << PreviewTensorValues(t) << "\n";
-    if (std::string stats = FloatTensorStats(t); !stats.empty()) {
-      out << indent << "  " << stats << "\n";
-    }
-  };
   for (int step = 1; step <= steps; ++step) {
     metadata = RunMetadata();
     // The last good step's fetches stay in `outputs` when the input runs out.
@@ -719,7 +710,9 @@ int RunRun(const std::vector<std::string>& args, std::ostream& out,
     outputs = std::move(step_outputs);
     if (steps > 1) {
       out << absl::StrFormat("step %d: %.3f ms\n", step, step_ms.back());
-      for (size_t i = 0; i < fetches.size(); ++i) print_fetch(i, "  ");
+      for (size_t i = 0; i < fetches.size(); ++i) {
+        PrintFetch(fetches[i], outputs[i], "  ", out);
+      }
     }
   }
   if (!runners.empty()) {
@@ -738,17 +731,7 @@ int RunRun(const std::vector<std::string>& args, std::ostream& out,
   for (const std::string& target : targets)
     out << "target " << target << ": ran" << (steps > 1 ? " each step" : "")
         << "\n";
-  if (steps > 1) {
-    std::vector<double> warm(step_ms.begin() + 1, step_ms.end());
-    std::sort(warm.begin(), warm.end());
-    const double median =
-        warm.size() % 2 == 1
-            ? warm[warm.size() / 2]
-            : (warm[warm.size() / 2 - 1] + warm[warm.size() / 2]) / 2;
-    out << absl::StrFormat(
-        "steps: %d, first %.3f ms, warm median %.3f ms (steps 2..%d)\n", steps,
-        step_ms.front(), median, steps);
-  }
+  if (steps > 1) out << StepTimesLine(step_ms);
   if (write) {
     std::error_code ec;
     std::filesystem::create_directories(out_dir, ec);
@@ -760,7 +743,7 @@ int RunRun(const std::vector<std::string>& args, std::ostream& out,
   }
   int failed_writes = 0;
   for (size_t i = 0; i < fetches.size(); ++i) {
-    if (steps == 1) print_fetch(i, "");
+    if (steps == 1) PrintFetch(fetches[i], outputs[i], "", out);
     if (!write) continue;
     const std::string path =
         (std::filesystem::path(out_dir) / NpyFileNameForFetch(fetches[i]))

@@ -1,6 +1,5 @@
 #include "tools/run_cluster.h"
 
-#include <algorithm>
 #include <chrono>
 
 #include "absl/strings/numbers.h"
@@ -94,24 +93,14 @@ int RunOnCluster(const CliArgs& cli,
     if (steps > 1)
       out << absl::StrFormat("step %d: %.3f ms\n", step, step_ms.back());
     for (size_t i = 0; i < fetches.size(); ++i) {
-      out << indent << "fetch " << fetches[i] << ": "
-          << DescribeTensorType(outputs[i]) << "\n";
-      out << indent << "  values: " << PreviewTensorValues(outputs[i]) << "\n";
-      if (std::string stats = FloatTensorStats(outputs[i]); !stats.empty()) {
-        out << indent << "  " << stats << "\n";
-      }
+      PrintFetch(fetches[i], outputs[i], indent, out);
     }
   }
   for (const std::string& target : targets) {
     out << "target " << target << ": ran" << (steps > 1 ? " each step" : "")
         << "\n";
   }
-  if (steps > 1) {
-    std::vector<double> warm(step_ms.begin() + 1, step_ms.end());
-    std::sort(warm.begin(), warm.end());
-    out << absl::StrFormat("steps: %d, first %.3f ms, warm median %.3f ms\n",
-                           steps, step_ms.front(), warm[warm.size() / 2]);
-  }
+  if (steps > 1) out << StepTimesLine(step_ms);
   return 0;
 }
 

@@ -118,4 +118,27 @@ std::string FloatTensorStats(const Tensor& tensor) {
   return out;
 }
 
+void PrintFetch(const std::string& name, const Tensor& tensor,
+                const std::string& indent, std::ostream& out) {
+  out << indent << "fetch " << name << ": " << DescribeTensorType(tensor)
+      << "\n";
+  out << indent << "  values: " << PreviewTensorValues(tensor) << "\n";
+  if (std::string stats = FloatTensorStats(tensor); !stats.empty()) {
+    out << indent << "  " << stats << "\n";
+  }
+}
+
+std::string StepTimesLine(const std::vector<double>& step_ms) {
+  std::vector<double> warm(step_ms.begin() + 1, step_ms.end());
+  std::sort(warm.begin(), warm.end());
+  const double median =
+      warm.size() % 2 == 1
+          ? warm[warm.size() / 2]
+          : (warm[warm.size() / 2 - 1] + warm[warm.size() / 2]) / 2;
+  const int steps = static_cast<int>(step_ms.size());
+  return absl::StrFormat(
+      "steps: %d, first %.3f ms, warm median %.3f ms (steps 2..%d)\n", steps,
+      step_ms.front(), median, steps);
+}
+
 }  // namespace dflow

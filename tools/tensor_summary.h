@@ -5,7 +5,9 @@
 #ifndef DFLOW_TOOLS_TENSOR_SUMMARY_H_
 #define DFLOW_TOOLS_TENSOR_SUMMARY_H_
 
+#include <ostream>
 #include <string>
+#include <vector>
 
 #include "graph/tensor.h"
 
@@ -23,6 +25,15 @@ std::string PreviewTensorValues(const Tensor& tensor, int max_values = 6);
 // tensors with elements; NaNs are left out of all three and counted
 // ("  nan 2"). Empty for other types and for empty tensors.
 std::string FloatTensorStats(const Tensor& tensor);
+
+// How `dflow run` prints a fetched tensor: "fetch NAME: TYPE", its values
+// and, for floats, its stats, each line starting with `indent`.
+void PrintFetch(const std::string& name, const Tensor& tensor,
+                const std::string& indent, std::ostream& out);
+
+// "steps: N, first F ms, warm median M ms (steps 2..N)" for the step times
+// of a run of more than one step (the warm steps are all but the first).
+std::string StepTimesLine(const std::vector<double>& step_ms);
 
 }  // namespace dflow
 
