@@ -147,15 +147,6 @@ size_t Tensor::TotalBytes() const {
   return static_cast<size_t>(num_elements_) * ElementSize();
 }
 
-void Tensor::Clear() {
-  dtype_ = DT_INVALID;
-  static const TensorShape* const kEmptyVector = new TensorShape({0});
-  shape_ = *kEmptyVector;
-  num_elements_ = 0;
-  buffer_.reset();
-  offset_ = 0;
-}
-
 bool Tensor::IsAligned() const {
   return reinterpret_cast<uintptr_t>(raw_data()) % kTensorAlignment == 0;
 }

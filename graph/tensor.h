@@ -86,6 +86,21 @@ class Tensor {
   // uninitialized (IsInitialized() false) and holds no elements.
   Tensor(DataType dtype, const TensorShape& shape);
   Tensor(Allocator* allocator, DataType dtype, const TensorShape& shape);
+  // Copies share the buffer. A moved-from tensor is empty, as Tensor(): the
+  // executors tell a consumed input slot from a live one by its dtype, and
+  // emptying a slot that still looked live cost a fifth of a loop
+  // iteration's time.
+  Tensor(const Tensor&) = default;
+  Tensor& operator=(const Tensor&) = default;
+  Tensor(Tensor&& other) noexcept;
+  Tensor& operator=(Tensor&& other) noexcept;
+  // Becomes the uninitialized tensor (DT_INVALID, shape [0]) and drops its
+  // share of the buffer: what the executor does to an input slot once its
+  // consumer ran, without building and moving a temporary.
+  void Clear() {
+    buffer_.reset();
+    ResetToEmpty();
+  }
 
   // The checked form of the constructor for shapes and dtypes that came from
   // users: errors on partial shapes, unsupported dtypes, sizes that overflow
@@ -131,10 +146,6 @@ class Tensor {
     return static_cast<char*>(buffer_->data()) + offset_;
   }
   const void* raw_data() const { return const_cast<Tensor*>(this)->raw_data(); }
-  // Becomes the uninitialized tensor (DT_INVALID, shape [0]) and drops its
-  // reference to the buffer: what the executor does to an input slot once
-  // its consumer ran, without building and moving a temporary.
-  void Clear();
 
   // Whether raw_data() is kTensorAlignment-aligned. Always true for
   // allocated tensors; a slice is aligned only if its first row is. Empty
@@ -199,6 +210,14 @@ class Tensor {
 
   // Bytes one element of dtype_ occupies in memory.
   size_t ElementSize() const;
+  // Everything but the buffer as in Tensor().
+  void ResetToEmpty() {
+    static const TensorShape* const kEmptyShape = new TensorShape({0});
+    dtype_ = DT_INVALID;
+    shape_ = *kEmptyShape;
+    num_elements_ = 0;
+    offset_ = 0;
+  }
 
   DataType dtype_ = DT_INVALID;
   TensorShape shape_;
@@ -206,6 +225,26 @@ class Tensor {
   std::shared_ptr<TensorBuffer> buffer_;
   size_t offset_ = 0;  // bytes from buffer_->data() to this tensor's data
 };
+
+inline Tensor::Tensor(Tensor&& other) noexcept
+    : dtype_(other.dtype_),
+      shape_(std::move(other.shape_)),
+      num_elements_(other.num_elements_),
+      buffer_(std::move(other.buffer_)),
+      offset_(other.offset_) {
+  other.ResetToEmpty();
+}
+
+inline Tensor& Tensor::operator=(Tensor&& other) noexcept {
+  if (this == &other) return *this;
+  dtype_ = other.dtype_;
+  shape_ = std::move(other.shape_);
+  num_elements_ = other.num_elements_;
+  buffer_ = std::move(other.buffer_);
+  offset_ = other.offset_;
+  other.ResetToEmpty();
+  return *this;
+}
 
 // Template definitions.
 
