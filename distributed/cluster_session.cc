@@ -17,6 +17,7 @@
 #include "compiler/placement_log.h"
 #include "compiler/placer.h"
 #include "compiler/prune.h"
+#include "distributed/collective_groups.h"
 #include "distributed/grpc_logging.h"
 #include "distributed/grpc_status.h"
 #include "distributed/remote_devices.h"
@@ -60,6 +61,9 @@ struct ClusterSession::Impl {
   std::vector<std::string> device_names;
   std::string target_task;  // "/job:worker/replica:0/task:0"
   std::string host_device;  // its CPU:0: the feeds and fetches
+  // Names this session's collective groups across tasks
+  // (distributed/collective_groups.h): a new session connects them anew.
+  std::string session_id;
   // Evaluates constant subgraphs for constant folding in this process.
   std::unique_ptr<Device> local_cpu;
   Graph graph;
@@ -112,6 +116,8 @@ absl::StatusOr<std::unique_ptr<ClusterSession>> ClusterSession::Create(
   impl->channels = std::make_unique<WorkerChannels>(options.cluster);
   impl->local_cpu = NewCpuDevice(0);
   impl->next_step = static_cast<int64_t>(std::random_device()() >> 1) << 31;
+  std::random_device random;
+  impl->session_id = absl::StrCat(absl::Hex(random()), absl::Hex(random()));
   if (absl::Status s = ImportGraphDef(def, ImportOptions(), &impl->graph);
       !s.ok()) {
     return s;
@@ -203,6 +209,9 @@ absl::StatusOr<std::shared_ptr<const Plan>> ClusterSession::Impl::Compile(
   if (!record.ok()) return record.status();
   if (options.log_device_placement) {
     std::cerr << FormatPlacementLog(*record) << std::flush;
+  }
+  if (absl::Status s = AnnotateCollectiveGroups(&g, session_id); !s.ok()) {
+    return s;
   }
   PartitionOptions partition_options;
   partition_options.kernels = &kernels;

@@ -1,5 +1,6 @@
 #include "distributed/worker_server.h"
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <mutex>
@@ -118,6 +119,29 @@ class WorkerServer::Service final : public WorkerService::Service {
     if (!wait->status.ok()) return ToGrpcStatus(wait->status);
     response->set_is_dead(wait->is_dead);
     if (!wait->is_dead) wait->value.ToProto(response->mutable_tensor());
+    return grpc::Status::OK;
+  }
+
+  grpc::Status StoreSet(grpc::ServerContext*, const StoreSetRequest* request,
+                        StoreSetResponse*) override {
+    state_->collective_store()->Set(request->key(), request->value());
+    return grpc::Status::OK;
+  }
+
+  grpc::Status StoreGet(grpc::ServerContext* context,
+                        const StoreGetRequest* request,
+                        StoreGetResponse* response) override {
+    // At most 10 minutes: a caller must not hold a server thread forever.
+    const absl::Time deadline =
+        absl::Now() + absl::Milliseconds(std::clamp<int64_t>(
+                          request->timeout_ms(), 0, 10 * 60 * 1000));
+    absl::StatusOr<std::vector<std::string>> values =
+        state_->collective_store()->Get(
+            std::vector<std::string>(request->keys().begin(),
+                                     request->keys().end()),
+            deadline, [context] { return context->IsCancelled(); });
+    if (!values.ok()) return ToGrpcStatus(values.status());
+    for (std::string& v : *values) response->add_values(std::move(v));
     return grpc::Status::OK;
   }
 

@@ -7,6 +7,8 @@
 #include "graph/graph.h"
 #include "graph/graph_def_import.h"
 #include "runtime/call_frame.h"
+#include "runtime/collective_context.h"
+#include "runtime/thread_pool.h"
 
 namespace dflow {
 
@@ -18,7 +20,21 @@ WorkerState::WorkerState(std::string task_name, ClusterSpec cluster,
                          std::unique_ptr<DeviceSet> devices)
     : task_name_(std::move(task_name)),
       channels_(std::move(cluster)),
-      devices_(std::move(devices)) {}
+      devices_(std::move(devices)),
+      collectives_(CollectiveExecutor::Create(ThreadPool::Shared())) {
+  // Gloo listens on the task's host as the cluster spec names it (where the
+  // other tasks reach this one).
+  std::string host = "127.0.0.1";
+  for (const ClusterTask& t : channels_.cluster().Tasks()) {
+    if (t.Name() != task_name_) continue;
+    host = t.address.substr(0, t.address.rfind(':'));
+    if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
+      host = host.substr(1, host.size() - 2);  // [::1]:port
+    }
+  }
+  gloo_ = std::make_shared<GlooCollectives>(task_name_, host, &channels_);
+  collectives_->SetCrossProcess(gloo_);
+}
 
 WorkerState::~WorkerState() = default;
 
@@ -99,22 +115,28 @@ absl::StatusOr<std::vector<Tensor>> WorkerState::RunGraph(
   };
   auto step = std::make_shared<Step>(std::move(feeds), num_fetches);
   step->running = static_cast<int>(graph->partitions.size());
+  auto collectives = std::make_shared<CollectiveContext>(collectives_, step_id);
   Executor::Args args;
   args.step_id = step_id;
   args.variables = variables_.get();
   args.call_frame = &step->frame;
   args.rendezvous = rendezvous.get();
+  args.collective_context = collectives.get();
   args.deadline = deadline;
   args.keep_alive = std::make_shared<
       std::tuple<std::shared_ptr<Step>, std::shared_ptr<RemoteRendezvous>,
-                 std::shared_ptr<Graph>, std::shared_ptr<VariableStore>>>(
-      step, rendezvous, graph, variables_);
+                 std::shared_ptr<Graph>, std::shared_ptr<VariableStore>,
+                 std::shared_ptr<CollectiveContext>>>(step, rendezvous, graph,
+                                                      variables_, collectives);
   args.start_time = absl::Now();
   for (auto& partition : graph->partitions) {
     partition->RunAsync(
         args,
-        [step, rendezvous](absl::Status s) {
-          if (!s.ok()) rendezvous->StartAbort(s);
+        [step, rendezvous, collectives](absl::Status s) {
+          if (!s.ok()) {
+            rendezvous->StartAbort(s);
+            collectives->Abort(s);
+          }
           std::lock_guard<std::mutex> lock(step->mu);
           if (--step->running == 0) step->cv.notify_all();
         },
@@ -144,6 +166,8 @@ absl::StatusOr<std::vector<Tensor>> WorkerState::RunGraph(
     }
   }
   if (rendezvous->aborted()) {
+    // Members waiting here for peers that will not come fail now.
+    collectives->Abort(rendezvous->status());
     *relayed = rendezvous->remote_receive_failed();
     return rendezvous->status();
   }

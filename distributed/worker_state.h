@@ -16,9 +16,12 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "distributed/collective_store.h"
+#include "distributed/gloo_collectives.h"
 #include "distributed/remote_rendezvous.h"
 #include "distributed/worker_channels.h"
 #include "proto/graph.pb.h"
+#include "runtime/collective_executor.h"
 #include "runtime/device.h"
 #include "runtime/executor.h"
 #include "runtime/shared_kernels.h"
@@ -60,6 +63,10 @@ class WorkerState {
 
   absl::Status CleanupGraph(const std::string& handle);
 
+  // The store of the cross-process collective groups this task leads
+  // (WorkerService StoreSet/StoreGet; distributed/gloo_collectives.h).
+  CollectiveStore* collective_store() { return &collective_store_; }
+
  private:
   struct Graph;
   std::shared_ptr<RemoteRendezvous> StepRendezvous(int64_t step_id);
@@ -71,6 +78,11 @@ class WorkerState {
   // Stateful kernels shared by every graph registered here, as a session
   // shares them across its plans.
   SharedKernels kernels_;
+  // Where the collective members of this task's steps meet; groups with
+  // members on other tasks run through gloo_.
+  std::shared_ptr<CollectiveExecutor> collectives_;
+  std::shared_ptr<GlooCollectives> gloo_;
+  CollectiveStore collective_store_;
 
   std::mutex mu_;
   std::map<std::string, std::shared_ptr<Graph>> graphs_;        // mu_

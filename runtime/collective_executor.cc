@@ -9,6 +9,7 @@
 #include "graph/device_spec.h"
 #include "runtime/collective_backend.h"
 #include "runtime/collective_roster.h"
+#include "runtime/cross_process_collectives.h"
 
 namespace dflow {
 namespace {
@@ -56,6 +57,43 @@ std::string MemoryText(const CollectiveRequest& r) {
   return absl::StrCat(r.kernel_device_type, " (device memory)");
 }
 
+// A member's rank key: the parsed fields of its device name.
+struct RankKey {
+  bool parsed = false;
+  std::tuple<std::string, int, int, std::string, int> fields;
+};
+
+RankKey RankKeyOf(const std::string& device) {
+  RankKey k;
+  absl::StatusOr<DeviceSpec> spec = DeviceSpec::Parse(device);
+  if (!spec.ok()) return k;
+  k.parsed = true;
+  k.fields =
+      std::make_tuple(spec->job().value_or(""), spec->replica().value_or(-1),
+                      spec->task().value_or(-1), spec->type().value_or(""),
+                      spec->id().value_or(-1));
+  return k;
+}
+
+// Whether two device names are on one task (job, replica, task).
+bool SameTask(const RankKey& a, const RankKey& b) {
+  return a.parsed && b.parsed &&
+         std::get<0>(a.fields) == std::get<0>(b.fields) &&
+         std::get<1>(a.fields) == std::get<1>(b.fields) &&
+         std::get<2>(a.fields) == std::get<2>(b.fields);
+}
+
+// The members of r's group on r's task: its group size, or in a cluster
+// (group_devices given) those of the group's devices on r's task.
+int64_t LocalGroupSize(const CollectiveRequest& r) {
+  if (r.group_devices.empty()) return r.group_size;
+  const RankKey mine = RankKeyOf(r.device);
+  int64_t n = 0;
+  for (const std::string& d : r.group_devices)
+    n += SameTask(RankKeyOf(d), mine);
+  return n;
+}
+
 // What a member must hold by itself, whatever the others submit.
 absl::Status ValidateRequest(const CollectiveRequest& r) {
   // Built only for an error: this runs for every member of every step.
@@ -73,6 +111,21 @@ absl::Status ValidateRequest(const CollectiveRequest& r) {
         " is linked into this binary; link its backend (for GPUs "
         "//runtime/gpu:gpu_collective_backend) or place the collective on "
         "CPU"));
+  }
+  if (!r.group_devices.empty()) {
+    if (static_cast<int64_t>(r.group_devices.size()) != r.group_size) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          label(), ": ", MemberLabel(r), " names ", r.group_devices.size(),
+          " group devices (", absl::StrJoin(r.group_devices, ", "),
+          ") for a group of ", r.group_size,
+          "; the master writes one per member"));
+    }
+    if (std::find(r.group_devices.begin(), r.group_devices.end(), r.device) ==
+        r.group_devices.end()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          label(), ": ", MemberLabel(r), " is not among its group's devices (",
+          absl::StrJoin(r.group_devices, ", "), ")"));
+    }
   }
   const Tensor& payload = Payload(r);
   if (payload.dtype() == DT_INVALID) {
@@ -106,24 +159,6 @@ absl::Status ValidateRequest(const CollectiveRequest& r) {
         " result of ", expected, " elements"));
   }
   return absl::OkStatus();
-}
-
-// A member's rank key: the parsed fields of its device name.
-struct RankKey {
-  bool parsed = false;
-  std::tuple<std::string, int, int, std::string, int> fields;
-};
-
-RankKey RankKeyOf(const std::string& device) {
-  RankKey k;
-  absl::StatusOr<DeviceSpec> spec = DeviceSpec::Parse(device);
-  if (!spec.ok()) return k;
-  k.parsed = true;
-  k.fields =
-      std::make_tuple(spec->job().value_or(""), spec->replica().value_or(-1),
-                      spec->task().value_or(-1), spec->type().value_or(""),
-                      spec->id().value_or(-1));
-  return k;
 }
 
 }  // namespace
@@ -231,6 +266,11 @@ absl::Status CollectiveExecutor::CheckAgainst(const CollectiveRequest& first,
           "; a broadcast has exactly one CollectiveBroadcastSend"));
     }
   }
+  if (first.group_devices != r.group_devices) {
+    return disagree("group devices", absl::StrJoin(first.group_devices, ","),
+                    absl::StrJoin(r.group_devices, ","),
+                    "the master writes one device list per group");
+  }
   if (first.parts != r.parts) {
     return disagree("packed tensors", PartsText(first), PartsText(r),
                     "every member of a fused all-reduce packs the same "
@@ -309,8 +349,9 @@ void CollectiveExecutor::Submit(CollectiveRequest r) {
         inst.id = next_instance_id_++;
         inst.start = absl::Now();
         inst.group_size = r.group_size;
+        inst.local_size = own.ok() ? LocalGroupSize(r) : r.group_size;
       }
-      const int64_t group_size = inst.group_size;
+      const int64_t group_size = inst.local_size;
       ++inst.arrived;
       if (!inst.failed.ok()) {
         failure = inst.failed;
@@ -353,11 +394,15 @@ void CollectiveExecutor::Submit(CollectiveRequest r) {
 
 void CollectiveExecutor::Run(std::vector<CollectiveRequest> members) {
   // Read the clock only for members that asked (steps recording stats).
-  const bool timed =
-      std::any_of(members.begin(), members.end(),
-                  [](const CollectiveRequest& m) { return m.timing != nullptr; });
+  const bool timed = std::any_of(
+      members.begin(), members.end(),
+      [](const CollectiveRequest& m) { return m.timing != nullptr; });
   const absl::Time group_complete = timed ? absl::Now() : absl::Time();
   SortByRank(&members);
+  if (static_cast<int64_t>(members.size()) < members[0].group_size) {
+    RunCrossProcess(std::move(members), timed, group_complete);
+    return;
+  }
   const int n = static_cast<int>(members.size());
   int source = -1;
   for (int i = 0; i < n; ++i) {
@@ -436,6 +481,61 @@ void CollectiveExecutor::Run(std::vector<CollectiveRequest> members) {
   }
   RunRingWork(std::move(work), pool,
               [finish = std::move(finish)] { finish(absl::OkStatus()); });
+}
+
+void CollectiveExecutor::RunCrossProcess(std::vector<CollectiveRequest> members,
+                                         bool timed,
+                                         absl::Time group_complete) {
+  std::shared_ptr<CrossProcessCollectives> engine;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    engine = cross_process_;
+  }
+  const std::string label = InstanceLabel(members[0]);
+  if (engine == nullptr) {
+    std::vector<std::string> elsewhere;
+    const RankKey mine = RankKeyOf(members[0].device);
+    for (const std::string& d : members[0].group_devices) {
+      if (!SameTask(RankKeyOf(d), mine)) elsewhere.push_back(d);
+    }
+    Callbacks callbacks;
+    for (CollectiveRequest& m : members) callbacks.push_back(std::move(m.done));
+    Deliver(pool_, std::move(callbacks),
+            absl::FailedPreconditionError(absl::StrCat(
+                label, ": members run in other processes (",
+                absl::StrJoin(elsewhere, ", "),
+                ") but this process has no cross-process collectives; "
+                "groups across a cluster's tasks run in `dflow worker` "
+                "processes")),
+            false);
+    return;
+  }
+  auto held =
+      std::make_shared<std::vector<CollectiveRequest>>(std::move(members));
+  ThreadPool* pool = pool_;
+  engine->Run(held.get(), [pool, held, timed, group_complete,
+                           label](const absl::Status& status) {
+    const absl::Time work_end = timed ? absl::Now() : absl::Time();
+    Callbacks callbacks;
+    for (CollectiveRequest& m : *held) {
+      if (status.ok() && m.timing != nullptr) {
+        *m.timing = {group_complete, work_end};
+      }
+      callbacks.push_back(std::move(m.done));
+    }
+    Deliver(pool, std::move(callbacks),
+            status.ok() ? status
+                        : Prefixed(status, absl::StrCat(label,
+                                                        " across "
+                                                        "processes: ")),
+            /*all_on_pool=*/true);
+  });
+}
+
+void CollectiveExecutor::SetCrossProcess(
+    std::shared_ptr<CrossProcessCollectives> engine) {
+  std::lock_guard<std::mutex> lock(mu_);
+  cross_process_ = std::move(engine);
 }
 
 void CollectiveExecutor::Expire(const InstanceKey& key, uint64_t id) {

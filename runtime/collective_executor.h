@@ -47,6 +47,7 @@
 
 namespace dflow {
 
+class CrossProcessCollectives;
 class Device;
 
 enum class CollectiveKind {
@@ -102,6 +103,15 @@ struct CollectiveRequest {
   // them, not only on the packed size: the same bytes split differently
   // would reduce one member's tensor with another's.
   std::vector<TensorShape> parts;
+  // In a cluster: every member's device, in rank order, across the tasks
+  // (the master writes them into the node's `_group_devices` attr); members
+  // must agree. Empty: all members are in this process. When some are
+  // not, this process's members meet here and the CrossProcessCollectives
+  // set on the executor runs the group (cross_process_collectives.h).
+  std::vector<std::string> group_devices;
+  // The master session the group belongs to (`_group_session`): groups of
+  // one key in two sessions are two groups.
+  std::string group_session;
   // Optional: when set, written before `done` is called with OK. Must stay
   // valid until then (the member's callback owns it).
   CollectiveTiming* timing = nullptr;
@@ -141,6 +151,10 @@ class CollectiveExecutor
   // Instances with members waiting (or failed, awaiting their last ones).
   int num_pending_instances() const;
 
+  // The engine that runs groups with members in other processes (a
+  // cluster's worker sets it once, before its first step).
+  void SetCrossProcess(std::shared_ptr<CrossProcessCollectives> engine);
+
  private:
   struct InstanceKey {
     int64_t step_id;
@@ -162,6 +176,9 @@ class CollectiveExecutor
     int arrived = 0;
     // Set once the instance failed; members arriving later get it.
     absl::Status failed;
+    // The members to wait for here: group_size, or in a cluster the
+    // members on this process's task.
+    int64_t local_size = 0;
     absl::Time start;
     absl::Time deadline = absl::InfiniteFuture();
     CollectiveTimer::Id timer = 0;  // 0: none scheduled
@@ -176,6 +193,10 @@ class CollectiveExecutor
                                    const CollectiveRequest& r);
   // Runs a complete group (members in arrival order).
   void Run(std::vector<CollectiveRequest> members);
+  // Runs a group some of whose members are in other processes through
+  // cross_process_ (`members`: this process's, in rank order).
+  void RunCrossProcess(std::vector<CollectiveRequest> members, bool timed,
+                       absl::Time group_complete);
   // Called by the timer for instance `id` of `key`.
   void Expire(const InstanceKey& key, uint64_t id);
   // Moves the waiting members' callbacks out of `instance`.
@@ -194,6 +215,7 @@ class CollectiveExecutor
   absl::flat_hash_map<InstanceKey, Instance> instances_;      // mu_
   absl::flat_hash_map<int64_t, absl::Status> aborted_steps_;  // mu_
   uint64_t next_instance_id_ = 1;                             // mu_
+  std::shared_ptr<CrossProcessCollectives> cross_process_;    // mu_
 };
 
 }  // namespace dflow

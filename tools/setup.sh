@@ -29,6 +29,7 @@ PACKAGES=(
   libclang-rt-14-dev    # libFuzzer and AddressSanitizer's runtimes for clang-14
   libgrpc++-dev         # gRPC: the worker service of distributed/ (dflow worker)
   protobuf-compiler-grpc # grpc_cpp_plugin, run from the Bazel build
+  libgloo-dev           # Gloo: collectives between a cluster's tasks (TCP)
 )
 
 missing=()

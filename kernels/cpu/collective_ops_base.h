@@ -86,6 +86,17 @@ class CollectiveKernel : public AsyncOpKernel {
       }
       reduction_ = *r;
     }
+    // In a cluster, the master names every member's device and its session
+    // (runtime/cross_process_collectives.h); absent in one process.
+    if (ctx->node().FindAttr("_group_devices") != nullptr) {
+      for (absl::Status s : {ctx->GetAttr("_group_devices", &group_devices_),
+                             ctx->GetAttr("_group_session", &group_session_)}) {
+        if (!s.ok()) {
+          ctx->SetStatus(s);
+          return;
+        }
+      }
+    }
     node_ = ctx->name();
     StatsDetails details = {{"group_key", absl::StrCat(group_key_)},
                             {"instance_key", absl::StrCat(instance_key_)},
@@ -117,8 +128,7 @@ class CollectiveKernel : public AsyncOpKernel {
   // executor through its variables (the same executor: the session builds
   // the context from the registry too). Null, with the status set, when
   // there is none.
-  static std::shared_ptr<CollectiveExecutor> ExecutorFor(
-      OpKernelContext* ctx) {
+  static std::shared_ptr<CollectiveExecutor> ExecutorFor(OpKernelContext* ctx) {
     std::shared_ptr<CollectiveExecutor> executor =
         ctx->collective_context() != nullptr
             ? ctx->collective_context()->shared_executor()
@@ -149,6 +159,8 @@ class CollectiveKernel : public AsyncOpKernel {
     // device memory for the kernels of real GPUs.
     r.kernel_device_type = ctx->device()->kernel_device_type();
     r.device_object = ctx->device();
+    r.group_devices = group_devices_;
+    r.group_session = group_session_;
     return r;
   }
 
@@ -171,8 +183,7 @@ class CollectiveKernel : public AsyncOpKernel {
         // Clamped, so the phases stay in order should the clock step back.
         const absl::Time complete = std::max(submit, timing->group_complete);
         ctx->RecordPhase("wait", submit, complete);
-        ctx->RecordPhase(work, complete,
-                         std::max(complete, timing->work_end));
+        ctx->RecordPhase(work, complete, std::max(complete, timing->work_end));
       }
       then(s);
     };
@@ -188,6 +199,8 @@ class CollectiveKernel : public AsyncOpKernel {
   std::string node_;
   int64_t group_size_ = 1;
   int64_t group_key_ = 0;
+  std::vector<std::string> group_devices_;
+  std::string group_session_;
   int64_t instance_key_ = 0;
   absl::Duration timeout_ = absl::InfiniteDuration();
   Reduction reduction_ = Reduction::kSum;
@@ -310,8 +323,7 @@ class FusedAllReduceOp : public CollectiveKernel {
       const Tensor& in = ctx->input(i);
       if (in.NumElements() == 0) continue;
       const size_t bytes = in.NumElements() * element_bytes;
-      if (absl::Status s = CopyBytes(ctx, dst, in.raw_data(), bytes);
-          !s.ok()) {
+      if (absl::Status s = CopyBytes(ctx, dst, in.raw_data(), bytes); !s.ok()) {
         ctx->SetStatus(s);
         done();
         return;
@@ -325,8 +337,8 @@ class FusedAllReduceOp : public CollectiveKernel {
     r.input = std::move(packed);
     r.output = result;  // shares the buffer the executor writes into
     Submit(ctx, executor.get(), std::move(r),
-           [this, ctx, timed, element_bytes, result, done = std::move(done)](
-               const absl::Status& s) {
+           [this, ctx, timed, element_bytes, result,
+            done = std::move(done)](const absl::Status& s) {
              if (!s.ok()) {
                ctx->SetStatus(s);
                done();
@@ -349,8 +361,8 @@ class FusedAllReduceOp : public CollectiveKernel {
 
  private:
   // Copies the parts of `result` into the outputs, shaped as the inputs.
-  void Unpack(OpKernelContext* ctx, const Tensor& result,
-              size_t element_bytes, bool timed) const {
+  void Unpack(OpKernelContext* ctx, const Tensor& result, size_t element_bytes,
+              bool timed) const {
     const absl::Time start = timed ? absl::Now() : absl::Time();
     const char* src = static_cast<const char*>(result.raw_data());
     for (int k = 0; k < ctx->num_outputs(); ++k) {
