@@ -61,6 +61,7 @@
 #include "examples/mnist_model.h"
 #include "examples/mnist_summaries.h"
 #include "examples/mnist_tfrecord_input.h"
+#include "examples/mnist_towers_cluster.h"
 #include "examples/mnist_towers_model.h"
 #include "runtime/cuda_device_count.h"
 #include "runtime/session.h"
@@ -113,6 +114,11 @@ ABSL_FLAG(std::string, summary_dir, "",
 ABSL_FLAG(int, summary_every, 100, "steps between summaries");
 ABSL_FLAG(bool, eval_only, false,
           "restore the latest checkpoint and print the test accuracy");
+ABSL_FLAG(std::string, cluster, "",
+          "train on a cluster of `dflow worker` tasks instead of this "
+          "process's devices: worker=HOST:PORT,...[,ps=HOST:PORT]; tower i "
+          "on /job:worker/task:i, the shared ops (and with --strategy ps the "
+          "variables) on /job:ps/task:0, else on worker 0");
 
 namespace {
 
@@ -137,6 +143,35 @@ absl::Status Main() {
 
   mnist::TowersModelOptions model_options;
   model_options.towers = towers;
+  const std::string cluster_text = absl::GetFlag(FLAGS_cluster);
+  dflow::ClusterSpec cluster;
+  if (!cluster_text.empty()) {
+    absl::StatusOr<dflow::ClusterSpec> spec =
+        dflow::ClusterSpec::Parse(cluster_text);
+    if (!spec.ok()) return spec.status();
+    cluster = *std::move(spec);
+    absl::StatusOr<mnist::ClusterLayout> layout =
+        mnist::TowersOnCluster(cluster, towers);
+    if (!layout.ok()) return layout.status();
+    model_options.tower_devices = layout->tower_devices;
+    model_options.shared_device = layout->shared_device;
+    for (const auto& [flag, set] : std::vector<std::pair<const char*, bool>>{
+             {"--input tfrecord", absl::GetFlag(FLAGS_input) != "idx"},
+             {"--summary_dir", !absl::GetFlag(FLAGS_summary_dir).empty()},
+             {"--timeline", !absl::GetFlag(FLAGS_timeline).empty()},
+             {"--dump_passes", !absl::GetFlag(FLAGS_dump_passes).empty()},
+             {"--eval_only", absl::GetFlag(FLAGS_eval_only)},
+             {"--virtual_gpus", absl::GetFlag(FLAGS_virtual_gpus) != 0},
+             {"--device_type gpu",
+              absl::GetFlag(FLAGS_device_type) == "gpu"}}) {
+      if (set) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(flag,
+                         " does not work with --cluster yet (towers run on the "
+                         "workers' CPU:0)"));
+      }
+    }
+  }
   std::string device_type = absl::GetFlag(FLAGS_device_type);
   const int virtual_gpus = absl::GetFlag(FLAGS_virtual_gpus);
   if (virtual_gpus < 0) return absl::InvalidArgumentError("--virtual_gpus < 0");
@@ -164,6 +199,24 @@ absl::Status Main() {
   absl::StatusOr<mnist::TowersModel> model =
       mnist::BuildTowersModel(model_options);
   if (!model.ok()) return model.status();
+  if (!cluster_text.empty()) {
+    mnist::ClusterTrainOptions train;
+    train.session.cluster = cluster;
+    train.session.log_device_placement =
+        absl::GetFlag(FLAGS_log_device_placement);
+    train.steps = absl::GetFlag(FLAGS_epochs) * steps_per_epoch;
+    train.batch_size = batch_size;
+    train.towers = towers;
+    train.log_every = absl::GetFlag(FLAGS_log_every);
+    train.seed = absl::GetFlag(FLAGS_seed);
+    train.train_op = model->train_op;
+    return mnist::TrainOnCluster(
+        model->graph, *data, train,
+        absl::StrFormat("%d towers on /job:worker/task:0..%d, shared ops on "
+                        "%s, %d examples per step (%d per tower), strategy %s",
+                        towers, towers - 1, model_options.shared_device,
+                        batch_size, per_tower, strategy));
+  }
   const std::string input = absl::GetFlag(FLAGS_input);
   if (input != "idx" && input != "tfrecord") {
     return absl::InvalidArgumentError(

@@ -14,7 +14,9 @@ namespace mnist {
 
 absl::StatusOr<TowersModel> BuildTowersModel(
     const TowersModelOptions& options) {
-  const int towers = options.towers;
+  const int towers = options.tower_devices.empty()
+                         ? options.towers
+                         : static_cast<int>(options.tower_devices.size());
   const bool all_reduce = options.all_reduce;
   const int seed = options.seed;
   if (towers < 1) {
@@ -23,7 +25,7 @@ absl::StatusOr<TowersModel> BuildTowersModel(
   }
   TowersModel model;
   Scope root = Scope::NewRootScope();
-  Scope cpu = root.WithDevice("/cpu:0");
+  Scope cpu = root.WithDevice(options.shared_device);
   Output x = ops::Placeholder(cpu.WithOpName("x"), DT_FLOAT,
                               ops::PlaceholderAttrs().Shape({-1, kInput}));
   Output labels = ops::Placeholder(cpu.WithOpName("labels"), DT_INT32,
@@ -40,6 +42,7 @@ absl::StatusOr<TowersModel> BuildTowersModel(
   const std::string prefix =
       options.tower_device_type == "GPU" ? "/gpu:" : "/cpu:";
   for (int i = 0; i < towers; ++i) devices.push_back(absl::StrCat(prefix, i));
+  if (!options.tower_devices.empty()) devices = options.tower_devices;
   // Tower i: the loss of its part of the batch. The variables are made by
   // tower 0 on /cpu:0 and shared by the others (ps), or replicated on every
   // tower's device (allreduce).
@@ -61,7 +64,11 @@ absl::StatusOr<TowersModel> BuildTowersModel(
             ops::Add(s.WithOpName("loss"), cross_entropy,
                      train::TotalRegularizationLoss(s, s.name_scope()))};
       },
-      train::ParallelOptions().MirroredVariables(all_reduce));
+      train::ParallelOptions()
+          .MirroredVariables(all_reduce)
+          .VariablesDevice(options.shared_device)
+          .SplitDevice(options.shared_device)
+          .ConcatDevice(options.shared_device));
   if (!parallel.ok()) return parallel.status();
   // The towers' losses, stacked by MakeParallel, averaged for the log.
   ops::Mean(cpu.WithOpName("loss"), parallel->outputs[0], 0);

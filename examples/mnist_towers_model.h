@@ -16,6 +16,7 @@
 #define DFLOW_EXAMPLES_MNIST_TOWERS_MODEL_H_
 
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "proto/graph.pb.h"
@@ -28,6 +29,13 @@ struct TowersModelOptions {
   // Where tower i runs: "/cpu:i" ("CPU", N logical CPU devices) or
   // "/gpu:i" ("GPU"). The shared ops stay on /cpu:0 either way.
   std::string tower_device_type = "CPU";
+  // Instead: tower i runs on tower_devices[i] (e.g.
+  // "/job:worker/task:i/device:CPU:0" on a cluster); towers =
+  // tower_devices.size().
+  std::vector<std::string> tower_devices;
+  // Where the shared ops (inputs, global step, schedule, averages,
+  // evaluation) and, with the ps strategy, the variables live.
+  std::string shared_device = "/cpu:0";
   bool all_reduce = false;
   int seed = 1;  // of the weight initializers
   float learning_rate = 0.5f;
