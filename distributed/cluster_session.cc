@@ -51,6 +51,10 @@ struct Plan {
 // How long an error relayed from another task waits for that task's own
 // (the root cause) before the step is cancelled everywhere.
 constexpr auto kRelayGrace = std::chrono::seconds(2);
+// How long after the step's timeout the master waits for the tasks to
+// report their own DeadlineExceeded (naming the node) before it ends the
+// step itself.
+constexpr auto kTaskReportMargin = std::chrono::milliseconds(500);
 
 }  // namespace
 
@@ -263,6 +267,7 @@ absl::Status ClusterSession::Run(const FeedList& feeds,
     RunGraphRequest request;
     RunGraphResponse response;
     grpc::Status status;
+    bool answered = false;  // Step::mu
   };
   struct Step {
     std::mutex mu;
@@ -319,6 +324,7 @@ absl::Status ClusterSession::Run(const FeedList& feeds,
                                 [raw, step](grpc::Status s) {
                                   raw->status = s;
                                   std::lock_guard<std::mutex> lock(step->mu);
+                                  raw->answered = true;
                                   if (!s.ok() && !step->failed) {
                                     step->failed = true;
                                     // An error relayed from another task leaves
@@ -334,10 +340,27 @@ absl::Status ClusterSession::Run(const FeedList& feeds,
                                   step->cv.notify_all();
                                 });
   }
+  // The master's own bound on the step: the tasks end it at the timeout
+  // themselves and say where; a task that stopped answering (hung, its
+  // machine gone) cannot, so shortly after, the master ends it.
+  const bool bounded = impl_->options.step_timeout_ms > 0;
+  const auto master_deadline =
+      std::chrono::steady_clock::now() +
+      std::chrono::milliseconds(impl_->options.step_timeout_ms) +
+      kTaskReportMargin;
+  std::vector<std::string> silent;  // tasks with no answer at that point
   {
     std::unique_lock<std::mutex> lock(step->mu);
     bool cancelled = false;
     while (step->running > 0) {
+      const auto now = std::chrono::steady_clock::now();
+      if (bounded && !cancelled && now >= master_deadline) {
+        for (auto& call : calls) {
+          if (!call->answered) silent.push_back(call->task);
+        }
+        step->failed = true;
+        step->cancel_at = now;
+      }
       if (step->failed && !cancelled &&
           std::chrono::steady_clock::now() >= step->cancel_at) {
         // The first error ends the step on every task: cancel the calls
@@ -367,6 +390,20 @@ absl::Status ClusterSession::Run(const FeedList& feeds,
     if (failed == nullptr || rank(call->status) > rank(failed->status)) {
       failed = call.get();
     }
+  }
+  if (!silent.empty() && (failed == nullptr || rank(failed->status) < 2)) {
+    // Nothing started on a task that answered: the silent ones are the
+    // cause.
+    return absl::DeadlineExceededError(absl::StrCat(
+        "the step did not finish within its timeout of ",
+        impl_->options.step_timeout_ms, " ms: task",
+        silent.size() > 1 ? "s " : " ", absl::StrJoin(silent, ", "),
+        " did not answer (stopped, hung or unreachable?)",
+        failed != nullptr &&
+                failed->status.error_code() != grpc::StatusCode::CANCELLED
+            ? absl::StrCat("; task ", failed->task,
+                           " reported: ", failed->status.error_message())
+            : ""));
   }
   if (failed != nullptr) {
     if (failed->status.error_code() == grpc::StatusCode::UNAVAILABLE) {
