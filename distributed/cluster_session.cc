@@ -311,6 +311,14 @@ absl::Status ClusterSession::Run(const FeedList& feeds,
     if (!stub.ok()) return stub.status();
     stubs.push_back(*stub);
   }
+  // The master's own bound on the step: the tasks end it at the timeout
+  // themselves and say where; a task that stopped answering (hung, its
+  // machine gone) cannot, so shortly after, the master ends it.
+  const bool bounded = impl_->options.step_timeout_ms > 0;
+  const auto master_deadline =
+      std::chrono::steady_clock::now() +
+      std::chrono::milliseconds(impl_->options.step_timeout_ms) +
+      kTaskReportMargin;
   for (size_t i = 0; i < calls.size(); ++i) {
     Call* raw = calls[i].get();
     if (impl_->options.step_timeout_ms > 0) {
@@ -320,34 +328,32 @@ absl::Status ClusterSession::Run(const FeedList& feeds,
           std::chrono::system_clock::now() +
           std::chrono::milliseconds(impl_->options.step_timeout_ms + 5000));
     }
-    stubs[i]->async()->RunGraph(&raw->context, &raw->request, &raw->response,
-                                [raw, step](grpc::Status s) {
-                                  raw->status = s;
-                                  std::lock_guard<std::mutex> lock(step->mu);
-                                  raw->answered = true;
-                                  if (!s.ok() && !step->failed) {
-                                    step->failed = true;
-                                    // An error relayed from another task leaves
-                                    // that task time to report its own (the
-                                    // root cause) before the rest is cancelled.
-                                    step->cancel_at =
-                                        s.error_details() == kRelayedError
-                                            ? std::chrono::steady_clock::now() +
-                                                  kRelayGrace
-                                            : std::chrono::steady_clock::now();
-                                  }
-                                  --step->running;
-                                  step->cv.notify_all();
-                                });
+    stubs[i]->async()->RunGraph(
+        &raw->context, &raw->request, &raw->response,
+        [raw, step, bounded, master_deadline](grpc::Status s) {
+          raw->status = s;
+          std::lock_guard<std::mutex> lock(step->mu);
+          raw->answered = true;
+          if (!s.ok() && !step->failed) {
+            step->failed = true;
+            const auto now = std::chrono::steady_clock::now();
+            // An error relayed from another task leaves
+            // that task time to report its own (the
+            // root cause) before the rest is cancelled;
+            // a timeout leaves the other tasks until the
+            // master's deadline to report theirs (those
+            // that cannot are named).
+            step->cancel_at =
+                s.error_details() == kRelayedError ? now + kRelayGrace
+                : s.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED &&
+                        bounded
+                    ? std::max(now, master_deadline)
+                    : now;
+          }
+          --step->running;
+          step->cv.notify_all();
+        });
   }
-  // The master's own bound on the step: the tasks end it at the timeout
-  // themselves and say where; a task that stopped answering (hung, its
-  // machine gone) cannot, so shortly after, the master ends it.
-  const bool bounded = impl_->options.step_timeout_ms > 0;
-  const auto master_deadline =
-      std::chrono::steady_clock::now() +
-      std::chrono::milliseconds(impl_->options.step_timeout_ms) +
-      kTaskReportMargin;
   std::vector<std::string> silent;  // tasks with no answer at that point
   {
     std::unique_lock<std::mutex> lock(step->mu);
@@ -391,9 +397,11 @@ absl::Status ClusterSession::Run(const FeedList& feeds,
       failed = call.get();
     }
   }
-  if (!silent.empty() && (failed == nullptr || rank(failed->status) < 2)) {
-    // Nothing started on a task that answered: the silent ones are the
-    // cause.
+  if (!silent.empty() &&
+      (failed == nullptr || rank(failed->status) < 2 ||
+       failed->status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED)) {
+    // The tasks that answered only timed out (waiting for the silent ones,
+    // most likely): the silent ones are the cause.
     return absl::DeadlineExceededError(absl::StrCat(
         "the step did not finish within its timeout of ",
         impl_->options.step_timeout_ms, " ms: task",

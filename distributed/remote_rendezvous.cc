@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "distributed/grpc_status.h"
+#include "distributed/tensor_wire.h"
 #include "grpcpp/grpcpp.h"
 
 namespace dflow {
@@ -27,25 +28,32 @@ void RemoteRendezvous::RecvAsync(const std::string& key,
     done(status(), Tensor(), false);
     return;
   }
-  absl::StatusOr<WorkerService::Stub*> stub = channels_->StubFor(sender);
+  absl::StatusOr<grpc::GenericStub*> stub = channels_->GenericStubFor(sender);
   if (!stub.ok()) {
     done(stub.status(), Tensor(), false);
     return;
   }
-  // Lives until the call's callback ran.
+  // Lives until the call's callback ran. The response is read by
+  // DecodeRecvTensorResponse: the tensor's bytes go from gRPC's buffers
+  // into the tensor, one copy (distributed/tensor_wire.h).
   struct Call {
     grpc::ClientContext context;
-    RecvTensorRequest request;
-    RecvTensorResponse response;
+    grpc::ByteBuffer request;
+    grpc::ByteBuffer response;
   };
   auto call = std::make_shared<Call>();
-  call->request.set_step_id(step_id_);
-  call->request.set_rendezvous_key(key);
+  RecvTensorRequest request;
+  request.set_step_id(step_id_);
+  request.set_rendezvous_key(key);
+  const std::string bytes = request.SerializeAsString();
+  grpc::Slice slice(bytes.data(), bytes.size());
+  call->request = grpc::ByteBuffer(&slice, 1);
   if (deadline_ != absl::InfiniteFuture()) {
     call->context.set_deadline(absl::ToChronoTime(deadline_));
   }
-  (*stub)->async()->RecvTensor(
-      &call->context, &call->request, &call->response,
+  (*stub)->UnaryCall(
+      &call->context, "/dflow.WorkerService/RecvTensor", grpc::StubOptions(),
+      &call->request, &call->response,
       [this, call, sender, key, done = std::move(done)](grpc::Status s) {
         if (!s.ok()) {
           remote_failed_.store(true, std::memory_order_release);
@@ -54,20 +62,18 @@ void RemoteRendezvous::RecvAsync(const std::string& key,
                Tensor(), false);
           return;
         }
-        if (call->response.is_dead()) {
-          done(absl::OkStatus(), Tensor(), true);
-          return;
-        }
-        absl::StatusOr<Tensor> value =
-            Tensor::FromProto(call->response.tensor());
-        if (!value.ok()) {
-          done(absl::DataLossError(absl::StrCat(
-                   "the value of '", key, "' from ", sender,
-                   " is not a valid tensor: ", value.status().message())),
+        Tensor value;
+        bool dead = false;
+        absl::Status decoded =
+            DecodeRecvTensorResponse(&call->response, &value, &dead);
+        if (!decoded.ok()) {
+          done(absl::DataLossError(
+                   absl::StrCat("the value of '", key, "' from ", sender,
+                                " is not a valid tensor: ", decoded.message())),
                Tensor(), false);
           return;
         }
-        done(absl::OkStatus(), *value, false);
+        done(absl::OkStatus(), value, dead);
       });
 }
 

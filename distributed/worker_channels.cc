@@ -12,11 +12,10 @@ namespace dflow {
 WorkerChannels::WorkerChannels(ClusterSpec cluster)
     : cluster_(std::move(cluster)) {}
 
-absl::StatusOr<WorkerService::Stub*> WorkerChannels::StubFor(
+absl::StatusOr<WorkerChannels::Task*> WorkerChannels::TaskFor(
     const std::string& task_name) {
-  std::lock_guard<std::mutex> lock(mu_);
-  auto it = stubs_.find(task_name);
-  if (it != stubs_.end()) return it->second.get();
+  auto it = tasks_.find(task_name);
+  if (it != tasks_.end()) return &it->second;
   std::vector<std::string> names;
   for (const ClusterTask& task : cluster_.Tasks()) {
     if (task.Name() != task_name) {
@@ -26,15 +25,32 @@ absl::StatusOr<WorkerService::Stub*> WorkerChannels::StubFor(
     grpc::ChannelArguments args;
     args.SetMaxReceiveMessageSize(kMaxMessageBytes);
     args.SetMaxSendMessageSize(kMaxMessageBytes);
-    auto stub = WorkerService::NewStub(grpc::CreateCustomChannel(
-        task.address, grpc::InsecureChannelCredentials(), args));
-    WorkerService::Stub* raw = stub.get();
-    stubs_.emplace(task_name, std::move(stub));
-    return raw;
+    Task made;
+    made.channel = grpc::CreateCustomChannel(
+        task.address, grpc::InsecureChannelCredentials(), args);
+    made.stub = WorkerService::NewStub(made.channel);
+    made.generic = std::make_unique<grpc::GenericStub>(made.channel);
+    return &tasks_.emplace(task_name, std::move(made)).first->second;
   }
   return absl::NotFoundError(absl::StrCat("the cluster has no task ", task_name,
                                           "; it has ",
                                           absl::StrJoin(names, ", ")));
+}
+
+absl::StatusOr<WorkerService::Stub*> WorkerChannels::StubFor(
+    const std::string& task_name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  absl::StatusOr<Task*> task = TaskFor(task_name);
+  if (!task.ok()) return task.status();
+  return (*task)->stub.get();
+}
+
+absl::StatusOr<grpc::GenericStub*> WorkerChannels::GenericStubFor(
+    const std::string& task_name) {
+  std::lock_guard<std::mutex> lock(mu_);
+  absl::StatusOr<Task*> task = TaskFor(task_name);
+  if (!task.ok()) return task.status();
+  return (*task)->generic.get();
 }
 
 std::string TaskOfDevice(const std::string& device_name) {

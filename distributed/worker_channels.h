@@ -10,6 +10,7 @@
 
 #include "absl/status/statusor.h"
 #include "distributed/cluster_spec.h"
+#include "grpcpp/generic/generic_stub.h"
 #include "proto/worker_service.grpc.pb.h"
 
 namespace dflow {
@@ -21,13 +22,24 @@ class WorkerChannels {
   // The stub of the task named "/job:J/replica:0/task:N" (a device name's
   // prefix); NotFound naming the cluster's tasks if it has no such task.
   absl::StatusOr<WorkerService::Stub*> StubFor(const std::string& task_name);
+  // A generic stub on the same connection, for calls that (de)serialize
+  // their messages themselves (RecvTensor: distributed/tensor_wire.h).
+  absl::StatusOr<grpc::GenericStub*> GenericStubFor(
+      const std::string& task_name);
 
   const ClusterSpec& cluster() const { return cluster_; }
 
  private:
   const ClusterSpec cluster_;
   std::mutex mu_;
-  std::map<std::string, std::unique_ptr<WorkerService::Stub>> stubs_;  // mu_
+  // The task's channel and stubs, made together on first use.
+  struct Task {
+    std::shared_ptr<grpc::Channel> channel;
+    std::unique_ptr<WorkerService::Stub> stub;
+    std::unique_ptr<grpc::GenericStub> generic;
+  };
+  absl::StatusOr<Task*> TaskFor(const std::string& task_name);  // mu_ held
+  std::map<std::string, Task> tasks_;                           // mu_
 };
 
 // The task prefix of a device name ("/job:ps/replica:0/task:0" of

@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "distributed/grpc_logging.h"
 #include "distributed/grpc_status.h"
+#include "distributed/tensor_wire.h"
 #include "distributed/worker_state.h"
 #include "grpcpp/grpcpp.h"
 #include "proto/worker_service.grpc.pb.h"
@@ -17,10 +18,69 @@
 
 namespace dflow {
 
-// The gRPC face of WorkerState. Synchronous handlers: gRPC gives each call
-// a thread of its pool, so a RunGraph or RecvTensor waiting for its step
-// holds one thread and no other call waits for it.
-class WorkerServer::Service final : public WorkerService::Service {
+// RecvTensor's call: answered once, by the value's arrival or by the
+// caller's cancellation, whichever comes first. The rendezvous callback may
+// run after the call is done, so what it needs lives in a shared part.
+class RecvReactor final : public grpc::ServerUnaryReactor {
+ public:
+  struct Shared {
+    std::mutex mu;
+    RecvReactor* reactor = nullptr;  // mu; null once done
+    grpc::ByteBuffer* response = nullptr;
+    bool answered = false;  // mu
+  };
+
+  explicit RecvReactor(grpc::ByteBuffer* response)
+      : shared_(std::make_shared<Shared>()) {
+    shared_->reactor = this;
+    shared_->response = response;
+  }
+
+  const std::shared_ptr<Shared>& shared() const { return shared_; }
+
+  void Answer(const absl::Status& status, const Tensor& value, bool dead) {
+    AnswerShared(shared_, status, value, dead);
+  }
+
+  static void AnswerShared(const std::shared_ptr<Shared>& shared,
+                           const absl::Status& status, const Tensor& value,
+                           bool dead) {
+    std::lock_guard<std::mutex> lock(shared->mu);
+    if (shared->answered || shared->reactor == nullptr) return;
+    shared->answered = true;
+    if (!status.ok()) {
+      shared->reactor->Finish(ToGrpcStatus(status));
+      return;
+    }
+    EncodeRecvTensorResponse(value, dead, shared->response);
+    shared->reactor->Finish(grpc::Status::OK);
+  }
+
+  void OnCancel() override {
+    std::lock_guard<std::mutex> lock(shared_->mu);
+    if (shared_->answered) return;
+    shared_->answered = true;
+    Finish(grpc::Status(grpc::StatusCode::CANCELLED, "the receiver gave up"));
+  }
+
+  void OnDone() override {
+    {
+      std::lock_guard<std::mutex> lock(shared_->mu);
+      shared_->reactor = nullptr;
+    }
+    delete this;
+  }
+
+ private:
+  std::shared_ptr<Shared> shared_;
+};
+
+// The gRPC face of WorkerState. Synchronous handlers but RecvTensor's:
+// gRPC gives each call a thread of its pool, so a RunGraph waiting for its
+// step holds one thread and no other call waits for it.
+class WorkerServer::Service final
+    : public WorkerService::WithRawCallbackMethod_RecvTensor<
+          WorkerService::Service> {
  public:
   Service(const std::vector<DeviceAttributesProto>* devices, WorkerState* state)
       : devices_(devices), state_(state) {}
@@ -84,42 +144,38 @@ class WorkerServer::Service final : public WorkerService::Service {
     return grpc::Status::OK;
   }
 
-  grpc::Status RecvTensor(grpc::ServerContext* context,
-                          const RecvTensorRequest* request,
-                          RecvTensorResponse* response) override {
-    // The value may come later (this task may not have reached its _Send
-    // yet): wait for it, or for the caller to give up.
-    struct Wait {
-      std::mutex mu;
-      std::condition_variable cv;
-      bool done = false;
-      absl::Status status;
-      Tensor value;
-      bool is_dead = false;
-    };
-    auto wait = std::make_shared<Wait>();
-    state_->RecvTensor(
-        request->step_id(), request->rendezvous_key(),
-        [wait](const absl::Status& status, const Tensor& value, bool dead) {
-          std::lock_guard<std::mutex> lock(wait->mu);
-          wait->status = status;
-          wait->value = value;
-          wait->is_dead = dead;
-          wait->done = true;
-          wait->cv.notify_all();
-        });
-    std::unique_lock<std::mutex> lock(wait->mu);
-    while (!wait->done) {
-      wait->cv.wait_for(lock, std::chrono::milliseconds(10));
-      if (!wait->done && context->IsCancelled()) {
-        return grpc::Status(grpc::StatusCode::CANCELLED,
-                            "the receiver gave up");
+  // A raw callback method: the response is written by EncodeRecvTensor
+  // Response (distributed/tensor_wire.h) without copying the tensor, and
+  // no thread waits while the value is not there yet.
+  grpc::ServerUnaryReactor* RecvTensor(grpc::CallbackServerContext* context,
+                                       const grpc::ByteBuffer* request_bytes,
+                                       grpc::ByteBuffer* response) override {
+    auto* reactor = new RecvReactor(response);
+    RecvTensorRequest request;
+    std::vector<grpc::Slice> slices;
+    std::string bytes;
+    if (request_bytes->Dump(&slices).ok()) {
+      for (const grpc::Slice& slice : slices) {
+        bytes.append(reinterpret_cast<const char*>(slice.begin()),
+                     slice.size());
       }
     }
-    if (!wait->status.ok()) return ToGrpcStatus(wait->status);
-    response->set_is_dead(wait->is_dead);
-    if (!wait->is_dead) wait->value.ToProto(response->mutable_tensor());
-    return grpc::Status::OK;
+    if (!request.ParseFromString(bytes)) {
+      reactor->Answer(
+          absl::InvalidArgumentError("RecvTensor: the request does not parse"),
+          Tensor(), false);
+      return reactor;
+    }
+    (void)context;
+    // The value may come later (this task may not have reached its _Send
+    // yet): the reactor answers when it does, or when the caller gives up.
+    state_->RecvTensor(
+        request.step_id(), request.rendezvous_key(),
+        [shared = reactor->shared()](const absl::Status& status,
+                                     const Tensor& value, bool dead) {
+          RecvReactor::AnswerShared(shared, status, value, dead);
+        });
+    return reactor;
   }
 
   grpc::Status StoreSet(grpc::ServerContext*, const StoreSetRequest* request,
