@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/io/coded_stream.h"
+#include "graph/types.h"
 #include "grpcpp/support/proto_buffer_reader.h"
 #include "grpcpp/support/slice.h"
 #include "proto/worker_service.pb.h"
@@ -156,6 +157,14 @@ absl::Status DecodeRecvTensorResponse(grpc::ByteBuffer* buffer, Tensor* value,
         if (!in.ReadVarint32(&n)) return SlowDecode(buffer, value, is_dead);
         absl::StatusOr<TensorShape> s = TensorShape::FromProto(shape);
         if (!s.ok()) return absl::DataLossError(s.status().message());
+        // Checked before allocating: a shape that does not match the bytes
+        // that follow must not size an allocation.
+        const int element = DataTypeSize(static_cast<DataType>(dtype));
+        if (element <= 0 || !s->IsFullyDefined() ||
+            s->num_elements() != static_cast<int64_t>(n / element) ||
+            n % element != 0) {
+          return SlowDecode(buffer, value, is_dead);
+        }
         absl::StatusOr<Tensor> t = Tensor::Allocate(
             DefaultCpuAllocator(), static_cast<DataType>(dtype), *s);
         if (!t.ok()) return t.status();
