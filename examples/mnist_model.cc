@@ -69,6 +69,14 @@ absl::StatusOr<float> TestAccuracy(Session* session, const MnistSplit& test,
   return out[0].flat<float>()[0];
 }
 
+void PrintProgress(int step, float loss, int steps, int batch_size, int towers,
+                   double seconds) {
+  std::printf("step %d, loss = %.2f (%.1f examples/sec; %.3f sec/batch)\n",
+              step, loss, static_cast<double>(steps) * batch_size / seconds,
+              seconds / steps / towers);
+  std::fflush(stdout);
+}
+
 absl::Status RestoreLatest(Session* session, const Saver& saver,
                            const std::string& dir) {
   absl::StatusOr<std::string> latest = Saver::LatestCheckpoint(dir);
@@ -180,13 +188,9 @@ absl::Status TrainLoop(Session* session, Saver* saver, const MnistSplit& train,
       if (!s.ok()) return stop_input(s);
     }
     if (step % log_every == 0) {
-      const double seconds =
-          absl::ToDoubleSeconds(absl::Now() - interval_start);
-      std::printf("step %d, loss = %.2f (%.1f examples/sec; %.3f sec/batch)\n",
-                  step, out[0].flat<float>()[0],
-                  static_cast<double>(log_every) * options.batch_size / seconds,
-                  seconds / log_every / towers);
-      std::fflush(stdout);
+      PrintProgress(step, out[0].flat<float>()[0], log_every,
+                    options.batch_size, towers,
+                    absl::ToDoubleSeconds(absl::Now() - interval_start));
       interval_start = absl::Now();
     }
     if (step % checkpoint_every == 0 || step == options.steps) {

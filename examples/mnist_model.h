@@ -67,6 +67,12 @@ Output Accuracy(const Scope& scope, const Output& logits, const Output& labels);
 absl::StatusOr<float> TestAccuracy(Session* session, const MnistSplit& test,
                                    const std::string& accuracy);
 
+// Prints the seed's progress line for `step` ("step N, loss = X (Y
+// examples/sec; Z sec/batch)"): `steps` steps of `batch_size` examples on
+// `towers` towers took `seconds`.
+void PrintProgress(int step, float loss, int steps, int batch_size, int towers,
+                   double seconds);
+
 // Restores the latest checkpoint of `dir` and says so on stdout.
 absl::Status RestoreLatest(Session* session, const Saver& saver,
                            const std::string& dir);

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "data/batcher.h"
+#include "examples/mnist_model.h"
 
 namespace dflow {
 namespace mnist {
@@ -63,13 +64,9 @@ absl::Status TrainOnCluster(const GraphDef& graph, const MnistDataset& data,
                         {options.loss}, {options.train_op}, &out);
     if (!s.ok()) return s;
     if (step % log_every == 0) {
-      const double seconds =
-          absl::ToDoubleSeconds(absl::Now() - interval_start);
-      std::printf("step %d, loss = %.2f (%.1f examples/sec; %.3f sec/batch)\n",
-                  step, out[0].flat<float>()[0],
-                  static_cast<double>(log_every) * options.batch_size / seconds,
-                  seconds / log_every / towers);
-      std::fflush(stdout);
+      PrintProgress(step, out[0].flat<float>()[0], log_every,
+                    options.batch_size, towers,
+                    absl::ToDoubleSeconds(absl::Now() - interval_start));
       interval_start = absl::Now();
     }
   }

@@ -16,7 +16,7 @@
 #include "graph/ops/ops.h"
 #include "graph/scope.h"
 #include "gtest/gtest.h"
-#include "tests/distributed/free_port.h"
+#include "tests/distributed/local_cluster.h"
 
 namespace dflow {
 namespace {
@@ -27,31 +27,14 @@ using ::testing::HasSubstr;
 class ClusterCollectivesTest : public ::testing::Test {
  protected:
   void StartCluster(const std::string& devices) {
-    absl::StatusOr<ClusterSpec> spec = ClusterSpec::Parse(absl::StrCat(
-        "worker=127.0.0.1:", FreePort(), ",127.0.0.1:", FreePort()));
-    ASSERT_TRUE(spec.ok()) << spec.status();
-    cluster_ = *spec;
-    for (const ClusterTask& t : cluster_.Tasks()) {
-      WorkerServerOptions options;
-      options.cluster = cluster_;
-      options.job = t.job;
-      options.task = t.task;
-      options.devices = devices;
-      absl::StatusOr<std::unique_ptr<WorkerServer>> server =
-          WorkerServer::Start(options);
-      ASSERT_TRUE(server.ok()) << server.status();
-      servers_.push_back(*std::move(server));
-    }
+    LocalCluster cluster = StartLocalCluster({{"worker", 2}}, devices);
+    cluster_ = cluster.spec;
+    servers_ = std::move(cluster.servers);
+    ASSERT_EQ(servers_.size(), 2u);
   }
 
   std::unique_ptr<ClusterSession> NewSession(const GraphDef& def) {
-    ClusterSessionOptions options;
-    options.cluster = cluster_;
-    options.step_timeout_ms = 60000;
-    absl::StatusOr<std::unique_ptr<ClusterSession>> session =
-        ClusterSession::Create(def, options);
-    EXPECT_TRUE(session.ok()) << session.status();
-    return session.ok() ? *std::move(session) : nullptr;
+    return NewClusterSession(cluster_, def, 60000);
   }
 
   ClusterSpec cluster_;

@@ -19,7 +19,7 @@
 #include "gtest/gtest.h"
 #include "proto/worker_service.grpc.pb.h"
 #include "runtime/session.h"
-#include "tests/distributed/free_port.h"
+#include "tests/distributed/local_cluster.h"
 
 namespace dflow {
 namespace {
@@ -30,31 +30,14 @@ using ::testing::HasSubstr;
 class ClusterSessionTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    absl::StatusOr<ClusterSpec> spec = ClusterSpec::Parse(
-        absl::StrCat("worker=127.0.0.1:", FreePort(), ",127.0.0.1:", FreePort(),
-                     ",ps=127.0.0.1:", FreePort()));
-    ASSERT_TRUE(spec.ok()) << spec.status();
-    cluster_ = *spec;
-    for (const ClusterTask& t : cluster_.Tasks()) {
-      WorkerServerOptions options;
-      options.cluster = cluster_;
-      options.job = t.job;
-      options.task = t.task;
-      absl::StatusOr<std::unique_ptr<WorkerServer>> server =
-          WorkerServer::Start(options);
-      ASSERT_TRUE(server.ok()) << server.status();
-      servers_.push_back(*std::move(server));
-    }
+    LocalCluster cluster = StartLocalCluster({{"worker", 2}, {"ps", 1}});
+    cluster_ = cluster.spec;
+    servers_ = std::move(cluster.servers);
+    ASSERT_EQ(servers_.size(), 3u);
   }
 
   std::unique_ptr<ClusterSession> NewSession(const GraphDef& def) {
-    ClusterSessionOptions options;
-    options.cluster = cluster_;
-    options.step_timeout_ms = 30000;
-    absl::StatusOr<std::unique_ptr<ClusterSession>> session =
-        ClusterSession::Create(def, options);
-    EXPECT_TRUE(session.ok()) << session.status();
-    return session.ok() ? *std::move(session) : nullptr;
+    return NewClusterSession(cluster_, def, 30000);
   }
 
   ClusterSpec cluster_;
