@@ -231,10 +231,11 @@ int main(int argc, char** argv) {
       dflow::RecvTensorRequest recv;
       recv.set_step_id(step);
       recv.set_rendezvous_key(key);
-      const std::string recv_bytes = recv.SerializeAsString();
       const auto begin = Clock::now();
-      grpc::Slice slice(recv_bytes.data(), recv_bytes.size());
-      grpc::ByteBuffer request_buffer(&slice, 1);
+      grpc::ByteBuffer request_buffer;
+      bool own = false;
+      (void)grpc::SerializationTraits<dflow::RecvTensorRequest>::Serialize(
+          recv, &request_buffer, &own);
       grpc::ByteBuffer response_buffer;
       grpc::ClientContext recv_context;
       std::mutex mu;

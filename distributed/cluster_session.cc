@@ -29,6 +29,7 @@
 #include "runtime/device.h"
 #include "runtime/kernel_constant_evaluator.h"
 #include "runtime/placement_bridge.h"
+#include "runtime/plan_cache.h"
 #include "runtime/session.h"
 
 namespace dflow {
@@ -56,6 +57,21 @@ constexpr auto kRelayGrace = std::chrono::seconds(2);
 // step itself.
 constexpr auto kTaskReportMargin = std::chrono::milliseconds(500);
 
+// When a step's first error `s`, arriving `now`, cancels the other tasks'
+// calls. An error a task only relayed leaves the originating task time to
+// report its own (the root cause); a timeout leaves the other tasks until
+// the master's deadline to report theirs (the ones that cannot are then
+// named as silent); any other error cancels at once.
+std::chrono::steady_clock::time_point CancelAt(
+    const grpc::Status& s, std::chrono::steady_clock::time_point now,
+    bool bounded, std::chrono::steady_clock::time_point master_deadline) {
+  if (s.error_details() == kRelayedError) return now + kRelayGrace;
+  if (bounded && s.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
+    return std::max(now, master_deadline);
+  }
+  return now;
+}
+
 }  // namespace
 
 struct ClusterSession::Impl {
@@ -73,8 +89,8 @@ struct ClusterSession::Impl {
   Graph graph;
 
   std::mutex mu;
-  std::map<std::string, std::shared_ptr<const Plan>> plans;  // mu
-  int64_t next_step = 0;                                     // mu
+  PlanCache<Plan> plans;
+  int64_t next_step = 0;  // mu
   // Steps finished on every task, not yet told to each task.
   std::map<std::string, std::vector<int64_t>> finished;  // mu
 
@@ -133,8 +149,7 @@ ClusterSession::ClusterSession(std::unique_ptr<Impl> impl)
     : impl_(std::move(impl)) {}
 
 ClusterSession::~ClusterSession() {
-  std::lock_guard<std::mutex> lock(impl_->mu);
-  for (const auto& [signature, plan] : impl_->plans) {
+  for (const std::shared_ptr<const Plan>& plan : impl_->plans.All()) {
     for (const TaskGraph& t : plan->tasks) {
       absl::StatusOr<WorkerService::Stub*> stub =
           impl_->channels->StubFor(t.task);
@@ -157,17 +172,8 @@ const std::vector<std::string>& ClusterSession::device_names() const {
 absl::StatusOr<std::shared_ptr<const Plan>> ClusterSession::Impl::GetPlan(
     const FeedList& feeds, const std::vector<std::string>& fetches,
     const std::vector<std::string>& targets) {
-  const std::string signature = RunSignatureKey(feeds, fetches, targets);
-  {
-    std::lock_guard<std::mutex> lock(mu);
-    auto it = plans.find(signature);
-    if (it != plans.end()) return it->second;
-  }
-  absl::StatusOr<std::shared_ptr<const Plan>> plan =
-      Compile(feeds, fetches, targets);
-  if (!plan.ok()) return plan.status();
-  std::lock_guard<std::mutex> lock(mu);
-  return plans.emplace(signature, *plan).first->second;
+  return plans.Get(RunSignatureKey(feeds, fetches, targets),
+                   [&] { return Compile(feeds, fetches, targets); });
 }
 
 absl::StatusOr<std::shared_ptr<const Plan>> ClusterSession::Impl::Compile(
@@ -336,19 +342,8 @@ absl::Status ClusterSession::Run(const FeedList& feeds,
           raw->answered = true;
           if (!s.ok() && !step->failed) {
             step->failed = true;
-            const auto now = std::chrono::steady_clock::now();
-            // An error relayed from another task leaves
-            // that task time to report its own (the
-            // root cause) before the rest is cancelled;
-            // a timeout leaves the other tasks until the
-            // master's deadline to report theirs (those
-            // that cannot are named).
-            step->cancel_at =
-                s.error_details() == kRelayedError ? now + kRelayGrace
-                : s.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED &&
-                        bounded
-                    ? std::max(now, master_deadline)
-                    : now;
+            step->cancel_at = CancelAt(s, std::chrono::steady_clock::now(),
+                                       bounded, master_deadline);
           }
           --step->running;
           step->cv.notify_all();
@@ -367,8 +362,7 @@ absl::Status ClusterSession::Run(const FeedList& feeds,
         step->failed = true;
         step->cancel_at = now;
       }
-      if (step->failed && !cancelled &&
-          std::chrono::steady_clock::now() >= step->cancel_at) {
+      if (step->failed && !cancelled && now >= step->cancel_at) {
         // The first error ends the step on every task: cancel the calls
         // still running (outside the lock: a callback may run inline).
         cancelled = true;

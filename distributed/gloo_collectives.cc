@@ -19,6 +19,7 @@
 #include "gloo/transport/tcp/device.h"
 #include "grpcpp/grpcpp.h"
 #include "runtime/collective_backend.h"
+#include "runtime/collective_ring.h"
 
 namespace dflow {
 namespace {
@@ -94,28 +95,6 @@ uint32_t TagOf(const CollectiveRequest& r, uint64_t salt) {
 }
 
 template <typename T>
-void Reduce(Reduction r, void* out, const void* a, const void* b, size_t n) {
-  T* dst = static_cast<T*>(out);
-  const T* x = static_cast<const T*>(a);
-  const T* y = static_cast<const T*>(b);
-  if (r == Reduction::kMax) {
-    // NaN wins, as in the single-process ring (x != x only for NaN).
-    for (size_t i = 0; i < n; ++i) {
-      dst[i] = (x[i] > y[i] || x[i] != x[i]) ? x[i] : y[i];
-    }
-    return;
-  }
-  for (size_t i = 0; i < n; ++i) dst[i] = x[i] + y[i];
-}
-
-template <typename T>
-void Divide(void* data, size_t n, int64_t divisor) {
-  T* d = static_cast<T*>(data);
-  const T by = static_cast<T>(divisor);
-  for (size_t i = 0; i < n; ++i) d[i] = d[i] / by;
-}
-
-template <typename T>
 void AllReduce(const std::shared_ptr<gloo::Context>& context,
                std::vector<CollectiveRequest>* members, uint32_t tag,
                std::chrono::milliseconds timeout) {
@@ -134,14 +113,18 @@ void AllReduce(const std::shared_ptr<gloo::Context>& context,
     const Reduction reduction = first.reduction;
     opts.setReduceFunction(
         [reduction](void* out, const void* a, const void* b, size_t k) {
-          Reduce<T>(reduction, out, a, b, k);
+          CombineElements<T>(reduction, static_cast<T*>(out),
+                             static_cast<const T*>(a), static_cast<const T*>(b),
+                             static_cast<int64_t>(k));
         });
     opts.setTag(tag);
     opts.setTimeout(timeout);
     gloo::allreduce(opts);
   }
   if (first.reduction == Reduction::kMean && first.group_size > 1) {
-    for (T* out : outputs) Divide<T>(out, n, first.group_size);
+    for (T* out : outputs) {
+      DivideElements<T>(out, static_cast<int64_t>(n), first.group_size);
+    }
   }
 }
 
@@ -189,7 +172,10 @@ void Broadcast(const std::shared_ptr<gloo::Context>& context,
     opts.setOutput(&root, 1);
     opts.setReduceFunction(
         [](void* out, const void* a, const void* b, size_t k) {
-          Reduce<int32_t>(Reduction::kMax, out, a, b, k);
+          CombineElements<int32_t>(Reduction::kMax, static_cast<int32_t*>(out),
+                                   static_cast<const int32_t*>(a),
+                                   static_cast<const int32_t*>(b),
+                                   static_cast<int64_t>(k));
         });
     opts.setTag(tag ^ 0x5a5a5a5au);
     opts.setTimeout(timeout);

@@ -45,9 +45,9 @@ void RemoteRendezvous::RecvAsync(const std::string& key,
   RecvTensorRequest request;
   request.set_step_id(step_id_);
   request.set_rendezvous_key(key);
-  const std::string bytes = request.SerializeAsString();
-  grpc::Slice slice(bytes.data(), bytes.size());
-  call->request = grpc::ByteBuffer(&slice, 1);
+  bool own = false;
+  (void)grpc::SerializationTraits<RecvTensorRequest>::Serialize(
+      request, &call->request, &own);
   if (deadline_ != absl::InfiniteFuture()) {
     call->context.set_deadline(absl::ToChronoTime(deadline_));
   }

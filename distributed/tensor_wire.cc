@@ -2,11 +2,11 @@
 
 #include <cstdint>
 #include <string>
-#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "graph/types.h"
+#include "grpcpp/impl/codegen/proto_utils.h"
 #include "grpcpp/support/proto_buffer_reader.h"
 #include "grpcpp/support/slice.h"
 #include "proto/worker_service.pb.h"
@@ -46,16 +46,10 @@ bool HasPlainBytes(const Tensor& t) {
 
 absl::Status SlowDecode(grpc::ByteBuffer* buffer, Tensor* value,
                         bool* is_dead) {
-  std::vector<grpc::Slice> slices;
-  if (!buffer->Dump(&slices).ok()) {
-    return absl::DataLossError("an unreadable RecvTensor response");
-  }
-  std::string bytes;
-  for (const grpc::Slice& s : slices) {
-    bytes.append(reinterpret_cast<const char*>(s.begin()), s.size());
-  }
   RecvTensorResponse response;
-  if (!response.ParseFromString(bytes)) {
+  if (!grpc::SerializationTraits<RecvTensorResponse>::Deserialize(buffer,
+                                                                  &response)
+           .ok()) {
     return absl::DataLossError("a RecvTensor response that does not parse");
   }
   *is_dead = response.is_dead();
@@ -74,9 +68,9 @@ void EncodeRecvTensorResponse(const Tensor& value, bool is_dead,
     RecvTensorResponse response;
     response.set_is_dead(is_dead);
     if (!is_dead) value.ToProto(response.mutable_tensor());
-    const std::string bytes = response.SerializeAsString();
-    grpc::Slice slice(bytes.data(), bytes.size());
-    *out = grpc::ByteBuffer(&slice, 1);
+    bool own = false;
+    (void)grpc::SerializationTraits<RecvTensorResponse>::Serialize(response,
+                                                                   out, &own);
     return;
   }
   // The TensorProto without its content, then the content's tag and length;

@@ -152,15 +152,10 @@ class WorkerServer::Service final
                                        grpc::ByteBuffer* response) override {
     auto* reactor = new RecvReactor(response);
     RecvTensorRequest request;
-    std::vector<grpc::Slice> slices;
-    std::string bytes;
-    if (request_bytes->Dump(&slices).ok()) {
-      for (const grpc::Slice& slice : slices) {
-        bytes.append(reinterpret_cast<const char*>(slice.begin()),
-                     slice.size());
-      }
-    }
-    if (!request.ParseFromString(bytes)) {
+    grpc::ByteBuffer bytes(*request_bytes);  // shares the slices
+    if (!grpc::SerializationTraits<RecvTensorRequest>::Deserialize(&bytes,
+                                                                   &request)
+             .ok()) {
       reactor->Answer(
           absl::InvalidArgumentError("RecvTensor: the request does not parse"),
           Tensor(), false);

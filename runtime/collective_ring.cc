@@ -22,27 +22,6 @@ constexpr int64_t kCacheBytes = 16 << 10;
 // thread: waking a worker costs more.
 constexpr int64_t kParallelBytes = 1 << 20;
 
-// dst = a op b, element-wise; `a` may be `dst`.
-template <typename T>
-void Combine(Reduction r, T* dst, const T* a, const T* b, int64_t n) {
-  if (r == Reduction::kMax) {
-    // NaN wins whichever side it is on (x != x only for NaN).
-    for (int64_t i = 0; i < n; ++i) {
-      const T x = a[i];
-      const T y = b[i];
-      dst[i] = (x > y || x != x) ? x : y;
-    }
-    return;
-  }
-  for (int64_t i = 0; i < n; ++i) dst[i] = a[i] + b[i];
-}
-
-template <typename T>
-void Divide(T* dst, int64_t n, int divisor) {
-  const T d = static_cast<T>(divisor);
-  for (int64_t i = 0; i < n; ++i) dst[i] = dst[i] / d;
-}
-
 // All-reduce of elements [begin, end) of chunk `chunk`: combined in rank
 // order into the output of the chunk's owner (rank `chunk`), then copied to
 // the other ranks.
@@ -59,10 +38,11 @@ void AllReduceBlock(Reduction r, const RingBuffers& b, int chunk, int64_t begin,
     if (n == 1) {
       std::memcpy(dst, in(0) + lo, len * sizeof(T));
     } else {
-      Combine<T>(r, dst, in(0) + lo, in(1) + lo, len);
-      for (int k = 2; k < n; ++k) Combine<T>(r, dst, dst, in(k) + lo, len);
+      CombineElements<T>(r, dst, in(0) + lo, in(1) + lo, len);
+      for (int k = 2; k < n; ++k)
+        CombineElements<T>(r, dst, dst, in(k) + lo, len);
     }
-    if (r == Reduction::kMean && n > 1) Divide<T>(dst, len, n);
+    if (r == Reduction::kMean && n > 1) DivideElements<T>(dst, len, n);
     for (int k = 0; k < n; ++k) {
       if (k == chunk) continue;
       std::memcpy(static_cast<T*>(b.outputs[k]) + lo, dst, len * sizeof(T));

@@ -42,6 +42,31 @@ enum class Reduction { kSum, kMean, kMax };
 absl::StatusOr<Reduction> ParseReduction(absl::string_view name);
 const char* ReductionName(Reduction r);
 
+// dst = a op b, element-wise (kMean adds: its division is DivideElements,
+// once, at the end); `a` may be `dst`. The arithmetic of every host-memory
+// collective: the ring here and the cross-process one
+// (distributed/gloo_collectives.h).
+template <typename T>
+void CombineElements(Reduction r, T* dst, const T* a, const T* b, int64_t n) {
+  if (r == Reduction::kMax) {
+    // NaN wins whichever side it is on (x != x only for NaN).
+    for (int64_t i = 0; i < n; ++i) {
+      const T x = a[i];
+      const T y = b[i];
+      dst[i] = (x > y || x != x) ? x : y;
+    }
+    return;
+  }
+  for (int64_t i = 0; i < n; ++i) dst[i] = a[i] + b[i];
+}
+
+// dst /= divisor, element-wise (kMean's last step).
+template <typename T>
+void DivideElements(T* dst, int64_t n, int64_t divisor) {
+  const T d = static_cast<T>(divisor);
+  for (int64_t i = 0; i < n; ++i) dst[i] = dst[i] / d;
+}
+
 // Whether the CPU ring computes on `dtype` (float, double, int32, int64).
 bool IsRingDataType(DataType dtype);
 

@@ -33,6 +33,7 @@
 #include "runtime/executor.h"
 #include "runtime/kernel_constant_evaluator.h"
 #include "runtime/placement_bridge.h"
+#include "runtime/plan_cache.h"
 #include "runtime/rendezvous.h"
 #include "runtime/shared_kernels.h"
 
@@ -107,9 +108,7 @@ struct Session::Impl {
   // std mutexes, not absl's: see runtime/variables.h.
   mutable std::shared_mutex graph_mu;
   Graph graph;  // graph_mu
-  mutable std::mutex cache_mu;
-  absl::flat_hash_map<std::string, std::shared_ptr<const Plan>>
-      plans;  // cache_mu
+  PlanCache<Plan> plans;
   std::atomic<int64_t> next_step{1};
   // Numbers the run signatures dumped under dump_passes_dir.
   std::atomic<int> next_dump_signature{0};
@@ -143,20 +142,8 @@ struct Session::Impl {
 absl::StatusOr<std::shared_ptr<const Plan>> Session::Impl::GetPlan(
     const FeedList& feeds, const std::vector<std::string>& fetches,
     const std::vector<std::string>& targets) {
-  const std::string key = RunSignatureKey(feeds, fetches, targets);
-  {
-    std::lock_guard<std::mutex> lock(cache_mu);
-    auto it = plans.find(key);
-    if (it != plans.end()) return it->second;
-  }
-  absl::StatusOr<std::shared_ptr<const Plan>> plan =
-      Compile(feeds, fetches, targets);
-  if (!plan.ok()) return plan.status();
-  std::lock_guard<std::mutex> lock(cache_mu);
-  // Another thread may have compiled the same signature meanwhile; either
-  // plan is fine, keep the first.
-  auto [it, inserted] = plans.emplace(key, *plan);
-  return it->second;
+  return plans.Get(RunSignatureKey(feeds, fetches, targets),
+                   [&] { return Compile(feeds, fetches, targets); });
 }
 
 absl::StatusOr<std::shared_ptr<const Plan>> Session::Impl::Compile(
@@ -704,9 +691,6 @@ const DeviceSet& Session::devices() const { return *impl_->devices; }
 
 VariableStore* Session::variables() { return impl_->variables.get(); }
 
-int Session::num_cached_plans() const {
-  std::lock_guard<std::mutex> lock(impl_->cache_mu);
-  return static_cast<int>(impl_->plans.size());
-}
+int Session::num_cached_plans() const { return impl_->plans.size(); }
 
 }  // namespace dflow
