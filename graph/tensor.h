@@ -212,9 +212,8 @@ class Tensor {
   size_t ElementSize() const;
   // Everything but the buffer as in Tensor().
   void ResetToEmpty() {
-    static const TensorShape* const kEmptyShape = new TensorShape({0});
     dtype_ = DT_INVALID;
-    shape_ = *kEmptyShape;
+    shape_.SetEmptyVector();
     num_elements_ = 0;
     offset_ = 0;
   }

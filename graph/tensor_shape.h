@@ -63,6 +63,13 @@ class TensorShape {
   // product does not fit in int64 (shapes come from user files).
   int64_t num_elements() const;
 
+  // Becomes [0], the shape of an empty Tensor, without building one: the
+  // executor empties a tensor per input slot and node run.
+  void SetEmptyVector() {
+    dims_.assign(1, 0);
+    unknown_rank_ = false;
+  }
+
   // Mutators for trusted code. Sizes must be >= 0 or kUnknownDim. AddDim
   // and InsertDim on a shape of unknown rank are invalid.
   void AddDim(int64_t size);

@@ -274,6 +274,13 @@ class Executor : public std::enable_shared_from_this<Executor> {
     };
     Forward forward = Forward::kNone;
     Tensor constant;  // kConst: the Const kernel's output
+    // A kernel the frame step may also run itself under its lock, when its
+    // inputs are small (FrameStep::RunSmallKernel): a synchronous CPU
+    // kernel of a stateless op on plain values, such as a loop counter's
+    // Less and Add. Running those there spares the queue entry, the kernel
+    // context's second lock round trip and the thread hand-off per
+    // iteration.
+    bool small_kernel = false;
   };
   // Loops: out_edges_ as the frame step reads them (same indices), with
   // what Activate needs of the consumer in one place (reading it from the

@@ -19,9 +19,11 @@
 // graphs with an Enter pay it; acyclic graphs keep executor.cc's path. The
 // loop plumbing (Identity, LoopCond, Enter, Exit, NextIteration, Switch,
 // Merge, NoOp, Const) does not pay it per node: RunForwards computes those
-// under the lock already held to propagate their producer, so a scalar
-// loop's iteration runs two kernels, not nine nodes (when no stats are
-// asked: a timeline shows every node's kernel run).
+// under the lock already held to propagate their producer, and runs small
+// stateless CPU kernels on small values there too (a loop counter's Less and
+// Add), so a scalar loop's iteration takes no queue entry, thread hand-off
+// or second lock round trip at all (when no stats are asked: a timeline
+// shows every node's kernel run).
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -150,7 +152,7 @@ class Executor::FrameStep : public std::enable_shared_from_this<FrameStep> {
     // is_constant Enters: delivered to every iteration, also later ones.
     struct Constant {
       int enter;
-      TensorValue value;
+      OpKernelContext::OutputValues value;  // one; delivered as copies
       bool dead;
     };
     std::vector<Constant> constants;
@@ -266,6 +268,12 @@ class Executor::FrameStep : public std::enable_shared_from_this<FrameStep> {
                 ReadyList* ready) {
     Iteration* it = f->Find(iter);
     if (it == nullptr) return;  // (cannot happen: callers make it first)
+    Activate(f, iter, it, src, outputs, copy, ready);
+  }
+  // The same, for the caller that holds the iteration's tables already.
+  void Activate(FrameInstance* f, int64_t iter, Iteration* it, int src,
+                OpKernelContext::OutputValues* outputs, bool copy,
+                ReadyList* ready) {
     const NodeItem& item = exec_->nodes_[src];
     for (int e = item.out_begin; e < item.out_end; ++e) {
       const FrameEdge& edge = exec_->frame_edges_[e];
@@ -337,14 +345,12 @@ class Executor::FrameStep : public std::enable_shared_from_this<FrameStep> {
       FrameInstance* child = ChildFrame(t.frame, t.iter, ln.child_frame);
       if (!aborted_) {
         if (ln.is_constant) {
-          FrameInstance::Constant c{t.id, TensorValue(), !live};
-          if (live) c.value = (*outputs)[0];
-          child->constants.push_back(c);
-          OpKernelContext::OutputValues once;
-          once.push_back(c.value);
+          FrameInstance::Constant c{t.id, {}, !live};
+          c.value.push_back(live ? (*outputs)[0] : TensorValue());
+          child->constants.push_back(std::move(c));
+          OpKernelContext::OutputValues* value = &child->constants.back().value;
           for (int64_t i = child->oldest; i <= child->newest; ++i) {
-            OpKernelContext::OutputValues copy = once;
-            Activate(child, i, t.id, live ? &copy : nullptr, true, ready);
+            Activate(child, i, t.id, live ? value : nullptr, true, ready);
           }
         } else {
           Activate(child, 0, t.id, live ? outputs : nullptr, false, ready);
@@ -376,10 +382,9 @@ class Executor::FrameStep : public std::enable_shared_from_this<FrameStep> {
       }
       // A dead NextIteration ends the loop's iterations.
     } else if (!aborted_) {
-      Activate(t.frame, t.iter, t.id, outputs, false, ready);
+      Activate(t.frame, t.iter, t.it, t.id, outputs, false, ready);
     }
-    Iteration* it = t.frame->Find(t.iter);
-    --it->outstanding_ops;
+    --t.it->outstanding_ops;
     CleanupIterations(t.frame, ready);
   }
 
@@ -401,15 +406,62 @@ class Executor::FrameStep : public std::enable_shared_from_this<FrameStep> {
     while (i < ready->size() && !aborted_) {
       const Tagged t = (*ready)[i];
       bool dead = false;
-      if (!ComputeForward(t, &outputs, &dead)) {
+      if (ComputeForward(t, &outputs, &dead)) {
+        (*ready)[i] = ready->back();
+        ready->pop_back();
+        Propagate(t, dead ? nullptr : &outputs, ready);
+        ClearValues(outputs.data(), 2);
+      } else if (MayRunSmallKernel(t)) {
+        (*ready)[i] = ready->back();
+        ready->pop_back();
+        RunSmallKernel(t, ready);
+      } else {
         ++i;
-        continue;
       }
-      (*ready)[i] = ready->back();
-      ready->pop_back();
-      Propagate(t, dead ? nullptr : &outputs, ready);
-      ClearValues(outputs.data(), 2);
     }
+  }
+
+  // Whether RunForwards may run node `t`'s kernel itself (mu_ held): a
+  // LoopNodeInfo::small_kernel that the cost model found cheap (it runs
+  // inline anyway), on plain values of at most kSmallKernelElements
+  // elements each, so that the lock is held about as long as the hand-off
+  // it spares would take. A dead node qualifies (it is only skipped).
+  bool MayRunSmallKernel(const Tagged& t) const {
+    static constexpr int64_t kSmallKernelElements = 64;
+    const LoopNodeInfo& ln = exec_->loop_nodes_[t.id];
+    if (!ln.small_kernel ||
+        exec_->inline_[t.id].load(std::memory_order_relaxed) == 0) {
+      return false;
+    }
+    if (t.it->dead[ln.local] != 0) return true;
+    const TensorValue* in = &t.it->inputs[ln.local_input];
+    for (int k = 0; k < exec_->nodes_[t.id].num_inputs; ++k) {
+      if (in[k].var != nullptr || !IsLive(in[k]) ||
+          in[k].tensor.NumElements() > kSmallKernelElements) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  // Runs (or skips, when dead) node `t`'s kernel under mu_ and propagates
+  // its outputs, as Execute and Finish would have without the lock.
+  void RunSmallKernel(const Tagged& t, ReadyList* ready) {
+    const NodeItem& item = exec_->nodes_[t.id];
+    const LoopNodeInfo& ln = exec_->loop_nodes_[t.id];
+    TensorValue* inputs = &t.it->inputs[ln.local_input];
+    if (t.it->dead[ln.local] != 0) {
+      ClearValues(inputs, item.num_inputs);
+      Propagate(t, nullptr, ready);
+      return;
+    }
+    OpKernelContext ctx(KernelParams(t, item, inputs));
+    item.kernel->Compute(&ctx);
+    absl::Status error;
+    OpKernelContext::OutputValues* outputs = CheckedOutputs(t, &ctx, &error);
+    if (!error.ok()) AbortLocked(error);
+    ClearValues(inputs, item.num_inputs);
+    Propagate(t, outputs, ready);
   }
 
   // What the node's kernel would output (or that it is dead), computed
@@ -481,10 +533,8 @@ class Executor::FrameStep : public std::enable_shared_from_this<FrameStep> {
 
   void StartIteration(FrameInstance* f, int64_t iter, ReadyList* ready) {
     NewIteration(f, iter);
-    for (const FrameInstance::Constant& c : f->constants) {
-      OpKernelContext::OutputValues once;
-      once.push_back(c.value);
-      Activate(f, iter, c.enter, c.dead ? nullptr : &once, true, ready);
+    for (FrameInstance::Constant& c : f->constants) {
+      Activate(f, iter, c.enter, c.dead ? nullptr : &c.value, true, ready);
     }
   }
 
@@ -579,9 +629,7 @@ class Executor::FrameStep : public std::enable_shared_from_this<FrameStep> {
             absl::StrCat(item.label, ": ", item.dead_fetch_error)));
       }
       ClearValues(inputs, item.num_inputs);
-      std::lock_guard<std::mutex> lock(mu_);
-      Propagate(t, nullptr, ready);
-      RunForwards(ready);
+      PropagateAndForward(t, nullptr, ready);
       return true;
     }
     if (dead) {  // a _Send sends the deadness
@@ -603,18 +651,7 @@ class Executor::FrameStep : public std::enable_shared_from_this<FrameStep> {
       }
       v = TensorValue{std::move(value), nullptr};
     }
-    OpKernelContext::Params params;
-    params.kernel = item.kernel.get();
-    params.device = item.device;
-    params.variables = args_.variables;
-    params.step_id = args_.step_id;
-    params.step_container = &step_container_;
-    params.inputs = inputs;
-    params.call_frame = args_.call_frame;
-    params.rendezvous = args_.rendezvous;
-    params.collective_context = args_.collective_context;
-    params.frame = t.frame->key;
-    params.iteration = t.iter;
+    const OpKernelContext::Params params = KernelParams(t, item, inputs);
     const int64_t start_us = args_.stats != nullptr ? ElapsedMicros() : 0;
     if (AsyncOpKernel* async = item.kernel->AsAsync()) {
       auto ctx = std::make_shared<OpKernelContext>(params);
@@ -651,6 +688,27 @@ class Executor::FrameStep : public std::enable_shared_from_this<FrameStep> {
     return true;
   }
 
+  OpKernelContext::Params KernelParams(const Tagged& t, const NodeItem& item,
+                                       TensorValue* inputs) {
+    OpKernelContext::Params params;
+    params.kernel = item.kernel.get();
+    params.device = item.device;
+    params.variables = args_.variables;
+    params.step_id = args_.step_id;
+    params.step_container = &step_container_;
+    params.inputs = inputs;
+    params.call_frame = args_.call_frame;
+    params.rendezvous = args_.rendezvous;
+    params.collective_context = args_.collective_context;
+    params.frame = t.frame->key;
+    params.iteration = t.iter;
+    params.record_phases = args_.stats != nullptr;
+    if (!item.forward_inputs.empty()) {
+      params.forward_inputs = &item.forward_inputs;
+    }
+    return params;
+  }
+
   int64_t ElapsedMicros() const {
     return absl::ToInt64Microseconds(absl::Now() - start_);
   }
@@ -680,6 +738,20 @@ class Executor::FrameStep : public std::enable_shared_from_this<FrameStep> {
   void Finish(const Tagged& t, OpKernelContext* ctx, ReadyList* ready) {
     const NodeItem& item = exec_->nodes_[t.id];
     const LoopNodeInfo& ln = exec_->loop_nodes_[t.id];
+    absl::Status error;
+    OpKernelContext::OutputValues* outputs = CheckedOutputs(t, ctx, &error);
+    if (!error.ok()) Abort(error);
+    ClearValues(&t.it->inputs[ln.local_input], item.num_inputs);
+    PropagateAndForward(t, outputs, ready);
+  }
+
+  // A kernel's outputs as Propagate takes them: null when the kernel failed
+  // or left out an output another node needs (then `error` says so, naming
+  // the node and its frame), or when its outputs are dead as a whole.
+  OpKernelContext::OutputValues* CheckedOutputs(const Tagged& t,
+                                                OpKernelContext* ctx,
+                                                absl::Status* error) {
+    const NodeItem& item = exec_->nodes_[t.id];
     OpKernelContext::OutputValues* outputs = ctx->outputs();
     if (!ctx->status().ok()) {
       std::string where;
@@ -687,27 +759,42 @@ class Executor::FrameStep : public std::enable_shared_from_this<FrameStep> {
         where = absl::StrCat(" (in frame '", Info(t.frame).name,
                              "', iteration ", t.iter, ")");
       }
-      Abort(absl::Status(
+      *error = absl::Status(
           ctx->status().code(),
-          absl::StrCat(item.label, where, ": ", ctx->status().message())));
-      outputs = nullptr;
-    } else if (!item.may_output_dead) {
-      for (int e = item.out_begin; e < item.out_end && outputs; ++e) {
+          absl::StrCat(item.label, where, ": ", ctx->status().message()));
+      return nullptr;
+    }
+    if (!item.may_output_dead) {
+      for (int e = item.out_begin; e < item.out_end; ++e) {
         const OutEdge& edge = exec_->out_edges_[e];
         if (edge.slot >= 0 && !IsLive((*outputs)[edge.src_output])) {
-          Abort(absl::InternalError(
+          *error = absl::InternalError(
               absl::StrCat(item.label, ": the kernel did not produce output ",
-                           edge.src_output, ", which another node needs")));
-          outputs = nullptr;
+                           edge.src_output, ", which another node needs"));
+          return nullptr;
         }
       }
-    } else if (outputs != nullptr && SetNoOutput(item, *outputs)) {
-      outputs = nullptr;  // dead as a whole: control edges too
+      return outputs;
     }
-    ClearValues(&t.it->inputs[ln.local_input], item.num_inputs);
-    std::lock_guard<std::mutex> lock(mu_);
-    Propagate(t, outputs, ready);
-    RunForwards(ready);
+    if (SetNoOutput(item, *outputs)) return nullptr;  // control edges too
+    return outputs;
+  }
+
+  // Propagate and RunForwards under mu_; then tells the step's peers of an
+  // abort that a kernel run there caused (outside mu_: aborting the
+  // rendezvous may run callbacks that take it).
+  void PropagateAndForward(const Tagged& t,
+                           OpKernelContext::OutputValues* outputs,
+                           ReadyList* ready) {
+    absl::Status abort;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      Propagate(t, outputs, ready);
+      RunForwards(ready);
+      abort.Update(peers_to_abort_);
+      peers_to_abort_ = absl::OkStatus();
+    }
+    if (!abort.ok()) AbortPeers(abort);
   }
 
   // Whether CheckStop would stop the step; reads only (callable under mu_).
@@ -738,6 +825,18 @@ class Executor::FrameStep : public std::enable_shared_from_this<FrameStep> {
       if (status_.ok()) status_ = s;
       aborted_ = true;
     }
+    AbortPeers(s);
+  }
+
+  // Abort with mu_ held; PropagateAndForward tells the peers after.
+  void AbortLocked(const absl::Status& s) {
+    if (status_.ok()) status_ = s;
+    aborted_ = true;
+    peers_to_abort_.Update(s);
+  }
+
+  // The other partitions' transfers and the collectives end too.
+  void AbortPeers(const absl::Status& s) {
     if (args_.rendezvous != nullptr) args_.rendezvous->StartAbort(s);
     if (args_.collective_context != nullptr) {
       args_.collective_context->Abort(s);
@@ -773,6 +872,7 @@ class Executor::FrameStep : public std::enable_shared_from_this<FrameStep> {
   std::vector<Tensor> merge_index_;                // MergeIndex; mu_
   OpKernelContext::OutputValues forward_outputs_;  // RunForwards; mu_
   absl::Status status_;
+  absl::Status peers_to_abort_;  // AbortLocked; mu_
   std::atomic<bool> aborted_{false};
   std::mutex done_mu_;
   std::condition_variable done_cv_;

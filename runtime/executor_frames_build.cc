@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "graph/node_def_util.h"
 #include "graph/ops/control_flow_frames.h"
@@ -40,6 +41,24 @@ absl::Status Executor::BuildFrames(const Graph& graph,
     if (op == "Merge") return Forward::kMerge;
     if (op == "NoOp") return Forward::kNoOp;
     return Forward::kNone;
+  };
+  // LoopNodeInfo::small_kernel: what FrameStep may run under its lock (it
+  // never blocks there: synchronous, no transfer, variable or state).
+  auto may_run_under_lock = [](const Node& n, const NodeItem& item) {
+    if (item.device->kernel_device_type() != "CPU" ||
+        !item.deref_slots.empty() || item.kernel->AsAsync() != nullptr ||
+        n.IsStateful() || item.may_output_dead || item.runs_when_dead ||
+        !item.dead_fetch_error.empty() || absl::StartsWith(n.op(), "_")) {
+      return false;
+    }
+    auto plain = [](DataType t) { return !IsRefType(t) && t != DT_RESOURCE; };
+    for (int k = 0; k < n.num_inputs(); ++k) {
+      if (!plain(n.input_type(k))) return false;
+    }
+    for (int k = 0; k < n.num_outputs(); ++k) {
+      if (!plain(n.output_type(k))) return false;
+    }
+    return true;
   };
   frames_.assign(cf->frames().size(), FrameInfo{});
   for (size_t f = 0; f < frames_.size(); ++f) {
@@ -79,6 +98,8 @@ absl::Status Executor::BuildFrames(const Graph& graph,
       }
     }
     info.forward = forward_kind(*n, nodes_[i]);
+    info.small_kernel = info.forward == LoopNodeInfo::Forward::kNone &&
+                        may_run_under_lock(*n, nodes_[i]);
     if (info.forward == LoopNodeInfo::Forward::kConst) {
       // A Const's kernel outputs the same tensor every time: take it once,
       // from the kernel itself (same buffer, same allocator).

@@ -225,6 +225,50 @@ TEST(WhileLoopTest, BodyErrorsNameTheVariable) {
   EXPECT_THAT(count.status().message(), HasSubstr("returns 2 values for 1"));
 }
 
+// A kernel that fails in a later iteration (100 / (i - 5) at i = 5) ends
+// the step with its node, frame and iteration: small kernels such as this
+// FloorDiv run under the frame step's lock after the first iterations, and
+// their errors must still end the step (not hang it) and leave the session
+// usable.
+TEST(WhileLoopTest, KernelErrorInALaterIterationNamesNodeFrameAndIteration) {
+  Scope root = Scope::NewRootScope();
+  auto n = ops::Placeholder(root.WithOpName("n"), DT_INT32);
+  BranchResult out = ops::WhileLoop(
+      root, {ops::Const(root, 0), ops::Const(root, 0)},
+      [&](const Scope& s, const std::vector<Output>& v) -> CondResult {
+        return ops::Less(s, v[0], n);
+      },
+      [](const Scope& s, const std::vector<Output>& v) -> BranchResult {
+        auto q = ops::FloorDiv(s.WithOpName("q"), 100, ops::Sub(s, v[0], 5));
+        return std::vector<Output>{ops::Add(s, v[0], 1), ops::Add(s, v[1], q)};
+      });
+  ASSERT_TRUE(out.ok()) << out.status();
+  ops::Identity(root.WithOpName("sum"), (*out)[1]);
+  GraphDef def;
+  ASSERT_TRUE(root.ToGraphDef(&def).ok());
+  absl::StatusOr<std::unique_ptr<Session>> session = Session::Create(def);
+  ASSERT_TRUE(session.ok()) << session.status();
+  RunOptions options;
+  options.timeout_ms = 60000;  // fails, rather than hangs, if it never ends
+  std::vector<Tensor> t;
+  // Five iterations: 100 // -5 + ... + 100 // -1 = -20-25-34-50-100.
+  absl::Status s = (*session)->Run(options, {{"n", Tensor::Scalar<int32_t>(5)}},
+                                   {"sum"}, {}, &t, nullptr);
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_EQ(t[0].data<int32_t>()[0], -229);
+  s = (*session)->Run(options, {{"n", Tensor::Scalar<int32_t>(9)}}, {"sum"}, {},
+                      &t, nullptr);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+  EXPECT_THAT(s.message(), HasSubstr("q"));
+  EXPECT_THAT(s.message(), HasSubstr("iteration 5"));
+  EXPECT_THAT(s.message(), HasSubstr("Integer division by zero"));
+  s = (*session)->Run(options, {{"n", Tensor::Scalar<int32_t>(3)}}, {"sum"}, {},
+                      &t, nullptr);
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_EQ(t[0].data<int32_t>()[0], -20 - 25 - 34);
+}
+
 // Step stats of a loop: one entry per iteration a node ran in, with the
 // frame and the iteration (what the timeline shows).
 TEST(WhileLoopTest, StepStatsNameFrameAndIteration) {
