@@ -17,6 +17,7 @@
 #include "compiler/placement_log.h"
 #include "compiler/placer.h"
 #include "compiler/prune.h"
+#include "distributed/checkpoint_nodes.h"
 #include "distributed/collective_groups.h"
 #include "distributed/grpc_logging.h"
 #include "distributed/grpc_status.h"
@@ -87,6 +88,12 @@ struct ClusterSession::Impl {
   // Evaluates constant subgraphs for constant folding in this process.
   std::unique_ptr<Device> local_cpu;
   Graph graph;
+  // By VariableKey: the nodes Saver's steps read and assign through.
+  std::map<std::string, VariableCheckpointNodes> checkpoint_nodes;
+  // Stateful nodes' devices, from the first signature that placed each:
+  // later signatures ask for the same (Compile).
+  std::mutex placement_mu;
+  std::map<std::string, std::string> stateful_devices;  // placement_mu
 
   std::mutex mu;
   PlanCache<Plan> plans;
@@ -138,7 +145,13 @@ absl::StatusOr<std::unique_ptr<ClusterSession>> ClusterSession::Create(
   impl->next_step = static_cast<int64_t>(std::random_device()() >> 1) << 31;
   std::random_device random;
   impl->session_id = absl::StrCat(absl::Hex(random()), absl::Hex(random()));
-  if (absl::Status s = ImportGraphDef(def, ImportOptions(), &impl->graph);
+  GraphDef with_checkpoints = def;
+  absl::StatusOr<std::map<std::string, VariableCheckpointNodes>> nodes =
+      AddCheckpointNodes(&with_checkpoints);
+  if (!nodes.ok()) return nodes.status();
+  impl->checkpoint_nodes = *std::move(nodes);
+  if (absl::Status s =
+          ImportGraphDef(with_checkpoints, ImportOptions(), &impl->graph);
       !s.ok()) {
     return s;
   }
@@ -214,9 +227,22 @@ absl::StatusOr<std::shared_ptr<const Plan>> ClusterSession::Impl::Compile(
   PlacerOptions placer;
   placer.allow_soft_placement = options.allow_soft_placement;
   placer.pruned_subgraph = true;
+  // One placement at a time, so that the first to place a stateful node
+  // decides its device for every other.
+  std::lock_guard<std::mutex> placement_lock(placement_mu);
+  for (Node* n : g.nodes()) {
+    auto pinned = stateful_devices.find(n->name());
+    if (pinned != stateful_devices.end()) {
+      n->set_requested_device(pinned->second);
+    }
+  }
   absl::StatusOr<PlacementRecord> record =
       PlaceGraph(&g, devices, kernels, placer);
   if (!record.ok()) return record.status();
+  for (Node* n : g.nodes()) {
+    if (n->IsStateful())
+      stateful_devices.emplace(n->name(), n->assigned_device());
+  }
   if (options.log_device_placement) {
     std::cerr << FormatPlacementLog(*record) << std::flush;
   }
@@ -431,6 +457,56 @@ absl::Status ClusterSession::Run(const FeedList& feeds,
                                             (*plan)->num_fetches));
   }
   if (outputs != nullptr) *outputs = std::move(results);
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<Tensor>> ClusterSession::ReadVariables(
+    const std::vector<CheckpointVariable>& variables) {
+  std::vector<std::string> fetches;
+  for (const CheckpointVariable& v : variables) {
+    auto found = impl_->checkpoint_nodes.find(v.name);
+    if (found == impl_->checkpoint_nodes.end()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "variable '", v.name, "' (", v.op, " node '", v.node,
+          "') is not in this session's graph; create the Saver from the "
+          "session's graph"));
+    }
+    fetches.push_back(found->second.read);
+  }
+  std::vector<Tensor> values;
+  if (absl::Status s = Run({}, fetches, {}, &values); !s.ok()) {
+    return absl::Status(
+        s.code(),
+        absl::StrCat("reading the variables for a checkpoint: ", s.message(),
+                     absl::IsFailedPrecondition(s)
+                         ? " (run the initializer first, or "
+                           "restore a checkpoint)"
+                         : ""));
+  }
+  return values;
+}
+
+absl::Status ClusterSession::AssignVariables(
+    const std::vector<CheckpointVariable>& variables,
+    std::vector<Tensor> values) {
+  FeedList feeds;
+  std::vector<std::string> targets;
+  for (size_t i = 0; i < variables.size(); ++i) {
+    auto found = impl_->checkpoint_nodes.find(variables[i].name);
+    if (found == impl_->checkpoint_nodes.end()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "variable '", variables[i].name, "' (", variables[i].op, " node '",
+          variables[i].node,
+          "') is not in this session's graph; create the Saver from the "
+          "session's graph"));
+    }
+    feeds.emplace_back(found->second.value, std::move(values[i]));
+    targets.push_back(found->second.assign);
+  }
+  if (absl::Status s = Run(feeds, {}, targets, nullptr); !s.ok()) {
+    return absl::Status(s.code(),
+                        absl::StrCat("restoring the variables: ", s.message()));
+  }
   return absl::OkStatus();
 }
 

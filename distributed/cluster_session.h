@@ -14,7 +14,23 @@
 //
 // Variables live in the tasks that hold them: a variable initialized in
 // one step keeps its value for the next, and for other sessions of the
-// same cluster, as in TensorFlow.
+// same cluster, as in TensorFlow. A stateful node (a variable, a queue)
+// stays on the device its first signature placed it on in every later
+// signature (TensorFlow's rule too), so every step finds the same state.
+//
+// Checkpoints: a ClusterSession is a Saver's VariableHost
+// (runtime/saver.h). The master adds a read and an assign beside each
+// variable (distributed/checkpoint_nodes.h); Save fetches every value in
+// one step and writes the checkpoint in this process, Restore feeds them
+// back (creating variables a restarted task lost). After a task restarts
+// (its graphs and variables gone), make a new ClusterSession and restore
+// the latest checkpoint, as tf.train.MonitoredTrainingSession does:
+//
+//   auto saver = Saver::Create(def);
+//   saver->Save(session.get(), "/ckpt/model", step);   // every N steps
+//   ...                                                // task 1 restarted
+//   session = *ClusterSession::Create(def, options);
+//   saver->Restore(session.get(), *Saver::LatestCheckpoint("/ckpt"));
 #ifndef DFLOW_DISTRIBUTED_CLUSTER_SESSION_H_
 #define DFLOW_DISTRIBUTED_CLUSTER_SESSION_H_
 
@@ -29,6 +45,7 @@
 #include "distributed/cluster_spec.h"
 #include "graph/tensor.h"
 #include "proto/graph.pb.h"
+#include "runtime/saver.h"
 
 namespace dflow {
 
@@ -51,7 +68,7 @@ struct ClusterSessionOptions {
   int64_t step_timeout_ms = 0;
 };
 
-class ClusterSession {
+class ClusterSession : public VariableHost {
  public:
   using FeedList = std::vector<std::pair<std::string, Tensor>>;
 
@@ -59,7 +76,7 @@ class ClusterSession {
   static absl::StatusOr<std::unique_ptr<ClusterSession>> Create(
       const GraphDef& def, const ClusterSessionOptions& options);
   // Releases the graphs registered with the tasks (CleanupGraph).
-  ~ClusterSession();
+  ~ClusterSession() override;
 
   // As Session::Run: feeds "node[:k]", fetches tensor names, targets node
   // names.
@@ -70,6 +87,12 @@ class ClusterSession {
 
   // Every device of the cluster, task by task.
   const std::vector<std::string>& device_names() const;
+
+  // VariableHost, for Saver: one step each.
+  absl::StatusOr<std::vector<Tensor>> ReadVariables(
+      const std::vector<CheckpointVariable>& variables) override;
+  absl::Status AssignVariables(const std::vector<CheckpointVariable>& variables,
+                               std::vector<Tensor> values) override;
 
  private:
   struct Impl;

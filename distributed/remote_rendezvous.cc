@@ -2,6 +2,7 @@
 
 #include <memory>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "distributed/grpc_status.h"
@@ -12,7 +13,8 @@ namespace dflow {
 
 RemoteRendezvous::RemoteRendezvous(std::string local_task, int64_t step_id,
                                    WorkerChannels* channels)
-    : local_task_(std::move(local_task)),
+    : Rendezvous([this](const absl::Status&) { CancelCalls(); }),
+      local_task_(std::move(local_task)),
       step_id_(step_id),
       channels_(channels) {}
 
@@ -51,10 +53,23 @@ void RemoteRendezvous::RecvAsync(const std::string& key,
   if (deadline_ != absl::InfiniteFuture()) {
     call->context.set_deadline(absl::ToChronoTime(deadline_));
   }
+  {
+    std::lock_guard<std::mutex> lock(calls_mu_);
+    if (aborted()) {  // CancelCalls may have run already
+      done(status(), Tensor(), false);
+      return;
+    }
+    calls_.emplace(&call->context,
+                   std::shared_ptr<grpc::ClientContext>(call, &call->context));
+  }
   (*stub)->UnaryCall(
       &call->context, "/dflow.WorkerService/RecvTensor", grpc::StubOptions(),
       &call->request, &call->response,
       [this, call, sender, key, done = std::move(done)](grpc::Status s) {
+        {
+          std::lock_guard<std::mutex> lock(calls_mu_);
+          calls_.erase(&call->context);
+        }
         if (!s.ok()) {
           remote_failed_.store(true, std::memory_order_release);
           done(FromGrpcStatus(s, absl::StrCat("receiving '", key, "' from ",
@@ -75,6 +90,18 @@ void RemoteRendezvous::RecvAsync(const std::string& key,
         }
         done(absl::OkStatus(), value, dead);
       });
+}
+
+void RemoteRendezvous::CancelCalls() {
+  std::vector<std::shared_ptr<grpc::ClientContext>> calls;
+  {
+    std::lock_guard<std::mutex> lock(calls_mu_);
+    for (const auto& [context, alive] : calls_) calls.push_back(alive);
+  }
+  // Outside the lock: a cancelled call's callback may run on this thread.
+  for (const std::shared_ptr<grpc::ClientContext>& context : calls) {
+    context->TryCancel();
+  }
 }
 
 }  // namespace dflow

@@ -2,16 +2,22 @@
 // devices meet here as in one process (runtime/rendezvous.h); a _Recv whose
 // _Send is on another task's device pulls the value from that task with a
 // RecvTensor call (the receiver pulls, as TensorFlow's workers do), the
-// sender keeping it in its own step's rendezvous until asked.
+// sender keeping it in its own step's rendezvous until asked. An abort
+// cancels the calls still waiting, so the senders (which may never reach
+// this step: a restarted task) do not hold them until the deadline.
 #ifndef DFLOW_DISTRIBUTED_REMOTE_RENDEZVOUS_H_
 #define DFLOW_DISTRIBUTED_REMOTE_RENDEZVOUS_H_
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <string>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/time/time.h"
 #include "distributed/worker_channels.h"
+#include "grpcpp/grpcpp.h"
 #include "runtime/rendezvous.h"
 
 namespace dflow {
@@ -42,11 +48,19 @@ class RemoteRendezvous : public Rendezvous {
   }
 
  private:
+  // The on_abort of the base class: TryCancel on every call in flight.
+  void CancelCalls();
+
   const std::string local_task_;
   const int64_t step_id_;
   WorkerChannels* const channels_;
   absl::Time deadline_ = absl::InfiniteFuture();
   std::atomic<bool> remote_failed_{false};
+  std::mutex calls_mu_;
+  // The RecvTensor calls in flight, each keeping its call's state alive.
+  absl::flat_hash_map<grpc::ClientContext*,
+                      std::shared_ptr<grpc::ClientContext>>
+      calls_;  // calls_mu_
 };
 
 }  // namespace dflow

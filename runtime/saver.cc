@@ -27,6 +27,65 @@ using file_util::SplitPath;
 
 constexpr char kIndexName[] = "checkpoint";
 
+// A Session's variables: its VariableStore.
+class SessionVariables : public VariableHost {
+ public:
+  explicit SessionVariables(Session* session) : session_(session) {}
+
+  absl::StatusOr<std::vector<Tensor>> ReadVariables(
+      const std::vector<CheckpointVariable>& variables) override {
+    std::vector<Tensor> values;
+    values.reserve(variables.size());
+    for (const CheckpointVariable& spec : variables) {
+      Var* var = session_->variables()->Lookup(spec.name);
+      Tensor value;
+      if (var != nullptr) value = var->Read();  // under the Var's mutex
+      if (var == nullptr || !value.IsInitialized() ||
+          value.dtype() != var->dtype()) {
+        return absl::FailedPreconditionError(absl::StrCat(
+            "cannot save variable '", spec.name, "' (", spec.op, " node '",
+            spec.node, "'): it is not initialized; run the initializer first ",
+            "(or restore it from a checkpoint)"));
+      }
+      // A GPU variable's value is in device memory: the device holding it
+      // copies it to the host (the others hand it back as it is).
+      for (const std::unique_ptr<Device>& device :
+           session_->devices().devices()) {
+        absl::StatusOr<Tensor> host = device->HostCopyOf(value);
+        if (!host.ok()) {
+          return absl::Status(host.status().code(),
+                              absl::StrCat("cannot save variable '", spec.name,
+                                           "' (", spec.op, " node '", spec.node,
+                                           "'): ", host.status().message()));
+        }
+        value = *std::move(host);
+      }
+      values.push_back(std::move(value));
+    }
+    return values;
+  }
+
+  absl::Status AssignVariables(const std::vector<CheckpointVariable>& variables,
+                               std::vector<Tensor> values) override {
+    std::vector<Var*> vars;
+    vars.reserve(variables.size());
+    for (const CheckpointVariable& spec : variables) {
+      absl::StatusOr<Var*> var = session_->variables()->LookupOrCreate(
+          spec.name, spec.dtype, spec.shape);
+      if (!var.ok()) return var.status();
+      vars.push_back(*var);
+    }
+    for (size_t i = 0; i < vars.size(); ++i) {
+      std::lock_guard<std::mutex> lock(vars[i]->mu());
+      *vars[i]->value() = std::move(values[i]);
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  Session* session_;
+};
+
 }  // namespace
 
 absl::StatusOr<Saver> Saver::Create(const GraphDef& graph,
@@ -91,6 +150,24 @@ absl::StatusOr<std::string> Saver::Save(Session* session,
   if (session == nullptr) {
     return absl::InvalidArgumentError("Saver::Save needs a session");
   }
+  SessionVariables host(session);
+  return Save(&host, prefix, global_step);
+}
+
+absl::Status Saver::Restore(Session* session, absl::string_view path) const {
+  if (session == nullptr) {
+    return absl::InvalidArgumentError("Saver::Restore needs a session");
+  }
+  SessionVariables host(session);
+  return Restore(&host, path);
+}
+
+absl::StatusOr<std::string> Saver::Save(VariableHost* host,
+                                        absl::string_view prefix,
+                                        int64_t global_step) {
+  if (host == nullptr) {
+    return absl::InvalidArgumentError("Saver::Save needs a session");
+  }
   const std::string path = global_step >= 0
                                ? absl::StrCat(prefix, "-", global_step)
                                : std::string(prefix);
@@ -104,39 +181,23 @@ absl::StatusOr<std::string> Saver::Save(Session* session,
 
   // One Save at a time: each reads the index, then rewrites it.
   std::lock_guard<std::mutex> lock(*save_mu_);
-  // Snapshots first, so a missing initializer fails before any file work.
-  std::vector<Tensor> values;
-  values.reserve(variables_.size());
-  for (const CheckpointVariable& spec : variables_) {
-    Var* var = session->variables()->Lookup(spec.name);
-    Tensor value;
-    if (var != nullptr) value = var->Read();  // under the Var's mutex
-    if (var == nullptr || !value.IsInitialized() ||
-        value.dtype() != var->dtype()) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "cannot save variable '", spec.name, "' (", spec.op, " node '",
-          spec.node, "'): it is not initialized; run the initializer first ",
-          "(or restore it from a checkpoint)"));
-    }
-    if (var->dtype() != spec.dtype) {
+  // Values first, so a missing initializer fails before any file work.
+  absl::StatusOr<std::vector<Tensor>> read = host->ReadVariables(variables_);
+  if (!read.ok()) return read.status();
+  std::vector<Tensor> values = *std::move(read);
+  if (values.size() != variables_.size()) {
+    return absl::InternalError(absl::StrCat("the session gave ", values.size(),
+                                            " values for ", variables_.size(),
+                                            " variables"));
+  }
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (values[i].dtype() != variables_[i].dtype) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "variable '", spec.name, "' is ", DataTypeName(var->dtype()),
-          " in the session but ", DataTypeName(spec.dtype),
+          "variable '", variables_[i].name, "' is ",
+          DataTypeName(values[i].dtype()), " in the session but ",
+          DataTypeName(variables_[i].dtype),
           " in the saver's graph; create the Saver from the session's graph"));
     }
-    // A GPU variable's value is in device memory: the device holding it
-    // copies it to the host (the others hand it back as it is).
-    for (const std::unique_ptr<Device>& device : session->devices().devices()) {
-      absl::StatusOr<Tensor> host = device->HostCopyOf(value);
-      if (!host.ok()) {
-        return absl::Status(host.status().code(),
-                            absl::StrCat("cannot save variable '", spec.name,
-                                         "' (", spec.op, " node '", spec.node,
-                                         "'): ", host.status().message()));
-      }
-      value = *std::move(host);
-    }
-    values.push_back(std::move(value));
   }
 
   absl::Status status = file_util::CreateDirs(dir);
@@ -241,8 +302,8 @@ absl::StatusOr<std::string> Saver::Save(Session* session,
   return path;
 }
 
-absl::Status Saver::Restore(Session* session, absl::string_view path) const {
-  if (session == nullptr) {
+absl::Status Saver::Restore(VariableHost* host, absl::string_view path) const {
+  if (host == nullptr) {
     return absl::InvalidArgumentError("Saver::Restore needs a session");
   }
   absl::StatusOr<std::unique_ptr<BundleReader>> reader =
@@ -289,19 +350,7 @@ absl::Status Saver::Restore(Session* session, absl::string_view path) const {
     if (!value.ok()) return value.status();
     values.push_back(*std::move(value));
   }
-  std::vector<Var*> vars;
-  vars.reserve(variables_.size());
-  for (const CheckpointVariable& spec : variables_) {
-    absl::StatusOr<Var*> var =
-        session->variables()->LookupOrCreate(spec.name, spec.dtype, spec.shape);
-    if (!var.ok()) return var.status();
-    vars.push_back(*var);
-  }
-  for (size_t i = 0; i < vars.size(); ++i) {
-    std::lock_guard<std::mutex> lock(vars[i]->mu());
-    *vars[i]->value() = std::move(values[i]);
-  }
-  return absl::OkStatus();
+  return host->AssignVariables(variables_, std::move(values));
 }
 
 absl::StatusOr<std::string> Saver::LatestCheckpoint(absl::string_view dir) {

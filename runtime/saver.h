@@ -27,6 +27,11 @@
 // Every tensor carries a CRC32C: a torn or damaged file is reported, not
 // misread.
 //
+// A Saver reads and sets variables through a VariableHost: a Session's
+// own store (the Session* overloads), or a cluster's tasks
+// (distributed/cluster_session.h: ClusterSession is one), so that the same
+// checkpoints come from one process or many.
+//
 // Save may run while other threads run training steps: each variable is
 // read under its mutex as one snapshot (updates in place copy a buffer that
 // a snapshot still shares). Different variables may come from different
@@ -69,6 +74,21 @@ struct CheckpointVariable {
   TensorShape shape;
 };
 
+// Where the variables a Saver saves and restores live.
+class VariableHost {
+ public:
+  virtual ~VariableHost() = default;
+  // Host copies of the values of `variables`, in their order.
+  // FailedPrecondition, naming the variable, when one is not initialized.
+  virtual absl::StatusOr<std::vector<Tensor>> ReadVariables(
+      const std::vector<CheckpointVariable>& variables) = 0;
+  // Sets each of `variables` to the value at its index (dtype and shape
+  // checked by the caller), creating those no step has created yet.
+  virtual absl::Status AssignVariables(
+      const std::vector<CheckpointVariable>& variables,
+      std::vector<Tensor> values) = 0;
+};
+
 class Saver {
  public:
   // The variables are the VariableV2/VarHandleOp nodes of `graph`, one per
@@ -78,11 +98,13 @@ class Saver {
 
   // Writes every variable to the checkpoint "<prefix>-<global_step>"
   // ("<prefix>" when global_step < 0): its files are that path plus ".index"
-  // and ".data-00000-of-00001". Records it as the latest in the `checkpoint` index of
-  // prefix's directory and deletes the checkpoints beyond max_to_keep.
+  // and ".data-00000-of-00001". Records it as the latest in the `checkpoint`
+  // index of prefix's directory and deletes the checkpoints beyond max_to_keep.
   // Returns the path written. FailedPrecondition if a variable was never
   // initialized. Safe to call from several threads.
   absl::StatusOr<std::string> Save(Session* session, absl::string_view prefix,
+                                   int64_t global_step = -1);
+  absl::StatusOr<std::string> Save(VariableHost* host, absl::string_view prefix,
                                    int64_t global_step = -1);
 
   // Loads every variable of the graph from the checkpoint `path` (a prefix,
@@ -92,6 +114,7 @@ class Saver {
   // checkpoint, of another dtype or of a shape the graph does not allow, and
   // a damaged file, are errors that leave the session as it was.
   absl::Status Restore(Session* session, absl::string_view path) const;
+  absl::Status Restore(VariableHost* host, absl::string_view path) const;
 
   // The latest checkpoint recorded in `dir`'s index; NotFound if there is
   // none.
