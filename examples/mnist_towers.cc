@@ -210,6 +210,8 @@ absl::Status Main() {
     train.log_every = absl::GetFlag(FLAGS_log_every);
     train.seed = absl::GetFlag(FLAGS_seed);
     train.train_op = model->train_op;
+    train.checkpoint_dir = absl::GetFlag(FLAGS_checkpoint_dir);
+    train.checkpoint_every = absl::GetFlag(FLAGS_checkpoint_every);
     return mnist::TrainOnCluster(
         model->graph, *data, train,
         absl::StrFormat("%d towers on /job:worker/task:0..%d, shared ops on "

@@ -5,10 +5,12 @@
 #include <memory>
 #include <utility>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "data/batcher.h"
 #include "examples/mnist_model.h"
+#include "runtime/saver.h"
 
 namespace dflow {
 namespace mnist {
@@ -36,43 +38,136 @@ absl::StatusOr<ClusterLayout> TowersOnCluster(const ClusterSpec& cluster,
   return layout;
 }
 
+namespace {
+
+// A failed step that a task's restart or loss explains: the session is
+// rebuilt and training resumes from the last checkpoint.
+bool TaskLost(const absl::Status& s) {
+  return absl::IsUnavailable(s) || absl::IsNotFound(s) ||
+         absl::IsDeadlineExceeded(s) || absl::IsAborted(s) ||
+         absl::IsCancelled(s);
+}
+
+// The step a checkpoint path ends in ("/ckpt/model.ckpt-100": 100).
+int CheckpointStep(const std::string& path) {
+  int step = 0;
+  const size_t dash = path.rfind('-');
+  if (dash == std::string::npos ||
+      !absl::SimpleAtoi(path.substr(dash + 1), &step)) {
+    return 0;
+  }
+  return step;
+}
+
+}  // namespace
+
 absl::Status TrainOnCluster(const GraphDef& graph, const MnistDataset& data,
                             const ClusterTrainOptions& options,
                             const std::string& intro) {
-  absl::StatusOr<std::unique_ptr<ClusterSession>> session =
-      ClusterSession::Create(graph, options.session);
-  if (!session.ok()) return session.status();
-  if (absl::Status s = (*session)->Run({}, {}, {"init"}, nullptr); !s.ok()) {
-    return s;
-  }
+  absl::StatusOr<Saver> saver = Saver::Create(graph);
+  if (!saver.ok()) return saver.status();
+  std::unique_ptr<ClusterSession> session;
+  std::unique_ptr<Batcher> batcher;
+  int done = 0;  // steps trained
+  // A new session; then the latest checkpoint (`restore`) or the
+  // initializers, and the batches from the step after it.
+  auto start = [&](bool restore) -> absl::Status {
+    const absl::Time give_up = absl::Now() + options.recovery_timeout;
+    for (;;) {
+      absl::StatusOr<std::unique_ptr<ClusterSession>> made =
+          ClusterSession::Create(graph, options.session);
+      if (made.ok()) {
+        session = *std::move(made);
+        break;
+      }
+      // While a restarted task comes back, discovery cannot reach it.
+      if (!restore || !absl::IsUnavailable(made.status()) ||
+          absl::Now() >= give_up) {
+        return made.status();
+      }
+      absl::SleepFor(absl::Milliseconds(200));
+    }
+    absl::StatusOr<std::string> latest =
+        restore ? Saver::LatestCheckpoint(options.checkpoint_dir)
+                : absl::NotFoundError("no restore asked");
+    if (latest.ok()) {
+      if (absl::Status s = saver->Restore(session.get(), *latest); !s.ok()) {
+        return s;
+      }
+      done = CheckpointStep(*latest);
+      std::printf("restored %s: continuing after step %d\n", latest->c_str(),
+                  done);
+    } else {
+      if (absl::Status s = session->Run({}, {}, {"init"}, nullptr); !s.ok()) {
+        return s;
+      }
+      done = 0;
+    }
+    BatcherOptions batcher_options;
+    batcher_options.batch_size = options.batch_size;
+    batcher_options.seed = options.seed;
+    absl::StatusOr<std::unique_ptr<Batcher>> made =
+        Batcher::Create(data.train.images, data.train.labels, batcher_options);
+    if (!made.ok()) return made.status();
+    batcher = *std::move(made);
+    // The batches the restored steps saw: the same order as without a
+    // failure.
+    for (int i = 0; i < done; ++i) {
+      if (absl::StatusOr<Batch> skipped = batcher->Next(); !skipped.ok()) {
+        return skipped.status();
+      }
+    }
+    return absl::OkStatus();
+  };
+  if (absl::Status s = start(false); !s.ok()) return s;
   std::printf("%s\n", intro.c_str());
-  BatcherOptions batcher_options;
-  batcher_options.batch_size = options.batch_size;
-  batcher_options.seed = options.seed;
-  absl::StatusOr<std::unique_ptr<Batcher>> batcher =
-      Batcher::Create(data.train.images, data.train.labels, batcher_options);
-  if (!batcher.ok()) return batcher.status();
   const int log_every = std::max(1, options.log_every);
+  const int checkpoint_every = std::max(1, options.checkpoint_every);
   const int towers = std::max(1, options.towers);
+  const bool checkpoints = !options.checkpoint_dir.empty();
+  int recoveries = 0;
   absl::Time interval_start = absl::Now();
   std::vector<Tensor> out;
-  for (int step = 1; step <= options.steps; ++step) {
-    absl::StatusOr<Batch> batch = (*batcher)->Next();
+  while (done < options.steps) {
+    const int step = done + 1;
+    absl::StatusOr<Batch> batch = batcher->Next();
     if (!batch.ok()) return batch.status();
     absl::Status s =
-        (*session)->Run({{"x", batch->images}, {"labels", batch->labels}},
-                        {options.loss}, {options.train_op}, &out);
-    if (!s.ok()) return s;
+        session->Run({{"x", batch->images}, {"labels", batch->labels}},
+                     {options.loss}, {options.train_op}, &out);
+    if (!s.ok()) {
+      if (!checkpoints || !TaskLost(s) ||
+          recoveries == options.max_recoveries) {
+        return s;
+      }
+      ++recoveries;
+      std::printf("step %d failed (%s); recovering (%d of at most %d)\n", step,
+                  std::string(s.message()).c_str(), recoveries,
+                  options.max_recoveries);
+      std::fflush(stdout);
+      if (absl::Status r = start(true); !r.ok()) return r;
+      interval_start = absl::Now();
+      continue;
+    }
+    done = step;
     if (step % log_every == 0) {
       PrintProgress(step, out[0].flat<float>()[0], log_every,
                     options.batch_size, towers,
                     absl::ToDoubleSeconds(absl::Now() - interval_start));
       interval_start = absl::Now();
     }
+    if (checkpoints &&
+        (step % checkpoint_every == 0 || step == options.steps)) {
+      absl::StatusOr<std::string> path = saver->Save(
+          session.get(), options.checkpoint_dir + "/model.ckpt", step);
+      if (!path.ok()) return path.status();
+      std::printf("saved %s\n", path->c_str());
+      std::fflush(stdout);
+    }
   }
   absl::Status s =
-      (*session)->Run({{"x", data.test.images}, {"labels", data.test.labels}},
-                      {options.accuracy}, {}, &out);
+      session->Run({{"x", data.test.images}, {"labels", data.test.labels}},
+                   {options.accuracy}, {}, &out);
   if (!s.ok()) return s;
   std::printf("test accuracy = %.4f\n", out[0].flat<float>()[0]);
   return absl::OkStatus();

@@ -5,8 +5,12 @@
 // strategy the variables, their updates and the shared ops live on
 // /job:ps/task:0 (or worker 0 when the cluster has no ps job); with
 // allreduce every worker keeps a replica and the gradients meet by a
-// CollectiveAllReduce across the tasks (Gloo). No checkpoints, summaries
-// or timelines here yet.
+// CollectiveAllReduce across the tasks (Gloo). Checkpoints (Saver through
+// the ClusterSession) go to the master's --checkpoint_dir; when a step
+// fails because a task died or restarted, a new session restores the last
+// one and training resumes after its step with the same batches, as
+// tf.train.MonitoredTrainingSession recovers. No summaries or timelines
+// here yet.
 #ifndef DFLOW_EXAMPLES_MNIST_TOWERS_CLUSTER_H_
 #define DFLOW_EXAMPLES_MNIST_TOWERS_CLUSTER_H_
 
@@ -15,6 +19,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/time/time.h"
 #include "data/mnist.h"
 #include "distributed/cluster_session.h"
 #include "proto/graph.pb.h"
@@ -41,10 +46,17 @@ struct ClusterTrainOptions {
   std::string train_op;
   std::string loss = "loss";
   std::string accuracy = "eval/accuracy";
+  // Empty: no checkpoints, and a failed step ends training.
+  std::string checkpoint_dir;
+  int checkpoint_every = 1000;
+  // Recoveries from lost tasks before a failed step ends training, and how
+  // long each waits for the cluster to answer again.
+  int max_recoveries = 3;
+  absl::Duration recovery_timeout = absl::Seconds(60);
 };
 
-// Initializes the variables, trains `steps` steps and prints the test
-// accuracy of the moving averages.
+// Initializes the variables, trains `steps` steps (saving and recovering
+// as above) and prints the test accuracy of the moving averages.
 absl::Status TrainOnCluster(const GraphDef& graph, const MnistDataset& data,
                             const ClusterTrainOptions& options,
                             const std::string& intro);
