@@ -501,20 +501,9 @@ class Executor::Step : public std::enable_shared_from_this<Step> {
       }
       v = TensorValue{std::move(value), nullptr};
     }
-    OpKernelContext::Params params;
-    params.kernel = item.kernel.get();
-    params.device = item.device;
-    params.variables = args_.variables;
-    params.step_id = args_.step_id;
-    params.step_container = &step_container_;
-    params.inputs = &inputs_[item.input_start];
-    params.call_frame = args_.call_frame;
-    params.rendezvous = args_.rendezvous;
-    params.collective_context = args_.collective_context;
-    params.record_phases = !stats_.empty();
-    if (!item.forward_inputs.empty()) {
-      params.forward_inputs = &item.forward_inputs;
-    }
+    const OpKernelContext::Params params =
+        KernelParams(item, args_, &step_container_, &inputs_[item.input_start],
+                     /*record_phases=*/!stats_.empty());
     const int64_t start_us = stats_.empty() ? 0 : ElapsedMicros();
     if (AsyncOpKernel* async = item.kernel->AsAsync()) {
       // The callback owns the context, so a kernel that drops `done`
@@ -743,6 +732,28 @@ absl::Status Executor::WaitForStep(std::unique_lock<std::mutex>& lock,
     }
   }
   return absl::OkStatus();
+}
+
+OpKernelContext::Params Executor::KernelParams(const NodeItem& item,
+                                               const Args& args,
+                                               StepContainer* step_container,
+                                               TensorValue* inputs,
+                                               bool record_phases) {
+  OpKernelContext::Params params;
+  params.kernel = item.kernel.get();
+  params.device = item.device;
+  params.variables = args.variables;
+  params.step_id = args.step_id;
+  params.step_container = step_container;
+  params.inputs = inputs;
+  params.call_frame = args.call_frame;
+  params.rendezvous = args.rendezvous;
+  params.collective_context = args.collective_context;
+  params.record_phases = record_phases;
+  if (!item.forward_inputs.empty()) {
+    params.forward_inputs = &item.forward_inputs;
+  }
+  return params;
 }
 
 absl::Status Executor::Run(const Args& args) const {

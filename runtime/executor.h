@@ -237,7 +237,17 @@ class Executor : public std::enable_shared_from_this<Executor> {
   };
   class StatePool;
   class Step;
-  class FrameStep;  // runtime/executor_frames.cc
+  class FrameStep;  // runtime/executor_frame_step.h
+
+  // What both kinds of step give the kernel of `item`: the node's kernel,
+  // device and in-place permissions, the step's state from `args`, its
+  // stack container and the node's `inputs`. (A loop's step adds the frame
+  // and the iteration.)
+  static OpKernelContext::Params KernelParams(const NodeItem& item,
+                                              const Args& args,
+                                              StepContainer* step_container,
+                                              TensorValue* inputs,
+                                              bool record_phases);
 
   // Loops: where each node sits (only filled when has_loops_).
   struct FrameInfo {
