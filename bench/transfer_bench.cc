@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
@@ -29,6 +30,8 @@
 #include <thread>
 #include <vector>
 
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "distributed/cluster_spec.h"
 #include "distributed/tensor_wire.h"
@@ -53,15 +56,27 @@ double Median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-int FreePort() {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
-  socklen_t len = sizeof(addr);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  close(fd);
+// A TCP socket bound to a free loopback port (in `addr`).
+absl::StatusOr<int> BindLoopback(sockaddr_in* addr) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  *addr = sockaddr_in{};
+  addr->sin_family = AF_INET;
+  addr->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof(*addr);
+  if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(addr), len) != 0 ||
+      getsockname(fd, reinterpret_cast<sockaddr*>(addr), &len) != 0) {
+    if (fd >= 0) close(fd);
+    return absl::UnavailableError(
+        absl::StrCat("cannot bind a loopback socket: ", std::strerror(errno)));
+  }
+  return fd;
+}
+
+absl::StatusOr<int> FreePort() {
+  sockaddr_in addr;
+  absl::StatusOr<int> fd = BindLoopback(&addr);
+  if (!fd.ok()) return fd.status();
+  close(*fd);
   return ntohs(addr.sin_port);
 }
 
@@ -87,14 +102,11 @@ bool RecvAll(int fd, char* p, size_t n) {
 
 // Seconds per transfer of `bytes` over a loopback TCP connection: the
 // client sends one byte, the server answers with the payload.
-std::vector<double> TcpTimes(size_t bytes, int reps) {
-  int listener = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
-  socklen_t len = sizeof(addr);
-  getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len);
+absl::StatusOr<std::vector<double>> TcpTimes(size_t bytes, int reps) {
+  sockaddr_in addr;
+  absl::StatusOr<int> bound = BindLoopback(&addr);
+  if (!bound.ok()) return bound.status();
+  const int listener = *bound;
   listen(listener, 1);
   std::thread server([listener, bytes, reps] {
     int fd = accept(listener, nullptr, nullptr);
@@ -110,27 +122,37 @@ std::vector<double> TcpTimes(size_t bytes, int reps) {
     close(fd);
   });
   int fd = socket(AF_INET, SOCK_STREAM, 0);
-  connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+    const absl::Status failed = absl::UnavailableError(
+        absl::StrCat("cannot connect: ", std::strerror(errno)));
+    shutdown(listener, SHUT_RDWR);  // the server's accept returns
+    server.join();
+    close(listener);
+    close(fd);
+    return failed;
+  }
   int one = 1;
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
   std::vector<char> buffer(bytes);
   std::vector<double> times;
   const char request = 1;
-  for (int r = 0; r < reps; ++r) {
+  bool ok = true;
+  for (int r = 0; r < reps && ok; ++r) {
     const auto begin = Clock::now();
-    if (!SendAll(fd, &request, 1) || !RecvAll(fd, buffer.data(), bytes)) {
-      std::fprintf(stderr, "tcp transfer failed\n");
-      std::exit(1);
-    }
+    ok = SendAll(fd, &request, 1) && RecvAll(fd, buffer.data(), bytes);
     times.push_back(Seconds(begin, Clock::now()));
   }
-  close(fd);
+  close(fd);  // ends the server's loop too
   server.join();
   close(listener);
+  if (!ok) {
+    return absl::UnavailableError(absl::StrCat(
+        "a TCP transfer of ", bytes, " bytes failed: ", std::strerror(errno)));
+  }
   return times;
 }
 
-std::vector<double> MemcpyTimes(size_t bytes, int reps) {
+absl::StatusOr<std::vector<double>> MemcpyTimes(size_t bytes, int reps) {
   std::vector<char> a(bytes, 1), b(bytes, 2);
   std::vector<double> times;
   for (int r = 0; r < reps; ++r) {
@@ -138,7 +160,8 @@ std::vector<double> MemcpyTimes(size_t bytes, int reps) {
     std::memcpy(b.data(), a.data(), bytes);
     times.push_back(Seconds(begin, Clock::now()));
   }
-  if (b[bytes / 2] != 1) std::exit(1);
+  // Reading the copy keeps the compiler from dropping it.
+  if (b[bytes / 2] != 1) return absl::InternalError("memcpy copied wrongly");
   return times;
 }
 
@@ -147,14 +170,14 @@ constexpr char kReceiver[] = "/job:worker/replica:0/task:0/device:CPU:0";
 
 // A partition for the sender task: Fill of `bytes / 4` floats, sent to
 // the receiver as "v:0".
-dflow::GraphDef SenderGraph(size_t bytes) {
+absl::StatusOr<dflow::GraphDef> SenderGraph(size_t bytes) {
   dflow::Scope root = dflow::Scope::NewRootScope().WithDevice(kSender);
   dflow::ops::Fill(
       root.WithOpName("v"),
       dflow::ops::Const(root, {static_cast<int64_t>(bytes / 4)}, {1}),
       dflow::ops::Const(root, 1.5f));
   dflow::GraphDef def;
-  if (!root.ToGraphDef(&def).ok()) std::exit(1);
+  if (absl::Status s = root.ToGraphDef(&def); !s.ok()) return s;
   dflow::NodeDef* send = def.add_node();
   send->set_name("send_v");
   send->set_op("_Send");
@@ -170,29 +193,22 @@ dflow::GraphDef SenderGraph(size_t bytes) {
   return def;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  int reps = 9;
-  int max_mb = 256;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (std::strcmp(argv[i], "--reps") == 0) reps = std::atoi(argv[i + 1]);
-    if (std::strcmp(argv[i], "--max_mb") == 0) max_mb = std::atoi(argv[i + 1]);
-  }
-  reps = std::max(reps, 3);
+// Runs every size and prints the figures (the header comment's lines).
+absl::Status RunBench(int reps, int max_mb) {
+  absl::StatusOr<int> port0 = FreePort();
+  if (!port0.ok()) return port0.status();
+  absl::StatusOr<int> port1 = FreePort();
+  if (!port1.ok()) return port1.status();
   absl::StatusOr<dflow::ClusterSpec> cluster = dflow::ClusterSpec::Parse(
-      absl::StrCat("worker=127.0.0.1:", FreePort(), ",127.0.0.1:", FreePort()));
-  if (!cluster.ok()) return 1;
+      absl::StrCat("worker=127.0.0.1:", *port0, ",127.0.0.1:", *port1));
+  if (!cluster.ok()) return cluster.status();
   dflow::WorkerServerOptions options;
   options.cluster = *cluster;
   options.job = "worker";
   options.task = 1;
   absl::StatusOr<std::unique_ptr<dflow::WorkerServer>> server =
       dflow::WorkerServer::Start(options);
-  if (!server.ok()) {
-    std::fprintf(stderr, "%s\n", server.status().ToString().c_str());
-    return 1;
-  }
+  if (!server.ok()) return server.status();
   grpc::ChannelArguments args;
   args.SetMaxReceiveMessageSize(-1);
   args.SetMaxSendMessageSize(-1);
@@ -204,14 +220,17 @@ int main(int argc, char** argv) {
   int64_t step = 1;
 
   // RecvTensor of `bytes`: seconds per call, the step's value already sent.
-  auto grpc_times = [&](size_t bytes, int n) {
+  auto grpc_times = [&](size_t bytes,
+                        int n) -> absl::StatusOr<std::vector<double>> {
+    absl::StatusOr<dflow::GraphDef> sender = SenderGraph(bytes);
+    if (!sender.ok()) return sender.status();
     dflow::RegisterGraphRequest request;
-    *request.add_partitions() = SenderGraph(bytes);
+    *request.add_partitions() = *std::move(sender);
     dflow::RegisterGraphResponse registered;
     grpc::ClientContext context;
-    if (!stub->RegisterGraph(&context, request, &registered).ok()) {
-      std::fprintf(stderr, "RegisterGraph failed\n");
-      std::exit(1);
+    if (grpc::Status s = stub->RegisterGraph(&context, request, &registered);
+        !s.ok()) {
+      return absl::UnavailableError("RegisterGraph: " + s.error_message());
     }
     std::vector<double> times;
     int64_t previous = -1;
@@ -222,9 +241,8 @@ int main(int argc, char** argv) {
       if (previous >= 0) run.add_finished_step_ids(previous);
       dflow::RunGraphResponse ran;
       grpc::ClientContext run_context;
-      if (!stub->RunGraph(&run_context, run, &ran).ok()) {
-        std::fprintf(stderr, "RunGraph failed\n");
-        std::exit(1);
+      if (grpc::Status s = stub->RunGraph(&run_context, run, &ran); !s.ok()) {
+        return absl::UnavailableError("RunGraph: " + s.error_message());
       }
       // As RemoteRendezvous receives: a generic call, the response decoded
       // straight into the tensor (distributed/tensor_wire.h).
@@ -259,12 +277,13 @@ int main(int argc, char** argv) {
       absl::Status decoded =
           dflow::DecodeRecvTensorResponse(&response_buffer, &value, &dead);
       times.push_back(Seconds(begin, Clock::now()));
-      if (!s.ok() || !decoded.ok() ||
-          value.NumElements() != static_cast<int64_t>(bytes / 4)) {
-        std::fprintf(stderr, "RecvTensor failed: %s %s\n",
-                     s.error_message().c_str(),
-                     std::string(decoded.message()).c_str());
-        std::exit(1);
+      if (!s.ok())
+        return absl::UnavailableError("RecvTensor: " + s.error_message());
+      if (!decoded.ok()) return decoded;
+      if (value.NumElements() != static_cast<int64_t>(bytes / 4)) {
+        return absl::InternalError(absl::StrCat("RecvTensor gave ",
+                                                value.NumElements(),
+                                                " floats, not ", bytes / 4));
       }
       previous = step;
     }
@@ -277,19 +296,43 @@ int main(int argc, char** argv) {
   }
   std::printf("loopback transfers, medians of %d (GB/s, 1e9 bytes)\n", reps);
   for (size_t bytes : sizes) {
-    const double grpc = bytes / Median(grpc_times(bytes, reps)) / 1e9;
-    const double tcp = bytes / Median(TcpTimes(bytes, reps)) / 1e9;
-    const double copy = bytes / Median(MemcpyTimes(bytes, reps)) / 1e9;
+    absl::StatusOr<std::vector<double>> grpc = grpc_times(bytes, reps);
+    if (!grpc.ok()) return grpc.status();
+    absl::StatusOr<std::vector<double>> tcp = TcpTimes(bytes, reps);
+    if (!tcp.ok()) return tcp.status();
+    absl::StatusOr<std::vector<double>> copy = MemcpyTimes(bytes, reps);
+    if (!copy.ok()) return copy.status();
+    const double grpc_gbps = bytes / Median(*grpc) / 1e9;
+    const double tcp_gbps = bytes / Median(*tcp) / 1e9;
     std::printf(
         "metric transfer_gbps_%zu grpc=%.3f tcp=%.3f memcpy=%.3f "
         "grpc_vs_tcp=%.2f\n",
-        bytes, grpc, tcp, copy, grpc / tcp);
+        bytes, grpc_gbps, tcp_gbps, bytes / Median(*copy) / 1e9,
+        grpc_gbps / tcp_gbps);
     std::fflush(stdout);
   }
-  std::vector<double> latency = grpc_times(4, 200);
-  std::sort(latency.begin(), latency.end());
+  absl::StatusOr<std::vector<double>> latency = grpc_times(4, 200);
+  if (!latency.ok()) return latency.status();
+  std::sort(latency->begin(), latency->end());
   std::printf("metric recv_tensor_latency_us p50=%.1f p99=%.1f\n",
-              latency[latency.size() / 2] * 1e6,
-              latency[latency.size() * 99 / 100] * 1e6);
+              (*latency)[latency->size() / 2] * 1e6,
+              (*latency)[latency->size() * 99 / 100] * 1e6);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int reps = 9;
+  int max_mb = 256;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    if (std::strcmp(argv[i], "--reps") == 0) reps = std::atoi(argv[i + 1]);
+    if (std::strcmp(argv[i], "--max_mb") == 0) max_mb = std::atoi(argv[i + 1]);
+  }
+  absl::Status s = RunBench(std::max(reps, 3), max_mb);
+  if (!s.ok()) {
+    std::fprintf(stderr, "transfer_bench: %s\n", s.ToString().c_str());
+    return 1;
+  }
   return 0;
 }
