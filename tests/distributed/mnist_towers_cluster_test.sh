@@ -16,28 +16,14 @@ if [ ! -d "$data" ]; then
   exit 0
 fi
 
-ports=($(python3 -c '
-import socket
-socks = [socket.socket() for _ in range(3)]
-for s in socks: s.bind(("127.0.0.1", 0))
-print(" ".join(str(s.getsockname()[1]) for s in socks))'))
+source "$TEST_SRCDIR/dflow/tests/distributed/cluster_processes.sh"
+ports=($(free_ports 3))
 cluster="worker=127.0.0.1:${ports[0]},127.0.0.1:${ports[1]},ps=127.0.0.1:${ports[2]}"
 
-pids=()
 trap 'kill "${pids[@]}" 2>/dev/null || true' EXIT
-for spec in "worker 0" "worker 1" "ps 0"; do
-  set -- $spec
-  "$dflow" worker --cluster "$cluster" --job "$1" --task "$2" \
-    --max_seconds 240 >"$tmp/$1$2.log" 2>&1 &
-  pids+=($!)
-done
-for log in worker0 worker1 ps0; do
-  for _ in $(seq 100); do
-    grep -q "serving" "$tmp/$log.log" 2>/dev/null && break
-    sleep 0.1
-  done
-  grep -q "serving" "$tmp/$log.log" || fail "$log did not start: $(cat "$tmp/$log.log")"
-done
+start_task worker 0 worker0 --max_seconds 240
+start_task worker 1 worker1 --max_seconds 240
+start_task ps 0 ps0 --max_seconds 240
 
 for strategy in ps allreduce; do
   "$towers" --towers 2 --strategy "$strategy" --epochs 1 --log_every 50 \

@@ -18,26 +18,12 @@ if [ ! -d "$data" ]; then
   exit 0
 fi
 
-ports=($(python3 -c '
-import socket
-socks = [socket.socket() for _ in range(3)]
-for s in socks: s.bind(("127.0.0.1", 0))
-print(" ".join(str(s.getsockname()[1]) for s in socks))'))
+source "$TEST_SRCDIR/dflow/tests/distributed/cluster_processes.sh"
+ports=($(free_ports 3))
 cluster="worker=127.0.0.1:${ports[0]},127.0.0.1:${ports[1]},ps=127.0.0.1:${ports[2]}"
 
-pids=()
 trap 'kill -9 "${pids[@]}" 2>/dev/null || true' EXIT
-start() {  # job task log -> its pid in $task_pid
-  "$dflow" worker --cluster "$cluster" --job "$1" --task "$2" \
-    --max_seconds 240 >"$tmp/$3.log" 2>&1 &
-  task_pid=$!
-  pids+=($task_pid)
-  for _ in $(seq 100); do
-    grep -q "serving" "$tmp/$3.log" 2>/dev/null && return
-    sleep 0.1
-  done
-  fail "$3 did not start: $(cat "$tmp/$3.log")"
-}
+start() { start_task "$1" "$2" "$3" --max_seconds 240; }
 start worker 0 worker0
 start worker 1 worker1
 start ps 0 ps0

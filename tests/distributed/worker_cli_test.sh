@@ -8,30 +8,14 @@ dflow="$TEST_SRCDIR/dflow/tools/dflow"
 tmp="${TEST_TMPDIR:-$(mktemp -d)}"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
-ports=($(python3 -c '
-import socket
-socks = [socket.socket() for _ in range(3)]
-for s in socks: s.bind(("127.0.0.1", 0))
-print(" ".join(str(s.getsockname()[1]) for s in socks))'))
+source "$TEST_SRCDIR/dflow/tests/distributed/cluster_processes.sh"
+ports=($(free_ports 3))
 cluster="worker=127.0.0.1:${ports[0]},127.0.0.1:${ports[1]},ps=127.0.0.1:${ports[2]}"
 
-pids=()
 trap 'kill "${pids[@]}" 2>/dev/null || true' EXIT
-start() {  # job task devices max_seconds -> log file tmp/<job><task>.log
-  "$dflow" worker --cluster "$cluster" --job "$1" --task "$2" \
-    --devices "$3" --max_seconds "$4" >"$tmp/$1$2.log" 2>&1 &
-  pids+=($!)
-}
-start worker 0 CPU:1 60
-start worker 1 CPU:2 60
-start ps 0 CPU:1 8
-for log in worker0 worker1 ps0; do
-  for _ in $(seq 100); do
-    grep -q "serving" "$tmp/$log.log" 2>/dev/null && break
-    sleep 0.1
-  done
-  grep -q "serving" "$tmp/$log.log" || fail "$log did not start: $(cat "$tmp/$log.log")"
-done
+start_task worker 0 worker0 --devices CPU:1 --max_seconds 60
+start_task worker 1 worker1 --devices CPU:2 --max_seconds 60
+start_task ps 0 ps0 --devices CPU:1 --max_seconds 8
 grep -q "^dflow worker: /job:worker/replica:0/task:1 serving CPU:0, CPU:1 on 127.0.0.1:${ports[1]}$" \
   "$tmp/worker1.log" || fail "worker 1's line: $(cat "$tmp/worker1.log")"
 

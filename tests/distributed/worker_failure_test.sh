@@ -36,32 +36,18 @@ node { name: "b" op: "Neg" input: "a" device: "/job:worker/task:0"
   attr { key: "T" value { type: DT_FLOAT } } }
 PB
 
-ports=($(python3 -c '
-import socket
-socks = [socket.socket() for _ in range(2)]
-for s in socks: s.bind(("127.0.0.1", 0))
-print(" ".join(str(s.getsockname()[1]) for s in socks))'))
+source "$TEST_SRCDIR/dflow/tests/distributed/cluster_processes.sh"
+ports=($(free_ports 2))
 cluster="worker=127.0.0.1:${ports[0]},127.0.0.1:${ports[1]}"
-pids=()
 trap 'kill -CONT "${pids[@]}" 2>/dev/null; kill -9 "${pids[@]}" 2>/dev/null || true' EXIT
-start() {  # task -> its pid in $worker_pid
-  "$dflow" worker --cluster "$cluster" --job worker --task "$1" \
-    --max_seconds 120 >"$tmp/worker$1.log" 2>&1 &
-  worker_pid=$!
-  pids+=($worker_pid)
-  for _ in $(seq 100); do
-    grep -q "serving" "$tmp/worker$1.log" 2>/dev/null && return
-    sleep 0.1
-  done
-  fail "worker $1 did not start: $(cat "$tmp/worker$1.log")"
-}
+start() { start_task worker "$1" "worker$1" --max_seconds 120; }
 now() { date +%s.%N; }
 elapsed() { python3 -c "print('%.2f' % ($2 - $1))"; }
 below() { python3 -c "import sys; sys.exit(0 if $1 < $2 else 1)"; }
 
 start 0
 start 1
-w1=$worker_pid
+w1=$task_pid
 
 # kill -9 mid-step.
 (sleep 1; kill -9 "$w1"; now >"$tmp/killed_at") &
@@ -80,7 +66,7 @@ echo "kill -9: the step failed $after s after the kill: $(tail -n 1 "$tmp/kill.o
 
 # A restarted worker serves the next step.
 start 1
-w1=$worker_pid
+w1=$task_pid
 "$dflow" run --graph "$tmp/quick.pbtxt" --cluster "$cluster" --fetch b \
   >"$tmp/again.out" 2>&1 || fail "after the restart: $(cat "$tmp/again.out")"
 grep -q "values: -2$" "$tmp/again.out" || fail "$(cat "$tmp/again.out")"
