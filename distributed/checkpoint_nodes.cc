@@ -35,23 +35,22 @@ absl::StatusOr<std::map<std::string, VariableCheckpointNodes>>
 AddCheckpointNodes(GraphDef* def) {
   absl::flat_hash_set<std::string> names;
   for (const NodeDef& n : def->node()) names.insert(n.name());
-  // Copies: adding nodes moves the repeated field's elements.
-  std::vector<NodeDef> variables;
-  std::map<std::string, VariableCheckpointNodes> nodes;
+  // The first node of each variable, by key. Copies: adding nodes moves
+  // the repeated field's elements.
+  std::map<std::string, NodeDef> variables;
   for (const NodeDef& n : def->node()) {
     if (n.op() != "VariableV2" && n.op() != "VarHandleOp") continue;
-    if (nodes.count(VariableKey(n)) != 0) continue;
-    nodes[VariableKey(n)];
-    variables.push_back(n);
+    variables.try_emplace(VariableKey(n), n);
   }
-  for (const NodeDef& var : variables) {
+  std::map<std::string, VariableCheckpointNodes> nodes;
+  for (const auto& [key, var] : variables) {
     auto dtype = var.attr().find("dtype");
     if (dtype == var.attr().end()) {
       return absl::InvalidArgumentError(
           absl::StrCat("node '", var.name(), "' (", var.op(),
                        ") has no dtype attr; give the variable a dtype"));
     }
-    VariableCheckpointNodes& made = nodes[VariableKey(var)];
+    VariableCheckpointNodes& made = nodes[key];
     const std::string base = absl::StrCat(kPrefix, var.name());
     made.read = base + "/read";
     made.value = base + "/value";

@@ -460,19 +460,36 @@ absl::Status ClusterSession::Run(const FeedList& feeds,
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::vector<Tensor>> ClusterSession::ReadVariables(
+namespace {
+
+// The checkpoint nodes of each of `variables`, in order; InvalidArgument
+// naming a variable the session's graph does not have.
+absl::StatusOr<std::vector<const VariableCheckpointNodes*>> NodesOf(
+    const std::map<std::string, VariableCheckpointNodes>& nodes,
     const std::vector<CheckpointVariable>& variables) {
-  std::vector<std::string> fetches;
+  std::vector<const VariableCheckpointNodes*> found;
   for (const CheckpointVariable& v : variables) {
-    auto found = impl_->checkpoint_nodes.find(v.name);
-    if (found == impl_->checkpoint_nodes.end()) {
+    auto it = nodes.find(v.name);
+    if (it == nodes.end()) {
       return absl::InvalidArgumentError(absl::StrCat(
           "variable '", v.name, "' (", v.op, " node '", v.node,
           "') is not in this session's graph; create the Saver from the "
           "session's graph"));
     }
-    fetches.push_back(found->second.read);
+    found.push_back(&it->second);
   }
+  return found;
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<Tensor>> ClusterSession::ReadVariables(
+    const std::vector<CheckpointVariable>& variables) {
+  absl::StatusOr<std::vector<const VariableCheckpointNodes*>> nodes =
+      NodesOf(impl_->checkpoint_nodes, variables);
+  if (!nodes.ok()) return nodes.status();
+  std::vector<std::string> fetches;
+  for (const VariableCheckpointNodes* n : *nodes) fetches.push_back(n->read);
   std::vector<Tensor> values;
   if (absl::Status s = Run({}, fetches, {}, &values); !s.ok()) {
     return absl::Status(
@@ -489,19 +506,14 @@ absl::StatusOr<std::vector<Tensor>> ClusterSession::ReadVariables(
 absl::Status ClusterSession::AssignVariables(
     const std::vector<CheckpointVariable>& variables,
     std::vector<Tensor> values) {
+  absl::StatusOr<std::vector<const VariableCheckpointNodes*>> nodes =
+      NodesOf(impl_->checkpoint_nodes, variables);
+  if (!nodes.ok()) return nodes.status();
   FeedList feeds;
   std::vector<std::string> targets;
-  for (size_t i = 0; i < variables.size(); ++i) {
-    auto found = impl_->checkpoint_nodes.find(variables[i].name);
-    if (found == impl_->checkpoint_nodes.end()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "variable '", variables[i].name, "' (", variables[i].op, " node '",
-          variables[i].node,
-          "') is not in this session's graph; create the Saver from the "
-          "session's graph"));
-    }
-    feeds.emplace_back(found->second.value, std::move(values[i]));
-    targets.push_back(found->second.assign);
+  for (size_t i = 0; i < nodes->size(); ++i) {
+    feeds.emplace_back((*nodes)[i]->value, std::move(values[i]));
+    targets.push_back((*nodes)[i]->assign);
   }
   if (absl::Status s = Run(feeds, {}, targets, nullptr); !s.ok()) {
     return absl::Status(s.code(),

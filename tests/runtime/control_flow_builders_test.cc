@@ -22,18 +22,31 @@ namespace {
 
 using ::testing::HasSubstr;
 
-// Runs the graph of `root` once: feeds, then the fetched tensors.
-std::vector<Tensor> RunGraph(const Scope& root,
-                             std::vector<std::pair<std::string, Tensor>> feeds,
-                             const std::vector<std::string>& fetches) {
+// A session of the graph of `root`; null (and a test failure) if none.
+std::unique_ptr<Session> NewSession(const Scope& root) {
   GraphDef def;
   absl::Status built = root.ToGraphDef(&def);
   EXPECT_TRUE(built.ok()) << built;
   absl::StatusOr<std::unique_ptr<Session>> session = Session::Create(def);
   EXPECT_TRUE(session.ok()) << session.status();
-  if (!session.ok()) return {};
+  return session.ok() ? *std::move(session) : nullptr;
+}
+
+// Steps that fail, rather than hang, if a loop never ends.
+RunOptions Bounded() {
+  RunOptions options;
+  options.timeout_ms = 60000;
+  return options;
+}
+
+// Runs the graph of `root` once: feeds, then the fetched tensors.
+std::vector<Tensor> RunGraph(const Scope& root,
+                             std::vector<std::pair<std::string, Tensor>> feeds,
+                             const std::vector<std::string>& fetches) {
+  std::unique_ptr<Session> session = NewSession(root);
+  if (session == nullptr) return {};
   std::vector<Tensor> out;
-  absl::Status s = (*session)->Run(feeds, fetches, {}, &out);
+  absl::Status s = session->Run(feeds, fetches, {}, &out);
   EXPECT_TRUE(s.ok()) << s;
   return out;
 }
@@ -137,16 +150,12 @@ TEST(WhileLoopTest, ABodyOpReadingOnlyCapturesStopsWithTheLoop) {
   ASSERT_TRUE(out.ok()) << out.status();
   ops::Identity(root.WithOpName("i"), (*out)[0]);
   ops::Identity(root.WithOpName("y"), (*out)[1]);
-  GraphDef def;
-  ASSERT_TRUE(root.ToGraphDef(&def).ok());
-  absl::StatusOr<std::unique_ptr<Session>> session = Session::Create(def);
-  ASSERT_TRUE(session.ok()) << session.status();
-  RunOptions options;
-  options.timeout_ms = 60000;  // fails, rather than hangs, if it never ends
+  std::unique_ptr<Session> session = NewSession(root);
+  ASSERT_NE(session, nullptr);
+  const RunOptions options = Bounded();
   std::vector<Tensor> t;
-  absl::Status s =
-      (*session)->Run(options, {{"x", Tensor::Scalar<float>(2.0f)}}, {"i", "y"},
-                      {}, &t, nullptr);
+  absl::Status s = session->Run(options, {{"x", Tensor::Scalar<float>(2.0f)}},
+                                {"i", "y"}, {}, &t, nullptr);
   ASSERT_TRUE(s.ok()) << s;
   ASSERT_EQ(t.size(), 2u);
   EXPECT_EQ(t[0].data<int32_t>()[0], 3);
@@ -244,27 +253,24 @@ TEST(WhileLoopTest, KernelErrorInALaterIterationNamesNodeFrameAndIteration) {
       });
   ASSERT_TRUE(out.ok()) << out.status();
   ops::Identity(root.WithOpName("sum"), (*out)[1]);
-  GraphDef def;
-  ASSERT_TRUE(root.ToGraphDef(&def).ok());
-  absl::StatusOr<std::unique_ptr<Session>> session = Session::Create(def);
-  ASSERT_TRUE(session.ok()) << session.status();
-  RunOptions options;
-  options.timeout_ms = 60000;  // fails, rather than hangs, if it never ends
+  std::unique_ptr<Session> session = NewSession(root);
+  ASSERT_NE(session, nullptr);
+  const RunOptions options = Bounded();
   std::vector<Tensor> t;
   // Five iterations: 100 // -5 + ... + 100 // -1 = -20-25-34-50-100.
-  absl::Status s = (*session)->Run(options, {{"n", Tensor::Scalar<int32_t>(5)}},
-                                   {"sum"}, {}, &t, nullptr);
+  absl::Status s = session->Run(options, {{"n", Tensor::Scalar<int32_t>(5)}},
+                                {"sum"}, {}, &t, nullptr);
   ASSERT_TRUE(s.ok()) << s;
   EXPECT_EQ(t[0].data<int32_t>()[0], -229);
-  s = (*session)->Run(options, {{"n", Tensor::Scalar<int32_t>(9)}}, {"sum"}, {},
-                      &t, nullptr);
+  s = session->Run(options, {{"n", Tensor::Scalar<int32_t>(9)}}, {"sum"}, {},
+                   &t, nullptr);
   ASSERT_FALSE(s.ok());
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
   EXPECT_THAT(s.message(), HasSubstr("q"));
   EXPECT_THAT(s.message(), HasSubstr("iteration 5"));
   EXPECT_THAT(s.message(), HasSubstr("Integer division by zero"));
-  s = (*session)->Run(options, {{"n", Tensor::Scalar<int32_t>(3)}}, {"sum"}, {},
-                      &t, nullptr);
+  s = session->Run(options, {{"n", Tensor::Scalar<int32_t>(3)}}, {"sum"}, {},
+                   &t, nullptr);
   ASSERT_TRUE(s.ok()) << s;
   EXPECT_EQ(t[0].data<int32_t>()[0], -20 - 25 - 34);
 }
@@ -283,15 +289,13 @@ TEST(WhileLoopTest, StepStatsNameFrameAndIteration) {
       });
   ASSERT_TRUE(out.ok()) << out.status();
   ops::Identity(root.WithOpName("i"), (*out)[0]);
-  GraphDef def;
-  ASSERT_TRUE(root.ToGraphDef(&def).ok());
-  absl::StatusOr<std::unique_ptr<Session>> session = Session::Create(def);
-  ASSERT_TRUE(session.ok()) << session.status();
+  std::unique_ptr<Session> session = NewSession(root);
+  ASSERT_NE(session, nullptr);
   RunOptions options;
   options.collect_step_stats = true;
   RunMetadata metadata;
   std::vector<Tensor> t;
-  ASSERT_TRUE((*session)->Run(options, {}, {"i"}, {}, &t, &metadata).ok());
+  ASSERT_TRUE(session->Run(options, {}, {"i"}, {}, &t, &metadata).ok());
   std::vector<int64_t> iterations;
   int outside = 0;  // nodes outside the loop (the passes may drop "i")
   for (const NodeExecStats& n : metadata.step_stats) {
