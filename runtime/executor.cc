@@ -487,19 +487,10 @@ class Executor::Step : public std::enable_shared_from_this<Step> {
       // A dead _Send runs with empty inputs: it sends the deadness.
       if (input_dead) ClearInputs(item);
     }
-    for (int slot : item.deref_slots) {
-      TensorValue& v = inputs_[slot];
-      if (v.var == nullptr) continue;
-      Tensor value = v.var->Read();
-      if (value.dtype() != v.var->dtype()) {
-        const absl::Status uninitialized = UninitializedValueError(
-            v.var->name(), absl::StrCat("input ", slot - item.input_start));
-        Abort(absl::Status(
-            uninitialized.code(),
-            absl::StrCat(item.label, ": ", uninitialized.message())));
-        return true;
-      }
-      v = TensorValue{std::move(value), nullptr};
+    if (absl::Status s = ReadRefInputs(item, &inputs_[item.input_start]);
+        !s.ok()) {
+      Abort(s);
+      return true;
     }
     const OpKernelContext::Params params =
         KernelParams(item, args_, &step_container_, &inputs_[item.input_start],
@@ -730,6 +721,24 @@ absl::Status Executor::WaitForStep(std::unique_lock<std::mutex>& lock,
           absl::StrCat("the step did not finish within its timeout of ",
                        absl::FormatDuration(args.deadline - start)));
     }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Executor::ReadRefInputs(const NodeItem& item,
+                                     TensorValue* inputs) {
+  for (int slot : item.deref_slots) {
+    TensorValue& v = inputs[slot - item.input_start];
+    if (v.var == nullptr) continue;
+    Tensor value = v.var->Read();
+    if (value.dtype() != v.var->dtype()) {
+      const absl::Status uninitialized = UninitializedValueError(
+          v.var->name(), absl::StrCat("input ", slot - item.input_start));
+      return absl::Status(
+          uninitialized.code(),
+          absl::StrCat(item.label, ": ", uninitialized.message()));
+    }
+    v = TensorValue{std::move(value), nullptr};
   }
   return absl::OkStatus();
 }

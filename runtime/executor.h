@@ -243,6 +243,11 @@ class Executor : public std::enable_shared_from_this<Executor> {
   // device and in-place permissions, the step's state from `args`, its
   // stack container and the node's `inputs`. (A loop's step adds the frame
   // and the iteration.)
+  // Replaces each reference input of `item` that its kernel reads as a
+  // value (deref_slots) by the variable's current value, in `inputs` (the
+  // node's first input slot). FailedPrecondition naming the node, the
+  // input and the variable when one is not initialized.
+  static absl::Status ReadRefInputs(const NodeItem& item, TensorValue* inputs);
   static OpKernelContext::Params KernelParams(const NodeItem& item,
                                               const Args& args,
                                               StepContainer* step_container,

@@ -179,21 +179,11 @@ bool Executor::FrameStep::Execute(const Tagged& t, ReadyList* ready) {
   if (dead) {  // a _Send sends the deadness
     ClearValues(inputs, item.num_inputs);
   }
-  for (int slot : item.deref_slots) {
-    TensorValue& v = inputs[slot - item.input_start];
-    if (v.var == nullptr) continue;
-    Tensor value = v.var->Read();
-    if (value.dtype() != v.var->dtype()) {
-      const absl::Status uninitialized = UninitializedValueError(
-          v.var->name(), absl::StrCat("input ", slot - item.input_start));
-      Abort(absl::Status(
-          uninitialized.code(),
-          absl::StrCat(item.label, ": ", uninitialized.message())));
-      std::lock_guard<std::mutex> lock(mu_);
-      Propagate(t, nullptr, ready);
-      return true;
-    }
-    v = TensorValue{std::move(value), nullptr};
+  if (absl::Status s = ReadRefInputs(item, inputs); !s.ok()) {
+    Abort(s);
+    std::lock_guard<std::mutex> lock(mu_);
+    Propagate(t, nullptr, ready);
+    return true;
   }
   const OpKernelContext::Params params = KernelParams(t, item, inputs);
   const int64_t start_us = args_.stats != nullptr ? ElapsedMicros() : 0;
