@@ -4,7 +4,9 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "compiler/function_inlining.h"
 #include "compiler/lower_functional_if.h"
 #include "graph/attr_value_util.h"
@@ -92,32 +94,54 @@ class WhileLowering {
                        "; it must be at least 1"));
     }
 
-    // Into the frame, and the loop variables' value in each iteration.
+    // Loop variables the body returns unchanged enter once, as constants
+    // (see the header); the others go round the back edge. The first
+    // changing variable is the pivot the functions' input-less nodes wait
+    // for. A loop that changes nothing keeps every variable on the back
+    // edge (its pivot must still be per-iteration).
     const size_t n = types.size();
-    std::vector<Node*> merges;
+    std::vector<bool> invariant = InvariantVariables(body);
+    int pivot = -1;
+    for (size_t i = 0; i < n && pivot < 0; ++i) {
+      if (!invariant[i]) pivot = static_cast<int>(i);
+    }
+    if (pivot < 0) {
+      invariant.assign(n, false);
+      pivot = 0;
+    }
+
+    // Into the frame, and the loop variables' value in each iteration.
+    std::vector<Node*> enters;
+    std::vector<Node*> merges(n, nullptr);
+    std::vector<OutputRef>
+        loop_values;  // what cond (and, invariant, body) read
     for (size_t i = 0; i < n; ++i) {
       NodeDef enter = NewNode(absl::StrCat("enter_", i), "Enter", types[i]);
       (*enter.mutable_attr())["frame_name"] = MakeAttr(name_);
-      (*enter.mutable_attr())["is_constant"] = MakeAttr(false);
+      (*enter.mutable_attr())["is_constant"] = MakeAttr(bool{invariant[i]});
       (*enter.mutable_attr())["parallel_iterations"] =
           MakeAttr(parallel_iterations);
       absl::StatusOr<Node*> e = Add(std::move(enter), {inputs[i]});
       if (!e.ok()) return e.status();
       for (Node* c : control_inputs) graph_->AddControlEdge(c, *e);
+      enters.push_back(*e);
+      if (invariant[i]) {
+        loop_values.emplace_back(*e, 0);
+        continue;
+      }
       // Input 1 (the back edge) is connected once the body exists.
       NodeDef merge = NewNode(absl::StrCat("merge_", i), "Merge", types[i]);
       (*merge.mutable_attr())["N"] = MakeAttr(int64_t{2});
       absl::StatusOr<Node*> m = Add(std::move(merge), {{*e, 0}});
       if (!m.ok()) return m.status();
-      merges.push_back(*m);
+      merges[i] = *m;
+      loop_values.emplace_back(*m, 0);
     }
 
     // The predicate, computed in every iteration.
-    std::vector<OutputRef> merge_outputs;
-    for (Node* m : merges) merge_outputs.emplace_back(m, 0);
-    absl::StatusOr<InstantiatedFunction> cond_body =
-        InstantiateFunction(graph_, functions_, cond, merge_outputs, merges[0],
-                            absl::StrCat(name_, "/cond"), device_, label_);
+    absl::StatusOr<InstantiatedFunction> cond_body = InstantiateFunction(
+        graph_, functions_, cond, loop_values, merges[pivot],
+        absl::StrCat(name_, "/cond"), device_, label_);
     if (!cond_body.ok()) return cond_body.status();
     OutputRef pred = cond_body->outputs[0];
     if (BaseType(pred.first->output_type(pred.second)) != DT_BOOL) {
@@ -136,6 +160,10 @@ class WhileLowering {
     std::vector<Node*> exits;
     std::vector<OutputRef> body_args;
     for (size_t i = 0; i < n; ++i) {
+      if (invariant[i]) {
+        body_args.push_back(loop_values[i]);
+        continue;
+      }
       absl::StatusOr<Node*> s =
           Add(NewNode(absl::StrCat("switch_", i), "Switch", types[i]),
               {{merges[i], 0}, {*loop_cond, 0}});
@@ -153,10 +181,11 @@ class WhileLowering {
 
     // One iteration, and its values back to the merges.
     absl::StatusOr<InstantiatedFunction> loop_body = InstantiateFunction(
-        graph_, functions_, body, body_args, body_args[0].first,
+        graph_, functions_, body, body_args, body_args[pivot].first,
         absl::StrCat(name_, "/body"), device_, label_);
     if (!loop_body.ok()) return loop_body.status();
     for (size_t i = 0; i < n; ++i) {
+      if (invariant[i]) continue;
       absl::StatusOr<Node*> next =
           Add(NewNode(absl::StrCat("next_iteration_", i), "NextIteration",
                       types[i]),
@@ -182,11 +211,28 @@ class WhileLowering {
     absl::StatusOr<Node*> end = Add(std::move(done), {});
     if (!end.ok()) return end.status();
     for (Node* exit : exits) graph_->AddControlEdge(exit, *end);
+    // The loop's result i: its Exit, or for an invariant variable the
+    // value that went in, read after the loop ends (as TensorFlow's
+    // readers of the While wait for it).
+    std::vector<OutputRef> results;
+    for (size_t i = 0, next_exit = 0; i < n; ++i) {
+      if (!invariant[i]) {
+        results.emplace_back(exits[next_exit++], 0);
+        continue;
+      }
+      absl::StatusOr<Node*> out =
+          Add(NewNode(absl::StrCat("output_", i), "Identity", types[i]),
+              {inputs[i]});
+      if (!out.ok()) return out.status();
+      graph_->AddControlEdge(*end, *out);
+      results.emplace_back(*out, 0);
+    }
     for (const CallEdges::Out& o : outs) {
       if (o.dst_input == kControlSlot) {
         graph_->AddControlEdge(*end, o.dst);
       } else if (absl::StatusOr<const Edge*> e = graph_->AddEdge(
-                     exits[o.src_output], 0, o.dst, o.dst_input);
+                     results[o.src_output].first, results[o.src_output].second,
+                     o.dst, o.dst_input);
                  !e.ok()) {
         return e.status();
       }
@@ -249,6 +295,44 @@ class WhileLowering {
       }
     }
     return absl::OkStatus();
+  }
+
+  // Per loop variable: whether the body returns its argument unchanged
+  // (its output i is its input i itself or an Identity chain of it without
+  // control inputs, as TensorFlow's bodies return the captured weights,
+  // bounds and input lists of a dynamic_rnn and its gradient). Such a
+  // variable is the same in every iteration: an is_constant Enter gives it
+  // to each, with no Merge, Switch, Identity, NextIteration or Exit per
+  // iteration (a third of the loop plumbing of a dynamic_rnn's training
+  // step).
+  std::vector<bool> InvariantVariables(const NameAttrList& body) const {
+    const FunctionDef& f = *functions_.at(body.name());
+    const OpDef& sig = f.signature();
+    absl::flat_hash_map<absl::string_view, const NodeDef*> identities;
+    for (const NodeDef& node : f.node_def()) {
+      if (node.op() == "Identity" && node.input_size() == 1) {
+        identities[node.name()] = &node;
+      }
+    }
+    std::vector<bool> invariant(sig.output_arg_size(), false);
+    for (int i = 0; i < sig.output_arg_size() && i < sig.input_arg_size();
+         ++i) {
+      auto ret = f.ret().find(sig.output_arg(i).name());
+      if (ret == f.ret().end()) continue;
+      // A body value is "node:output:k" or an argument's bare name.
+      absl::string_view value = ret->second;
+      for (size_t hops = 0; hops <= identities.size(); ++hops) {
+        auto identity = identities.find(value.substr(0, value.find(':')));
+        if (identity == identities.end() ||
+            (value.find(':') != absl::string_view::npos &&
+             value != absl::StrCat(identity->first, ":output:0"))) {
+          break;
+        }
+        value = identity->second->input(0);
+      }
+      invariant[i] = value == sig.input_arg(i).name();
+    }
+    return invariant;
   }
 
   // A node named <call>/<suffix> on the call's device; `type` sets its T

@@ -1,8 +1,11 @@
 // The element of a DT_VARIANT tensor: a value of a C++ type the graph does
 // not look into (a TensorList, kernels/cpu/list_ops_tensor_list.h), shared
-// by the tensors that hold it. Values are immutable once made: an op that
-// "changes" one (TensorListPushBack) makes a new value, so a tensor a
-// consumer still holds never changes under it.
+// by the tensors that hold it. Values are immutable once made while more
+// than one tensor can see them: an op that "changes" one
+// (TensorListPushBack) makes a new value, so a tensor a consumer still
+// holds never changes under it; only a value its op's input alone holds
+// (OpKernelContext::input_held_only_here, use_count() 1) may change in
+// place.
 #ifndef DFLOW_GRAPH_VARIANT_H_
 #define DFLOW_GRAPH_VARIANT_H_
 

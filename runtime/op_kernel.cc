@@ -65,6 +65,18 @@ absl::Status OpKernelContext::AllocationError(const absl::Status& failed,
                                    device()->name(), ": ", failed.message()));
 }
 
+bool OpKernelContext::input_held_only_here(int i) const {
+  const TensorValue& v = params_.inputs[i];
+  if (v.var != nullptr || !v.tensor.IsInitialized() ||
+      v.tensor.RefCount() != 1) {
+    return false;
+  }
+  // As in ForwardInput: the other holders' reads before they let go come
+  // before the caller's writes.
+  std::atomic_thread_fence(std::memory_order_acquire);
+  return true;
+}
+
 bool OpKernelContext::ForwardInput(int k, int i, DataType dtype,
                                    const TensorShape& shape, Tensor** out) {
   // A host-memory output of a device kernel lives elsewhere than its inputs.

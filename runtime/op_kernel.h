@@ -190,6 +190,11 @@ class OpKernelContext {
   // Reference (Ref(T)) and resource inputs: the variable, never null for
   // those inputs.
   Var* input_var(int i) const { return params_.inputs[i].var; }
+  // Whether input i is a plain value whose buffer this node's input slot
+  // alone holds (Tensor::RefCount() == 1: the executor moved it here on its
+  // last use; no feed, fetch, Const or other reader holds it), so that the
+  // kernel may change what it holds in place (a TensorList it appends to).
+  bool input_held_only_here(int i) const;
 
   // Allocates output i on this kernel's device (in host memory when the
   // kernel keeps that output there: OpKernel::output_in_host_memory), or,

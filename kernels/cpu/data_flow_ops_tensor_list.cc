@@ -9,6 +9,7 @@
 #include "kernels/cpu/data_flow_ops_tensor_list.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -146,8 +147,24 @@ absl::StatusOr<Tensor> Element(OpKernelContext* ctx, const TensorList& list,
                absl::StrCat("list element ", index));
 }
 
-// A copy of `list` for an op to change and return.
-std::shared_ptr<TensorList> CopyOf(const TensorList& list) {
+// The list of input `i` (`list`, read by ListInput) for an op to change and
+// return: the list itself when no one else can see it (this node's input
+// slot alone holds the tensor, and no other tensor shares its value), else
+// a copy. A dynamic_rnn's accumulators (TensorListPushBack in the loop,
+// TensorListPopBack in its gradient) then change in place instead of
+// being copied whole in every iteration, quadratic in the sequence length.
+std::shared_ptr<TensorList> ListToChange(OpKernelContext* ctx, int i,
+                                         const TensorList& list) {
+  if (ctx->input_held_only_here(i)) {
+    const std::shared_ptr<const VariantValue>& value =
+        ctx->input(i).data<Variant>()->value();
+    if (value.get() == &list && value.use_count() == 1) {
+      std::atomic_thread_fence(std::memory_order_acquire);
+      // Made as a (non-const) TensorList by these kernels.
+      return std::const_pointer_cast<TensorList>(
+          std::static_pointer_cast<const TensorList>(value));
+    }
+  }
   return std::make_shared<TensorList>(list);
 }
 
@@ -282,7 +299,7 @@ class TensorListPushBackOp : public ListKernel {
         absl::InvalidArgumentError(
             absl::StrCat("the list already holds its max_num_elements (",
                          list.max_num_elements, ") tensors")));
-    std::shared_ptr<TensorList> out = CopyOf(list);
+    std::shared_ptr<TensorList> out = ListToChange(ctx, 0, list);
     out->tensors.push_back(item);
     OP_REQUIRES_OK(ctx, SetListOutput(ctx, 0, std::move(out)));
   }
@@ -304,7 +321,8 @@ class TensorListPopBackOp : public ListKernel {
     absl::StatusOr<Tensor> last = Element(
         ctx, list, static_cast<int64_t>(list.tensors.size()) - 1, *shape);
     OP_REQUIRES_OK(ctx, last.status());
-    std::shared_ptr<TensorList> out = CopyOf(list);
+    // `last` is taken before the pop (ListToChange may hand `list` itself).
+    std::shared_ptr<TensorList> out = ListToChange(ctx, 0, list);
     out->tensors.pop_back();
     OP_REQUIRES_OK(ctx, SetListOutput(ctx, 0, std::move(out)));
     ctx->set_output(1, *std::move(last));
@@ -342,7 +360,7 @@ class TensorListSetItemOp : public ListKernel {
     OP_REQUIRES_OK(
         ctx,
         MergeShapes(list.element_shape, item.shape(), "the item set").status());
-    std::shared_ptr<TensorList> out = CopyOf(list);
+    std::shared_ptr<TensorList> out = ListToChange(ctx, 0, list);
     if (*index >= static_cast<int64_t>(out->tensors.size())) {
       out->tensors.resize(static_cast<size_t>(*index + 1));
     }
@@ -502,7 +520,7 @@ class AddNListsOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     absl::StatusOr<const TensorList*> first = ListInput(ctx, 0);
     OP_REQUIRES_OK(ctx, first.status());
-    std::shared_ptr<TensorList> sum = CopyOf(**first);
+    std::shared_ptr<TensorList> sum = ListToChange(ctx, 0, **first);
     for (int i = 1; i < num_inputs(); ++i) {
       absl::StatusOr<const TensorList*> in = ListInput(ctx, i);
       OP_REQUIRES_OK(ctx, in.status());
@@ -537,7 +555,7 @@ class ZerosLikeListOp : public OpKernel {
   void Compute(OpKernelContext* ctx) override {
     absl::StatusOr<const TensorList*> in = ListInput(ctx, 0);
     OP_REQUIRES_OK(ctx, in.status());
-    std::shared_ptr<TensorList> out = CopyOf(**in);
+    std::shared_ptr<TensorList> out = ListToChange(ctx, 0, **in);
     for (size_t k = 0; k < out->tensors.size(); ++k) {
       Tensor& t = out->tensors[k];
       if (!t.IsInitialized()) continue;

@@ -1,8 +1,10 @@
 // The value behind a DT_VARIANT TensorList (TensorFlow's TensorList, the
 // list ops of graph/ops/data_flow_ops_tensor_list.cc): a vector of tensors
-// of one dtype and a (partial) element shape. Ops never change a list they
-// were given; each makes a new one (the tensors themselves are shared, so
-// that costs a vector of handles, not the data).
+// of one dtype and a (partial) element shape. Ops never change a list
+// another tensor can still see; they make a new one (the tensors themselves
+// are shared, so that costs a vector of handles, not the data), except
+// when their input is the list's only holder: then they change it in place
+// (ListToChange in the .cc file).
 #ifndef DFLOW_KERNELS_CPU_DATA_FLOW_OPS_TENSOR_LIST_H_
 #define DFLOW_KERNELS_CPU_DATA_FLOW_OPS_TENSOR_LIST_H_
 

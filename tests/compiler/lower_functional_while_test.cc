@@ -2,10 +2,12 @@
 // (one Enter/Merge/Switch/Exit/NextIteration per loop variable, one
 // LoopCond, frame_name and parallel_iterations from the call, input-less
 // body nodes inside the frame), the call's readers moved to the Exits, a
-// graph without loops left alone, resource loop variables refused, and the
-// lowered loop computing what the While does.
+// graph without loops left alone, resource loop variables refused, the
+// lowered loop computing what the While does, and loop variables the body
+// returns unchanged entering once as constants.
 #include "compiler/lower_functional_while.h"
 
+#include <algorithm>
 #include <map>
 #include <memory>
 #include <string>
@@ -347,6 +349,145 @@ TEST(LowerFunctionalWhileTest, LoweredLoopComputesTheLoop) {
     EXPECT_FLOAT_EQ(out[0].data<float>()[1], -2.0f * 32);
     EXPECT_EQ(out[1].data<int32_t>()[0], 5) << op;
   }
+}
+
+// The loop graph with a third loop variable, first: a float scale the body
+// returns through an Identity and multiplies x by (x * s each iteration).
+GraphDef LoopGraphWithInvariant() {
+  GraphDef def = LoopGraph("StatelessWhile", R"pb(
+    node {
+      name: "scale"
+      op: "Placeholder"
+      attr {
+        key: "dtype"
+        value { type: DT_FLOAT }
+      }
+    }
+    node {
+      name: "scale_out"
+      op: "Identity"
+      input: "w:0"
+      attr {
+        key: "T"
+        value { type: DT_FLOAT }
+      }
+    }
+  )pb");
+  for (NodeDef& n : *def.mutable_node()) {
+    if (n.name() == "w") {
+      // w(scale, zero, x): every output index moves up by one.
+      n.clear_input();
+      n.add_input("scale");
+      n.add_input("zero");
+      n.add_input("x");
+      AttrValue& t = (*n.mutable_attr())["T"];
+      t.mutable_list()->clear_type();
+      for (DataType d : {DT_FLOAT, DT_INT32, DT_FLOAT}) {
+        t.mutable_list()->add_type(d);
+      }
+    }
+    if (n.name() == "out") n.set_input(0, "w:2");
+  }
+  for (FunctionDef& f : *def.mutable_library()->mutable_function()) {
+    OpDef* sig = f.mutable_signature();
+    OpDef::ArgDef s;
+    s.set_name("s");
+    s.set_type(DT_FLOAT);
+    sig->mutable_input_arg()->Add(std::move(s));
+    std::rotate(sig->mutable_input_arg()->rbegin(),
+                sig->mutable_input_arg()->rbegin() + 1,
+                sig->mutable_input_arg()->rend());
+    if (sig->name() != "body_f") continue;
+    OpDef::ArgDef s_next;
+    s_next.set_name("s_next");
+    s_next.set_type(DT_FLOAT);
+    sig->mutable_output_arg()->Add(std::move(s_next));
+    std::rotate(sig->mutable_output_arg()->rbegin(),
+                sig->mutable_output_arg()->rbegin() + 1,
+                sig->mutable_output_arg()->rend());
+    NodeDef* keep = f.add_node_def();
+    keep->set_name("keep");
+    keep->set_op("Identity");
+    keep->add_input("s");
+    (*keep->mutable_attr())["T"].set_type(DT_FLOAT);
+    for (NodeDef& n : *f.mutable_node_def()) {
+      if (n.name() == "double") {
+        n.set_op("Mul");
+        n.set_input(1, "s");
+      }
+    }
+    (*f.mutable_ret())["s_next"] = "keep:output:0";
+  }
+  return def;
+}
+
+TEST(LowerFunctionalWhileTest, InvariantLoopVariableEntersOnceAsConstant) {
+  Graph graph;
+  absl::Status imported = ImportGraphDef(LoopGraphWithInvariant(), {}, &graph);
+  ASSERT_TRUE(imported.ok()) << imported;
+  absl::StatusOr<PassResult> result = Lower(&graph);
+  ASSERT_TRUE(result.ok()) << result.status();
+  std::map<std::string, int> counts = OpCounts(graph);
+  EXPECT_EQ(counts["Enter"], 3);
+  EXPECT_EQ(counts["Merge"], 2);
+  EXPECT_EQ(counts["Switch"], 2);
+  EXPECT_EQ(counts["Exit"], 2);
+  EXPECT_EQ(counts["NextIteration"], 2);
+  const Node* enter = graph.FindNode("w/enter_0");
+  ASSERT_NE(enter, nullptr);
+  bool is_constant = false;
+  ASSERT_TRUE(enter->GetAttr("is_constant", &is_constant).ok());
+  EXPECT_TRUE(is_constant);
+  EXPECT_EQ(graph.FindNode("w/merge_0"), nullptr);
+  // Variable 0 no longer changes per iteration: variable 1 is the pivot.
+  EXPECT_TRUE(HasControlEdge(graph, "w/merge_1", "w/cond/five"));
+  EXPECT_TRUE(HasControlEdge(graph, "w/identity_1", "w/body/one"));
+  // The loop's output 0 is its input, read once the loop ends.
+  const Node* scale_out = graph.FindNode("scale_out");
+  ASSERT_NE(scale_out, nullptr);
+  ASSERT_NE(scale_out->input_edge(0), nullptr);
+  EXPECT_EQ(scale_out->input_edge(0)->src->name(), "w/output_0");
+  EXPECT_TRUE(HasControlEdge(graph, "w", "w/output_0"));
+  EXPECT_TRUE(graph.TopologicalOrder().ok());
+  EXPECT_TRUE(graph.CheckAllInputsConnected().ok());
+}
+
+TEST(LowerFunctionalWhileTest, LoopWithInvariantComputesTheLoop) {
+  absl::StatusOr<std::unique_ptr<Session>> session =
+      Session::Create(LoopGraphWithInvariant());
+  ASSERT_TRUE(session.ok()) << session.status();
+  Tensor x(DT_FLOAT, TensorShape({2}));
+  x.data<float>()[0] = 1.5f;
+  x.data<float>()[1] = -2.0f;
+  Tensor scale(DT_FLOAT, TensorShape({}));
+  scale.data<float>()[0] = 3.0f;
+  std::vector<Tensor> out;
+  absl::Status s = (*session)->Run({{"x", x}, {"scale", scale}},
+                                   {"out", "w:1", "scale_out"}, {}, &out);
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_FLOAT_EQ(out[0].data<float>()[0], 1.5f * 243);
+  EXPECT_FLOAT_EQ(out[0].data<float>()[1], -2.0f * 243);
+  EXPECT_EQ(out[1].data<int32_t>()[0], 5);
+  EXPECT_FLOAT_EQ(out[2].data<float>()[0], 3.0f);
+}
+
+TEST(LowerFunctionalWhileTest, LoopThatChangesNothingKeepsItsBackEdges) {
+  // A body returning every argument unchanged: no variable may become a
+  // constant, or the loop would have no per-iteration pivot.
+  GraphDef def = LoopGraph();
+  for (FunctionDef& f : *def.mutable_library()->mutable_function()) {
+    if (f.signature().name() != "body_f") continue;
+    (*f.mutable_ret())["i_next"] = "i";
+    (*f.mutable_ret())["x_next"] = "x";
+  }
+  Graph graph;
+  ASSERT_TRUE(ImportGraphDef(def, {}, &graph).ok());
+  absl::StatusOr<PassResult> result = Lower(&graph);
+  ASSERT_TRUE(result.ok()) << result.status();
+  std::map<std::string, int> counts = OpCounts(graph);
+  EXPECT_EQ(counts["Merge"], 2);
+  EXPECT_EQ(counts["NextIteration"], 2);
+  EXPECT_TRUE(HasControlEdge(graph, "w/merge_0", "w/cond/five"));
 }
 
 }  // namespace

@@ -1,5 +1,8 @@
 #include "tests/kernels/kernel_test_util.h"
 
+#include <utility>
+#include <vector>
+
 #include "absl/strings/str_cat.h"
 #include "graph/node_def_util.h"
 #include "gtest/gtest.h"
@@ -13,7 +16,7 @@ Device* TestCpuDevice() {
 }
 
 absl::StatusOr<std::vector<Tensor>> RunKernel(const Node* node,
-                                              const std::vector<Tensor>& inputs,
+                                              std::vector<Tensor> inputs,
                                               const std::vector<Var*>& vars,
                                               VariableStore* store,
                                               std::vector<Var*>* out_vars) {
@@ -31,7 +34,7 @@ absl::StatusOr<std::vector<Tensor>> RunKernel(const Node* node,
   }
   std::vector<TensorValue> values(inputs.size());
   for (size_t i = 0; i < inputs.size(); ++i) {
-    values[i].tensor = inputs[i];
+    values[i].tensor = std::move(inputs[i]);
     if (i < vars.size()) values[i].var = vars[i];
   }
   VariableStore default_store;

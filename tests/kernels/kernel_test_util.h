@@ -31,9 +31,11 @@ namespace dflow {
 Device* TestCpuDevice();
 
 // Outputs of one computation; ref/resource outputs come back in `out_vars`
-// when it is non-null.
+// when it is non-null. The inputs move into the kernel's input slots: an
+// input the caller moved in (and holds nowhere else) is held by the slot
+// alone, as the executor hands a value on its last use.
 absl::StatusOr<std::vector<Tensor>> RunKernel(
-    const Node* node, const std::vector<Tensor>& inputs,
+    const Node* node, std::vector<Tensor> inputs,
     const std::vector<Var*>& vars = {}, VariableStore* store = nullptr,
     std::vector<Var*>* out_vars = nullptr);
 

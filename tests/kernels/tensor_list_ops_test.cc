@@ -1,7 +1,8 @@
 // The TensorList kernels through a Session: push/pop order, Reserve +
 // SetItem + GetItem + Stack with unset elements read as zeros,
 // FromTensor's rows, Length and ElementShape, AddN and ZerosLike of lists,
-// a list unchanged by the ops that took it, and each bad input's error.
+// a list unchanged by the ops that took it (changed in place only when the
+// op's input alone held it), and each bad input's error.
 #include <memory>
 #include <string>
 #include <vector>
@@ -10,6 +11,7 @@
 #include "graph/ops/ops.h"
 #include "graph/scope.h"
 #include "gtest/gtest.h"
+#include "kernels/cpu/data_flow_ops_tensor_list.h"
 #include "runtime/session.h"
 #include "tests/kernels/kernel_test_util.h"
 
@@ -162,6 +164,55 @@ TEST(TensorListOpsTest, FromTensorAddNAndZerosLike) {
   ASSERT_TRUE(session->Run({}, {"doubled", "zeros"}, {}, &out).ok());
   EXPECT_THAT(Floats(out[0]), ElementsAre(2, 4, 6, 8));
   EXPECT_THAT(Floats(out[1]), ElementsAre(0, 0, 0, 0));
+}
+
+// The list a variant scalar holds.
+const TensorList* ListOf(const Tensor& t) {
+  return t.data<Variant>()->get<TensorList>();
+}
+
+TEST(TensorListOpsTest, ListHeldOnlyByTheInputChangesInPlaceOthersAreCopied) {
+  Scope root = Scope::NewRootScope();
+  Output list_in = ops::Placeholder(root, DT_VARIANT);
+  Output item = ops::Placeholder(root, DT_FLOAT);
+  Output push = Push(root, list_in, item);
+  Output shape = ops::Const(root, {2});
+  Operation pop = Pop(root, list_in, ops::Placeholder(root, DT_INT32));
+  Output one = Empty(root, shape);
+  absl::StatusOr<std::vector<Tensor>> made = RunKernel(
+      one.node(),
+      {Tensor::FromVector<int32_t>({2}), Tensor::Scalar<int32_t>(-1)});
+  ASSERT_TRUE(made.ok()) << made.status();
+  Tensor list = (*made)[0];
+  made->clear();
+  const TensorList* original = ListOf(list);
+
+  // Another tensor holds the list: the push makes a new one.
+  absl::StatusOr<std::vector<Tensor>> copied =
+      RunKernel(push.node(), {list, Tensor::FromVector<float>({1, 2})});
+  ASSERT_TRUE(copied.ok()) << copied.status();
+  EXPECT_NE(ListOf((*copied)[0]), original);
+  EXPECT_EQ(original->tensors.size(), 0u);
+  EXPECT_EQ(ListOf((*copied)[0])->tensors.size(), 1u);
+
+  // Moved in, held by the input slot alone: pushed and popped in place.
+  std::vector<Tensor> inputs;
+  inputs.push_back(std::move(list));
+  inputs.push_back(Tensor::FromVector<float>({3, 4}));
+  absl::StatusOr<std::vector<Tensor>> pushed =
+      RunKernel(push.node(), std::move(inputs));
+  ASSERT_TRUE(pushed.ok()) << pushed.status();
+  EXPECT_EQ(ListOf((*pushed)[0]), original);
+  EXPECT_EQ(original->tensors.size(), 1u);
+  inputs.clear();
+  inputs.push_back(std::move((*pushed)[0]));
+  inputs.push_back(Tensor::FromVector<int32_t>({2}));
+  absl::StatusOr<std::vector<Tensor>> popped =
+      RunKernel(pop.node(), std::move(inputs));
+  ASSERT_TRUE(popped.ok()) << popped.status();
+  EXPECT_EQ(ListOf((*popped)[0]), original);
+  EXPECT_EQ(original->tensors.size(), 0u);
+  EXPECT_THAT(Floats((*popped)[1]), ElementsAre(3, 4));
 }
 
 TEST(TensorListOpsTest, BadInputsAreErrorsThatSayWhat) {
