@@ -22,6 +22,7 @@
 #include "distributed/grpc_logging.h"
 #include "distributed/grpc_status.h"
 #include "distributed/remote_devices.h"
+#include "distributed/step_stats_wire.h"
 #include "distributed/worker_channels.h"
 #include "graph/graph.h"
 #include "graph/graph_def_import.h"
@@ -48,6 +49,8 @@ struct Plan {
   std::vector<TensorShape> feed_shapes;
   int num_fetches = 0;
   std::vector<TaskGraph> tasks;
+  // The tasks' device-specific passes, "<task>: <PassSummaryLine>".
+  std::vector<std::string> pass_summaries;
 };
 
 // How long an error relayed from another task waits for that task's own
@@ -100,6 +103,7 @@ struct ClusterSession::Impl {
   int64_t next_step = 0;  // mu
   // Steps finished on every task, not yet told to each task.
   std::map<std::string, std::vector<int64_t>> finished;  // mu
+  std::vector<std::string> last_pass_summaries;          // mu
 
   absl::StatusOr<std::shared_ptr<const Plan>> GetPlan(
       const FeedList& feeds, const std::vector<std::string>& fetches,
@@ -176,6 +180,11 @@ ClusterSession::~ClusterSession() {
       (void)(*stub)->CleanupGraph(&context, request, &response);
     }
   }
+}
+
+std::vector<std::string> ClusterSession::LastPassSummaries() const {
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  return impl_->last_pass_summaries;
 }
 
 const std::vector<std::string>& ClusterSession::device_names() const {
@@ -260,6 +269,10 @@ absl::StatusOr<std::shared_ptr<const Plan>> ClusterSession::Impl::Compile(
         by_task[TaskOfDevice(partition.device)].add_partitions());
   }
   for (auto& [task, register_request] : by_task) {
+    register_request.set_optimize(options.optimize_graph);
+    for (const std::string& target : targets) {
+      register_request.add_protected_nodes(target);
+    }
     absl::StatusOr<WorkerService::Stub*> stub = channels->StubFor(task);
     if (!stub.ok()) return stub.status();
     grpc::ClientContext context;
@@ -273,6 +286,13 @@ absl::StatusOr<std::shared_ptr<const Plan>> ClusterSession::Impl::Compile(
           s, absl::StrCat("registering the graph with task ", task, ": "));
     }
     plan->tasks.push_back({task, response.graph_handle()});
+    for (const std::string& line : response.pass_summaries()) {
+      plan->pass_summaries.push_back(absl::StrCat(task, ": ", line));
+    }
+  }
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    last_pass_summaries = plan->pass_summaries;
   }
   return std::shared_ptr<const Plan>(std::move(plan));
 }
@@ -281,6 +301,20 @@ absl::Status ClusterSession::Run(const FeedList& feeds,
                                  const std::vector<std::string>& fetches,
                                  const std::vector<std::string>& targets,
                                  std::vector<Tensor>* outputs) {
+  return Run(RunOptions(), feeds, fetches, targets, outputs, nullptr);
+}
+
+absl::Status ClusterSession::Run(const RunOptions& run_options,
+                                 const FeedList& feeds,
+                                 const std::vector<std::string>& fetches,
+                                 const std::vector<std::string>& targets,
+                                 std::vector<Tensor>* outputs,
+                                 RunMetadata* metadata) {
+  const int64_t step_timeout_ms = run_options.timeout_ms > 0
+                                      ? run_options.timeout_ms
+                                      : impl_->options.step_timeout_ms;
+  const bool collect_stats =
+      metadata != nullptr && run_options.records_step_stats();
   absl::StatusOr<std::shared_ptr<const Plan>> plan =
       impl_->GetPlan(feeds, fetches, targets);
   if (!plan.ok()) return plan.status();
@@ -319,7 +353,8 @@ absl::Status ClusterSession::Run(const FeedList& feeds,
       call->task = t.task;
       call->request.set_graph_handle(t.handle);
       call->request.set_step_id(step_id);
-      call->request.set_timeout_ms(impl_->options.step_timeout_ms);
+      call->request.set_timeout_ms(step_timeout_ms);
+      call->request.set_collect_step_stats(collect_stats);
       std::vector<int64_t>& done = impl_->finished[t.task];
       for (int64_t id : done) call->request.add_finished_step_ids(id);
       done.clear();
@@ -346,19 +381,20 @@ absl::Status ClusterSession::Run(const FeedList& feeds,
   // The master's own bound on the step: the tasks end it at the timeout
   // themselves and say where; a task that stopped answering (hung, its
   // machine gone) cannot, so shortly after, the master ends it.
-  const bool bounded = impl_->options.step_timeout_ms > 0;
-  const auto master_deadline =
-      std::chrono::steady_clock::now() +
-      std::chrono::milliseconds(impl_->options.step_timeout_ms) +
-      kTaskReportMargin;
+  const bool bounded = step_timeout_ms > 0;
+  const auto master_deadline = std::chrono::steady_clock::now() +
+                               std::chrono::milliseconds(step_timeout_ms) +
+                               kTaskReportMargin;
+  // The clock every task's stats are put on.
+  const int64_t step_start_us = absl::ToUnixMicros(absl::Now());
   for (size_t i = 0; i < calls.size(); ++i) {
     Call* raw = calls[i].get();
-    if (impl_->options.step_timeout_ms > 0) {
+    if (step_timeout_ms > 0) {
       // The task ends the step at the timeout itself; this bounds a task
       // that stopped answering altogether.
       raw->context.set_deadline(
           std::chrono::system_clock::now() +
-          std::chrono::milliseconds(impl_->options.step_timeout_ms + 5000));
+          std::chrono::milliseconds(step_timeout_ms + 5000));
     }
     stubs[i]->async()->RunGraph(
         &raw->context, &raw->request, &raw->response,
@@ -381,6 +417,11 @@ absl::Status ClusterSession::Run(const FeedList& feeds,
     bool cancelled = false;
     while (step->running > 0) {
       const auto now = std::chrono::steady_clock::now();
+      if (run_options.cancellation != nullptr &&
+          run_options.cancellation->cancelled() && !step->failed) {
+        step->failed = true;
+        step->cancel_at = now;
+      }
       if (bounded && !cancelled && now >= master_deadline) {
         for (auto& call : calls) {
           if (!call->answered) silent.push_back(call->task);
@@ -417,15 +458,20 @@ absl::Status ClusterSession::Run(const FeedList& feeds,
       failed = call.get();
     }
   }
+  if (failed != nullptr && run_options.cancellation != nullptr &&
+      run_options.cancellation->cancelled()) {
+    return absl::CancelledError(
+        "the step was cancelled (RunOptions::cancellation) on every task");
+  }
   if (!silent.empty() &&
       (failed == nullptr || rank(failed->status) < 2 ||
        failed->status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED)) {
     // The tasks that answered only timed out (waiting for the silent ones,
     // most likely): the silent ones are the cause.
     return absl::DeadlineExceededError(absl::StrCat(
-        "the step did not finish within its timeout of ",
-        impl_->options.step_timeout_ms, " ms: task",
-        silent.size() > 1 ? "s " : " ", absl::StrJoin(silent, ", "),
+        "the step did not finish within its timeout of ", step_timeout_ms,
+        " ms: task", silent.size() > 1 ? "s " : " ",
+        absl::StrJoin(silent, ", "),
         " did not answer (stopped, hung or unreachable?)",
         failed != nullptr &&
                 failed->status.error_code() != grpc::StatusCode::CANCELLED
@@ -455,6 +501,19 @@ absl::Status ClusterSession::Run(const FeedList& feeds,
     return absl::InternalError(absl::StrCat("the target task returned ",
                                             results.size(), " fetches for ",
                                             (*plan)->num_fetches));
+  }
+  if (metadata != nullptr) {
+    metadata->step_stats.clear();
+    metadata->peak_bytes.clear();
+    metadata->planned_peak_bytes.clear();
+    for (const auto& call : calls) {
+      const int64_t shift = call->response.step_start_unix_us() - step_start_us;
+      for (const NodeStats& proto : call->response.step_stats()) {
+        absl::StatusOr<NodeExecStats> node = NodeStatsFromProto(proto, shift);
+        if (!node.ok()) return node.status();
+        metadata->step_stats.push_back(*std::move(node));
+      }
+    }
   }
   if (outputs != nullptr) *outputs = std::move(results);
   return absl::OkStatus();

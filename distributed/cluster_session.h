@@ -4,13 +4,13 @@
 // device-independent passes, places it over every task's devices (found
 // with GetStatus), partitions it per device with _Send/_Recv on every
 // cross-device edge, and registers each task's partitions with it
-// (RegisterGraph). Each step then runs every task's partitions at once
-// (RunGraph, one step id for all), tensors crossing tasks are pulled by
-// their receivers (RecvTensor), feeds go to and fetches come from the
-// target task (where the _Arg and _Retval nodes sit, on its CPU:0). The
-// first error of any task ends the step on every other (their RunGraph
-// calls are cancelled) and is returned as the task reported it: naming the
-// node, its op and the task.
+// (RegisterGraph; the task runs its devices' passes on them). Each step then
+// runs every task's partitions at once (RunGraph, one step id for all), tensors
+// crossing tasks are pulled by their receivers (RecvTensor), feeds go to and
+// fetches come from the target task (where the _Arg and _Retval nodes sit, on
+// its CPU:0). The first error of any task ends the step on every other (their
+// RunGraph calls are cancelled) and is returned as the task reported it: naming
+// the node, its op and the task.
 //
 // Variables live in the tasks that hold them: a variable initialized in
 // one step keeps its value for the next, and for other sessions of the
@@ -59,8 +59,10 @@ struct ClusterSessionOptions {
   // Prints the cluster's devices when the session is created, then each
   // compiled signature's placement (to stderr).
   bool log_device_placement = false;
-  // The compiler's optional passes (before placement only: the tasks run
-  // their partitions as the master made them).
+  // The compiler's optional passes: the device-independent ones here,
+  // before placement; the device-specific ones (CSE on the device, fusions,
+  // memory planning) by each task on its partitions, as one process runs
+  // them on its own.
   bool optimize_graph = true;
   // How long discovery may wait for each task.
   absl::Duration connect_timeout = absl::Seconds(10);
@@ -84,9 +86,25 @@ class ClusterSession : public VariableHost {
                    const std::vector<std::string>& fetches,
                    const std::vector<std::string>& targets,
                    std::vector<Tensor>* outputs);
+  // With RunOptions: a step timeout of its own (timeout_ms), cancellation
+  // (the flag is polled while the tasks run; a set flag cancels their calls
+  // and the step fails with Cancelled), and with collect_step_stats or
+  // trace every task's NodeExecStats in `metadata`, on the master's clock
+  // (0 = when the master started the step; tools/timeline.h draws them,
+  // RunMetadataToProto gives TensorBoard's run metadata). The tasks'
+  // allocator peaks are not collected (peak_bytes stays empty).
+  absl::Status Run(const RunOptions& options, const FeedList& feeds,
+                   const std::vector<std::string>& fetches,
+                   const std::vector<std::string>& targets,
+                   std::vector<Tensor>* outputs, RunMetadata* metadata);
 
   // Every device of the cluster, task by task.
   const std::vector<std::string>& device_names() const;
+
+  // What the tasks' device-specific passes did to the signature compiled
+  // last, one line per pass and partition: "<task>: fuse_bias_activation
+  // on CPU:0: 1 MatMul+BiasAdd fused (0.05 ms, 9 -> 8 nodes)".
+  std::vector<std::string> LastPassSummaries() const;
 
   // VariableHost, for Saver: one step each.
   absl::StatusOr<std::vector<Tensor>> ReadVariables(

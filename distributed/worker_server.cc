@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "distributed/grpc_logging.h"
 #include "distributed/grpc_status.h"
+#include "distributed/step_stats_wire.h"
 #include "distributed/tensor_wire.h"
 #include "distributed/worker_state.h"
 #include "grpcpp/grpcpp.h"
@@ -98,9 +99,15 @@ class WorkerServer::Service final
                              RegisterGraphResponse* response) override {
     std::vector<GraphDef> partitions(request->partitions().begin(),
                                      request->partitions().end());
-    absl::StatusOr<std::string> handle = state_->RegisterGraph(partitions);
-    if (!handle.ok()) return ToGrpcStatus(handle.status());
-    response->set_graph_handle(*handle);
+    absl::StatusOr<WorkerState::Registered> registered = state_->RegisterGraph(
+        partitions, request->optimize(),
+        std::vector<std::string>(request->protected_nodes().begin(),
+                                 request->protected_nodes().end()));
+    if (!registered.ok()) return ToGrpcStatus(registered.status());
+    response->set_graph_handle(registered->handle);
+    for (const std::string& line : registered->pass_summaries) {
+      response->add_pass_summaries(line);
+    }
     return grpc::Status::OK;
   }
 
@@ -129,10 +136,13 @@ class WorkerServer::Service final
             ? absl::Now() + absl::Milliseconds(request->timeout_ms())
             : absl::InfiniteFuture();
     bool relayed = false;
+    std::vector<NodeExecStats> stats;
+    absl::Time started;
     absl::StatusOr<std::vector<Tensor>> fetches = state_->RunGraph(
         request->graph_handle(), request->step_id(), std::move(feeds),
         request->num_fetches(), deadline,
-        [context] { return context->IsCancelled(); }, &relayed);
+        [context] { return context->IsCancelled(); }, &relayed,
+        request->collect_step_stats() ? &stats : nullptr, &started);
     if (!fetches.ok()) {
       const grpc::Status status = ToGrpcStatus(fetches.status());
       // Tells the master the error started on another task.
@@ -141,6 +151,10 @@ class WorkerServer::Service final
                      : status;
     }
     for (const Tensor& t : *fetches) t.ToProto(response->add_fetches());
+    for (const NodeExecStats& node : stats) {
+      NodeStatsToProto(node, response->add_step_stats());
+    }
+    response->set_step_start_unix_us(absl::ToUnixMicros(started));
     return grpc::Status::OK;
   }
 

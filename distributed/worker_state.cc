@@ -3,11 +3,15 @@
 #include <condition_variable>
 #include <utility>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "compiler/optimization_stages.h"
 #include "graph/graph.h"
 #include "graph/graph_def_import.h"
 #include "runtime/call_frame.h"
 #include "runtime/collective_context.h"
+#include "runtime/kernel_constant_evaluator.h"
+#include "runtime/placement_bridge.h"
 #include "runtime/thread_pool.h"
 
 namespace dflow {
@@ -38,8 +42,18 @@ WorkerState::WorkerState(std::string task_name, ClusterSpec cluster,
 
 WorkerState::~WorkerState() = default;
 
-absl::StatusOr<std::string> WorkerState::RegisterGraph(
-    const std::vector<GraphDef>& partitions) {
+absl::StatusOr<WorkerState::Registered> WorkerState::RegisterGraph(
+    const std::vector<GraphDef>& partitions, bool optimize,
+    const std::vector<std::string>& protected_nodes) {
+  Registered registered;
+  const KernelConstantEvaluator evaluator(devices_->cpu());
+  const RegistryKernelQuery kernels;
+  OptimizationOptions optimization;
+  optimization.enabled = optimize;
+  optimization.evaluator = &evaluator;
+  optimization.kernels = &kernels;
+  const absl::flat_hash_set<std::string> kept(protected_nodes.begin(),
+                                              protected_nodes.end());
   auto graph = std::make_shared<Graph>();
   for (const GraphDef& def : partitions) {
     if (def.node_size() == 0) continue;
@@ -63,6 +77,20 @@ absl::StatusOr<std::string> WorkerState::RegisterGraph(
       return absl::InvalidArgumentError(
           absl::StrCat("the partition for ", device_name, ": ", s.message()));
     }
+    if (optimize) {
+      std::vector<PassSummary> passes;
+      if (absl::Status s =
+              RunDeviceSpecificPasses(optimization, device->name(),
+                                      device->type(), kept, &part, &passes);
+          !s.ok()) {
+        return absl::Status(
+            s.code(), absl::StrCat("task ", task_name_, ", partition for ",
+                                   device_name, ": ", s.message()));
+      }
+      for (const PassSummary& pass : passes) {
+        registered.pass_summaries.push_back(PassSummaryLine(pass));
+      }
+    }
     absl::StatusOr<std::unique_ptr<Executor>> executor =
         Executor::Create(part, device, [this](const Node& node, Device* d) {
           return kernels_.KernelFor(node, d);
@@ -71,9 +99,9 @@ absl::StatusOr<std::string> WorkerState::RegisterGraph(
     graph->partitions.push_back(*std::move(executor));
   }
   std::lock_guard<std::mutex> lock(mu_);
-  const std::string handle = absl::StrCat("graph_", next_handle_++);
-  graphs_[handle] = std::move(graph);
-  return handle;
+  registered.handle = absl::StrCat("graph_", next_handle_++);
+  graphs_[registered.handle] = std::move(graph);
+  return registered;
 }
 
 std::shared_ptr<RemoteRendezvous> WorkerState::StepRendezvous(int64_t step_id) {
@@ -88,7 +116,8 @@ std::shared_ptr<RemoteRendezvous> WorkerState::StepRendezvous(int64_t step_id) {
 absl::StatusOr<std::vector<Tensor>> WorkerState::RunGraph(
     const std::string& handle, int64_t step_id, std::vector<Tensor> feeds,
     int num_fetches, absl::Time deadline,
-    const std::function<bool()>& cancelled, bool* relayed) {
+    const std::function<bool()>& cancelled, bool* relayed,
+    std::vector<NodeExecStats>* stats, absl::Time* started) {
   *relayed = false;
   std::shared_ptr<Graph> graph;
   {
@@ -110,11 +139,14 @@ absl::StatusOr<std::vector<Tensor>> WorkerState::RunGraph(
     std::condition_variable cv;
     int running = 0;
     CallFrame frame;
+    // Per partition (they record at once); read once all have finished.
+    std::vector<std::vector<NodeExecStats>> stats;
     Step(std::vector<Tensor> feeds, int num_fetches)
         : frame(std::move(feeds), num_fetches) {}
   };
   auto step = std::make_shared<Step>(std::move(feeds), num_fetches);
   step->running = static_cast<int>(graph->partitions.size());
+  if (stats != nullptr) step->stats.resize(graph->partitions.size());
   auto collectives = std::make_shared<CollectiveContext>(collectives_, step_id);
   Executor::Args args;
   args.step_id = step_id;
@@ -129,9 +161,12 @@ absl::StatusOr<std::vector<Tensor>> WorkerState::RunGraph(
                  std::shared_ptr<CollectiveContext>>>(step, rendezvous, graph,
                                                       variables_, collectives);
   args.start_time = absl::Now();
-  for (auto& partition : graph->partitions) {
-    partition->RunAsync(
-        args,
+  if (started != nullptr) *started = args.start_time;
+  for (size_t i = 0; i < graph->partitions.size(); ++i) {
+    Executor::Args partition_args = args;
+    if (stats != nullptr) partition_args.stats = &step->stats[i];
+    graph->partitions[i]->RunAsync(
+        partition_args,
         [step, rendezvous, collectives](absl::Status s) {
           if (!s.ok()) {
             rendezvous->StartAbort(s);
@@ -173,6 +208,11 @@ absl::StatusOr<std::vector<Tensor>> WorkerState::RunGraph(
   }
   std::vector<Tensor> fetches;
   if (absl::Status s = step->frame.TakeRetvals(&fetches); !s.ok()) return s;
+  if (stats != nullptr) {
+    for (std::vector<NodeExecStats>& part : step->stats) {
+      for (NodeExecStats& node : part) stats->push_back(std::move(node));
+    }
+  }
   return fetches;
 }
 

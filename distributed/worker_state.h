@@ -37,21 +37,31 @@ class WorkerState {
 
   const DeviceSet& devices() const { return *devices_; }
 
+  struct Registered {
+    std::string handle;
+    std::vector<std::string> pass_summaries;  // PassSummaryLine, in order
+  };
   // Builds an executor for each partition (every node of one on the device
-  // its nodes name, which must be this task's). InvalidArgument naming the
+  // its nodes name, which must be this task's), after the device's passes
+  // when `optimize` (keeping `protected_nodes`). InvalidArgument naming the
   // partition's device or its node otherwise.
-  absl::StatusOr<std::string> RegisterGraph(
-      const std::vector<GraphDef>& partitions);
+  absl::StatusOr<Registered> RegisterGraph(
+      const std::vector<GraphDef>& partitions, bool optimize = false,
+      const std::vector<std::string>& protected_nodes = {});
 
   // Runs graph `handle`'s partitions for step `step_id` with `feeds` for
   // their _Arg nodes, returning the values of their `num_fetches` _Retval
   // nodes. `cancelled` is polled: when it turns true the step is aborted
   // here. Errors name the node. `*relayed` is set when the error came from
-  // another task (a value that task was to send failed).
+  // another task (a value that task was to send failed). With `stats`,
+  // every node's NodeExecStats is appended there, its times counting from
+  // `*started` (when the step started here).
   absl::StatusOr<std::vector<Tensor>> RunGraph(
       const std::string& handle, int64_t step_id, std::vector<Tensor> feeds,
       int num_fetches, absl::Time deadline,
-      const std::function<bool()>& cancelled, bool* relayed);
+      const std::function<bool()>& cancelled, bool* relayed,
+      std::vector<NodeExecStats>* stats = nullptr,
+      absl::Time* started = nullptr);
 
   // Waits for the value this task's step `step_id` sent under `key` (the
   // step may not have started here yet), until `deadline` or `cancelled`.

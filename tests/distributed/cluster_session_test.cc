@@ -1,14 +1,19 @@
 // A training graph run on a cluster of in-process workers (each a gRPC
 // server on a free loopback port, exactly as `dflow worker` serves): the
 // values equal one process's, variables live on the ps task across steps
-// and sessions, and errors and dead tasks end the step with a clear error.
+// and sessions, errors and dead tasks end the step with a clear error, and
+// each task runs its devices' passes on its partitions.
 #include "distributed/cluster_session.h"
 
 #include <cstring>
+#include <map>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "distributed/cluster_spec.h"
 #include "distributed/worker_server.h"
 #include "gmock/gmock.h"
@@ -223,6 +228,143 @@ TEST_F(ClusterSessionTest, UnknownGraphHandlesAndBadPartitionsAreRejected) {
                 HasSubstr("was sent to task /job:worker/replica:0/task:0, "
                           "which does not have it"));
   }
+}
+
+// relu(x w + b) on worker 1 (w and b constants there), fetched on worker 0:
+// worker 1 fuses its MatMul, BiasAdd and Relu as one process would, and
+// says so; with optimize_graph off no task runs a pass.
+TEST_F(ClusterSessionTest, TasksRunTheirDevicesPassesOnTheirPartitions) {
+  Scope root = Scope::NewRootScope();
+  const Scope w1 = root.WithDevice("/job:worker/task:1");
+  auto x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT);
+  auto w = ops::Const(w1, {0.5f, -1.0f, 2.0f, 0.25f, -0.5f, 1.5f}, {3, 2});
+  auto b = ops::Const(w1, {0.1f, -3.0f}, {2});
+  ops::Relu(w1.WithOpName("h"),
+            ops::BiasAdd(w1, ops::MatMul(w1.WithOpName("mm"), x, w), b));
+  GraphDef def;
+  ASSERT_TRUE(root.ToGraphDef(&def).ok()) << root.status();
+  const Tensor x_value = Matrix({1, 2, 3, -1, 0.5f, 2}, 2, 3);
+  GraphDef local_def = def;
+  for (NodeDef& n : *local_def.mutable_node()) n.clear_device();
+  absl::StatusOr<std::unique_ptr<Session>> local = Session::Create(local_def);
+  ASSERT_TRUE(local.ok()) << local.status();
+  std::vector<Tensor> want;
+  ASSERT_TRUE((*local)->Run({{"x", x_value}}, {"h"}, {}, &want).ok());
+
+  for (bool optimize : {true, false}) {
+    ClusterSessionOptions options;
+    options.cluster = cluster_;
+    options.optimize_graph = optimize;
+    absl::StatusOr<std::unique_ptr<ClusterSession>> session =
+        ClusterSession::Create(def, options);
+    ASSERT_TRUE(session.ok()) << session.status();
+    std::vector<Tensor> got;
+    absl::Status s = (*session)->Run({{"x", x_value}}, {"h"}, {}, &got);
+    ASSERT_TRUE(s.ok()) << s;
+    ASSERT_EQ(got.size(), 1u);
+    ASSERT_EQ(got[0].shape(), want[0].shape());
+    EXPECT_EQ(
+        std::memcmp(got[0].raw_data(), want[0].raw_data(), 4 * sizeof(float)),
+        0);
+    const std::vector<std::string> passes = (*session)->LastPassSummaries();
+    if (!optimize) {
+      EXPECT_TRUE(passes.empty()) << passes.front();
+      continue;
+    }
+    bool fused = false, planned = false;
+    for (const std::string& line : passes) {
+      if (!absl::StartsWith(line, "/job:worker/replica:0/task:1: ")) continue;
+      fused |= absl::StrContains(line, "fuse_bias_activation") &&
+               absl::StrContains(line, "1 MatMul+BiasAdd+Relu fused");
+      planned |= absl::StrContains(line, "memory_planning");
+    }
+    EXPECT_TRUE(fused) << absl::StrJoin(passes, "\n");
+    EXPECT_TRUE(planned) << absl::StrJoin(passes, "\n");
+  }
+}
+
+// A step's stats come from every task, on the master's clock: the nodes of
+// worker 0, worker 1 and ps, their transfers with the keys that pair them.
+TEST_F(ClusterSessionTest, StepStatsOfEveryTaskOnTheMastersClock) {
+  std::unique_ptr<ClusterSession> session = NewSession(TrainingGraph());
+  ASSERT_NE(session, nullptr);
+  ASSERT_TRUE(session->Run({}, {}, {"init"}, nullptr).ok());
+  const Tensor x = Matrix({1, 2, 3, -1, 0.5f, 2, 0, 1, -2, 3, 1, 0}, 4, 3);
+  const Tensor y = Matrix({0.5f, -0.5f, 1, 0, -1, 0.25f, 0, 1}, 4, 2);
+  RunOptions options;
+  options.trace = true;
+  RunMetadata metadata;
+  const absl::Time start = absl::Now();
+  std::vector<Tensor> out;
+  absl::Status s = session->Run(options, {{"x", x}, {"y", y}}, {"loss"},
+                                {"train"}, &out, &metadata);
+  const int64_t wall_us = absl::ToInt64Microseconds(absl::Now() - start);
+  ASSERT_TRUE(s.ok()) << s;
+  std::map<std::string, int> nodes_per_task;
+  bool h_on_worker_1 = false, paired_recv = false;
+  for (const NodeExecStats& node : metadata.step_stats) {
+    ++nodes_per_task[node.device.substr(0, node.device.find("/device:"))];
+    EXPECT_LE(node.start_us, node.end_us) << node.node;
+    EXPECT_GE(node.start_us, -1000) << node.node;  // one host's clock
+    EXPECT_LE(node.end_us, wall_us + 1000) << node.node;
+    if (node.node == "h") {
+      h_on_worker_1 =
+          node.device == "/job:worker/replica:0/task:1/device:CPU:0";
+    }
+    if (node.op == "_Recv") {
+      for (const auto& [key, value] : node.details) {
+        paired_recv |= key == "send_device" &&
+                       absl::StrContains(value, "/job:ps/replica:0/task:0");
+      }
+    }
+  }
+  EXPECT_GT(nodes_per_task["/job:worker/replica:0/task:0"], 0);
+  EXPECT_GT(nodes_per_task["/job:worker/replica:0/task:1"], 0);
+  EXPECT_GT(nodes_per_task["/job:ps/replica:0/task:0"], 0);
+  EXPECT_TRUE(h_on_worker_1);
+  EXPECT_TRUE(paired_recv);
+  // Without stats asked for, none come.
+  RunMetadata none;
+  ASSERT_TRUE(
+      session
+          ->Run(RunOptions(), {{"x", x}, {"y", y}}, {"loss"}, {}, &out, &none)
+          .ok());
+  EXPECT_TRUE(none.step_stats.empty());
+}
+
+// A dequeue from an empty queue on worker 1 would wait for ever: the
+// caller's cancellation flag ends the step on every task.
+TEST_F(ClusterSessionTest, CancellationFlagEndsAStepThatWouldNotEnd) {
+  Scope root = Scope::NewRootScope();
+  const Scope w1 = root.WithDevice("/job:worker/task:1");
+  Output q = OpBuilder(w1.WithOpName("q"), "FIFOQueueV2")
+                 .Attr("component_types", std::vector<DataType>{DT_INT32})
+                 .Attr("capacity", int64_t{-1})
+                 .Finalize()
+                 .output(0);
+  OpBuilder(w1.WithOpName("dequeue"), "QueueDequeueV2")
+      .Input(q)
+      .Attr("component_types", std::vector<DataType>{DT_INT32})
+      .Finalize();
+  GraphDef def;
+  ASSERT_TRUE(root.ToGraphDef(&def).ok()) << root.status();
+  std::unique_ptr<ClusterSession> session = NewSession(def);
+  ASSERT_NE(session, nullptr);
+  CancellationFlag flag;
+  RunOptions options;
+  options.cancellation = &flag;
+  std::thread canceller([&flag] {
+    absl::SleepFor(absl::Milliseconds(300));
+    flag.Cancel();
+  });
+  const absl::Time start = absl::Now();
+  std::vector<Tensor> out;
+  absl::Status s =
+      session->Run(options, {}, {"dequeue"}, {}, &out, /*metadata=*/nullptr);
+  canceller.join();
+  EXPECT_EQ(s.code(), absl::StatusCode::kCancelled) << s;
+  EXPECT_THAT(s.message(), HasSubstr("RunOptions::cancellation"));
+  EXPECT_LT(absl::Now() - start, absl::Seconds(10));
 }
 
 }  // namespace
