@@ -157,8 +157,6 @@ absl::Status Main() {
     model_options.shared_device = layout->shared_device;
     for (const auto& [flag, set] : std::vector<std::pair<const char*, bool>>{
              {"--input tfrecord", absl::GetFlag(FLAGS_input) != "idx"},
-             {"--summary_dir", !absl::GetFlag(FLAGS_summary_dir).empty()},
-             {"--timeline", !absl::GetFlag(FLAGS_timeline).empty()},
              {"--dump_passes", !absl::GetFlag(FLAGS_dump_passes).empty()},
              {"--eval_only", absl::GetFlag(FLAGS_eval_only)},
              {"--virtual_gpus", absl::GetFlag(FLAGS_virtual_gpus) != 0},
@@ -212,6 +210,15 @@ absl::Status Main() {
     train.train_op = model->train_op;
     train.checkpoint_dir = absl::GetFlag(FLAGS_checkpoint_dir);
     train.checkpoint_every = absl::GetFlag(FLAGS_checkpoint_every);
+    train.timeline = absl::GetFlag(FLAGS_timeline);
+    train.summary_dir = absl::GetFlag(FLAGS_summary_dir);
+    train.summary_every = absl::GetFlag(FLAGS_summary_every);
+    if (!train.summary_dir.empty()) {
+      absl::StatusOr<std::string> merged =
+          mnist::AddSeedSummaries(model->loss, &model->graph);
+      if (!merged.ok()) return merged.status();
+      train.summary = *merged;
+    }
     return mnist::TrainOnCluster(
         model->graph, *data, train,
         absl::StrFormat("%d towers on /job:worker/task:0..%d, shared ops on "

@@ -3,14 +3,20 @@
 #include <algorithm>
 #include <cstdio>
 #include <memory>
+#include <set>
+#include <string>
 #include <utility>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "absl/time/clock.h"
 #include "data/batcher.h"
 #include "examples/mnist_model.h"
+#include "formats/event_file_writer.h"
+#include "runtime/run_metadata_proto.h"
 #include "runtime/saver.h"
+#include "tools/timeline.h"
 
 namespace dflow {
 namespace mnist {
@@ -57,6 +63,16 @@ int CheckpointStep(const std::string& path) {
     return 0;
   }
   return step;
+}
+
+// The tasks a step's stats came from: "/job:ps/replica:0/task:0,
+// /job:worker/replica:0/task:0, ...".
+std::string TasksOf(const RunMetadata& metadata) {
+  std::set<std::string> tasks;
+  for (const NodeExecStats& node : metadata.step_stats) {
+    tasks.insert(node.device.substr(0, node.device.find("/device:")));
+  }
+  return absl::StrJoin(tasks, ", ");
 }
 
 }  // namespace
@@ -121,6 +137,19 @@ absl::Status TrainOnCluster(const GraphDef& graph, const MnistDataset& data,
   };
   if (absl::Status s = start(false); !s.ok()) return s;
   std::printf("%s\n", intro.c_str());
+  std::unique_ptr<EventFileWriter> events;
+  if (!options.summary_dir.empty()) {
+    absl::StatusOr<std::unique_ptr<EventFileWriter>> writer =
+        EventFileWriter::Open(options.summary_dir);
+    if (!writer.ok()) return writer.status();
+    events = *std::move(writer);
+    if (absl::Status s = events->AddGraph(graph); !s.ok()) return s;
+  }
+  const int summary_every = std::max(1, options.summary_every);
+  const int traced_step = options.timeline.empty()
+                              ? -1
+                              : std::min(options.steps, options.timeline_step);
+  bool run_recorded = false;
   const int log_every = std::max(1, options.log_every);
   const int checkpoint_every = std::max(1, options.checkpoint_every);
   const int towers = std::max(1, options.towers);
@@ -132,9 +161,21 @@ absl::Status TrainOnCluster(const GraphDef& graph, const MnistDataset& data,
     const int step = done + 1;
     absl::StatusOr<Batch> batch = batcher->Next();
     if (!batch.ok()) return batch.status();
-    absl::Status s =
-        session->Run({{"x", batch->images}, {"labels", batch->labels}},
-                     {options.loss}, {options.train_op}, &out);
+    std::vector<std::string> fetches = {options.loss};
+    const bool summarize = events != nullptr && !options.summary.empty() &&
+                           (step % summary_every == 0 || step == options.steps);
+    if (summarize) fetches.push_back(options.summary);
+    RunOptions run_options;
+    run_options.trace = step == traced_step;
+    // The first summary step's stats go to the event file too (TensorBoard's
+    // graph page then shows each node's compute time and task).
+    const bool record_run = summarize && !run_recorded;
+    run_options.collect_step_stats = record_run;
+    RunMetadata metadata;
+    const int64_t step_start = absl::ToUnixMicros(absl::Now());
+    absl::Status s = session->Run(
+        run_options, {{"x", batch->images}, {"labels", batch->labels}}, fetches,
+        {options.train_op}, &out, &metadata);
     if (!s.ok()) {
       if (!checkpoints || !TaskLost(s) ||
           recoveries == options.max_recoveries) {
@@ -150,6 +191,29 @@ absl::Status TrainOnCluster(const GraphDef& graph, const MnistDataset& data,
       continue;
     }
     done = step;
+    if (step == traced_step) {
+      if (absl::Status t = WriteChromeTrace(metadata, options.timeline);
+          !t.ok()) {
+        return t;
+      }
+      std::printf("wrote timeline %s (step %d, %zu nodes on %s)\n",
+                  options.timeline.c_str(), step, metadata.step_stats.size(),
+                  TasksOf(metadata).c_str());
+    }
+    if (record_run) {
+      if (absl::Status r = events->AddRunMetadata(
+              absl::StrCat("step", step),
+              RunMetadataToProto(metadata, step_start), step);
+          !r.ok()) {
+        return r;
+      }
+      run_recorded = true;
+    }
+    if (summarize) {
+      absl::Status w = events->AddSummary(out[1].flat<std::string>()[0], step);
+      if (w.ok()) w = events->Flush();
+      if (!w.ok()) return w;
+    }
     if (step % log_every == 0) {
       PrintProgress(step, out[0].flat<float>()[0], log_every,
                     options.batch_size, towers,
@@ -164,6 +228,10 @@ absl::Status TrainOnCluster(const GraphDef& graph, const MnistDataset& data,
       std::printf("saved %s\n", path->c_str());
       std::fflush(stdout);
     }
+  }
+  if (events != nullptr) {
+    if (absl::Status s = events->Close(); !s.ok()) return s;
+    std::printf("wrote summaries to %s\n", options.summary_dir.c_str());
   }
   absl::Status s =
       session->Run({{"x", data.test.images}, {"labels", data.test.labels}},

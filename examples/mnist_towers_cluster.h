@@ -53,6 +53,15 @@ struct ClusterTrainOptions {
   // long each waits for the cluster to answer again.
   int max_recoveries = 3;
   absl::Duration recovery_timeout = absl::Seconds(60);
+  // As TrainLoopOptions' (examples/mnist_model.h): step timeline_step's
+  // Chrome trace, every task's nodes on the master's clock; the merged
+  // summary `summary` every summary_every steps into an event file in
+  // summary_dir, with the graph and the first summary step's run metadata.
+  std::string timeline;
+  int timeline_step = 10;
+  std::string summary_dir;
+  std::string summary;
+  int summary_every = 100;
 };
 
 // Initializes the variables, trains `steps` steps (saving and recovering

@@ -32,6 +32,7 @@
 #include "runtime/thread_pool.h"
 #include "tools/cli_args.h"
 #include "tools/run_cluster.h"
+#include "tools/step_stats_report.h"
 #include "tools/tensor_summary.h"
 #include "tools/timeline.h"
 
@@ -135,47 +136,6 @@ absl::Status CheckFeedDtype(const GraphDef& def, const Feed& feed,
                      " (np.save(path, a.astype(np.", want, ")))"));
   }
   return absl::OkStatus();
-}
-
-void PrintStepStats(const RunMetadata& metadata, double wall_ms,
-                    std::ostream& out) {
-  std::vector<const NodeExecStats*> nodes;
-  int64_t first_start = 0, last_end = 0;
-  for (const NodeExecStats& s : metadata.step_stats) {
-    if (nodes.empty() || s.start_us < first_start) first_start = s.start_us;
-    last_end = std::max(last_end, s.end_us);
-    nodes.push_back(&s);
-  }
-  std::stable_sort(nodes.begin(), nodes.end(),
-                   [](const auto* a, const auto* b) {
-                     const int64_t ta = a->end_us - a->start_us,
-                                   tb = b->end_us - b->start_us;
-                     return ta != tb ? ta > tb : a->node < b->node;
-                   });
-  out << absl::StrFormat(
-      "step stats: %d nodes ran, %.3f ms from first start to last end, "
-      "%.3f ms in Session::Run\n",
-      nodes.size(), (last_end - first_start) / 1000.0, wall_ms);
-  const size_t shown = std::min<size_t>(nodes.size(), 10);
-  out << "  top " << shown << " nodes by time:\n";
-  out << absl::StrFormat("  %10s  %-16s %-32s %s\n", "time (us)", "op", "node",
-                         "output");
-  for (size_t i = 0; i < shown; ++i) {
-    const NodeExecStats& s = *nodes[i];
-    std::string shapes;
-    for (const TensorShape& shape : s.output_shapes) {
-      absl::StrAppend(&shapes, shapes.empty() ? "" : " ", shape.ToString());
-    }
-    if (shapes.empty()) shapes = "-";
-    out << absl::StrFormat("  %10d  %-16s %-32s %s (%d bytes)\n",
-                           s.end_us - s.start_us, s.op, s.node, shapes,
-                           s.output_bytes);
-  }
-  out << "peak memory:\n";
-  for (const auto& [device, bytes] : metadata.peak_bytes) {
-    out << absl::StrFormat("  %-48s %12d bytes (%.1f KiB)\n", device, bytes,
-                           bytes / 1024.0);
-  }
 }
 
 void PrintMemory(const RunMetadata& metadata, std::ostream& out) {

@@ -8,14 +8,16 @@
 #include "distributed/cluster_spec.h"
 #include "formats/graph_file.h"
 #include "formats/subgraph.h"
+#include "tools/step_stats_report.h"
 #include "tools/tensor_summary.h"
+#include "tools/timeline.h"
 
 namespace dflow {
 
 const std::vector<std::string>& FlagsNotForClusters() {
   static const std::vector<std::string>* flags = new std::vector<std::string>{
-      "saved_model",  "restore", "save",        "summary_dir", "summary",
-      "timeline",     "stats",   "memory",      "dump_passes", "devices",
+      "saved_model",  "restore", "save",        "summary_dir",
+      "summary",      "memory",  "dump_passes", "devices",
       "memory_limit", "out",     "disable_pass"};
   return *flags;
 }
@@ -76,11 +78,19 @@ int RunOnCluster(const CliArgs& cli,
     }
     out << "init " << init << ": ran\n";
   }
+  // --stats and --timeline: the last step's stats, every task's nodes.
+  const bool timeline = cli.Has("timeline");
+  RunOptions last_step_options;
+  last_step_options.collect_step_stats = cli.GetBool("stats") || timeline;
+  last_step_options.trace = timeline;
+  RunMetadata metadata;
   std::vector<double> step_ms;
   for (int step = 1; step <= steps; ++step) {
     std::vector<Tensor> outputs;
     const auto start = std::chrono::steady_clock::now();
-    absl::Status s = (*session)->Run(feeds, fetches, targets, &outputs);
+    absl::Status s =
+        (*session)->Run(step == steps ? last_step_options : RunOptions(), feeds,
+                        fetches, targets, &outputs, &metadata);
     step_ms.push_back(std::chrono::duration<double, std::milli>(
                           std::chrono::steady_clock::now() - start)
                           .count());
@@ -101,6 +111,17 @@ int RunOnCluster(const CliArgs& cli,
         << "\n";
   }
   if (steps > 1) out << StepTimesLine(step_ms);
+  if (cli.GetBool("stats")) PrintStepStats(metadata, step_ms.back(), out);
+  if (timeline) {
+    const std::string path = cli.Get("timeline");
+    if (absl::Status s = WriteChromeTrace(metadata, path); !s.ok()) {
+      err << "error: --timeline: " << s.message() << "\n";
+      return 1;
+    }
+    out << "timeline: wrote " << path << " (" << metadata.step_stats.size()
+        << " nodes of every task; open it in chrome://tracing or "
+           "ui.perfetto.dev)\n";
+  }
   return 0;
 }
 

@@ -2,8 +2,9 @@
 // (distributed/cluster_session.h) instead of in this process. The graph
 // names the tasks' devices (/job:worker/task:1, ...); feeds and fetches live
 // on the --master task's CPU:0. Takes --graph, --feed, --fetch, --target,
-// --init, --steps, --timeout_ms, --soft_placement, --log_device_placement;
-// the rest of the verb's flags are refused with a usage error by run.cc.
+// --init, --steps, --timeout_ms, --soft_placement, --log_device_placement,
+// --stats and --timeline (the last step's, every task's nodes); the rest of
+// the verb's flags are refused with a usage error by run.cc.
 #ifndef DFLOW_TOOLS_RUN_CLUSTER_H_
 #define DFLOW_TOOLS_RUN_CLUSTER_H_
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `dflow worker` as a process: three workers on free loopback ports, each
-# with a bounded lifetime; `dflow place --cluster` over them; SIGTERM stops
+# with a bounded lifetime; `dflow place --cluster` and `dflow run --cluster`
+# (with --stats and --timeline) over them; SIGTERM stops
 # one cleanly; --max_seconds ends another; a second server on a taken port
 # exits 1 naming the task.
 set -euo pipefail
@@ -34,9 +35,24 @@ grep -q "^b: (Neg): /job:worker/replica:0/task:1/device:CPU:1$" "$tmp/place.out"
 # The graph runs on the cluster: a on ps, b on worker 1, fetched on the
 # master (worker 0).
 "$dflow" run --graph "$tmp/g.pbtxt" --cluster "$cluster" --fetch b --steps 2 \
+  --stats --timeline "$tmp/timeline.json" \
   >"$tmp/run.out" 2>&1 || fail "run: $(cat "$tmp/run.out")"
 grep -q "values: -1$" "$tmp/run.out" || fail "run values: $(cat "$tmp/run.out")"
 grep -q "on the cluster .* (4 devices)" "$tmp/run.out" || fail "run header: $(cat "$tmp/run.out")"
+# The last step's stats and timeline hold the nodes of every task that ran.
+grep -Eq "^step stats: [0-9]+ nodes ran" "$tmp/run.out" ||
+  fail "no step stats: $(cat "$tmp/run.out")"
+grep -q "^timeline: wrote $tmp/timeline.json" "$tmp/run.out" ||
+  fail "no timeline: $(cat "$tmp/run.out")"
+python3 - "$tmp/timeline.json" <<'PY' || fail "the timeline lacks a task's device"
+import json, sys
+events = json.load(open(sys.argv[1]))["traceEvents"]
+devices = {e["args"]["name"] for e in events if e.get("name") == "process_name"}
+# b on worker 1 (a, a constant, folded into it), the fetch on worker 0.
+assert any("/job:worker/replica:0/task:1/device:CPU:1" in d for d in devices), devices
+assert any("/job:worker/replica:0/task:0/device:CPU:0" in d for d in devices), devices
+assert {"_Send", "_Recv"} <= {e["name"] for e in events if e.get("ph") == "X"}
+PY
 if "$dflow" run --graph "$tmp/g.pbtxt" --cluster "$cluster" --fetch b \
     --devices CPU:2 >"$tmp/run2.out" 2>&1; then
   fail "--devices with --cluster was accepted"
