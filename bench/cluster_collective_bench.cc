@@ -21,16 +21,13 @@
 // are loopback figures, not a network's.
 //
 //   bazel run //bench:cluster_collective_bench -- [--steps 10] [--max_mb 64]
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -40,6 +37,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "bench/loopback_port.h"
 #include "distributed/cluster_session.h"
 #include "distributed/cluster_spec.h"
 #include "distributed/worker_server.h"
@@ -53,24 +51,8 @@ namespace {
 using dflow::Output;
 using dflow::Scope;
 using dflow::Tensor;
+using dflow::bench::FreePort;
 namespace ops = dflow::ops;
-
-// A loopback port nothing listens on right now.
-absl::StatusOr<int> FreePort() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof(addr);
-  if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&addr), len) != 0 ||
-      getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
-    if (fd >= 0) close(fd);
-    return absl::UnavailableError(
-        absl::StrCat("cannot bind a loopback socket: ", std::strerror(errno)));
-  }
-  close(fd);
-  return ntohs(addr.sin_port);
-}
 
 double Median(std::vector<double> v) {
   std::sort(v.begin(), v.end());

@@ -33,6 +33,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "bench/loopback_port.h"
 #include "distributed/cluster_spec.h"
 #include "distributed/tensor_wire.h"
 #include "distributed/worker_server.h"
@@ -45,6 +46,8 @@
 
 namespace {
 
+using dflow::bench::BindLoopback;
+using dflow::bench::FreePort;
 using Clock = std::chrono::steady_clock;
 
 double Seconds(Clock::time_point a, Clock::time_point b) {
@@ -54,30 +57,6 @@ double Seconds(Clock::time_point a, Clock::time_point b) {
 double Median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
-}
-
-// A TCP socket bound to a free loopback port (in `addr`).
-absl::StatusOr<int> BindLoopback(sockaddr_in* addr) {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  *addr = sockaddr_in{};
-  addr->sin_family = AF_INET;
-  addr->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof(*addr);
-  if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(addr), len) != 0 ||
-      getsockname(fd, reinterpret_cast<sockaddr*>(addr), &len) != 0) {
-    if (fd >= 0) close(fd);
-    return absl::UnavailableError(
-        absl::StrCat("cannot bind a loopback socket: ", std::strerror(errno)));
-  }
-  return fd;
-}
-
-absl::StatusOr<int> FreePort() {
-  sockaddr_in addr;
-  absl::StatusOr<int> fd = BindLoopback(&addr);
-  if (!fd.ok()) return fd.status();
-  close(*fd);
-  return ntohs(addr.sin_port);
 }
 
 bool SendAll(int fd, const char* p, size_t n) {

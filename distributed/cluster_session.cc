@@ -49,8 +49,6 @@ struct Plan {
   std::vector<TensorShape> feed_shapes;
   int num_fetches = 0;
   std::vector<TaskGraph> tasks;
-  // The tasks' device-specific passes, "<task>: <PassSummaryLine>".
-  std::vector<std::string> pass_summaries;
 };
 
 // How long an error relayed from another task waits for that task's own
@@ -268,6 +266,8 @@ absl::StatusOr<std::shared_ptr<const Plan>> ClusterSession::Impl::Compile(
     partition.graph->ToGraphDef(
         by_task[TaskOfDevice(partition.device)].add_partitions());
   }
+  // The tasks' device-specific passes, "<task>: <PassSummaryLine>".
+  std::vector<std::string> pass_summaries;
   for (auto& [task, register_request] : by_task) {
     register_request.set_optimize(options.optimize_graph);
     for (const std::string& target : targets) {
@@ -287,12 +287,12 @@ absl::StatusOr<std::shared_ptr<const Plan>> ClusterSession::Impl::Compile(
     }
     plan->tasks.push_back({task, response.graph_handle()});
     for (const std::string& line : response.pass_summaries()) {
-      plan->pass_summaries.push_back(absl::StrCat(task, ": ", line));
+      pass_summaries.push_back(absl::StrCat(task, ": ", line));
     }
   }
   {
     std::lock_guard<std::mutex> lock(mu);
-    last_pass_summaries = plan->pass_summaries;
+    last_pass_summaries = std::move(pass_summaries);
   }
   return std::shared_ptr<const Plan>(std::move(plan));
 }

@@ -111,7 +111,9 @@ int RunOnCluster(const CliArgs& cli,
         << "\n";
   }
   if (steps > 1) out << StepTimesLine(step_ms);
-  if (cli.GetBool("stats")) PrintStepStats(metadata, step_ms.back(), out);
+  if (cli.GetBool("stats") && !step_ms.empty()) {
+    PrintStepStats(metadata, step_ms.back(), out);
+  }
   if (timeline) {
     const std::string path = cli.Get("timeline");
     if (absl::Status s = WriteChromeTrace(metadata, path); !s.ok()) {
