@@ -187,15 +187,21 @@ void SetKernelCostForTesting(KernelCostForTesting cost) {
   kernel_cost_for_testing.store(cost, std::memory_order_release);
 }
 
+bool Executor::CheaperThanHandOff(const OpKernel& kernel,
+                                  std::chrono::nanoseconds measured) {
+  if (KernelCostForTesting hook =
+          kernel_cost_for_testing.load(std::memory_order_acquire)) {
+    measured = std::chrono::nanoseconds(hook(kernel.name()));
+  }
+  return measured < std::chrono::nanoseconds(2000);
+}
+
 namespace {
 
 // The executor times every node during its first kSampledSteps steps; a
-// node that ever computed in under kInlineCost runs inline from then on.
-// A hand-off to a pool thread (queue, wake-up, cache misses) costs a few
-// microseconds on the machines measured, so below that, running on the
-// current thread is always the better bet.
+// node that ever computed faster than a hand-off (CheaperThanHandOff) runs
+// inline from then on.
 constexpr int kSampledSteps = 8;
-constexpr std::chrono::nanoseconds kInlineCost{2000};
 
 // A thread with at least this many inline nodes queued hands half of them to
 // the pool as one task, so wide graphs of small ops still use every core
@@ -528,12 +534,8 @@ class Executor::Step : public std::enable_shared_from_this<Step> {
     if (sample_costs_) {
       const auto begin = std::chrono::steady_clock::now();
       item.kernel->Compute(&ctx);
-      std::chrono::nanoseconds cost = std::chrono::steady_clock::now() - begin;
-      if (KernelCostForTesting hook =
-              kernel_cost_for_testing.load(std::memory_order_acquire)) {
-        cost = std::chrono::nanoseconds(hook(item.kernel->name()));
-      }
-      if (cost < kInlineCost) {
+      if (CheaperThanHandOff(*item.kernel,
+                             std::chrono::steady_clock::now() - begin)) {
         exec_->inline_[id].store(1, std::memory_order_relaxed);
       }
     } else {

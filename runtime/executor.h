@@ -41,6 +41,7 @@
 #define DFLOW_RUNTIME_EXECUTOR_H_
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -78,6 +79,10 @@ void RecordKernelStats(const OpKernel& kernel, const Device& device,
 // concerns run their first steps.
 using KernelCostForTesting = int64_t (*)(const std::string& node);
 void SetKernelCostForTesting(KernelCostForTesting cost);
+
+// How many loop instances this process ran as serial loops
+// (runtime/executor_serial_loop.h), for tests that check which path ran.
+int64_t SerialLoopRunsForTesting();
 
 // Owned through a std::shared_ptr (a unique_ptr from Create converts), a
 // step that outlives Run (it timed out, its kernels still finishing) keeps
@@ -248,12 +253,21 @@ class Executor : public std::enable_shared_from_this<Executor> {
   // node's first input slot). FailedPrecondition naming the node, the
   // input and the variable when one is not initialized.
   static absl::Status ReadRefInputs(const NodeItem& item, TensorValue* inputs);
+  // Whether a kernel run that took `measured` was faster than handing a
+  // node to a pool thread costs (a few microseconds: queue, wake-up, cache
+  // misses), so the node runs inline from then on (inline_). Tests set the
+  // cost instead (SetKernelCostForTesting).
+  static bool CheaperThanHandOff(const OpKernel& kernel,
+                                 std::chrono::nanoseconds measured);
   static OpKernelContext::Params KernelParams(const NodeItem& item,
                                               const Args& args,
                                               StepContainer* step_container,
                                               TensorValue* inputs,
                                               bool record_phases);
 
+  // A loop the frame step may run as one straight-line program per
+  // iteration (runtime/executor_serial_loop.h).
+  struct SerialLoop;
   // Loops: where each node sits (only filled when has_loops_).
   struct FrameInfo {
     std::string name;  // the Enter's frame_name; "" for the root
@@ -263,6 +277,9 @@ class Executor : public std::enable_shared_from_this<Executor> {
     int num_enters = 0;  // Enter nodes opening it (per parent iteration)
     int parallel_iterations = 10;
     std::vector<int> exits;  // its Exit nodes
+    // Set when the frame is a plain loop of cheap CPU nodes
+    // (BuildSerialLoops); null otherwise.
+    std::shared_ptr<const SerialLoop> serial;
   };
   struct LoopNodeInfo {
     int frame = 0;             // the static frame the node runs in
@@ -312,6 +329,9 @@ class Executor : public std::enable_shared_from_this<Executor> {
   // Assigns every node its frame; fails on a graph whose frames disagree.
   absl::Status BuildFrames(const Graph& graph, const std::vector<Node*>& order,
                            const std::vector<int>& index_of);
+  // Sets FrameInfo::serial for the frames that qualify (after BuildFrames).
+  void BuildSerialLoops(const std::vector<Node*>& order,
+                        const std::vector<int>& index_of);
 
   Executor() = default;
 

@@ -45,6 +45,7 @@
 #include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "runtime/executor.h"
+#include "runtime/executor_serial_loop.h"
 #include "runtime/op_kernel.h"
 #include "runtime/step_container.h"
 
@@ -123,6 +124,16 @@ class Executor::FrameStep : public std::enable_shared_from_this<FrameStep> {
     // NextIteration values waiting for the parallel_iterations limit.
     std::vector<std::pair<int, TensorValue>> deferred;
     std::vector<int> live_exits;  // Exit nodes that produced a live value
+    // Run as a serial loop (FrameInfo::serial; decided when the instance
+    // starts): the Enters' values wait here until the last one arrives,
+    // then RunSerialLoop runs every iteration at once.
+    bool serial = false;
+    struct Entered {
+      int enter;
+      TensorValue value;
+      bool live;
+    };
+    std::vector<Entered> entered;
     std::map<std::pair<int64_t, int>, std::unique_ptr<FrameInstance>>
         children;  // (iteration, static frame)
 
@@ -225,6 +236,34 @@ class Executor::FrameStep : public std::enable_shared_from_this<FrameStep> {
   // A Merge's value_index output for input `i`: made once per step, shared
   // read-only as the Merge kernel's own are.
   const Tensor& MergeIndex(int i);
+
+  // --- Serial loops (executor_serial_loop.cc), under mu_. ---
+
+  // Whether a new instance of `frame` runs as a serial loop: it has one
+  // (FrameInfo::serial), no stats are recorded (a timeline shows every
+  // node), and every kernel of its body was measured cheaper than a
+  // hand-off (so the first instance runs the usual way and measures them).
+  bool SerialLoopAllowed(int frame) const;
+
+  // Runs every iteration of serial loop instance `f`, whose Enters have all
+  // arrived (f->entered), as one straight-line program per iteration, and
+  // hands each live Exit to the parent as Propagate would; errors and stop
+  // requests abort the step (AbortLocked). The caller's CleanupIterations
+  // then ends the frame (dead Exits, the parent's iteration).
+  void RunSerialLoop(FrameInstance* f, ReadyList* ready);
+
+  // What `step` (a node the step computes itself) outputs into its values,
+  // read straight from its sources (moved on their last use); false when
+  // its inputs need the kernel (a variable, a pred that is not a bool
+  // scalar).
+  bool ForwardFromSources(const SerialLoop::Step& step,
+                          std::vector<OpKernelContext::OutputValues>* values,
+                          std::vector<TensorValue>* entered,
+                          OpKernelContext::OutputValues* out);
+
+  // Why the step must stop now (deadline, cancellation, a peer's abort), or
+  // OK: CheckStop's reasons, for callers that hold mu_.
+  absl::Status StopStatus() const;
 
   // --- Running nodes. ---
 

@@ -120,6 +120,7 @@ Executor::FrameStep::FrameInstance* Executor::FrameStep::ChildFrame(
                             exec_->frames_[frame].name, "@", iter);
   child->pending_enters = exec_->frames_[frame].num_enters;
   child->parallel_iterations = exec_->frames_[frame].parallel_iterations;
+  child->serial = SerialLoopAllowed(frame);
   NewIteration(child.get(), 0);
   parent->Find(iter)->outstanding_frames++;
   FrameInstance* raw = child.get();
@@ -205,7 +206,16 @@ void Executor::FrameStep::Propagate(const Tagged& t,
   const bool live = outputs != nullptr && !aborted_;
   if (ln.child_frame >= 0) {  // Enter
     FrameInstance* child = ChildFrame(t.frame, t.iter, ln.child_frame);
-    if (!aborted_) {
+    if (child->serial) {
+      if (!aborted_) {
+        child->entered.push_back(
+            {t.id, live ? std::move((*outputs)[0]) : TensorValue(), live});
+      }
+      if (--child->pending_enters == 0 && !aborted_) {
+        RunSerialLoop(child, ready);
+      }
+      CleanupIterations(child, ready);
+    } else if (!aborted_) {
       if (ln.is_constant) {
         FrameInstance::Constant c{t.id, {}, !live};
         c.value.push_back(live ? (*outputs)[0] : TensorValue());
@@ -218,8 +228,10 @@ void Executor::FrameStep::Propagate(const Tagged& t,
         Activate(child, 0, t.id, live ? outputs : nullptr, false, ready);
       }
     }
-    --child->pending_enters;
-    CleanupIterations(child, ready);
+    if (!child->serial) {
+      --child->pending_enters;
+      CleanupIterations(child, ready);
+    }
   } else if (ln.is_exit) {
     if (live && IsLive((*outputs)[0])) {
       t.frame->live_exits.push_back(t.id);

@@ -154,6 +154,7 @@ absl::Status Executor::BuildFrames(const Graph& graph,
     f.skip_dead = ln.is_exit || ln.is_next_iteration;
     frame_edges_.push_back(f);
   }
+  BuildSerialLoops(order, index_of);
   return absl::OkStatus();
 }
 

@@ -210,8 +210,8 @@ bool Executor::FrameStep::Execute(const Tagged& t, ReadyList* ready) {
     // another thread costs runs inline from then on.
     const auto begin = std::chrono::steady_clock::now();
     item.kernel->Compute(&ctx);
-    if (std::chrono::steady_clock::now() - begin <
-        std::chrono::nanoseconds(2000)) {
+    if (CheaperThanHandOff(*item.kernel,
+                           std::chrono::steady_clock::now() - begin)) {
       exec_->inline_[t.id].store(1, std::memory_order_relaxed);
     }
   } else {
@@ -319,17 +319,24 @@ bool Executor::FrameStep::StopRequested() const {
           absl::Now() > args_.deadline);
 }
 
+absl::Status Executor::FrameStep::StopStatus() const {
+  if (args_.rendezvous != nullptr && args_.rendezvous->aborted()) {
+    return args_.rendezvous->status();
+  }
+  if (args_.cancellation != nullptr && args_.cancellation->cancelled()) {
+    return absl::CancelledError("the step was cancelled by the caller");
+  }
+  if (args_.deadline != absl::InfiniteFuture() &&
+      absl::Now() > args_.deadline) {
+    return absl::DeadlineExceededError(
+        "the step ran past its timeout (a loop that never ends?)");
+  }
+  return absl::OkStatus();
+}
+
 void Executor::FrameStep::CheckStop() {
   if (aborted_) return;
-  if (args_.rendezvous != nullptr && args_.rendezvous->aborted()) {
-    Abort(args_.rendezvous->status());
-  } else if (args_.cancellation != nullptr && args_.cancellation->cancelled()) {
-    Abort(absl::CancelledError("the step was cancelled by the caller"));
-  } else if (args_.deadline != absl::InfiniteFuture() &&
-             absl::Now() > args_.deadline) {
-    Abort(absl::DeadlineExceededError(
-        "the step ran past its timeout (a loop that never ends?)"));
-  }
+  if (absl::Status s = StopStatus(); !s.ok()) Abort(s);
 }
 
 void Executor::FrameStep::Abort(const absl::Status& s) {

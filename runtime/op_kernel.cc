@@ -94,9 +94,13 @@ bool OpKernelContext::ForwardInput(int k, int i, DataType dtype,
   // holders made before dropping their reference (acq_rel) before our
   // writes to the buffer.
   std::atomic_thread_fence(std::memory_order_acquire);
-  absl::StatusOr<Tensor> view = in.Reshaped(shape);
-  if (!view.ok()) return false;
-  outputs_[i].tensor = *std::move(view);
+  if (in.shape() == shape) {  // most element-wise kernels: no view to make
+    outputs_[i].tensor = in;
+  } else {
+    absl::StatusOr<Tensor> view = in.Reshaped(shape);
+    if (!view.ok()) return false;
+    outputs_[i].tensor = *std::move(view);
+  }
   *out = &outputs_[i].tensor;
   return true;
 }
