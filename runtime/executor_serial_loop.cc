@@ -66,6 +66,7 @@ void Executor::BuildSerialLoops(const std::vector<Node*>& order,
       step.is_merge = nodes_[i].is_merge;
       step.is_exit = ln.is_exit;
       step.is_kernel = ln.forward == LoopNodeInfo::Forward::kNone;
+      step.is_const = ln.forward == LoopNodeInfo::Forward::kConst;
       loop->program.push_back(std::move(step));
     }
     if (!plain || loop_cond < 0) continue;
@@ -167,7 +168,10 @@ void Executor::BuildSerialLoops(const std::vector<Node*>& order,
         }
       }
     }
-    for (auto& [value, reader] : last_reader) reader->last_use = true;
+    for (auto& [value, reader] : last_reader) {
+      // A Const's value stays for the next iteration (never moved).
+      reader->last_use = !loop->program[value.first].is_const;
+    }
     frames_[f].serial = std::move(loop);
   }
 }
@@ -287,7 +291,7 @@ void Executor::FrameStep::RunSerialLoop(FrameInstance* f, ReadyList* ready) {
     for (int k = 0; k < n && !aborted_; ++k) {
       const SerialLoop::Step& step = loop.program[k];
       OpKernelContext::OutputValues& out = values[k];
-      ClearValues(out.data(), static_cast<int>(out.size()));
+      if (!step.is_const) ClearValues(out.data(), static_cast<int>(out.size()));
       if (step.is_merge) {
         if (iter == 0 ? !entered_live[step.merge_enter] : !has_carried[k]) {
           state[k] = kAbsent;  // a Merge with no live input waits: never
@@ -315,6 +319,7 @@ void Executor::FrameStep::RunSerialLoop(FrameInstance* f, ReadyList* ready) {
       }
       state[k] = st;
       if (st != kLive) continue;
+      if (step.is_const && IsLive(out[0])) continue;  // from the last one
       const NodeItem& item = exec_->nodes_[step.node];
       const Tagged t{step.node, f, iter, nullptr};
       if (!step.is_kernel &&

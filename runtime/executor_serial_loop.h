@@ -67,6 +67,7 @@ struct Executor::SerialLoop {
     int next_merge = -1;
     bool is_exit = false;
     bool is_kernel = false;  // a small kernel (else computed by the step)
+    bool is_const = false;   // its value, made once, stays for every iteration
     // A Merge: whether any step reads its value_index output.
     bool index_read = false;
     // The outputs other steps read (a kernel must have produced them).
