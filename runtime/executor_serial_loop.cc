@@ -127,6 +127,7 @@ void Executor::BuildSerialLoops(const std::vector<Node*>& order,
         continue;
       }
       for (const SerialLoop::Source& source : step.inputs) {
+        if (source.step < 0 && source.enter < 0) plain = false;  // unfed
         if (source.enter >= 0 &&
             !loop_nodes_[loop->enters[source.enter]].is_constant) {
           plain = false;
