@@ -206,7 +206,9 @@ void Executor::FrameStep::Propagate(const Tagged& t,
   const bool live = outputs != nullptr && !aborted_;
   if (ln.child_frame >= 0) {  // Enter
     FrameInstance* child = ChildFrame(t.frame, t.iter, ln.child_frame);
-    if (child->serial) {
+    // CleanupIterations may end (and free) the child.
+    const bool serial = child->serial;
+    if (serial) {
       if (!aborted_) {
         child->entered.push_back(
             {t.id, live ? std::move((*outputs)[0]) : TensorValue(), live});
@@ -228,7 +230,7 @@ void Executor::FrameStep::Propagate(const Tagged& t,
         Activate(child, 0, t.id, live ? outputs : nullptr, false, ready);
       }
     }
-    if (!child->serial) {
+    if (!serial) {
       --child->pending_enters;
       CleanupIterations(child, ready);
     }
