@@ -27,7 +27,6 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -90,34 +89,35 @@ absl::StatusOr<dflow::GraphDef> AllReduceGraph(int n, int64_t count,
   return def;
 }
 
-// What both kinds of session offer the benchmark.
-struct Runner {
-  std::function<absl::Status(const std::vector<std::string>& fetches,
-                             const std::vector<std::string>& targets,
-                             std::vector<Tensor>* out)>
-      run;
-};
-
-// Median milliseconds of `steps` all-reduce steps (after one warm step),
-// having checked the init step's all-reduced value.
-absl::StatusOr<double> TimeSteps(const Runner& runner, int n, int64_t count,
-                                 int steps) {
+// Median milliseconds of `steps` all-reduce steps of `session` (a
+// ClusterSession or a Session; after one warm step), having checked the
+// init step's all-reduced value. Errors start with `what`.
+template <typename SessionType>
+absl::StatusOr<double> TimeSteps(SessionType* session, int n, int64_t count,
+                                 int steps, const std::string& what) {
+  auto run = [&](const std::vector<std::string>& fetches,
+                 const std::vector<std::string>& targets,
+                 std::vector<Tensor>* out) {
+    absl::Status s = session->Run({}, fetches, targets, out);
+    if (s.ok()) return s;
+    return absl::Status(s.code(), absl::StrCat(what, ": ", s.message()));
+  };
   std::vector<std::string> targets;
   for (int i = 0; i < n; ++i) targets.push_back(absl::StrCat("sum_", i));
-  if (absl::Status s = runner.run({}, {"init"}, nullptr); !s.ok()) return s;
+  if (absl::Status s = run({}, {"init"}, nullptr); !s.ok()) return s;
   // Every member takes part in a step that all-reduces (the check too).
   std::vector<Tensor> out;
-  if (absl::Status s = runner.run({"check"}, targets, &out); !s.ok()) return s;
+  if (absl::Status s = run({"check"}, targets, &out); !s.ok()) return s;
   const double want = static_cast<double>(count) * n * (n + 1) / 2;
   const double got = out[0].data<float>()[0];
   if (std::abs(got - want) > 1e-3 * want) {
-    return absl::InternalError(
-        absl::StrCat("the all-reduce summed to ", got, " instead of ", want));
+    return absl::InternalError(absl::StrCat(what, ": the all-reduce summed to ",
+                                            got, " instead of ", want));
   }
   std::vector<double> ms;
   for (int step = 0; step <= steps; ++step) {
     const auto start = std::chrono::steady_clock::now();
-    if (absl::Status s = runner.run({}, targets, nullptr); !s.ok()) return s;
+    if (absl::Status s = run({}, targets, nullptr); !s.ok()) return s;
     const double took = std::chrono::duration<double, std::milli>(
                             std::chrono::steady_clock::now() - start)
                             .count();
@@ -167,19 +167,10 @@ absl::Status RunBench(int steps, int max_mb) {
       absl::StatusOr<std::unique_ptr<dflow::ClusterSession>> remote =
           dflow::ClusterSession::Create(*remote_graph, cluster_options);
       if (!remote.ok()) return remote.status();
-      dflow::ClusterSession* remote_session = remote->get();
-      Runner cluster_runner{[remote_session](const auto& fetches,
-                                             const auto& targets, auto* out) {
-        return remote_session->Run({}, fetches, targets, out);
-      }};
       absl::StatusOr<double> cluster_ms =
-          TimeSteps(cluster_runner, n, count, size_steps);
-      if (!cluster_ms.ok()) {
-        return absl::Status(
-            cluster_ms.status().code(),
-            absl::StrCat("cluster, ", n, " tasks, ", bytes,
-                         " bytes: ", cluster_ms.status().message()));
-      }
+          TimeSteps(remote->get(), n, count, size_steps,
+                    absl::StrCat("cluster, ", n, " tasks, ", bytes, " bytes"));
+      if (!cluster_ms.ok()) return cluster_ms.status();
       remote->reset();
 
       absl::StatusOr<dflow::GraphDef> local_graph = AllReduceGraph(
@@ -190,19 +181,10 @@ absl::Status RunBench(int steps, int max_mb) {
       absl::StatusOr<std::unique_ptr<dflow::Session>> local =
           dflow::Session::Create(*local_graph, local_options);
       if (!local.ok()) return local.status();
-      dflow::Session* local_session = local->get();
-      Runner local_runner{
-          [local_session](const auto& fetches, const auto& targets, auto* out) {
-            return local_session->Run({}, fetches, targets, out);
-          }};
-      absl::StatusOr<double> local_ms =
-          TimeSteps(local_runner, n, count, size_steps);
-      if (!local_ms.ok()) {
-        return absl::Status(
-            local_ms.status().code(),
-            absl::StrCat("one process, ", n, " devices, ", bytes,
-                         " bytes: ", local_ms.status().message()));
-      }
+      absl::StatusOr<double> local_ms = TimeSteps(
+          local->get(), n, count, size_steps,
+          absl::StrCat("one process, ", n, " devices, ", bytes, " bytes"));
+      if (!local_ms.ok()) return local_ms.status();
       const double bus_bytes = static_cast<double>(bytes) * 2 * (n - 1) / n;
       std::printf(
           "metric allreduce_bus_gbps_%lld_n%d gloo=%.3f ring=%.3f "

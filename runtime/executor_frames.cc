@@ -206,9 +206,8 @@ void Executor::FrameStep::Propagate(const Tagged& t,
   const bool live = outputs != nullptr && !aborted_;
   if (ln.child_frame >= 0) {  // Enter
     FrameInstance* child = ChildFrame(t.frame, t.iter, ln.child_frame);
-    // CleanupIterations may end (and free) the child.
-    const bool serial = child->serial;
-    if (serial) {
+    // Each branch ends with CleanupIterations, which may free the child.
+    if (child->serial) {
       if (!aborted_) {
         child->entered.push_back(
             {t.id, live ? std::move((*outputs)[0]) : TensorValue(), live});
@@ -217,20 +216,20 @@ void Executor::FrameStep::Propagate(const Tagged& t,
         RunSerialLoop(child, ready);
       }
       CleanupIterations(child, ready);
-    } else if (!aborted_) {
-      if (ln.is_constant) {
-        FrameInstance::Constant c{t.id, {}, !live};
-        c.value.push_back(live ? (*outputs)[0] : TensorValue());
-        child->constants.push_back(std::move(c));
-        OpKernelContext::OutputValues* value = &child->constants.back().value;
-        for (int64_t i = child->oldest; i <= child->newest; ++i) {
-          Activate(child, i, t.id, live ? value : nullptr, true, ready);
+    } else {
+      if (!aborted_) {
+        if (ln.is_constant) {
+          FrameInstance::Constant c{t.id, {}, !live};
+          c.value.push_back(live ? (*outputs)[0] : TensorValue());
+          child->constants.push_back(std::move(c));
+          OpKernelContext::OutputValues* value = &child->constants.back().value;
+          for (int64_t i = child->oldest; i <= child->newest; ++i) {
+            Activate(child, i, t.id, live ? value : nullptr, true, ready);
+          }
+        } else {
+          Activate(child, 0, t.id, live ? outputs : nullptr, false, ready);
         }
-      } else {
-        Activate(child, 0, t.id, live ? outputs : nullptr, false, ready);
       }
-    }
-    if (!serial) {
       --child->pending_enters;
       CleanupIterations(child, ready);
     }

@@ -34,7 +34,6 @@
 #include "tools/run_cluster.h"
 #include "tools/step_stats_report.h"
 #include "tools/tensor_summary.h"
-#include "tools/timeline.h"
 
 namespace dflow {
 namespace {
@@ -736,14 +735,8 @@ int RunRun(const std::vector<std::string>& args, std::ostream& out,
       return 1;
     }
   }
-  if (timeline) {
-    const std::string path = cli.Get("timeline");
-    if (absl::Status s = WriteChromeTrace(metadata, path); !s.ok()) {
-      err << "error: --timeline: " << s.message() << "\n";
-      return 1;
-    }
-    out << "timeline: wrote " << path << " (" << metadata.step_stats.size()
-        << " nodes; open it in chrome://tracing or ui.perfetto.dev)\n";
+  if (timeline && !WriteTimelineFile(metadata, cli.Get("timeline"), out, err)) {
+    return 1;
   }
   return failed_writes > 0 ? 1 : 0;
 }

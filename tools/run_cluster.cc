@@ -10,7 +10,6 @@
 #include "formats/subgraph.h"
 #include "tools/step_stats_report.h"
 #include "tools/tensor_summary.h"
-#include "tools/timeline.h"
 
 namespace dflow {
 
@@ -114,15 +113,8 @@ int RunOnCluster(const CliArgs& cli,
   if (cli.GetBool("stats") && !step_ms.empty()) {
     PrintStepStats(metadata, step_ms.back(), out);
   }
-  if (timeline) {
-    const std::string path = cli.Get("timeline");
-    if (absl::Status s = WriteChromeTrace(metadata, path); !s.ok()) {
-      err << "error: --timeline: " << s.message() << "\n";
-      return 1;
-    }
-    out << "timeline: wrote " << path << " (" << metadata.step_stats.size()
-        << " nodes of every task; open it in chrome://tracing or "
-           "ui.perfetto.dev)\n";
+  if (timeline && !WriteTimelineFile(metadata, cli.Get("timeline"), out, err)) {
+    return 1;
   }
   return 0;
 }

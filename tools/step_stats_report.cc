@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "tools/timeline.h"
 
 namespace dflow {
 
@@ -50,6 +51,17 @@ void PrintStepStats(const RunMetadata& metadata, double wall_ms,
     out << absl::StrFormat("  %-48s %12d bytes (%.1f KiB)\n", device, bytes,
                            bytes / 1024.0);
   }
+}
+
+bool WriteTimelineFile(const RunMetadata& metadata, const std::string& path,
+                       std::ostream& out, std::ostream& err) {
+  if (absl::Status s = WriteChromeTrace(metadata, path); !s.ok()) {
+    err << "error: --timeline: " << s.message() << "\n";
+    return false;
+  }
+  out << "timeline: wrote " << path << " (" << metadata.step_stats.size()
+      << " nodes; open it in chrome://tracing or ui.perfetto.dev)\n";
+  return true;
 }
 
 }  // namespace dflow
