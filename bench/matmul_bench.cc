@@ -13,7 +13,8 @@
 //
 // for 1024^3 and the seed MLP's layers (forward 100x784.784x500 and
 // 100x500.500x10; backward dW = x^T.dy and dx = dy.W^T) and CIFAR-10's
-// local3 layer (a tower's batch of 32), with 1 thread and one per core. After
+// local3 layer (a tower's batch of 32) and issue 18's LSTM cell (batch 64,
+// 32 inputs + 64 units, 4 gates), with 1 thread and one per core. After
 // the table it prints, per shape, dflow's best against the best library result
 // at any thread count; the goal is >= 95%.
 //
@@ -79,6 +80,9 @@ const Shape kShapes[] = {
     {32, 2304, 384, false, false},     // CIFAR-10 local3 forward (a tower)
     {2304, 32, 384, true, false},      // local3 weight gradient x^T.dy
     {32, 384, 2304, false, true},      // local3 input gradient dy.W^T
+    {64, 96, 256, false, false},       // LSTM cell forward [x, h].W
+    {96, 64, 256, true, false},        // LSTM weight gradient [x, h]^T.dg
+    {64, 256, 96, false, true},        // LSTM input gradient dg.W^T
 };
 
 Shape ShapeOf(const benchmark::State& state) {

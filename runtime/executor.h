@@ -332,6 +332,11 @@ class Executor : public std::enable_shared_from_this<Executor> {
   // Sets FrameInfo::serial for the frames that qualify (after BuildFrames).
   void BuildSerialLoops(const std::vector<Node*>& order,
                         const std::vector<int>& index_of);
+  // Frame `frame`'s serial loop program, or null when it does not qualify;
+  // `members` are its nodes and `enters` the Enters into it, in node order.
+  std::shared_ptr<const SerialLoop> CompileSerialLoop(
+      const std::vector<int>& members, const std::vector<int>& enters,
+      const std::vector<Node*>& order, const std::vector<int>& index_of) const;
 
   Executor() = default;
 

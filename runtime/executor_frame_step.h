@@ -193,6 +193,12 @@ class Executor::FrameStep : public std::enable_shared_from_this<FrameStep> {
   void Propagate(const Tagged& t, OpKernelContext::OutputValues* outputs,
                  ReadyList* ready);
 
+  // Enter node `enter`'s value (null: dead) into frame instance `child`:
+  // a constant one into every iteration, present and future, the others
+  // into iteration 0.
+  void EnterValue(FrameInstance* child, int enter,
+                  OpKernelContext::OutputValues* value, ReadyList* ready);
+
   void StartIteration(FrameInstance* f, int64_t iter, ReadyList* ready);
 
   bool IterationDone(FrameInstance* f, int64_t iter);
@@ -242,24 +248,18 @@ class Executor::FrameStep : public std::enable_shared_from_this<FrameStep> {
   // Whether a new instance of `frame` runs as a serial loop: it has one
   // (FrameInfo::serial), no stats are recorded (a timeline shows every
   // node), and every kernel of its body was measured cheaper than a
-  // hand-off (so the first instance runs the usual way and measures them).
+  // hand-off (so the first instance runs the usual way and measures them)
+  // or the step has one thread.
   bool SerialLoopAllowed(int frame) const;
 
   // Runs every iteration of serial loop instance `f`, whose Enters have all
   // arrived (f->entered), as one straight-line program per iteration, and
   // hands each live Exit to the parent as Propagate would; errors and stop
   // requests abort the step (AbortLocked). The caller's CleanupIterations
-  // then ends the frame (dead Exits, the parent's iteration).
+  // then ends the frame (dead Exits, the parent's iteration). Enters that
+  // brought a dead value or a variable go the usual way (EnterValue), and
+  // the instance is not serial after all.
   void RunSerialLoop(FrameInstance* f, ReadyList* ready);
-
-  // What `step` (a node the step computes itself) outputs into its values,
-  // read straight from its sources (moved on their last use); false when
-  // its inputs need the kernel (a variable, a pred that is not a bool
-  // scalar).
-  bool ForwardFromSources(const SerialLoop::Step& step,
-                          std::vector<OpKernelContext::OutputValues>* values,
-                          std::vector<TensorValue>* entered,
-                          OpKernelContext::OutputValues* out);
 
   // Why the step must stop now (deadline, cancellation, a peer's abort), or
   // OK: CheckStop's reasons, for callers that hold mu_.

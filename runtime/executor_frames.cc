@@ -217,19 +217,7 @@ void Executor::FrameStep::Propagate(const Tagged& t,
       }
       CleanupIterations(child, ready);
     } else {
-      if (!aborted_) {
-        if (ln.is_constant) {
-          FrameInstance::Constant c{t.id, {}, !live};
-          c.value.push_back(live ? (*outputs)[0] : TensorValue());
-          child->constants.push_back(std::move(c));
-          OpKernelContext::OutputValues* value = &child->constants.back().value;
-          for (int64_t i = child->oldest; i <= child->newest; ++i) {
-            Activate(child, i, t.id, live ? value : nullptr, true, ready);
-          }
-        } else {
-          Activate(child, 0, t.id, live ? outputs : nullptr, false, ready);
-        }
-      }
+      if (!aborted_) EnterValue(child, t.id, live ? outputs : nullptr, ready);
       --child->pending_enters;
       CleanupIterations(child, ready);
     }
@@ -261,6 +249,22 @@ void Executor::FrameStep::Propagate(const Tagged& t,
   }
   --t.it->outstanding_ops;
   CleanupIterations(t.frame, ready);
+}
+
+void Executor::FrameStep::EnterValue(FrameInstance* child, int enter,
+                                     OpKernelContext::OutputValues* value,
+                                     ReadyList* ready) {
+  if (exec_->loop_nodes_[enter].is_constant) {
+    FrameInstance::Constant c{enter, {}, value == nullptr};
+    c.value.push_back(value != nullptr ? (*value)[0] : TensorValue());
+    child->constants.push_back(std::move(c));
+    OpKernelContext::OutputValues* kept = &child->constants.back().value;
+    for (int64_t i = child->oldest; i <= child->newest; ++i) {
+      Activate(child, i, enter, value != nullptr ? kept : nullptr, true, ready);
+    }
+  } else {
+    Activate(child, 0, enter, value, false, ready);
+  }
 }
 
 void Executor::FrameStep::StartIteration(FrameInstance* f, int64_t iter,

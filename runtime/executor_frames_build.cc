@@ -43,12 +43,17 @@ absl::Status Executor::BuildFrames(const Graph& graph,
     return Forward::kNone;
   };
   // LoopNodeInfo::small_kernel: what FrameStep may run under its lock (it
-  // never blocks there: synchronous, no transfer, variable or state).
+  // never blocks there: synchronous, no transfer, variable or state). Of
+  // the internal "_" ops (transfers, arguments) only the fused kernels
+  // (_FusedMatMul, _FusedConv2D, _FusedElementwise) qualify: they compute
+  // and nothing else (the stateful fused collectives fail IsStateful).
   auto may_run_under_lock = [](const Node& n, const NodeItem& item) {
     if (item.device->kernel_device_type() != "CPU" ||
         !item.deref_slots.empty() || item.kernel->AsAsync() != nullptr ||
         n.IsStateful() || item.may_output_dead || item.runs_when_dead ||
-        !item.dead_fetch_error.empty() || absl::StartsWith(n.op(), "_")) {
+        !item.dead_fetch_error.empty() ||
+        (absl::StartsWith(n.op(), "_") &&
+         !absl::StartsWith(n.op(), "_Fused"))) {
       return false;
     }
     auto plain = [](DataType t) { return !IsRefType(t) && t != DT_RESOURCE; };

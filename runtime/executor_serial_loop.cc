@@ -1,11 +1,10 @@
-// Serial loops (runtime/executor_serial_loop.h): which frames qualify, and
-// running one.
+// Serial loops (runtime/executor_serial_loop.h): which frames qualify, their
+// programs, and running one.
 #include "runtime/executor_serial_loop.h"
 
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -20,6 +19,9 @@ namespace dflow {
 namespace {
 
 std::atomic<int64_t> serial_loop_runs{0};
+
+// The part of an iteration a node runs in (executor_serial_loop.h).
+enum class Part : uint8_t { kCondition, kBody, kExits };
 
 }  // namespace
 
@@ -43,143 +45,219 @@ void Executor::BuildSerialLoops(const std::vector<Node*>& order,
   }
   for (int f = 1; f < num_frames; ++f) {
     if (has_inner_loop[f]) continue;
-    auto loop = std::make_shared<SerialLoop>();
-    loop->enters = enters[f];
-    // Node index order is the executor's topological order (back edges
-    // left out): one iteration's dependency order.
-    absl::flat_hash_map<int, int> step_of;
-    int loop_cond = -1;
-    bool plain = true;
-    for (int i : members[f]) {
-      const LoopNodeInfo& ln = loop_nodes_[i];
-      if (ln.forward == LoopNodeInfo::Forward::kNone && !ln.small_kernel) {
-        plain = false;
+    frames_[f].serial =
+        CompileSerialLoop(members[f], enters[f], order, index_of);
+  }
+}
+
+std::shared_ptr<const Executor::SerialLoop> Executor::CompileSerialLoop(
+    const std::vector<int>& members, const std::vector<int>& enters,
+    const std::vector<Node*>& order, const std::vector<int>& index_of) const {
+  using Forward = LoopNodeInfo::Forward;
+  auto loop = std::make_shared<SerialLoop>();
+  loop->enters = enters;
+  absl::flat_hash_map<int, int> entered_slot;
+  for (size_t k = 0; k < enters.size(); ++k) {
+    const int e = enters[k];
+    entered_slot[e] = static_cast<int>(k);
+    if (loop_nodes_[e].is_constant) continue;
+    // A value entered once feeds Merges only.
+    for (const Edge* out : order[e]->out_edges()) {
+      if (out->IsControl() || !IsMergeOp(out->dst->op())) return nullptr;
+    }
+  }
+  int next_slot = static_cast<int>(enters.size());
+  // Per member: its part and the slot of each output (-1: none).
+  absl::flat_hash_map<int, Part> part_of;
+  absl::flat_hash_map<int, std::vector<int>> slot_of;
+  absl::flat_hash_map<int, int> merge_of_next;  // NextIteration -> Merge
+  absl::flat_hash_map<int, int> carried_slot;   // NextIteration -> its value
+  int loop_cond = -1;
+  bool has_switch = false;
+  for (int i : members) {
+    const Node* n = order[i];
+    const LoopNodeInfo& ln = loop_nodes_[i];
+    if (ln.forward == Forward::kNone && !ln.small_kernel) return nullptr;
+    if (n->op() == "LoopCond") {
+      if (loop_cond >= 0) return nullptr;
+      loop_cond = i;
+    }
+    if (ln.forward == Forward::kMerge) {
+      // One Enter that is not a constant and one NextIteration; nothing
+      // reads its value_index.
+      int enter = -1, next = -1;
+      for (const Edge* e : n->in_edges()) {
+        if (e->IsControl()) return nullptr;
+        const int src = index_of[e->src->id()];
+        if (auto s = entered_slot.find(src);
+            s != entered_slot.end() && !loop_nodes_[src].is_constant) {
+          enter = s->second;
+        } else if (loop_nodes_[src].is_next_iteration &&
+                   loop_nodes_[src].frame == ln.frame) {
+          next = src;
+        }
+      }
+      if (n->num_inputs() != 2 || enter < 0 || next < 0 ||
+          !merge_of_next.emplace(next, i).second) {
+        return nullptr;
+      }
+      for (const Edge* e : n->out_edges()) {
+        if (!e->IsControl() && e->src_output != 0) return nullptr;
+      }
+      const int slot = next_slot++;
+      loop->starts.emplace_back(slot, enter);
+      part_of[i] = Part::kCondition;
+      slot_of[i] = {slot};
+      continue;
+    }
+    // The node's part is that of what it reads; its inputs' slots.
+    bool in_body = false, in_exits = false;
+    std::vector<int> inputs(n->num_inputs(), -1);
+    int pred_source = -1;
+    for (const Edge* e : n->in_edges()) {
+      const int src = index_of[e->src->id()];
+      int slot = -1;
+      if (auto s = entered_slot.find(src); s != entered_slot.end()) {
+        // Non-constant Enters feed Merges only (checked above).
+        slot = s->second;
+      } else if (auto p = part_of.find(src); p != part_of.end()) {
+        Part part = p->second;
+        if (loop_nodes_[src].forward == Forward::kSwitch) {
+          if (e->IsControl()) return nullptr;  // dead in one of its parts
+          part = e->src_output == 1 ? Part::kBody : Part::kExits;
+        }
+        in_body |= part == Part::kBody;
+        in_exits |= part == Part::kExits;
+        if (!e->IsControl()) slot = slot_of[src][e->src_output];
+      } else {
+        return nullptr;  // (cannot happen in a graph whose frames agree)
+      }
+      if (e->IsControl()) continue;
+      if (slot < 0) return nullptr;
+      inputs[e->dst_input] = slot;
+      if (e->dst_input == 1) pred_source = src;
+    }
+    if (in_body && in_exits) return nullptr;
+    for (int slot : inputs) {
+      if (slot < 0) return nullptr;  // an input fed by nothing
+    }
+    const Part part = in_body    ? Part::kBody
+                      : in_exits ? Part::kExits
+                                 : Part::kCondition;
+    // Only the Exits run in the last iteration's exit part.
+    if ((part == Part::kExits) != ln.is_exit) return nullptr;
+    part_of[i] = part;
+    switch (ln.forward) {
+      case Forward::kValue:  // Identity, LoopCond, NextIteration, Exit
+        slot_of[i] = {inputs[0]};
+        if (ln.is_next_iteration) {
+          if (part != Part::kBody) return nullptr;
+          carried_slot[i] = inputs[0];
+        } else if (ln.is_exit) {
+          loop->exits.push_back({i, {inputs[0], false}});
+        } else if (i == loop_cond && part != Part::kCondition) {
+          return nullptr;
+        }
+        break;
+      case Forward::kSwitch:
+        if (part != Part::kCondition || pred_source != loop_cond ||
+            loop_cond < 0) {
+          return nullptr;  // a conditional inside the loop
+        }
+        has_switch = true;
+        loop->predicate_switch = i;
+        slot_of[i] = {inputs[0], inputs[0]};
+        break;
+      case Forward::kConst: {
+        const int slot = next_slot++;
+        loop->constants.emplace_back(slot, ln.constant);
+        slot_of[i] = {slot};
         break;
       }
-      if (order[i]->op() == "LoopCond") {
-        if (loop_cond >= 0) plain = false;
-        loop_cond = i;
-      }
-      step_of[i] = static_cast<int>(loop->program.size());
-      SerialLoop::Step step;
-      step.node = i;
-      step.is_merge = nodes_[i].is_merge;
-      step.is_exit = ln.is_exit;
-      step.is_kernel = ln.forward == LoopNodeInfo::Forward::kNone;
-      step.is_const = ln.forward == LoopNodeInfo::Forward::kConst;
-      loop->program.push_back(std::move(step));
-    }
-    if (!plain || loop_cond < 0) continue;
-    absl::flat_hash_map<int, int> enter_index;
-    for (size_t k = 0; k < loop->enters.size(); ++k) {
-      const int e = loop->enters[k];
-      enter_index[e] = static_cast<int>(k);
-      if (loop_nodes_[e].is_constant) continue;
-      // A value entered once feeds Merges only.
-      for (const Edge* out : order[e]->out_edges()) {
-        if (out->IsControl() || !IsMergeOp(out->dst->op())) plain = false;
-      }
-    }
-    for (size_t k = 0; k < loop->program.size() && plain; ++k) {
-      SerialLoop::Step& step = loop->program[k];
-      const Node* n = order[step.node];
-      step.inputs.resize(n->num_inputs());
-      int next_iteration = -1;  // a Merge's
-      for (const Edge* e : n->in_edges()) {
-        SerialLoop::Source source;
-        const int src = index_of[e->src->id()];
-        if (auto s = step_of.find(src); s != step_of.end()) {
-          source.step = s->second;
-        } else if (auto en = enter_index.find(src); en != enter_index.end()) {
-          source.enter = en->second;
-        } else {
-          plain = false;  // (cannot happen in a graph whose frames agree)
-          break;
+      case Forward::kNoOp:
+        slot_of[i] = {};
+        break;
+      case Forward::kMerge:
+        return nullptr;  // (handled above)
+      case Forward::kNone: {
+        SerialLoop::KernelRun run;
+        run.node = i;
+        for (int slot : inputs) run.inputs.push_back({slot, false});
+        std::vector<int> slots(n->num_outputs(), -1);
+        for (const Edge* e : n->out_edges()) {
+          if (e->IsControl() || slots[e->src_output] >= 0) continue;
+          slots[e->src_output] = next_slot++;
+          run.outputs.emplace_back(e->src_output, slots[e->src_output]);
         }
-        source.output = e->src_output;
-        if (e->IsControl()) {
-          step.controls.push_back(source);
-          continue;
-        }
-        step.inputs[e->dst_input] = source;
-        if (step.is_merge) {
-          if (source.step >= 0 &&
-              loop_nodes_[loop->program[source.step].node].is_next_iteration) {
-            next_iteration = source.step;
-            step.merge_next_slot = e->dst_input;
-          } else if (source.enter >= 0 &&
-                     !loop_nodes_[loop->enters[source.enter]].is_constant) {
-            step.merge_enter = source.enter;
-            step.merge_enter_slot = e->dst_input;
-          }
-        }
-      }
-      if (!plain) break;
-      if (step.is_merge) {
-        // An Enter and a NextIteration, nothing else.
-        if (n->num_inputs() != 2 || !step.controls.empty() ||
-            step.merge_enter < 0 || next_iteration < 0 ||
-            loop->program[next_iteration].next_merge >= 0) {
-          plain = false;
-          break;
-        }
-        loop->program[next_iteration].next_merge = static_cast<int>(k);
-        continue;
-      }
-      for (const SerialLoop::Source& source : step.inputs) {
-        if (source.step < 0 && source.enter < 0) plain = false;  // unfed
-        if (source.enter >= 0 &&
-            !loop_nodes_[loop->enters[source.enter]].is_constant) {
-          plain = false;
-        }
-      }
-      if (IsSwitchOp(n->op()) &&
-          (step.inputs[1].step < 0 ||
-           loop->program[step.inputs[1].step].node != loop_cond)) {
-        plain = false;  // a conditional inside the loop
-      }
-      if (step.is_exit &&
-          (step.inputs[0].step < 0 || step.inputs[0].output != 0 ||
-           !IsSwitchOp(order[loop->program[step.inputs[0].step].node]->op()))) {
-        plain = false;
+        slot_of[i] = std::move(slots);
+        loop->max_inputs =
+            std::max(loop->max_inputs, static_cast<int>(inputs.size()));
+        loop->kernels.push_back(i);
+        (part == Part::kBody ? loop->body : loop->condition)
+            .push_back(std::move(run));
+        break;
       }
     }
-    for (const SerialLoop::Step& step : loop->program) {
-      if (loop_nodes_[step.node].is_next_iteration && step.next_merge < 0) {
-        plain = false;
-      }
-    }
-    if (!plain) continue;
-    // Each value's last reader in an iteration takes it.
-    std::map<std::pair<int, int>, SerialLoop::Source*> last_reader;
-    for (SerialLoop::Step& step : loop->program) {
-      loop->max_inputs =
-          std::max(loop->max_inputs, static_cast<int>(step.inputs.size()));
-      if (step.is_kernel) loop->kernels.push_back(step.node);
-      if (step.is_merge) continue;  // reads its Enter and back edge itself
-      for (SerialLoop::Source& source : step.inputs) {
-        if (source.step < 0) continue;
-        last_reader[{source.step, source.output}] = &source;
-        SerialLoop::Step& producer = loop->program[source.step];
-        if (source.output == 1) producer.index_read = true;
-        if (std::find(producer.read_outputs.begin(),
-                      producer.read_outputs.end(),
-                      source.output) == producer.read_outputs.end()) {
-          producer.read_outputs.push_back(source.output);
-        }
-      }
-    }
-    for (auto& [value, reader] : last_reader) {
-      // A Const's value stays for the next iteration (never moved).
-      reader->last_use = !loop->program[value.first].is_const;
-    }
-    frames_[f].serial = std::move(loop);
   }
+  if (loop_cond < 0 || !has_switch ||
+      merge_of_next.size() != carried_slot.size()) {
+    return nullptr;  // (every NextIteration feeds a Merge: BuildFrames)
+  }
+  loop->predicate = slot_of[loop_cond][0];
+  for (const auto& [variable, entered] : loop->starts) {
+    (void)entered;
+    for (const auto& [next, merge] : merge_of_next) {
+      if (slot_of[merge][0] == variable) {
+        loop->carries.push_back({variable, {carried_slot[next], false}});
+      }
+    }
+  }
+  loop->num_slots = next_slot;
+
+  // Which reads take their value: the last of the slot's reads in the
+  // iteration, whichever way it ends (body and carries, or exits). The
+  // Enters' and Consts' slots serve every iteration; the predicate is read
+  // between the condition part and the rest.
+  std::vector<bool> persistent(loop->num_slots, false);
+  for (size_t k = 0; k < enters.size(); ++k) persistent[k] = true;
+  for (const auto& [slot, value] : loop->constants) persistent[slot] = true;
+  struct Reads {
+    SerialLoop::Read* last = nullptr;
+    int count = 0;
+  };
+  std::vector<Reads> condition(loop->num_slots), body(loop->num_slots),
+      carries(loop->num_slots), exits(loop->num_slots);
+  auto note = [](std::vector<Reads>* reads, SerialLoop::Read* r) {
+    (*reads)[r->slot].last = r;
+    ++(*reads)[r->slot].count;
+  };
+  for (SerialLoop::KernelRun& run : loop->condition) {
+    for (SerialLoop::Read& r : run.inputs) note(&condition, &r);
+  }
+  for (SerialLoop::KernelRun& run : loop->body) {
+    for (SerialLoop::Read& r : run.inputs) note(&body, &r);
+  }
+  for (SerialLoop::Carry& c : loop->carries) note(&carries, &c.value);
+  for (SerialLoop::ExitRun& x : loop->exits) note(&exits, &x.value);
+  for (int s = 0; s < loop->num_slots; ++s) {
+    if (persistent[s]) continue;
+    if (condition[s].last != nullptr && s != loop->predicate &&
+        body[s].count == 0 && carries[s].count == 0 && exits[s].count == 0) {
+      condition[s].last->take = true;
+    }
+    if (body[s].last != nullptr && carries[s].count == 0) {
+      body[s].last->take = true;
+    }
+    if (carries[s].last != nullptr) carries[s].last->take = true;
+    if (exits[s].last != nullptr) exits[s].last->take = true;
+  }
+  return loop;
 }
 
 bool Executor::FrameStep::SerialLoopAllowed(int frame) const {
   const SerialLoop* loop = exec_->frames_[frame].serial.get();
   if (loop == nullptr || args_.stats != nullptr) return false;
+  if (exec_->pool_->num_threads() <= 1) return true;  // no one to hand to
   for (int node : loop->kernels) {
     if (exec_->inline_[node].load(std::memory_order_relaxed) == 0) {
       return false;
@@ -188,191 +266,130 @@ bool Executor::FrameStep::SerialLoopAllowed(int frame) const {
   return true;
 }
 
-bool Executor::FrameStep::ForwardFromSources(
-    const SerialLoop::Step& step,
-    std::vector<OpKernelContext::OutputValues>* values,
-    std::vector<TensorValue>* entered, OpKernelContext::OutputValues* out) {
-  using Forward = LoopNodeInfo::Forward;
-  auto source = [&](int j) -> TensorValue& {
-    const SerialLoop::Source& s = step.inputs[j];
-    return s.step >= 0 ? (*values)[s.step][s.output] : (*entered)[s.enter];
-  };
-  auto take = [&](int j, TensorValue* to) {
-    TensorValue& v = source(j);
-    if (step.inputs[j].last_use) {
-      *to = std::move(v);
+void Executor::FrameStep::RunSerialLoop(FrameInstance* f, ReadyList* ready) {
+  const SerialLoop& loop = *Info(f).serial;
+  std::vector<FrameInstance::Entered> entered = std::move(f->entered);
+  f->entered.clear();
+  bool plain = true;
+  for (const FrameInstance::Entered& e : entered) {
+    plain = plain && e.live && e.value.var == nullptr;
+  }
+  if (!plain) {
+    // A dead Enter (a loop inside an untaken branch) or a variable: the
+    // usual path, as if the frame had never been serial.
+    f->serial = false;
+    for (FrameInstance::Entered& e : entered) {
+      OpKernelContext::OutputValues value;
+      value.push_back(std::move(e.value));
+      EnterValue(f, e.enter, e.live ? &value : nullptr, ready);
+    }
+    return;
+  }
+  serial_loop_runs.fetch_add(1, std::memory_order_relaxed);
+  std::vector<TensorValue> slots(loop.num_slots);
+  for (FrameInstance::Entered& e : entered) {
+    for (size_t k = 0; k < loop.enters.size(); ++k) {
+      if (loop.enters[k] == e.enter) slots[k] = std::move(e.value);
+    }
+  }
+  for (const auto& [slot, value] : loop.constants) slots[slot].tensor = value;
+  for (const auto& [variable, from] : loop.starts) {
+    slots[variable] = std::move(slots[from]);
+  }
+  auto read = [&slots](const SerialLoop::Read& r, TensorValue* to) {
+    if (r.take) {
+      *to = std::move(slots[r.slot]);
     } else {
-      *to = v;
+      *to = slots[r.slot];
     }
   };
-  const LoopNodeInfo& ln = exec_->loop_nodes_[step.node];
-  switch (ln.forward) {
-    case Forward::kConst:
-      (*out)[0].tensor = ln.constant;
-      return true;
-    case Forward::kValue:
-      if (source(0).var != nullptr) return false;
-      take(0, &(*out)[0]);
-      return true;
-    case Forward::kSwitch: {
-      const TensorValue& pred = source(1);
-      if (source(0).var != nullptr || pred.var != nullptr ||
-          pred.tensor.dtype() != DT_BOOL || pred.tensor.NumElements() != 1) {
+  // The kernels' params, the same in every iteration but for the
+  // iteration itself.
+  std::vector<TensorValue> in(std::max(1, loop.max_inputs));
+  auto params_of = [&](const std::vector<SerialLoop::KernelRun>& runs) {
+    std::vector<OpKernelContext::Params> params;
+    params.reserve(runs.size());
+    for (const SerialLoop::KernelRun& run : runs) {
+      params.push_back(KernelParams(Tagged{run.node, f, 0, nullptr},
+                                    exec_->nodes_[run.node], in.data()));
+    }
+    return params;
+  };
+  std::vector<OpKernelContext::Params> condition_params =
+      params_of(loop.condition);
+  std::vector<OpKernelContext::Params> body_params = params_of(loop.body);
+  // Runs `runs` for iteration `iter`; false when one failed (the step is
+  // aborted).
+  auto run_kernels = [&](const std::vector<SerialLoop::KernelRun>& runs,
+                         std::vector<OpKernelContext::Params>* params,
+                         int64_t iter) {
+    for (size_t k = 0; k < runs.size(); ++k) {
+      const SerialLoop::KernelRun& run = runs[k];
+      const NodeItem& item = exec_->nodes_[run.node];
+      for (size_t j = 0; j < run.inputs.size(); ++j) {
+        read(run.inputs[j], &in[j]);
+      }
+      (*params)[k].iteration = iter;
+      OpKernelContext ctx((*params)[k]);
+      item.kernel->Compute(&ctx);
+      ClearValues(in.data(), item.num_inputs);
+      OpKernelContext::OutputValues* produced = ctx.outputs();
+      bool ok = ctx.status().ok();
+      for (const auto& [output, slot] : run.outputs) {
+        ok = ok && IsLive((*produced)[output]);
+      }
+      if (!ok) {  // the usual path's error
+        absl::Status error;
+        CheckedOutputs(Tagged{run.node, f, iter, nullptr}, &ctx, &error);
+        AbortLocked(error.ok() ? absl::InternalError(absl::StrCat(
+                                     item.label, ": left out an output"))
+                               : error);
         return false;
       }
-      const bool taken = pred.tensor.data<bool>()[0];
-      take(0, &(*out)[taken ? 1 : 0]);
-      return true;
+      for (const auto& [output, slot] : run.outputs) {
+        slots[slot] = std::move((*produced)[output]);
+      }
     }
-    case Forward::kNoOp:
-      return true;
-    case Forward::kNone:
-    case Forward::kMerge:
-      return false;
-  }
-  return false;
-}
-
-namespace {
-
-// What an iteration knows of a step: it did not run (an input never came),
-// it ran dead, or live.
-constexpr uint8_t kAbsent = 0;
-constexpr uint8_t kDead = 1;
-constexpr uint8_t kLive = 2;
-
-}  // namespace
-
-void Executor::FrameStep::RunSerialLoop(FrameInstance* f, ReadyList* ready) {
-  serial_loop_runs.fetch_add(1, std::memory_order_relaxed);
-  const SerialLoop& loop = *Info(f).serial;
-  const int n = static_cast<int>(loop.program.size());
-  std::vector<OpKernelContext::OutputValues> values(n);
-  for (int k = 0; k < n; ++k) {
-    const NodeItem& item = exec_->nodes_[loop.program[k].node];
-    values[k].resize(std::max(2, item.kernel->num_outputs()));
-  }
-  std::vector<uint8_t> state(n, kAbsent);
-  std::vector<TensorValue> entered(loop.enters.size());
-  std::vector<uint8_t> entered_live(loop.enters.size(), 0);
-  for (FrameInstance::Entered& e : f->entered) {
-    for (size_t k = 0; k < loop.enters.size(); ++k) {
-      if (loop.enters[k] != e.enter) continue;
-      entered[k] = std::move(e.value);
-      entered_live[k] = e.live;
-    }
-  }
-  f->entered.clear();
-  // A NextIteration's value, for its Merge in the next iteration.
-  std::vector<TensorValue> carried(n);
-  std::vector<uint8_t> has_carried(n, 0);
-  std::vector<TensorValue> in(std::max(1, loop.max_inputs));
-  // The kernel steps' params, the same in every iteration but for the
-  // iteration itself.
-  std::vector<OpKernelContext::Params> params(n);
-  for (int k = 0; k < n; ++k) {
-    const SerialLoop::Step& step = loop.program[k];
-    params[k] = KernelParams(Tagged{step.node, f, 0, nullptr},
-                             exec_->nodes_[step.node], in.data());
-  }
-  auto source_state = [&](const SerialLoop::Source& s, bool data) -> uint8_t {
-    if (s.step < 0) return entered_live[s.enter] ? kLive : kDead;
-    const uint8_t st = state[s.step];
-    if (st != kLive || !data) return st;
-    return IsLive(values[s.step][s.output]) ? kLive : kDead;
+    return true;
   };
-  for (int64_t iter = 0;; ++iter) {
+  std::vector<TensorValue> carried(loop.carries.size());
+  for (int64_t iter = 0; !aborted_; ++iter) {
     if (StopRequested()) {
       if (absl::Status s = StopStatus(); !s.ok()) {
         AbortLocked(s);
         break;
       }
     }
-    bool next = false;
-    for (int k = 0; k < n && !aborted_; ++k) {
-      const SerialLoop::Step& step = loop.program[k];
-      OpKernelContext::OutputValues& out = values[k];
-      if (!step.is_const) ClearValues(out.data(), static_cast<int>(out.size()));
-      if (step.is_merge) {
-        if (iter == 0 ? !entered_live[step.merge_enter] : !has_carried[k]) {
-          state[k] = kAbsent;  // a Merge with no live input waits: never
-          continue;
-        }
-        if (iter == 0) {
-          out[0] = std::move(entered[step.merge_enter]);
-          if (step.index_read) {
-            out[1].tensor = MergeIndex(step.merge_enter_slot);
-          }
-        } else {
-          out[0] = std::move(carried[k]);
-          has_carried[k] = 0;
-          if (step.index_read) out[1].tensor = MergeIndex(step.merge_next_slot);
-        }
-        state[k] = kLive;
-        continue;
-      }
-      uint8_t st = kLive;
-      for (const SerialLoop::Source& c : step.controls) {
-        st = std::min<uint8_t>(st, source_state(c, false));
-      }
-      for (const SerialLoop::Source& s : step.inputs) {
-        st = std::min<uint8_t>(st, source_state(s, true));
-      }
-      state[k] = st;
-      if (st != kLive) continue;
-      if (step.is_const && IsLive(out[0])) continue;  // from the last one
-      const NodeItem& item = exec_->nodes_[step.node];
-      const Tagged t{step.node, f, iter, nullptr};
-      if (!step.is_kernel &&
-          ForwardFromSources(step, &values, &entered, &out)) {
-        // computed without the kernel
-      } else {
-        for (size_t j = 0; j < step.inputs.size(); ++j) {
-          const SerialLoop::Source& s = step.inputs[j];
-          TensorValue& v =
-              s.step >= 0 ? values[s.step][s.output] : entered[s.enter];
-          if (s.last_use) {
-            in[j] = std::move(v);
-          } else {
-            in[j] = v;
-          }
-        }
-        params[k].iteration = iter;
-        OpKernelContext ctx(params[k]);
-        item.kernel->Compute(&ctx);
-        ClearValues(in.data(), item.num_inputs);
-        OpKernelContext::OutputValues* produced = ctx.outputs();
-        bool produced_read = ctx.status().ok();
-        for (int o : step.read_outputs) {
-          produced_read = produced_read && IsLive((*produced)[o]);
-        }
-        if (!produced_read) {  // the usual path's error
-          absl::Status error;
-          CheckedOutputs(t, &ctx, &error);
-          AbortLocked(error.ok() ? absl::InternalError(absl::StrCat(
-                                       item.label, ": left out an output"))
-                                 : error);
-          break;
-        }
-        for (size_t o = 0; o < produced->size(); ++o) {
-          out[o] = std::move((*produced)[o]);
-        }
-      }
-      if (step.is_exit) {
-        if (IsLive(out[0])) {
-          f->live_exits.push_back(step.node);
-          Activate(f->parent, f->parent_iter, step.node, &out, false, ready);
-        }
-      } else if (step.next_merge >= 0 && IsLive(out[0])) {
-        carried[step.next_merge] = std::move(out[0]);
-        has_carried[step.next_merge] = 1;
-        next = true;
-      }
+    if (!run_kernels(loop.condition, &condition_params, iter)) break;
+    const TensorValue& pred = slots[loop.predicate];
+    if (pred.var != nullptr || pred.tensor.dtype() != DT_BOOL ||
+        pred.tensor.NumElements() != 1) {  // the Switch kernel's error
+      AbortLocked(absl::InvalidArgumentError(
+          absl::StrCat(exec_->nodes_[loop.predicate_switch].label,
+                       ": pred must be a bool scalar, got a ",
+                       DataTypeName(pred.tensor.dtype()), " tensor of shape ",
+                       pred.tensor.shape().ToString(), " (in frame '",
+                       Info(f).name, "', iteration ", iter, ")")));
+      break;
     }
-    if (!next || aborted_) break;
-  }
-  for (OpKernelContext::OutputValues& out : values) {
-    ClearValues(out.data(), static_cast<int>(out.size()));
+    if (!pred.tensor.data<bool>()[0]) {
+      OpKernelContext::OutputValues out(1);
+      for (const SerialLoop::ExitRun& exit : loop.exits) {
+        read(exit.value, &out[0]);
+        f->live_exits.push_back(exit.node);
+        Activate(f->parent, f->parent_iter, exit.node, &out, false, ready);
+      }
+      break;
+    }
+    if (!run_kernels(loop.body, &body_params, iter)) break;
+    // Read every carried value before any loop variable changes (a body
+    // may swap two of them).
+    for (size_t c = 0; c < loop.carries.size(); ++c) {
+      read(loop.carries[c].value, &carried[c]);
+    }
+    for (size_t c = 0; c < loop.carries.size(); ++c) {
+      slots[loop.carries[c].variable] = std::move(carried[c]);
+    }
   }
 }
 

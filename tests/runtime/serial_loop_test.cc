@@ -6,8 +6,10 @@
 // The kernel cost hook makes "cheap" deterministic.
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "gmock/gmock.h"
 #include "graph/ops/control_flow_builders.h"
 #include "graph/ops/ops.h"
@@ -23,15 +25,23 @@ using ::testing::HasSubstr;
 
 class SerialLoopTest : public ::testing::Test {
  protected:
+  // Nodes named "...heavy..." cost more than a hand-off; the rest are cheap.
   void SetUp() override {
-    SetKernelCostForTesting([](const std::string&) -> int64_t { return 100; });
+    SetKernelCostForTesting([](const std::string& name) -> int64_t {
+      return absl::StrContains(name, "heavy") ? 1000000 : 100;
+    });
   }
   void TearDown() override { SetKernelCostForTesting(nullptr); }
 
   std::unique_ptr<Session> NewSession(const Scope& root) {
     GraphDef def;
     EXPECT_TRUE(root.ToGraphDef(&def).ok()) << root.status();
-    absl::StatusOr<std::unique_ptr<Session>> session = Session::Create(def);
+    // Two threads on any host (the pool is the process's: every session
+    // here asks the same): with one, every plain loop runs serially.
+    SessionOptions options;
+    options.num_threads = 2;
+    absl::StatusOr<std::unique_ptr<Session>> session =
+        Session::Create(def, options);
     EXPECT_TRUE(session.ok()) << session.status();
     return session.ok() ? *std::move(session) : nullptr;
   }
@@ -202,9 +212,10 @@ TEST_F(SerialLoopTest, LoopInAnUntakenBranchIsDead) {
   std::vector<Tensor> t;
   Run(session.get(), {{"take", Tensor::Scalar<bool>(true)}}, {"y"}, &t);
   EXPECT_EQ(t[0].data<int32_t>()[0], 6);
+  // Its Enters are dead: the usual path, not the serial one.
   EXPECT_EQ(
       Run(session.get(), {{"take", Tensor::Scalar<bool>(false)}}, {"y"}, &t),
-      1);
+      0);
   EXPECT_EQ(t[0].data<int32_t>()[0], -1);
   EXPECT_EQ(
       Run(session.get(), {{"take", Tensor::Scalar<bool>(true)}}, {"y"}, &t), 1);
@@ -245,10 +256,70 @@ TEST_F(SerialLoopTest, InnerLoopsRunSeriallyOuterLoopsDoNot) {
   std::vector<Tensor> t;
   Run(session.get(), {}, {"acc"}, &t);
   EXPECT_EQ(t[0].data<int32_t>()[0], 4 * (0 + 1 + 2));
-  // Three live inner loops, and a dead one in the outer loop's last
-  // iteration (its Enters dead when the outer condition is false).
-  EXPECT_EQ(Run(session.get(), {}, {"acc"}, &t), 4);
+  // Three live inner loops serially; the dead one in the outer loop's last
+  // iteration (its Enters dead when the outer condition is false) goes the
+  // usual path.
+  EXPECT_EQ(Run(session.get(), {}, {"acc"}, &t), 3);
   EXPECT_EQ(t[0].data<int32_t>()[0], 12);
+}
+
+// a, b, k = 0, 1, 0; while k < n: a, b, k = b, a + b, k + 1 (Fibonacci):
+// each loop variable's next value is read before any changes, and a value
+// the body hands on unchanged (c) comes out as it went in.
+TEST_F(SerialLoopTest, CarriedValuesSwapAndPassThrough) {
+  Scope root = Scope::NewRootScope();
+  auto n = ops::Placeholder(root.WithOpName("n"), DT_INT32);
+  BranchResult out = ops::WhileLoop(
+      root,
+      {ops::Const(root, 0), ops::Const(root, 1), ops::Const(root, 0),
+       ops::Const(root, 7)},
+      [&](const Scope& s, const std::vector<Output>& v) -> CondResult {
+        return ops::Less(s, v[2], n);
+      },
+      [](const Scope& s, const std::vector<Output>& v) -> BranchResult {
+        return std::vector<Output>{v[1], ops::Add(s, v[0], v[1]),
+                                   ops::Add(s, v[2], 1), v[3]};
+      });
+  ASSERT_TRUE(out.ok()) << out.status();
+  ops::Identity(root.WithOpName("a"), (*out)[0]);
+  ops::Identity(root.WithOpName("c"), (*out)[3]);
+  std::unique_ptr<Session> session = NewSession(root);
+  ASSERT_NE(session, nullptr);
+  std::vector<Tensor> t;
+  Run(session.get(), {{"n", Tensor::Scalar<int32_t>(1)}}, {"a", "c"}, &t);
+  for (const auto& [n_value, fib] :
+       std::vector<std::pair<int, int>>{{0, 0}, {1, 1}, {2, 1}, {10, 55}}) {
+    EXPECT_EQ(Run(session.get(), {{"n", Tensor::Scalar<int32_t>(n_value)}},
+                  {"a", "c"}, &t),
+              1)
+        << n_value;
+    EXPECT_EQ(t[0].data<int32_t>()[0], fib) << n_value;
+    EXPECT_EQ(t[1].data<int32_t>()[0], 7) << n_value;
+  }
+}
+
+// A body kernel that costs more than a hand-off keeps the usual path on a
+// pool of two threads (its parallelism); the values are the same.
+TEST_F(SerialLoopTest, ExpensiveKernelKeepsTheUsualPath) {
+  Scope root = Scope::NewRootScope();
+  BranchResult out = ops::WhileLoop(
+      root, {ops::Const(root, 0), ops::Const(root, 2.0f)},
+      [](const Scope& s, const std::vector<Output>& v) -> CondResult {
+        return ops::Less(s, v[0], 3);
+      },
+      [](const Scope& s, const std::vector<Output>& v) -> BranchResult {
+        return std::vector<Output>{ops::Add(s, v[0], 1),
+                                   ops::Mul(s.WithOpName("heavy"), v[1], v[1])};
+      });
+  ASSERT_TRUE(out.ok()) << out.status();
+  ops::Identity(root.WithOpName("x"), (*out)[1]);
+  std::unique_ptr<Session> session = NewSession(root);
+  ASSERT_NE(session, nullptr);
+  std::vector<Tensor> t;
+  for (int step = 0; step < 3; ++step) {
+    EXPECT_EQ(Run(session.get(), {}, {"x"}, &t), 0);
+    EXPECT_FLOAT_EQ(t[0].data<float>()[0], 256.0f);
+  }
 }
 
 }  // namespace
