@@ -12,7 +12,6 @@ PACKAGES=(
   libeigen3-dev         # CPU kernels
   libdnnl-dev           # oneDNN: float GEMM/convolutions by CPU features
   libopenblas-dev       # BLAS: small float, double and complex products
-  libopenblas0-serial   # the build of it dflow links (third_party/system.BUILD)
   libgtest-dev          # GoogleTest
   libgmock-dev          # GoogleMock
   libbenchmark-dev      # Google Benchmark
