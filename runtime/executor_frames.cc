@@ -206,7 +206,6 @@ void Executor::FrameStep::Propagate(const Tagged& t,
   const bool live = outputs != nullptr && !aborted_;
   if (ln.child_frame >= 0) {  // Enter
     FrameInstance* child = ChildFrame(t.frame, t.iter, ln.child_frame);
-    // Each branch ends with CleanupIterations, which may free the child.
     if (child->serial) {
       if (!aborted_) {
         child->entered.push_back(
@@ -215,12 +214,11 @@ void Executor::FrameStep::Propagate(const Tagged& t,
       if (--child->pending_enters == 0 && !aborted_) {
         RunSerialLoop(child, ready);
       }
-      CleanupIterations(child, ready);
     } else {
       if (!aborted_) EnterValue(child, t.id, live ? outputs : nullptr, ready);
       --child->pending_enters;
-      CleanupIterations(child, ready);
     }
+    CleanupIterations(child, ready);  // may free the child
   } else if (ln.is_exit) {
     if (live && IsLive((*outputs)[0])) {
       t.frame->live_exits.push_back(t.id);

@@ -70,8 +70,9 @@ std::shared_ptr<const Executor::SerialLoop> Executor::CompileSerialLoop(
   // Per member: its part and the slot of each output (-1: none).
   absl::flat_hash_map<int, Part> part_of;
   absl::flat_hash_map<int, std::vector<int>> slot_of;
-  absl::flat_hash_map<int, int> merge_of_next;  // NextIteration -> Merge
-  absl::flat_hash_map<int, int> carried_slot;   // NextIteration -> its value
+  // NextIteration -> the slot of the Merge it feeds, and of its value.
+  absl::flat_hash_map<int, int> variable_of_next;
+  absl::flat_hash_map<int, int> carried_slot;
   int loop_cond = -1;
   bool has_switch = false;
   for (int i : members) {
@@ -97,14 +98,14 @@ std::shared_ptr<const Executor::SerialLoop> Executor::CompileSerialLoop(
           next = src;
         }
       }
+      const int slot = next_slot++;
       if (n->num_inputs() != 2 || enter < 0 || next < 0 ||
-          !merge_of_next.emplace(next, i).second) {
+          !variable_of_next.emplace(next, slot).second) {
         return nullptr;
       }
       for (const Edge* e : n->out_edges()) {
         if (!e->IsControl() && e->src_output != 0) return nullptr;
       }
-      const int slot = next_slot++;
       loop->starts.emplace_back(slot, enter);
       part_of[i] = Part::kCondition;
       slot_of[i] = {slot};
@@ -200,18 +201,17 @@ std::shared_ptr<const Executor::SerialLoop> Executor::CompileSerialLoop(
     }
   }
   if (loop_cond < 0 || !has_switch ||
-      merge_of_next.size() != carried_slot.size()) {
+      variable_of_next.size() != carried_slot.size()) {
     return nullptr;  // (every NextIteration feeds a Merge: BuildFrames)
   }
   loop->predicate = slot_of[loop_cond][0];
-  for (const auto& [variable, entered] : loop->starts) {
-    (void)entered;
-    for (const auto& [next, merge] : merge_of_next) {
-      if (slot_of[merge][0] == variable) {
-        loop->carries.push_back({variable, {carried_slot[next], false}});
-      }
-    }
+  for (const auto& [next, variable] : variable_of_next) {
+    loop->carries.push_back({variable, {carried_slot[next], false}});
   }
+  std::sort(loop->carries.begin(), loop->carries.end(),  // Merge order
+            [](const SerialLoop::Carry& a, const SerialLoop::Carry& b) {
+              return a.variable < b.variable;
+            });
   loop->num_slots = next_slot;
 
   // Which reads take their value: the last of the slot's reads in the

@@ -71,8 +71,9 @@ bool OpKernelContext::input_held_only_here(int i) const {
       v.tensor.RefCount() != 1) {
     return false;
   }
-  // As in ForwardInput: the other holders' reads before they let go come
-  // before the caller's writes.
+  // RefCount() is a relaxed load; the fence orders the reads other holders
+  // made before dropping their reference (acq_rel) before the caller's
+  // writes to the buffer.
   std::atomic_thread_fence(std::memory_order_acquire);
   return true;
 }
@@ -83,17 +84,11 @@ bool OpKernelContext::ForwardInput(int k, int i, DataType dtype,
   if (k < 0 || k >= num_inputs() || params_.kernel->output_in_host_memory(i)) {
     return false;
   }
-  const TensorValue& v = params_.inputs[k];
-  const Tensor& in = v.tensor;
-  if (v.var != nullptr || in.dtype() != dtype || !in.IsInitialized() ||
-      in.NumElements() == 0 || !shape.IsFullyDefined() ||
-      in.NumElements() != shape.num_elements() || in.RefCount() != 1) {
+  const Tensor& in = params_.inputs[k].tensor;
+  if (in.dtype() != dtype || in.NumElements() == 0 || !shape.IsFullyDefined() ||
+      in.NumElements() != shape.num_elements() || !input_held_only_here(k)) {
     return false;
   }
-  // use_count() is a relaxed load; the fence orders the reads other
-  // holders made before dropping their reference (acq_rel) before our
-  // writes to the buffer.
-  std::atomic_thread_fence(std::memory_order_acquire);
   if (in.shape() == shape) {  // most element-wise kernels: no view to make
     outputs_[i].tensor = in;
   } else {
