@@ -143,11 +143,15 @@ class Executor::FrameStep : public std::enable_shared_from_this<FrameStep> {
     }
   };
   struct Tagged {
-    int id;
+    int id;  // a node, or kSerialLoop
     FrameInstance* frame;
     int64_t iter;
     Iteration* it;  // stays alive while the node is outstanding in it
   };
+  // Tagged::id of a serial loop instance ready to run (`frame`; iter and
+  // it unused): it goes through the ready lists like a node, so that it
+  // runs outside mu_ on the thread that takes it.
+  static constexpr int kSerialLoop = -1;
   using ReadyList = absl::InlinedVector<Tagged, 8>;
 
   const FrameInfo& Info(const FrameInstance* f) const {
@@ -243,7 +247,7 @@ class Executor::FrameStep : public std::enable_shared_from_this<FrameStep> {
   // read-only as the Merge kernel's own are.
   const Tensor& MergeIndex(int i);
 
-  // --- Serial loops (executor_serial_loop.cc), under mu_. ---
+  // --- Serial loops (executor_serial_loop.cc). ---
 
   // Whether a new instance of `frame` runs as a serial loop: it has one
   // (FrameInfo::serial), no stats are recorded (a timeline shows every
@@ -252,13 +256,21 @@ class Executor::FrameStep : public std::enable_shared_from_this<FrameStep> {
   // or the step has one thread.
   bool SerialLoopAllowed(int frame) const;
 
-  // Runs every iteration of serial loop instance `f`, whose Enters have all
-  // arrived (f->entered), as one straight-line program per iteration, and
-  // hands each live Exit to the parent as Propagate would; errors and stop
-  // requests abort the step (AbortLocked). The caller's CleanupIterations
-  // then ends the frame (dead Exits, the parent's iteration). Enters that
-  // brought a dead value or a variable go the usual way (EnterValue), and
-  // the instance is not serial after all.
+  // Called (mu_ held) when the last Enter of serial loop instance `f` has
+  // arrived (f->entered). Adds the loop to `ready` (Tagged::id kSerialLoop)
+  // and returns true: f->pending_enters stays at 1, holding the frame open
+  // until RunSerialLoop has run. Returns false when an Enter brought a
+  // dead value (a loop in an untaken branch) or a variable: those go the
+  // usual way (EnterValue), and the instance is not serial after all.
+  bool ReadySerialLoop(FrameInstance* f, ReadyList* ready);
+
+  // Runs every iteration of serial loop instance `f` as one straight-line
+  // program per iteration, outside mu_ (nothing else touches `f` until it
+  // ends: its nodes run only here), so that the step's other threads never
+  // wait for a whole loop to take the lock. Then, under mu_, hands each
+  // live Exit to the parent as Propagate would and ends the frame
+  // (CleanupIterations: dead Exits, the parent's iteration). Errors and
+  // stop requests abort the step.
   void RunSerialLoop(FrameInstance* f, ReadyList* ready);
 
   // Why the step must stop now (deadline, cancellation, a peer's abort), or

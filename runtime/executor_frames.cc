@@ -211,8 +211,9 @@ void Executor::FrameStep::Propagate(const Tagged& t,
         child->entered.push_back(
             {t.id, live ? std::move((*outputs)[0]) : TensorValue(), live});
       }
-      if (--child->pending_enters == 0 && !aborted_) {
-        RunSerialLoop(child, ready);
+      const bool last = child->pending_enters == 1;
+      if (!(last && !aborted_ && ReadySerialLoop(child, ready))) {
+        --child->pending_enters;
       }
     } else {
       if (!aborted_) EnterValue(child, t.id, live ? outputs : nullptr, ready);

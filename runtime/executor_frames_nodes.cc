@@ -28,7 +28,9 @@ void Executor::FrameStep::RunForwards(ReadyList* ready) {
   while (i < ready->size() && !aborted_) {
     const Tagged t = (*ready)[i];
     bool dead = false;
-    if (ComputeForward(t, &outputs, &dead)) {
+    if (t.id == kSerialLoop) {
+      ++i;  // runs outside mu_
+    } else if (ComputeForward(t, &outputs, &dead)) {
       (*ready)[i] = ready->back();
       ready->pop_back();
       Propagate(t, dead ? nullptr : &outputs, ready);
@@ -150,7 +152,11 @@ void Executor::FrameStep::RunQueue(ReadyList queue) {
 
 void Executor::FrameStep::Dispatch(const ReadyList& ready, ReadyList* queue) {
   for (const Tagged& r : ready) {
-    if (exec_->inline_[r.id].load(std::memory_order_relaxed) != 0 ||
+    // A serial loop stays on this thread: its kernels are each cheaper
+    // than a hand-off (or the pool has one thread), and the loop would
+    // have run on this thread under the usual path too.
+    if (r.id == kSerialLoop ||
+        exec_->inline_[r.id].load(std::memory_order_relaxed) != 0 ||
         exec_->pool_->num_threads() <= 1) {
       queue->push_back(r);
     } else {
@@ -161,6 +167,10 @@ void Executor::FrameStep::Dispatch(const ReadyList& ready, ReadyList* queue) {
 }
 
 bool Executor::FrameStep::Execute(const Tagged& t, ReadyList* ready) {
+  if (t.id == kSerialLoop) {
+    RunSerialLoop(t.frame, ready);
+    return true;
+  }
   const NodeItem& item = exec_->nodes_[t.id];
   const LoopNodeInfo& ln = exec_->loop_nodes_[t.id];
   CheckStop();

@@ -266,32 +266,37 @@ bool Executor::FrameStep::SerialLoopAllowed(int frame) const {
   return true;
 }
 
-void Executor::FrameStep::RunSerialLoop(FrameInstance* f, ReadyList* ready) {
-  const SerialLoop& loop = *Info(f).serial;
-  std::vector<FrameInstance::Entered> entered = std::move(f->entered);
-  f->entered.clear();
+bool Executor::FrameStep::ReadySerialLoop(FrameInstance* f, ReadyList* ready) {
   bool plain = true;
-  for (const FrameInstance::Entered& e : entered) {
+  for (const FrameInstance::Entered& e : f->entered) {
     plain = plain && e.live && e.value.var == nullptr;
   }
-  if (!plain) {
-    // A dead Enter (a loop inside an untaken branch) or a variable: the
-    // usual path, as if the frame had never been serial.
-    f->serial = false;
-    for (FrameInstance::Entered& e : entered) {
-      OpKernelContext::OutputValues value;
-      value.push_back(std::move(e.value));
-      EnterValue(f, e.enter, e.live ? &value : nullptr, ready);
-    }
-    return;
+  if (plain) {
+    ready->push_back(Tagged{kSerialLoop, f, 0, nullptr});
+    return true;
   }
+  // The usual path, as if the frame had never been serial.
+  std::vector<FrameInstance::Entered> entered = std::move(f->entered);
+  f->entered.clear();
+  f->serial = false;
+  for (FrameInstance::Entered& e : entered) {
+    OpKernelContext::OutputValues value;
+    value.push_back(std::move(e.value));
+    EnterValue(f, e.enter, e.live ? &value : nullptr, ready);
+  }
+  return false;
+}
+
+void Executor::FrameStep::RunSerialLoop(FrameInstance* f, ReadyList* ready) {
+  const SerialLoop& loop = *Info(f).serial;
   serial_loop_runs.fetch_add(1, std::memory_order_relaxed);
   std::vector<TensorValue> slots(loop.num_slots);
-  for (FrameInstance::Entered& e : entered) {
+  for (FrameInstance::Entered& e : f->entered) {
     for (size_t k = 0; k < loop.enters.size(); ++k) {
       if (loop.enters[k] == e.enter) slots[k] = std::move(e.value);
     }
   }
+  f->entered.clear();
   for (const auto& [slot, value] : loop.constants) slots[slot].tensor = value;
   for (const auto& [variable, from] : loop.starts) {
     slots[variable] = std::move(slots[from]);
@@ -341,9 +346,9 @@ void Executor::FrameStep::RunSerialLoop(FrameInstance* f, ReadyList* ready) {
       if (!ok) {  // the usual path's error
         absl::Status error;
         CheckedOutputs(Tagged{run.node, f, iter, nullptr}, &ctx, &error);
-        AbortLocked(error.ok() ? absl::InternalError(absl::StrCat(
-                                     item.label, ": left out an output"))
-                               : error);
+        Abort(error.ok() ? absl::InternalError(
+                               absl::StrCat(item.label, ": left out an output"))
+                         : error);
         return false;
       }
       for (const auto& [output, slot] : run.outputs) {
@@ -353,10 +358,11 @@ void Executor::FrameStep::RunSerialLoop(FrameInstance* f, ReadyList* ready) {
     return true;
   };
   std::vector<TensorValue> carried(loop.carries.size());
+  std::vector<TensorValue> exits;  // by loop.exits, once the loop ended
   for (int64_t iter = 0; !aborted_; ++iter) {
     if (StopRequested()) {
       if (absl::Status s = StopStatus(); !s.ok()) {
-        AbortLocked(s);
+        Abort(s);
         break;
       }
     }
@@ -364,7 +370,7 @@ void Executor::FrameStep::RunSerialLoop(FrameInstance* f, ReadyList* ready) {
     const TensorValue& pred = slots[loop.predicate];
     if (pred.var != nullptr || pred.tensor.dtype() != DT_BOOL ||
         pred.tensor.NumElements() != 1) {  // the Switch kernel's error
-      AbortLocked(absl::InvalidArgumentError(
+      Abort(absl::InvalidArgumentError(
           absl::StrCat(exec_->nodes_[loop.predicate_switch].label,
                        ": pred must be a bool scalar, got a ",
                        DataTypeName(pred.tensor.dtype()), " tensor of shape ",
@@ -373,11 +379,9 @@ void Executor::FrameStep::RunSerialLoop(FrameInstance* f, ReadyList* ready) {
       break;
     }
     if (!pred.tensor.data<bool>()[0]) {
-      OpKernelContext::OutputValues out(1);
-      for (const SerialLoop::ExitRun& exit : loop.exits) {
-        read(exit.value, &out[0]);
-        f->live_exits.push_back(exit.node);
-        Activate(f->parent, f->parent_iter, exit.node, &out, false, ready);
+      exits.resize(loop.exits.size());
+      for (size_t x = 0; x < loop.exits.size(); ++x) {
+        read(loop.exits[x].value, &exits[x]);
       }
       break;
     }
@@ -391,6 +395,26 @@ void Executor::FrameStep::RunSerialLoop(FrameInstance* f, ReadyList* ready) {
       slots[loop.carries[c].variable] = std::move(carried[c]);
     }
   }
+  slots.clear();  // the loop's values go before the lock is taken
+  absl::Status abort;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!aborted_) {
+      OpKernelContext::OutputValues out(1);
+      for (size_t x = 0; x < exits.size(); ++x) {
+        out[0] = std::move(exits[x]);
+        f->live_exits.push_back(loop.exits[x].node);
+        Activate(f->parent, f->parent_iter, loop.exits[x].node, &out, false,
+                 ready);
+      }
+    }
+    --f->pending_enters;          // ReadySerialLoop's hold on the frame
+    CleanupIterations(f, ready);  // may free f
+    RunForwards(ready);
+    abort.Update(peers_to_abort_);
+    peers_to_abort_ = absl::OkStatus();
+  }
+  if (!abort.ok()) AbortPeers(abort);
 }
 
 }  // namespace dflow
