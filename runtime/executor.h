@@ -313,6 +313,12 @@ class Executor : public std::enable_shared_from_this<Executor> {
     // context's second lock round trip and the thread hand-off per
     // iteration.
     bool small_kernel = false;
+    // A kernel a serial loop may run (executor_serial_loop.h): as
+    // small_kernel, but stateful ops and resource handles are fine (a
+    // TF1 loop's stacks and TensorArrays), since a serial loop runs outside
+    // the lock, in node order, one iteration after another: an order the
+    // usual path may take too.
+    bool serial_kernel = false;
   };
   // Loops: out_edges_ as the frame step reads them (same indices), with
   // what Activate needs of the consumer in one place (reading it from the

@@ -260,8 +260,8 @@ class Executor::FrameStep : public std::enable_shared_from_this<FrameStep> {
   // arrived (f->entered). Adds the loop to `ready` (Tagged::id kSerialLoop)
   // and returns true: f->pending_enters stays at 1, holding the frame open
   // until RunSerialLoop has run. Returns false when an Enter brought a
-  // dead value (a loop in an untaken branch) or a variable: those go the
-  // usual way (EnterValue), and the instance is not serial after all.
+  // dead value (a loop in an untaken branch): the values go the usual way
+  // (EnterValue), and the instance is not serial after all.
   bool ReadySerialLoop(FrameInstance* f, ReadyList* ready);
 
   // Runs every iteration of serial loop instance `f` as one straight-line

@@ -47,21 +47,32 @@ absl::Status Executor::BuildFrames(const Graph& graph,
   // the internal "_" ops (transfers, arguments) only the fused kernels
   // (_FusedMatMul, _FusedConv2D, _FusedElementwise) qualify: they compute
   // and nothing else (the stateful fused collectives fail IsStateful).
-  auto may_run_under_lock = [](const Node& n, const NodeItem& item) {
+  // LoopNodeInfo::serial_kernel: the same without the lock's reasons to
+  // refuse state.
+  auto may_run_serially = [](const Node& n, const NodeItem& item) {
     if (item.device->kernel_device_type() != "CPU" ||
         !item.deref_slots.empty() || item.kernel->AsAsync() != nullptr ||
-        n.IsStateful() || item.may_output_dead || item.runs_when_dead ||
+        item.may_output_dead || item.runs_when_dead ||
         !item.dead_fetch_error.empty() ||
         (absl::StartsWith(n.op(), "_") &&
          !absl::StartsWith(n.op(), "_Fused"))) {
       return false;
     }
-    auto plain = [](DataType t) { return !IsRefType(t) && t != DT_RESOURCE; };
     for (int k = 0; k < n.num_inputs(); ++k) {
-      if (!plain(n.input_type(k))) return false;
+      if (IsRefType(n.input_type(k))) return false;
     }
     for (int k = 0; k < n.num_outputs(); ++k) {
-      if (!plain(n.output_type(k))) return false;
+      if (IsRefType(n.output_type(k))) return false;
+    }
+    return true;
+  };
+  auto may_run_under_lock = [&](const Node& n, const NodeItem& item) {
+    if (!may_run_serially(n, item) || n.IsStateful()) return false;
+    for (int k = 0; k < n.num_inputs(); ++k) {
+      if (n.input_type(k) == DT_RESOURCE) return false;
+    }
+    for (int k = 0; k < n.num_outputs(); ++k) {
+      if (n.output_type(k) == DT_RESOURCE) return false;
     }
     return true;
   };
@@ -105,6 +116,8 @@ absl::Status Executor::BuildFrames(const Graph& graph,
     info.forward = forward_kind(*n, nodes_[i]);
     info.small_kernel = info.forward == LoopNodeInfo::Forward::kNone &&
                         may_run_under_lock(*n, nodes_[i]);
+    info.serial_kernel = info.forward == LoopNodeInfo::Forward::kNone &&
+                         may_run_serially(*n, nodes_[i]);
     if (info.forward == LoopNodeInfo::Forward::kConst) {
       // A Const's kernel outputs the same tensor every time: take it once,
       // from the kernel itself (same buffer, same allocator).

@@ -78,7 +78,7 @@ std::shared_ptr<const Executor::SerialLoop> Executor::CompileSerialLoop(
   for (int i : members) {
     const Node* n = order[i];
     const LoopNodeInfo& ln = loop_nodes_[i];
-    if (ln.forward == Forward::kNone && !ln.small_kernel) return nullptr;
+    if (ln.forward == Forward::kNone && !ln.serial_kernel) return nullptr;
     if (n->op() == "LoopCond") {
       if (loop_cond >= 0) return nullptr;
       loop_cond = i;
@@ -123,8 +123,10 @@ std::shared_ptr<const Executor::SerialLoop> Executor::CompileSerialLoop(
         slot = s->second;
       } else if (auto p = part_of.find(src); p != part_of.end()) {
         Part part = p->second;
-        if (loop_nodes_[src].forward == Forward::kSwitch) {
-          if (e->IsControl()) return nullptr;  // dead in one of its parts
+        // A Switch's outputs belong to the body (1) and the exits (0); a
+        // control edge from it is live whenever the Switch ran, as in the
+        // usual path (a TF1 gradient's group_deps on a Merge's grad).
+        if (loop_nodes_[src].forward == Forward::kSwitch && !e->IsControl()) {
           part = e->src_output == 1 ? Part::kBody : Part::kExits;
         }
         in_body |= part == Part::kBody;
@@ -267,11 +269,12 @@ bool Executor::FrameStep::SerialLoopAllowed(int frame) const {
 }
 
 bool Executor::FrameStep::ReadySerialLoop(FrameInstance* f, ReadyList* ready) {
-  bool plain = true;
-  for (const FrameInstance::Entered& e : f->entered) {
-    plain = plain && e.live && e.value.var == nullptr;
-  }
-  if (plain) {
+  // A value that is a variable (a stack's or TensorArray's handle) is fine:
+  // the loop's kernels take no reference inputs and dereference nothing
+  // (LoopNodeInfo::serial_kernel), so they see what the usual path gives.
+  bool live = true;
+  for (const FrameInstance::Entered& e : f->entered) live = live && e.live;
+  if (live) {
     ready->push_back(Tagged{kSerialLoop, f, 0, nullptr});
     return true;
   }

@@ -11,9 +11,10 @@
 //
 // A frame qualifies (BuildSerialLoops) when it is TensorFlow's plain loop:
 //   - no loop nested in it; every node of it is loop plumbing the frame
-//     step computes itself (LoopNodeInfo::forward) or a kernel that may run
-//     under the step's lock (LoopNodeInfo::small_kernel: synchronous,
-//     stateless, CPU, no transfer);
+//     step computes itself (LoopNodeInfo::forward) or a kernel a serial
+//     loop may run (LoopNodeInfo::serial_kernel: synchronous, CPU, no
+//     transfer, no reference input; stateful ops such as a TF1 loop's
+//     stacks and TensorArrays are fine);
 //   - one LoopCond, whose value every Switch takes as its predicate;
 //   - every Merge joins one Enter that is not a constant and one
 //     NextIteration, with no control inputs, and nothing reads its
@@ -37,8 +38,8 @@
 // measured cheaper than a hand-off (Executor::inline_) or the step has one
 // thread (nothing to hand off to): a body of large MatMuls keeps the usual
 // path and its parallelism on more threads. An instance whose Enters bring
-// a dead value (a loop inside an untaken branch) or a variable reference
-// takes the usual path after all.
+// a dead value (a loop inside an untaken branch) takes the usual path after
+// all.
 //
 // Semantics kept: the Exits handed to the parent as they become live (dead
 // ones when the frame ends, by the usual path), kernel errors naming the

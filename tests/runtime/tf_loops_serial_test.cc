@@ -42,7 +42,10 @@ int64_t CheckModel(const std::string& model, const std::string& style,
 class TfLoopsSerialTest : public ::testing::TestWithParam<std::string> {};
 
 // Loops of plain values and kernels: counters, sums, the inner loop of a
-// nested pair, a captured constant, a growing value.
+// nested pair, a captured constant, a growing value; and a gradient through
+// a loop and the LSTM, whose values are TensorLists in the functional style
+// and stacks and TensorArrays (stateful kernels on resource handles) in the
+// TF1 style.
 TEST_P(TfLoopsSerialTest, PlainLoopsRunSeriallyWithTensorFlowsValues) {
   for (const char* style : {"v1", "v2"}) {
     EXPECT_GT(CheckModel(GetParam(), style), 0) << style;
@@ -51,22 +54,8 @@ TEST_P(TfLoopsSerialTest, PlainLoopsRunSeriallyWithTensorFlowsValues) {
 
 INSTANTIATE_TEST_SUITE_P(Models, TfLoopsSerialTest,
                          ::testing::Values("counter", "sum_to_n", "nested",
-                                           "const_capture", "shape_grows"));
-
-// A gradient through a loop and the LSTM: in the functional style their
-// values are TensorLists, plain values; in the TF1 style they are stacks
-// and TensorArrays, stateful kernels, which never run under the step's
-// lock (LoopNodeInfo::small_kernel), so those loops take the usual path.
-class TfLoopsSerialFunctionalTest
-    : public ::testing::TestWithParam<std::string> {};
-
-TEST_P(TfLoopsSerialFunctionalTest, OnlyTheFunctionalStyleRunsSerially) {
-  EXPECT_GT(CheckModel(GetParam(), "v2"), 0);
-  EXPECT_EQ(CheckModel(GetParam(), "v1"), 0);
-}
-
-INSTANTIATE_TEST_SUITE_P(Models, TfLoopsSerialFunctionalTest,
-                         ::testing::Values("loop_grad", "rnn", "rnn_grad"));
+                                           "const_capture", "shape_grows",
+                                           "loop_grad", "rnn", "rnn_grad"));
 
 // A conditional inside the loop, and a loop whose body is on another
 // device (transfers inside it), are not plain: the usual path, the same
