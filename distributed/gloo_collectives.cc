@@ -10,79 +10,19 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "distributed/grpc_status.h"
+#include "distributed/grpc_store.h"
 #include "gloo/allgatherv.h"
 #include "gloo/allreduce.h"
 #include "gloo/broadcast.h"
 #include "gloo/rendezvous/context.h"
-#include "gloo/rendezvous/store.h"
 #include "gloo/transport/tcp/device.h"
 #include "grpcpp/grpcpp.h"
 #include "runtime/collective_backend.h"
 #include "runtime/collective_ring.h"
+#include "runtime/cross_process_nccl.h"
 
 namespace dflow {
 namespace {
-
-// Gloo's rendezvous store on the group's first task (WorkerService
-// StoreSet/StoreGet). Gloo expects failures as exceptions; RunInstance
-// catches them.
-class GrpcStore : public gloo::rendezvous::Store {
- public:
-  GrpcStore(WorkerService::Stub* stub, std::string prefix,
-            std::chrono::milliseconds timeout)
-      : stub_(stub), prefix_(std::move(prefix)), timeout_(timeout) {}
-
-  void set(const std::string& key, const std::vector<char>& data) override {
-    StoreSetRequest request;
-    request.set_key(prefix_ + key);
-    request.set_value(std::string(data.begin(), data.end()));
-    StoreSetResponse response;
-    grpc::ClientContext context;
-    context.set_deadline(std::chrono::system_clock::now() + timeout_);
-    Check(stub_->StoreSet(&context, request, &response), key);
-  }
-
-  std::vector<char> get(const std::string& key) override {
-    std::vector<std::string> values = Fetch({key}, timeout_);
-    return std::vector<char>(values[0].begin(), values[0].end());
-  }
-
-  void wait(const std::vector<std::string>& keys) override {
-    Fetch(keys, timeout_);
-  }
-  void wait(const std::vector<std::string>& keys,
-            const std::chrono::milliseconds& timeout) override {
-    Fetch(keys, std::min(timeout, timeout_));
-  }
-
- private:
-  std::vector<std::string> Fetch(const std::vector<std::string>& keys,
-                                 std::chrono::milliseconds timeout) {
-    StoreGetRequest request;
-    for (const std::string& k : keys) request.add_keys(prefix_ + k);
-    request.set_timeout_ms(timeout.count());
-    StoreGetResponse response;
-    grpc::ClientContext context;
-    // The server answers at the timeout; a little longer for the answer.
-    context.set_deadline(std::chrono::system_clock::now() + timeout +
-                         std::chrono::seconds(5));
-    Check(stub_->StoreGet(&context, request, &response),
-          absl::StrJoin(keys, ", "));
-    return std::vector<std::string>(response.values().begin(),
-                                    response.values().end());
-  }
-
-  void Check(const grpc::Status& s, const std::string& what) {
-    if (s.ok()) return;
-    throw std::runtime_error(absl::StrCat("the group's store (", prefix_, what,
-                                          "): ", FromGrpcStatus(s).message()));
-  }
-
-  WorkerService::Stub* const stub_;
-  const std::string prefix_;
-  const std::chrono::milliseconds timeout_;
-};
 
 // Tells concurrent instances of one group apart on the wire: Gloo pairs up
 // messages by tag. Step ids and instance keys are the same on every task.
@@ -251,7 +191,17 @@ GlooCollectives::GlooCollectives(std::string task_name, std::string host,
                                  WorkerChannels* channels)
     : task_name_(std::move(task_name)),
       host_(std::move(host)),
-      channels_(channels) {}
+      channels_(channels),
+      nccl_(task_name_, LinkedCrossProcessNccl(),
+            [channels](const std::string& leader, const std::string& prefix,
+                       std::chrono::milliseconds timeout)
+                -> absl::StatusOr<std::unique_ptr<gloo::rendezvous::Store>> {
+              absl::StatusOr<WorkerService::Stub*> stub =
+                  channels->StubFor(leader);
+              if (!stub.ok()) return stub.status();
+              return std::unique_ptr<gloo::rendezvous::Store>(
+                  std::make_unique<GrpcStore>(*stub, prefix, timeout));
+            }) {}
 
 GlooCollectives::~GlooCollectives() = default;
 
@@ -345,11 +295,7 @@ absl::Status GlooCollectives::RunInstance(
     std::vector<CollectiveRequest>* members) {
   const CollectiveRequest& first = (*members)[0];
   if (!IsHostCollectiveType(first.kernel_device_type)) {
-    return absl::UnimplementedError(absl::StrCat(
-        "members on ", first.kernel_device_type,
-        " kernels (device memory) across processes need NCCL across "
-        "processes, which dflow does not have yet; place the group's "
-        "members on CPU devices"));
+    return nccl_.RunInstance(members);  // device memory: NCCL
   }
   absl::StatusOr<Layout> layout = LayoutOf(first, task_name_);
   if (!layout.ok()) return layout.status();

@@ -29,8 +29,8 @@
 // differ in the last bits (same bits from run to run, though). All-gather
 // and broadcast move values without arithmetic: exact.
 //
-// Device memory (GPU kernels) is refused: NCCL across processes is not
-// built.
+// Members in device memory (GPU kernels) go to NCCL instead
+// (nccl_collectives.h), on the same instance thread.
 #ifndef DFLOW_DISTRIBUTED_GLOO_COLLECTIVES_H_
 #define DFLOW_DISTRIBUTED_GLOO_COLLECTIVES_H_
 
@@ -44,6 +44,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "distributed/nccl_collectives.h"
 #include "distributed/worker_channels.h"
 #include "runtime/cross_process_collectives.h"
 
@@ -102,6 +103,7 @@ class GlooCollectives : public CrossProcessCollectives,
   const std::string task_name_;
   const std::string host_;
   WorkerChannels* const channels_;
+  NcclCollectives nccl_;  // the groups in device memory
 
   mutable std::mutex mu_;
   std::map<std::string, std::shared_ptr<Group>> groups_;  // mu_

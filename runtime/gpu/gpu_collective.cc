@@ -4,6 +4,7 @@
 #include <memory>
 #include <mutex>
 #include <set>
+#include <thread>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -88,6 +89,19 @@ std::string DescribeGpuCollectivePath(
                       absl::StrJoin(names, ", "), "): this build has no NCCL");
 }
 
+namespace {
+
+// The group's size and member r's rank in it: the members themselves, or
+// spec.group_size and spec.ranks when other processes hold ranks too.
+int GroupSize(const GpuCollectiveSpec& spec, int members) {
+  return spec.communicator != nullptr ? spec.group_size : members;
+}
+int RankOf(const GpuCollectiveSpec& spec, int r) {
+  return spec.communicator != nullptr ? spec.ranks[r] : r;
+}
+
+}  // namespace
+
 absl::Status ValidateGpuCollective(
     const GpuCollectiveSpec& spec,
     const std::vector<GpuCollectiveMember>& members) {
@@ -102,10 +116,34 @@ absl::Status ValidateGpuCollective(
         absl::StrCat(label, ": negative element count ", spec.count));
   }
   const bool broadcast = spec.op == GpuCollectiveOp::kBroadcast;
-  if (broadcast && (spec.source < 0 || spec.source >= n)) {
+  const int group_size = GroupSize(spec, n);
+  if (spec.communicator != nullptr) {
+    if (static_cast<int>(spec.ranks.size()) != n || group_size < n) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(label, ": ", n, " members here but ", spec.ranks.size(),
+                       " ranks given, of a group of ", group_size));
+    }
+    if (spec.communicator->size() != n) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(label, ": the communicator has ",
+                       spec.communicator->size(), " ranks here, not ", n));
+    }
+    for (int rank : spec.ranks) {
+      if (rank < 0 || rank >= group_size) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(label, ": rank ", rank, " is outside the group's 0..",
+                         group_size - 1));
+      }
+    }
+    if (spec.path == GpuCollectivePath::kDeviceRing) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(label, ": ranks in other processes need the NCCL path"));
+    }
+  }
+  if (broadcast && (spec.source < 0 || spec.source >= group_size)) {
     return absl::InvalidArgumentError(
         absl::StrCat(label, ": the broadcast's sender is rank ", spec.source,
-                     " but the group has ranks 0..", n - 1));
+                     " but the group has ranks 0..", group_size - 1));
   }
   for (int r = 0; r < n; ++r) {
     const GpuCollectiveMember& m = members[r];
@@ -118,8 +156,8 @@ absl::Status ValidateGpuCollective(
           member(), " has no physical GPU (ordinal ", m.physical_ordinal, ")"));
     }
     if (spec.count == 0) continue;
-    const bool reads = !broadcast || r == spec.source;
-    const bool writes = !broadcast || r != spec.source;
+    const bool reads = !broadcast || RankOf(spec, r) == spec.source;
+    const bool writes = !broadcast || RankOf(spec, r) != spec.source;
     if (reads && m.input == nullptr) {
       return absl::InvalidArgumentError(
           absl::StrCat(member(), " gave no input buffer"));
@@ -340,8 +378,9 @@ absl::Status EnqueueNccl(const GpuCollectiveSpec& spec,
       case GpuCollectiveOp::kBroadcast: {
         // The sender broadcasts in place from its input, which NCCL only
         // reads (send == receive buffer on the root): it has no output.
-        void* buffer =
-            r == spec.source ? const_cast<void*>(m[r].input) : m[r].output;
+        void* buffer = RankOf(spec, r) == spec.source
+                           ? const_cast<void*>(m[r].input)
+                           : m[r].output;
         status =
             NcclStatus(ncclBroadcast(buffer, buffer, count, type, spec.source,
                                      c, streams[r]),
@@ -350,8 +389,26 @@ absl::Status EnqueueNccl(const GpuCollectiveSpec& spec,
       }
     }
   }
-  // A started group is always ended, whatever failed inside it.
-  absl::Status ended = NcclStatus(ncclGroupEnd(), "ncclGroupEnd");
+  // A started group is always ended, whatever failed inside it. On
+  // non-blocking communicators (ranks across processes,
+  // cross_process_nccl_gpu.cc) the end may still be in progress: wait for
+  // each rank's state to settle (its work is enqueued by then).
+  ncclResult_t end = ncclGroupEnd();
+  if (end == ncclInProgress) {
+    end = ncclSuccess;
+    for (int r = 0; r < n && end == ncclSuccess; ++r) {
+      ncclResult_t state = ncclInProgress;
+      do {
+        end = ncclCommGetAsyncError(static_cast<ncclComm_t>(comm.comm(r)),
+                                    &state);
+        if (end == ncclSuccess && state == ncclInProgress) {
+          std::this_thread::yield();
+        }
+      } while (end == ncclSuccess && state == ncclInProgress);
+      if (end == ncclSuccess) end = state;
+    }
+  }
+  absl::Status ended = NcclStatus(end, "ncclGroupEnd");
   if (status.ok()) status = ended;
   if (!status.ok() || !spec.mean || spec.op != GpuCollectiveOp::kAllReduce) {
     return status;
@@ -359,8 +416,8 @@ absl::Status EnqueueNccl(const GpuCollectiveSpec& spec,
   for (int r = 0; r < n && status.ok(); ++r) {
     status = CudaStatus(cudaSetDevice(m[r].physical_ordinal), "cudaSetDevice");
     if (status.ok()) {
-      status =
-          LaunchRingDivide(spec.type, m[r].output, spec.count, n, streams[r]);
+      status = LaunchRingDivide(spec.type, m[r].output, spec.count,
+                                GroupSize(spec, n), streams[r]);
     }
   }
   return status;
@@ -378,7 +435,9 @@ void RunGpuCollective(const GpuCollectiveSpec& spec,
   if (spec.count == 0) return done(absl::OkStatus());
   const int n = static_cast<int>(members.size());
   const GpuCollectivePath path =
-      spec.path.value_or(ChooseGpuCollectivePath(members));
+      spec.communicator != nullptr
+          ? GpuCollectivePath::kNccl
+          : spec.path.value_or(ChooseGpuCollectivePath(members));
 #if !DFLOW_HAVE_NCCL
   if (path == GpuCollectivePath::kNccl) {
     return done(absl::UnavailableError(
@@ -404,7 +463,9 @@ void RunGpuCollective(const GpuCollectiveSpec& spec,
     streams[r] = static_cast<cudaStream_t>(*s);
   }
 #if DFLOW_HAVE_NCCL
-  if (path == GpuCollectivePath::kNccl) {
+  if (spec.communicator != nullptr) {
+    comm = spec.communicator;
+  } else if (path == GpuCollectivePath::kNccl) {
     std::vector<int> ordinals;
     for (const GpuCollectiveMember& m : members) {
       ordinals.push_back(m.physical_ordinal);

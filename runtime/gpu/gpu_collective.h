@@ -29,6 +29,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -77,6 +78,15 @@ struct GpuCollectiveSpec {
   // Unset: ChooseGpuCollectivePath. Set: that path (tests); NCCL for
   // members sharing a GPU is refused.
   std::optional<GpuCollectivePath> path;
+  // NCCL across processes (runtime/cross_process_nccl.h): this process's
+  // ranks of a communicator whose other ranks are in other processes.
+  // `members` are this process's only, member i being rank ranks[i] of
+  // group_size, and `source` is a rank of the whole group; the path is
+  // NCCL. Null: every rank is in `members` (ranks 0..n-1) and the
+  // process's cache (nccl_communicator.h) makes the communicator.
+  std::shared_ptr<NcclCommunicator> communicator;
+  std::vector<int> ranks;
+  int group_size = 0;
 };
 
 // "nccl" when NCCL is available and no two members share a physical GPU

@@ -48,6 +48,15 @@ class NcclCommunicator {
   // Rank r's ncclComm_t (void* keeps NCCL out of this header).
   void* comm(int rank) const { return comms_[rank]; }
 
+  // Owns `comms` (one per ordinal, made elsewhere: this process's ranks of
+  // a communicator across processes, runtime/gpu/cross_process_nccl_gpu.cc);
+  // destroys them with itself.
+  static std::shared_ptr<NcclCommunicator> Adopt(std::vector<int> ordinals,
+                                                 std::vector<void*> comms) {
+    return std::shared_ptr<NcclCommunicator>(
+        new NcclCommunicator(std::move(ordinals), std::move(comms)));
+  }
+
  private:
   friend class NcclCommunicatorCache;
   NcclCommunicator(std::vector<int> ordinals, std::vector<void*> comms)

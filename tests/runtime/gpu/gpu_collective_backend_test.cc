@@ -17,6 +17,7 @@
 #include "runtime/collective_backend.h"
 #include "runtime/collective_executor.h"
 #include "runtime/collective_ring.h"
+#include "runtime/cross_process_nccl.h"
 #include "runtime/device.h"
 #include "runtime/gpu/gpu_device.h"
 #include "runtime/gpu/nccl_communicator.h"
@@ -123,6 +124,26 @@ TEST(GpuCollectiveBackendTest, MembersMustBeGpuDevices) {
   EXPECT_THAT(
       DescribeCollectiveGroup({a.get(), b.get()}),
       StartsWith("cannot run: " + Gpu(0) + " is not a CUDA GPU device"));
+}
+
+// The NCCL engine across processes (cross_process_nccl_gpu.cc) is linked
+// where NCCL is, and refuses members that are not CUDA GPUs before it
+// touches NCCL.
+TEST(CrossProcessNcclTest, EngineIsLinkedAndRefusesNonGpuMembers) {
+  if (!BuiltWithNccl()) GTEST_SKIP() << "built without NCCL";
+  CrossProcessNccl* engine = LinkedCrossProcessNccl();
+  ASSERT_NE(engine, nullptr);
+  EXPECT_THAT(engine->Name(), StartsWith("NCCL "));
+  std::unique_ptr<Device> a = NotAGpuDevice(0);
+  CollectiveRequest member;
+  member.device = Gpu(0);
+  member.device_object = a.get();
+  auto ranks = engine->StartRanks(std::string(128, 'x'), 2, {0}, {&member});
+  EXPECT_EQ(ranks.status().code(), absl::StatusCode::kFailedPrecondition)
+      << ranks.status();
+  auto short_id = engine->StartRanks("id", 2, {0}, {&member});
+  EXPECT_EQ(short_id.status().code(), absl::StatusCode::kInvalidArgument)
+      << short_id.status();
 }
 
 #if DFLOW_HAVE_CUDA
@@ -247,6 +268,47 @@ TEST(GpuCollectiveBackendTest, OneGpuAllReducesThroughNccl) {
   EXPECT_EQ(DescribeCollectiveGroup(gpus.list()),
             "nccl over physical GPU 0 (GPU:0)");
   CheckMeanThroughTheExecutor(gpus);
+}
+
+// The engine's whole path on one GPU: a unique id, the non-blocking init
+// of a one-rank communicator polled until ready, a mean through it. (Ranks
+// in other processes need a GPU each; none was lent to run them.)
+TEST(CrossProcessNcclTest, OneRankRunsTheWholePathOnAGpu) {
+  DFLOW_SKIP_WITHOUT_GPU();
+  if (!BuiltWithNccl()) GTEST_SKIP() << "built without NCCL";
+  CrossProcessNccl* engine = LinkedCrossProcessNccl();
+  ASSERT_NE(engine, nullptr);
+  VirtualGpus gpus(1);
+  absl::StatusOr<std::string> id = engine->NewUniqueId();
+  ASSERT_TRUE(id.ok()) << id.status();
+  EXPECT_EQ(id->size(), 128u);
+  std::vector<CollectiveRequest> members(1);
+  CollectiveRequest& m = members[0];
+  m.kind = CollectiveKind::kAllReduce;
+  m.reduction = Reduction::kMean;
+  m.device = gpus.devices[0]->name();
+  m.device_object = gpus.devices[0].get();
+  m.kernel_device_type = "GPU";
+  m.input = ToDevice(gpus.devices[0].get(), {1.5f, -2.0f, 4.0f});
+  m.output = ToDevice(gpus.devices[0].get(), {0.0f, 0.0f, 0.0f});
+  auto ranks = engine->StartRanks(*id, 1, {0}, {&m});
+  ASSERT_TRUE(ranks.ok()) << ranks.status();
+  absl::Status ready;
+  const absl::Time deadline = absl::Now() + absl::Seconds(60);
+  do {
+    ready = engine->Poll(ranks->get());
+  } while (absl::IsUnavailable(ready) && absl::Now() < deadline);
+  ASSERT_TRUE(ready.ok()) << ready;
+  absl::Notification finished;
+  absl::Status ran;
+  engine->Run(ranks->get(), &members, {0}, 1, -1, [&](absl::Status s) {
+    ran = std::move(s);
+    finished.Notify();
+  });
+  finished.WaitForNotification();
+  ASSERT_TRUE(ran.ok()) << ran;
+  EXPECT_EQ(ToHost(m.output), std::vector<float>({1.5f, -2.0f, 4.0f}));
+  engine->Abort(ranks->get());
 }
 
 #endif  // DFLOW_HAVE_CUDA
