@@ -137,15 +137,20 @@ class GpuCrossProcessNccl : public CrossProcessNccl {
 
   void Abort(Ranks* ranks) override {
     auto* r = static_cast<GpuRanks*>(ranks);
-    for (ncclComm_t& c : r->comms) {
-      if (c != nullptr) ncclCommAbort(c);
-      c = nullptr;
-    }
     if (r->communicator != nullptr) {
-      // Aborted: the communicator must not destroy them again.
-      r->communicator = NcclCommunicator::Adopt(
-          r->ordinals, std::vector<void*>(r->ordinals.size(), nullptr));
+      // Ready ranks belong to the communicator; take them back so that it
+      // does not destroy what is aborted here. No collective uses them by
+      // now (the caller waits for each one's end).
+      std::vector<void*> comms = r->communicator->Release();
+      for (void* c : comms) {
+        if (c != nullptr) ncclCommAbort(static_cast<ncclComm_t>(c));
+      }
+    } else {
+      for (ncclComm_t c : r->comms) {
+        if (c != nullptr) ncclCommAbort(c);
+      }
     }
+    r->comms.assign(r->comms.size(), nullptr);
   }
 
   void Run(Ranks* ranks, std::vector<CollectiveRequest>* members,

@@ -48,6 +48,15 @@ class NcclCommunicator {
   // Rank r's ncclComm_t (void* keeps NCCL out of this header).
   void* comm(int rank) const { return comms_[rank]; }
 
+  // Hands the comms back to the caller (to abort them: an aborted comm
+  // must not be destroyed as well), leaving this communicator empty. Only
+  // when no collective is using it.
+  std::vector<void*> Release() {
+    std::vector<void*> comms = comms_;
+    for (void*& c : comms_) c = nullptr;
+    return comms;
+  }
+
   // Owns `comms` (one per ordinal, made elsewhere: this process's ranks of
   // a communicator across processes, runtime/gpu/cross_process_nccl_gpu.cc);
   // destroys them with itself.
