@@ -211,6 +211,8 @@ void Executor::FrameStep::Propagate(const Tagged& t,
         child->entered.push_back(
             {t.id, live ? std::move((*outputs)[0]) : TensorValue(), live});
       }
+      // The last Enter queues the loop, whose run then holds the frame
+      // open: pending_enters stays at 1 until RunSerialLoop ends it.
       const bool last = child->pending_enters == 1;
       if (!(last && !aborted_ && ReadySerialLoop(child, ready))) {
         --child->pending_enters;

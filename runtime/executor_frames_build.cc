@@ -42,13 +42,14 @@ absl::Status Executor::BuildFrames(const Graph& graph,
     if (op == "NoOp") return Forward::kNoOp;
     return Forward::kNone;
   };
-  // LoopNodeInfo::small_kernel: what FrameStep may run under its lock (it
-  // never blocks there: synchronous, no transfer, variable or state). Of
-  // the internal "_" ops (transfers, arguments) only the fused kernels
-  // (_FusedMatMul, _FusedConv2D, _FusedElementwise) qualify: they compute
-  // and nothing else (the stateful fused collectives fail IsStateful).
-  // LoopNodeInfo::serial_kernel: the same without the lock's reasons to
-  // refuse state.
+  // LoopNodeInfo::serial_kernel: what a serial loop may run (synchronous,
+  // CPU, no transfer, no reference in or out). Of the internal "_" ops
+  // (transfers, arguments) only the fused kernels (_FusedMatMul,
+  // _FusedConv2D, _FusedElementwise) qualify: they compute and nothing else
+  // (the fused collectives are asynchronous).
+  // LoopNodeInfo::small_kernel: what FrameStep may run under its lock: the
+  // same, and neither state nor resource handles (it must never block
+  // there).
   auto may_run_serially = [](const Node& n, const NodeItem& item) {
     if (item.device->kernel_device_type() != "CPU" ||
         !item.deref_slots.empty() || item.kernel->AsAsync() != nullptr ||
