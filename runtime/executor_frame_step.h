@@ -281,7 +281,10 @@ class Executor::FrameStep : public std::enable_shared_from_this<FrameStep> {
 
   void RunQueue(ReadyList queue);
 
-  void Dispatch(const ReadyList& ready, ReadyList* queue);
+  // Queues the cheap nodes of `ready` on `queue` for this thread and hands
+  // the others to the pool, but for one expensive node this thread keeps
+  // when its queue is empty and `may_keep`.
+  void Dispatch(const ReadyList& ready, ReadyList* queue, bool may_keep = true);
 
   // Runs (or skips) one node; false when an async kernel finishes later.
   bool Execute(const Tagged& t, ReadyList* ready);

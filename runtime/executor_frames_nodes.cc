@@ -150,7 +150,13 @@ void Executor::FrameStep::RunQueue(ReadyList queue) {
   }
 }
 
-void Executor::FrameStep::Dispatch(const ReadyList& ready, ReadyList* queue) {
+void Executor::FrameStep::Dispatch(const ReadyList& ready, ReadyList* queue,
+                                   bool may_keep) {
+  const Tagged* keep = nullptr;
+  auto hand_off = [this](const Tagged& r) {
+    exec_->pool_->Schedule(
+        [self = shared_from_this(), r] { self->RunQueue(ReadyList{r}); });
+  };
   for (const Tagged& r : ready) {
     // A serial loop stays on this thread: its kernels are each cheaper
     // than a hand-off (or the pool has one thread), and the loop would
@@ -159,10 +165,20 @@ void Executor::FrameStep::Dispatch(const ReadyList& ready, ReadyList* queue) {
         exec_->inline_[r.id].load(std::memory_order_relaxed) != 0 ||
         exec_->pool_->num_threads() <= 1) {
       queue->push_back(r);
-    } else {
-      exec_->pool_->Schedule(
-          [self = shared_from_this(), r] { self->RunQueue(ReadyList{r}); });
+      continue;
     }
+    if (keep != nullptr) hand_off(*keep);
+    keep = &r;
+  }
+  if (keep == nullptr) return;
+  // One expensive node stays here when this thread has nothing else to
+  // do: a loop body's chain of products would otherwise wake another
+  // thread per kernel while this one sleeps (40 context switches per LSTM
+  // step on two threads).
+  if (queue->empty() && may_keep) {
+    queue->push_back(*keep);
+  } else {
+    hand_off(*keep);
   }
 }
 
@@ -209,7 +225,9 @@ bool Executor::FrameStep::Execute(const Tagged& t, ReadyList* ready) {
           self->Finish(t, ctx.get(), &ready);
           ctx.reset();
           ReadyList queue;
-          self->Dispatch(ready, &queue);
+          // This thread finished another's async kernel (a transfer's
+          // sender, a collective): cheap nodes only.
+          self->Dispatch(ready, &queue, /*may_keep=*/false);
           if (!queue.empty()) self->RunQueue(std::move(queue));
         });
     return false;
