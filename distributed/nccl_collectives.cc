@@ -247,7 +247,7 @@ absl::Status NcclCollectives::RunInstance(
   absl::Status result;
   engine_->Run(group->ranks.get(), members, layout->local_ranks,
                static_cast<int>(layout->devices.size()), source,
-               [&](absl::Status s) {
+               absl::Now() + limit, [&](absl::Status s) {
                  std::lock_guard<std::mutex> lock(mu);
                  result = std::move(s);
                  finished = true;

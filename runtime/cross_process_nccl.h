@@ -18,6 +18,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "runtime/collective_executor.h"
 
 namespace dflow {
@@ -58,12 +59,14 @@ class CrossProcessNccl {
 
   // Runs one collective on ready `ranks`: members[i] is rank ranks[i] of
   // `group_size`; `source` is the broadcast sender's rank (-1 otherwise).
-  // Returns without waiting for the other processes (NCCL enqueues) and
-  // calls `done` once, when every local output is written or with what
-  // failed (after Abort, too).
+  // Returns once the work is enqueued, without waiting for the other
+  // processes to do theirs (giving up at `deadline` if enqueueing itself
+  // waits on them), and calls `done` once, when every local output is
+  // written or with what failed (after Abort, too).
   virtual void Run(Ranks* ranks, std::vector<CollectiveRequest>* members,
                    const std::vector<int>& rank_of_member, int group_size,
-                   int source, std::function<void(absl::Status)> done) = 0;
+                   int source, absl::Time deadline,
+                   std::function<void(absl::Status)> done) = 0;
 };
 
 // The engine linked into this binary, or null.

@@ -155,6 +155,7 @@ class GpuCrossProcessNccl : public CrossProcessNccl {
 
   void Run(Ranks* ranks, std::vector<CollectiveRequest>* members,
            const std::vector<int>& rank_of_member, int group_size, int source,
+           absl::Time deadline,
            std::function<void(absl::Status)> done) override {
     auto* r = static_cast<GpuRanks*>(ranks);
     absl::StatusOr<GpuCollectiveSpec> spec = GpuCollectiveSpecOf(*members);
@@ -166,6 +167,7 @@ class GpuCrossProcessNccl : public CrossProcessNccl {
     spec->ranks = rank_of_member;
     spec->group_size = group_size;
     spec->source = source;
+    spec->deadline = deadline;
     spec->label = absl::StrCat(spec->label, " across processes");
     RunGpuCollective(*spec, *std::move(gpu_members), std::move(done));
   }

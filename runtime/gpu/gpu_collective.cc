@@ -402,6 +402,13 @@ absl::Status EnqueueNccl(const GpuCollectiveSpec& spec,
         end = ncclCommGetAsyncError(static_cast<ncclComm_t>(comm.comm(r)),
                                     &state);
         if (end == ncclSuccess && state == ncclInProgress) {
+          if (absl::Now() > spec.deadline) {
+            return absl::DeadlineExceededError(absl::StrCat(
+                spec.label, ": NCCL was still connecting rank ",
+                RankOf(spec, r),
+                " at the deadline (a rank in another process may be "
+                "missing)"));
+          }
           std::this_thread::yield();
         }
       } while (end == ncclSuccess && state == ncclInProgress);

@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/time/time.h"
 #include "runtime/gpu/gpu_ring_reduce.h"
 #include "runtime/gpu/gpu_streams.h"
 #include "runtime/gpu/nccl_communicator.h"
@@ -87,6 +88,10 @@ struct GpuCollectiveSpec {
   std::shared_ptr<NcclCommunicator> communicator;
   std::vector<int> ranks;
   int group_size = 0;
+  // How long enqueueing on such a communicator may wait for NCCL's
+  // non-blocking calls to settle (its first collective connects to the
+  // other processes): past it, DeadlineExceeded (the caller aborts).
+  absl::Time deadline = absl::InfiniteFuture();
 };
 
 // "nccl" when NCCL is available and no two members share a physical GPU

@@ -50,7 +50,8 @@ class NcclCommunicator {
 
   // Hands the comms back to the caller (to abort them: an aborted comm
   // must not be destroyed as well), leaving this communicator empty. Only
-  // when no collective is using it.
+  // when no collective is being enqueued on it (work already enqueued is
+  // what an abort ends).
   std::vector<void*> Release() {
     std::vector<void*> comms = comms_;
     for (void*& c : comms_) c = nullptr;

@@ -90,7 +90,9 @@ class FakeNccl : public CrossProcessNccl {
 
   void Run(Ranks* ranks, std::vector<CollectiveRequest>* members,
            const std::vector<int>& rank_of_member, int group_size, int source,
+           absl::Time deadline,
            std::function<void(absl::Status)> done) override {
+    EXPECT_GT(deadline, absl::Now());
     auto* r = static_cast<FakeRanks*>(ranks);
     std::unique_lock<std::mutex> lock(mu_);
     Comm& comm = comms_[r->id];

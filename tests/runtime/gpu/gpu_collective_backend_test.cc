@@ -301,10 +301,11 @@ TEST(CrossProcessNcclTest, OneRankRunsTheWholePathOnAGpu) {
   ASSERT_TRUE(ready.ok()) << ready;
   absl::Notification finished;
   absl::Status ran;
-  engine->Run(ranks->get(), &members, {0}, 1, -1, [&](absl::Status s) {
-    ran = std::move(s);
-    finished.Notify();
-  });
+  engine->Run(ranks->get(), &members, {0}, 1, -1,
+              absl::Now() + absl::Seconds(60), [&](absl::Status s) {
+                ran = std::move(s);
+                finished.Notify();
+              });
   finished.WaitForNotification();
   ASSERT_TRUE(ran.ok()) << ran;
   EXPECT_EQ(ToHost(m.output), std::vector<float>({1.5f, -2.0f, 4.0f}));
