@@ -159,4 +159,12 @@ std::string ClusterSpec::ToString() const {
   return absl::StrJoin(jobs, ",");
 }
 
+std::string TaskOfDevice(const std::string& device_name) {
+  const size_t start = device_name.find("/job:");
+  if (start == std::string::npos) return "";
+  const size_t end = device_name.find("/device:", start);
+  return device_name.substr(
+      start, end == std::string::npos ? std::string::npos : end - start);
+}
+
 }  // namespace dflow

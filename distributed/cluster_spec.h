@@ -65,6 +65,10 @@ class ClusterSpec {
 absl::StatusOr<std::pair<std::string, int>> ParseHostPort(
     absl::string_view address);
 
+// The task prefix of a device name ("/job:ps/replica:0/task:0" of
+// "/job:ps/replica:0/task:0/device:CPU:0"); empty if it names no task.
+std::string TaskOfDevice(const std::string& device_name);
+
 }  // namespace dflow
 
 #endif  // DFLOW_DISTRIBUTED_CLUSTER_SPEC_H_

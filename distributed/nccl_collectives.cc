@@ -9,19 +9,11 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "distributed/cluster_spec.h"
 #include "runtime/collective_backend.h"
 
 namespace dflow {
 namespace {
-
-// "/job:worker/replica:0/task:1" of a device name; "" when it names none.
-std::string TaskOf(const std::string& device) {
-  const size_t start = device.find("/job:");
-  if (start == std::string::npos) return "";
-  const size_t end = device.find("/device:", start);
-  return device.substr(
-      start, end == std::string::npos ? std::string::npos : end - start);
-}
 
 std::chrono::milliseconds Millis(absl::Duration d) {
   return std::chrono::milliseconds(
@@ -59,7 +51,7 @@ absl::StatusOr<NcclCollectives::Layout> NcclCollectives::LayoutOf(
   layout.devices = members[0].group_devices;
   std::sort(layout.devices.begin(), layout.devices.end(), DeviceRankLess);
   for (const std::string& d : layout.devices) {
-    const std::string task = TaskOf(d);
+    const std::string task = TaskOfDevice(d);
     if (task.empty()) {
       return absl::InvalidArgumentError(absl::StrCat(
           "group device '", d, "' names no task (/job:J/replica:R/task:T)"));
@@ -71,7 +63,7 @@ absl::StatusOr<NcclCollectives::Layout> NcclCollectives::LayoutOf(
   }
   for (const CollectiveRequest& m : members) {
     auto at = std::find(layout.devices.begin(), layout.devices.end(), m.device);
-    if (at == layout.devices.end() || TaskOf(m.device) != task_name_) {
+    if (at == layout.devices.end() || TaskOfDevice(m.device) != task_name_) {
       return absl::InvalidArgumentError(absl::StrCat(
           "member ", m.node, " on ", m.device, " is not one of task ",
           task_name_, "'s devices of the group (",

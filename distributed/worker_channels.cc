@@ -53,12 +53,4 @@ absl::StatusOr<grpc::GenericStub*> WorkerChannels::GenericStubFor(
   return (*task)->generic.get();
 }
 
-std::string TaskOfDevice(const std::string& device_name) {
-  const size_t start = device_name.find("/job:");
-  if (start == std::string::npos) return "";
-  const size_t end = device_name.find("/device:", start);
-  return device_name.substr(
-      start, end == std::string::npos ? std::string::npos : end - start);
-}
-
 }  // namespace dflow

@@ -42,10 +42,6 @@ class WorkerChannels {
   std::map<std::string, Task> tasks_;                           // mu_
 };
 
-// The task prefix of a device name ("/job:ps/replica:0/task:0" of
-// "/job:ps/replica:0/task:0/device:CPU:0"); empty if it names no task.
-std::string TaskOfDevice(const std::string& device_name);
-
 // Gives gRPC calls carrying tensors room for big ones: gRPC's default
 // receive limit is 4 MB, a layer's weights are often more. This many bytes
 // (2 GB, protobuf's own limit for one message).
