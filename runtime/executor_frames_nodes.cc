@@ -158,11 +158,18 @@ void Executor::FrameStep::Dispatch(const ReadyList& ready, ReadyList* queue,
         [self = shared_from_this(), r] { self->RunQueue(ReadyList{r}); });
   };
   for (const Tagged& r : ready) {
-    // A serial loop stays on this thread: its kernels are each cheaper
-    // than a hand-off (or the pool has one thread), and the loop would
-    // have run on this thread under the usual path too.
-    if (r.id == kSerialLoop ||
-        exec_->inline_[r.id].load(std::memory_order_relaxed) != 0 ||
+    // A serial loop stays on this thread (its kernels are each cheaper than
+    // a hand-off, or the pool has one thread), unless this thread is
+    // another's that finished an async kernel: a whole loop is not cheap.
+    if (r.id == kSerialLoop) {
+      if (may_keep || exec_->pool_->num_threads() <= 1) {
+        queue->push_back(r);
+      } else {
+        hand_off(r);
+      }
+      continue;
+    }
+    if (exec_->inline_[r.id].load(std::memory_order_relaxed) != 0 ||
         exec_->pool_->num_threads() <= 1) {
       queue->push_back(r);
       continue;
