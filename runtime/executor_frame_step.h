@@ -42,6 +42,7 @@
 #include <vector>
 
 #include "absl/container/inlined_vector.h"
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "runtime/executor.h"
@@ -311,12 +312,16 @@ class Executor::FrameStep : public std::enable_shared_from_this<FrameStep> {
                                                 OpKernelContext* ctx,
                                                 absl::Status* error);
 
-  // Propagate and RunForwards under mu_; then tells the step's peers of an
-  // abort that a kernel run there caused (outside mu_: aborting the
-  // rendezvous may run callbacks that take it).
+  // Propagate and RunForwards under mu_ (ChangeAndForward).
   void PropagateAndForward(const Tagged& t,
                            OpKernelContext::OutputValues* outputs,
                            ReadyList* ready);
+
+  // Runs `change` (what a finished node or loop hands on) and RunForwards
+  // under mu_; then tells the step's peers of an abort that a kernel run
+  // there caused (outside mu_: aborting the rendezvous may run callbacks
+  // that take it).
+  void ChangeAndForward(ReadyList* ready, absl::FunctionRef<void()> change);
 
   // Whether CheckStop would stop the step; reads only (callable under mu_).
   bool StopRequested() const;

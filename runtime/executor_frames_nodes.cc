@@ -336,10 +336,15 @@ OpKernelContext::OutputValues* Executor::FrameStep::CheckedOutputs(
 
 void Executor::FrameStep::PropagateAndForward(
     const Tagged& t, OpKernelContext::OutputValues* outputs, ReadyList* ready) {
+  ChangeAndForward(ready, [&] { Propagate(t, outputs, ready); });
+}
+
+void Executor::FrameStep::ChangeAndForward(ReadyList* ready,
+                                           absl::FunctionRef<void()> change) {
   absl::Status abort;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    Propagate(t, outputs, ready);
+    change();
     RunForwards(ready);
     abort.Update(peers_to_abort_);
     peers_to_abort_ = absl::OkStatus();

@@ -295,9 +295,10 @@ void Executor::FrameStep::RunSerialLoop(FrameInstance* f, ReadyList* ready) {
   serial_loop_runs.fetch_add(1, std::memory_order_relaxed);
   std::vector<TensorValue> slots(loop.num_slots);
   for (FrameInstance::Entered& e : f->entered) {
-    for (size_t k = 0; k < loop.enters.size(); ++k) {
-      if (loop.enters[k] == e.enter) slots[k] = std::move(e.value);
-    }
+    const size_t k =
+        std::find(loop.enters.begin(), loop.enters.end(), e.enter) -
+        loop.enters.begin();
+    slots[k] = std::move(e.value);
   }
   f->entered.clear();
   for (const auto& [slot, value] : loop.constants) slots[slot].tensor = value;
@@ -399,9 +400,7 @@ void Executor::FrameStep::RunSerialLoop(FrameInstance* f, ReadyList* ready) {
     }
   }
   slots.clear();  // the loop's values go before the lock is taken
-  absl::Status abort;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
+  ChangeAndForward(ready, [&] {
     if (!aborted_) {
       OpKernelContext::OutputValues out(1);
       for (size_t x = 0; x < exits.size(); ++x) {
@@ -413,11 +412,7 @@ void Executor::FrameStep::RunSerialLoop(FrameInstance* f, ReadyList* ready) {
     }
     --f->pending_enters;          // ReadySerialLoop's hold on the frame
     CleanupIterations(f, ready);  // may free f
-    RunForwards(ready);
-    abort.Update(peers_to_abort_);
-    peers_to_abort_ = absl::OkStatus();
-  }
-  if (!abort.ok()) AbortPeers(abort);
+  });
 }
 
 }  // namespace dflow

@@ -137,20 +137,14 @@ class GpuCrossProcessNccl : public CrossProcessNccl {
 
   void Abort(Ranks* ranks) override {
     auto* r = static_cast<GpuRanks*>(ranks);
-    if (r->communicator != nullptr) {
-      // Ready ranks belong to the communicator; take them back so that it
-      // does not destroy what is aborted here. No collective uses them by
-      // now (the caller waits for each one's end).
-      std::vector<void*> comms = r->communicator->Release();
-      for (void* c : comms) {
-        if (c != nullptr) ncclCommAbort(static_cast<ncclComm_t>(c));
-      }
-    } else {
-      for (ncclComm_t c : r->comms) {
-        if (c != nullptr) ncclCommAbort(c);
-      }
+    // Ready ranks belong to the communicator: it must not destroy them
+    // after the abort. No collective is being enqueued on them by now (the
+    // caller waits for each one's end).
+    if (r->communicator != nullptr) r->communicator->Release();
+    for (ncclComm_t& c : r->comms) {
+      if (c != nullptr) ncclCommAbort(c);
+      c = nullptr;
     }
-    r->comms.assign(r->comms.size(), nullptr);
   }
 
   void Run(Ranks* ranks, std::vector<CollectiveRequest>* members,

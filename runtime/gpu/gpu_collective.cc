@@ -346,6 +346,38 @@ ncclDataType_t NcclType(RingElementType type) {
   return ncclFloat32;
 }
 
+// ncclGroupEnd, waiting for each of the n local ranks to settle when it
+// answers ncclInProgress: on non-blocking communicators (ranks across
+// processes, cross_process_nccl_gpu.cc) the first collective connects to
+// the other processes. Past spec.deadline: DeadlineExceeded (the caller
+// aborts).
+absl::Status NcclGroupEndSettled(const GpuCollectiveSpec& spec,
+                                 const NcclCommunicator& comm, int n) {
+  const ncclResult_t end = ncclGroupEnd();
+  if (end != ncclInProgress) return NcclStatus(end, "ncclGroupEnd");
+  for (int r = 0; r < n; ++r) {
+    ncclResult_t state = ncclInProgress;
+    while (state == ncclInProgress) {
+      if (absl::Status s =
+              NcclStatus(ncclCommGetAsyncError(
+                             static_cast<ncclComm_t>(comm.comm(r)), &state),
+                         "ncclCommGetAsyncError");
+          !s.ok()) {
+        return s;
+      }
+      if (state != ncclInProgress) break;
+      if (absl::Now() > spec.deadline) {
+        return absl::DeadlineExceededError(absl::StrCat(
+            spec.label, ": NCCL was still connecting rank ", RankOf(spec, r),
+            " at the deadline (a rank in another process may be missing)"));
+      }
+      std::this_thread::yield();
+    }
+    if (absl::Status s = NcclStatus(state, "ncclGroupEnd"); !s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
 // Every rank's NCCL call inside one group, each on its GPU's collectives
 // stream `streams[r]`; then the mean's division.
 absl::Status EnqueueNccl(const GpuCollectiveSpec& spec,
@@ -389,33 +421,8 @@ absl::Status EnqueueNccl(const GpuCollectiveSpec& spec,
       }
     }
   }
-  // A started group is always ended, whatever failed inside it. On
-  // non-blocking communicators (ranks across processes,
-  // cross_process_nccl_gpu.cc) the end may still be in progress: wait for
-  // each rank's state to settle (its work is enqueued by then).
-  ncclResult_t end = ncclGroupEnd();
-  if (end == ncclInProgress) {
-    end = ncclSuccess;
-    for (int r = 0; r < n && end == ncclSuccess; ++r) {
-      ncclResult_t state = ncclInProgress;
-      do {
-        end = ncclCommGetAsyncError(static_cast<ncclComm_t>(comm.comm(r)),
-                                    &state);
-        if (end == ncclSuccess && state == ncclInProgress) {
-          if (absl::Now() > spec.deadline) {
-            return absl::DeadlineExceededError(absl::StrCat(
-                spec.label, ": NCCL was still connecting rank ",
-                RankOf(spec, r),
-                " at the deadline (a rank in another process may be "
-                "missing)"));
-          }
-          std::this_thread::yield();
-        }
-      } while (end == ncclSuccess && state == ncclInProgress);
-      if (end == ncclSuccess) end = state;
-    }
-  }
-  absl::Status ended = NcclStatus(end, "ncclGroupEnd");
+  // A started group is always ended, whatever failed inside it.
+  absl::Status ended = NcclGroupEndSettled(spec, comm, n);
   if (status.ok()) status = ended;
   if (!status.ok() || !spec.mean || spec.op != GpuCollectiveOp::kAllReduce) {
     return status;

@@ -48,14 +48,12 @@ class NcclCommunicator {
   // Rank r's ncclComm_t (void* keeps NCCL out of this header).
   void* comm(int rank) const { return comms_[rank]; }
 
-  // Hands the comms back to the caller (to abort them: an aborted comm
-  // must not be destroyed as well), leaving this communicator empty. Only
-  // when no collective is being enqueued on it (work already enqueued is
-  // what an abort ends).
-  std::vector<void*> Release() {
-    std::vector<void*> comms = comms_;
+  // Lets go of the comms without destroying them (their maker aborts
+  // them: an aborted comm must not be destroyed as well). Only when no
+  // collective is being enqueued on it (work already enqueued is what an
+  // abort ends).
+  void Release() {
     for (void*& c : comms_) c = nullptr;
-    return comms;
   }
 
   // Owns `comms` (one per ordinal, made elsewhere: this process's ranks of
