@@ -83,6 +83,25 @@ void ThreadPool::ParallelFor(int64_t total, int64_t cost_per_unit,
     fn(0, total);
     return;
   }
+  RunClaimedBlocks(total, blocks, /*helpers=*/blocks - 1, fn);
+}
+
+void ThreadPool::ParallelForEach(int64_t units,
+                                 const std::function<void(int64_t)>& fn) {
+  if (units <= 0) return;
+  const int64_t helpers = std::min<int64_t>(num_threads_, units) - 1;
+  if (helpers <= 0) {
+    for (int64_t u = 0; u < units; ++u) fn(u);
+    return;
+  }
+  RunClaimedBlocks(units, units, helpers, [&fn](int64_t begin, int64_t end) {
+    for (int64_t u = begin; u < end; ++u) fn(u);
+  });
+}
+
+void ThreadPool::RunClaimedBlocks(
+    int64_t total, int64_t blocks, int64_t helpers,
+    const std::function<void(int64_t, int64_t)>& fn) {
   // Blocks are claimed from a shared counter by the caller and by helpers.
   // The caller keeps claiming until none are left, then waits only for
   // blocks already running; it never waits for work still queued behind a
@@ -112,7 +131,7 @@ void ThreadPool::ParallelFor(int64_t total, int64_t cost_per_unit,
       }
     }
   };
-  for (int64_t b = 1; b < blocks; ++b) {
+  for (int64_t h = 0; h < helpers; ++h) {
     pool_->Schedule([state, work] { work(state.get()); });
   }
   work(state.get());

@@ -49,6 +49,12 @@ class ThreadPool {
   // how many blocks are worth it: small loops run inline on the caller.
   void ParallelFor(int64_t total, int64_t cost_per_unit,
                    const std::function<void(int64_t, int64_t)>& fn);
+  // Calls fn(u) for every u in [0, units), each unit claimed on its own by
+  // the caller or one of up to num_threads() - 1 helpers, and returns when
+  // all are done. For units each worth a hand-off (a GEMM's row panels):
+  // a helper that starts late, its thread busy with another kernel, takes
+  // only the units still left instead of a fixed share the caller waits on.
+  void ParallelForEach(int64_t units, const std::function<void(int64_t)>& fn);
 
   // There is deliberately no Eigen ThreadPoolDevice here: its parallelFor
   // blocks the caller until queued blocks run, which deadlocks when kernels
@@ -56,6 +62,11 @@ class ThreadPool {
   // evaluate each block on Eigen's default (single-threaded) device.
 
  private:
+  // Splits [0, total) into `blocks` equal blocks claimed from a counter by
+  // the caller and `helpers` scheduled workers.
+  void RunClaimedBlocks(int64_t total, int64_t blocks, int64_t helpers,
+                        const std::function<void(int64_t, int64_t)>& fn);
+
   int num_threads_;
   std::unique_ptr<Eigen::ThreadPoolInterface> pool_;
 };

@@ -6,12 +6,15 @@
 #include <complex>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <type_traits>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/kernel_util_gemm_library.h"
+#include "kernels/cpu/kernel_util_gemm_packed.h"
 
 namespace dflow {
 
@@ -22,6 +25,12 @@ namespace {
 // core saves (the seed MLP's 100x500x10 layer, 0.5M, ran at 42 GFLOP/s as
 // one call and 23 split in two).
 constexpr int64_t kMinParallelMacs = int64_t{1} << 20;
+// oneDNN packs op(B) once per product from this many elements (k * n) on:
+// 1024^3 went from 53 to 102 GFLOP/s on AVX2 (ONEDNN_MAX_CPU_ISA=AVX2, one
+// thread; AVX-512 90-100 -> 99-103), while products with op(B) of 0.4-0.9M
+// elements (the seed MLP's, CIFAR-10's fully connected layers) measured
+// 5-45% slower packed.
+constexpr int64_t kMinPackedElements = int64_t{1} << 20;
 // Each block keeps at least this many rows (columns) of C, so BLAS still
 // runs its full-width micro-kernels.
 constexpr int64_t kMinBlockRows = 32;
@@ -71,30 +80,35 @@ int64_t BlockStart(int64_t i, int64_t blocks, int64_t size, int64_t align) {
   return std::min(size, (raw + align / 2) / align * align);
 }
 
-// One kGemmRowPanel-row panel of a float product: rows r0..r0+rows-1 of C.
-// A short last panel is computed as a full one on a zero-padded copy, so
-// every call has the same shape (kernel_util_gemm_library.h says why). The
-// library always computes alpha * op(A) * op(B) alone (beta 0): oneDNN's
-// one-column product with beta != 0 gave rows 8-9 of a panel other bits
-// than rows 0-1; beta * C is added here, the same way for every row.
-void SgemmPanel(GemmLibrary library, bool ta, bool tb, int64_t r0, int rows,
-                int n, int k, float alpha, const float* a, int lda,
-                const float* b, int ldb, float beta, float* c, int ldc) {
+// Computes a whole kGemmRowPanel-row panel, alpha * op(A panel) * op(B)
+// with beta 0, from the panel's first row of op(A) and its leading
+// dimension, into C with leading dimension ldc.
+using PanelProduct =
+    absl::FunctionRef<void(const float* a_panel, int lda, float* c, int ldc)>;
+
+// One kGemmRowPanel-row panel of a float product: rows r0..r0+rows-1 of C
+// (n columns). A short last panel is computed as a full one on a
+// zero-padded copy, so every call has the same shape
+// (kernel_util_gemm_library.h says why). The library always computes
+// alpha * op(A) * op(B) alone (beta 0): oneDNN's one-column product with
+// beta != 0 gave rows 8-9 of a panel other bits than rows 0-1; beta * C is
+// added here, the same way for every row.
+void SgemmPanel(PanelProduct product, bool ta, int64_t r0, int rows, int n,
+                int k, const float* a, int lda, float beta, float* c,
+                int ldc) {
   constexpr int p = kGemmRowPanel;
   // Rows r0.. of op(A): rows of A, or columns when A is transposed.
   const float* a_panel = ta ? a + r0 : a + r0 * lda;
   float* c_panel = c + r0 * ldc;
   if (rows == p && beta == 0.0f) {
-    SingleThreadedSgemm(library, ta, tb, p, n, k, alpha, a_panel, lda, b, ldb,
-                        0.0f, c_panel, ldc);
+    product(a_panel, lda, c_panel, ldc);
     return;
   }
   // Reused across calls on this thread: a product's last panel is common.
-  thread_local std::vector<float> padded_a, product;
-  product.resize(static_cast<size_t>(p) * n);
+  thread_local std::vector<float> padded_a, panel_c;
+  panel_c.resize(static_cast<size_t>(p) * n);
   if (rows == p) {
-    SingleThreadedSgemm(library, ta, tb, p, n, k, alpha, a_panel, lda, b, ldb,
-                        0.0f, product.data(), n);
+    product(a_panel, lda, panel_c.data(), n);
   } else {
     padded_a.assign(static_cast<size_t>(p) * k, 0.0f);
     for (int i = 0; i < rows; ++i) {
@@ -108,12 +122,11 @@ void SgemmPanel(GemmLibrary library, bool ta, bool tb, int64_t r0, int rows,
                     a_panel + static_cast<int64_t>(i) * lda, sizeof(float) * k);
       }
     }
-    SingleThreadedSgemm(library, ta, tb, p, n, k, alpha, padded_a.data(),
-                        ta ? p : k, b, ldb, 0.0f, product.data(), n);
+    product(padded_a.data(), ta ? p : k, panel_c.data(), n);
   }
   for (int i = 0; i < rows; ++i) {
     float* out = c_panel + static_cast<int64_t>(i) * ldc;
-    const float* in = product.data() + static_cast<size_t>(i) * n;
+    const float* in = panel_c.data() + static_cast<size_t>(i) * n;
     if (beta == 0.0f) {  // C is only written: NaNs in it do not propagate
       std::memcpy(out, in, sizeof(float) * n);
     } else {
@@ -122,38 +135,85 @@ void SgemmPanel(GemmLibrary library, bool ta, bool tb, int64_t r0, int rows,
   }
 }
 
-// A float product as kGemmRowPanel-row panels, whole panels split over the
-// pool: a row's bits depend on neither m nor the number of threads.
+// Column chunks of a float product with n columns, about 256 columns each,
+// boundaries on multiples of 16: a function of n alone, so a column is
+// computed by the same call shape whatever m, the thread count or the rows
+// around it (the bits stay independent of the batch). Why: oneDNN's
+// A * B^T ran far faster on 256-column chunks of B (CIFAR-10's local3
+// input gradient, 32x384 * (2304x384)^T: 37 -> 55 GFLOP/s at one thread;
+// its step 138 -> 134 ms); other shapes in bench/matmul_bench within noise.
+int64_t GemmColumnChunks(int64_t n) {
+  constexpr int64_t kChunkColumns = 256;
+  return std::max<int64_t>(1, n / kChunkColumns);
+}
+
+// A chunk of op(B)'s columns packed by oneDNN once, by the first panel
+// that needs it (kernel_util_gemm_packed.h).
+struct PackedChunk {
+  std::once_flag once;
+  OneDnnPackedB b;
+  bool ok = false;
+};
+
+// A float product as kGemmRowPanel-row panels times GemmColumnChunks column
+// chunks, each claimed on its own by a thread of the pool: a row's bits
+// depend on neither m nor the number of threads.
 void RowPanelSgemm(ThreadPool* pool, bool ta, bool tb, int64_t m, int n, int k,
                    float alpha, const float* a, int lda, const float* b,
                    int ldb, float beta, float* c, int ldc) {
   const GemmLibrary library = ChooseFloatGemmLibrary(n, k, tb);
   const int64_t panels = (m + kGemmRowPanel - 1) / kGemmRowPanel;
-  auto run = [&](int64_t first, int64_t last) {
-    for (int64_t i = first; i < last; ++i) {
-      const int64_t r0 = i * kGemmRowPanel;
-      const int rows =
-          static_cast<int>(std::min<int64_t>(kGemmRowPanel, m - r0));
-      SgemmPanel(library, ta, tb, r0, rows, n, k, alpha, a, lda, b, ldb, beta,
-                 c, ldc);
+  const int64_t chunks = GemmColumnChunks(n);
+  // oneDNN packs a large op(B) once for all panels (kernel_util_gemm_packed.h;
+  // packing takes no alpha, so only products without one). Smaller ones
+  // measured as fast or faster without: packing is one thread's work that
+  // the panels wait for (seed MLP layer 1, 100x784x500 on 2 threads: 145
+  // -> 80 GFLOP/s packed).
+  const bool pack = library == GemmLibrary::kOneDnn && alpha == 1.0f &&
+                    panels > 1 && int64_t{n} * k >= kMinPackedElements;
+  std::unique_ptr<PackedChunk[]> packs(pack ? new PackedChunk[chunks] : nullptr);
+  auto run = [&](int64_t unit) {
+    const int64_t panel = unit / chunks, chunk = unit % chunks;
+    const int64_t r0 = panel * kGemmRowPanel;
+    const int rows = static_cast<int>(std::min<int64_t>(kGemmRowPanel, m - r0));
+    const int64_t j0 = BlockStart(chunk, chunks, n, kColAlign);
+    const int nc = static_cast<int>(BlockStart(chunk + 1, chunks, n, kColAlign) - j0);
+    // Columns j0.. of op(B): columns of B, or rows when B is transposed.
+    const float* b_chunk = tb ? b + j0 * ldb : b + j0;
+    auto by_library = [&](const float* a_panel, int panel_lda, float* out,
+                          int out_ld) {
+      SingleThreadedSgemm(library, ta, tb, kGemmRowPanel, nc, k, alpha,
+                          a_panel, panel_lda, b_chunk, ldb, 0.0f, out, out_ld);
+    };
+    if (pack) {
+      PackedChunk& packed = packs[chunk];
+      std::call_once(packed.once, [&] {
+        packed.ok = packed.b.Pack(ta, tb, nc, k, b_chunk, ldb, lda);
+      });
+      if (packed.ok) {
+        SgemmPanel(
+            [&](const float* a_panel, int panel_lda, float* out, int out_ld) {
+              if (!packed.b.Compute(a_panel, panel_lda, out, out_ld)) {
+                by_library(a_panel, panel_lda, out, out_ld);
+              }
+            },
+            ta, r0, rows, nc, k, a, lda, beta, c + j0, ldc);
+        return;
+      }
     }
+    SgemmPanel(by_library, ta, r0, rows, nc, k, a, lda, beta, c + j0, ldc);
   };
-  const int threads = pool == nullptr ? 1 : pool->num_threads();
+  const int64_t units = panels * chunks;
   // m * n * k < kMinParallelMacs, without overflow.
   const bool small = m * n < (kMinParallelMacs + k - 1) / k;
-  const int64_t blocks = small ? 1 : std::min<int64_t>(threads, panels);
-  if (blocks <= 1) {
-    run(0, panels);
+  if (small || pool == nullptr || pool->num_threads() <= 1 || units <= 1) {
+    for (int64_t u = 0; u < units; ++u) run(u);
     return;
   }
-  auto block = [&](int64_t first, int64_t last) {
-    for (int64_t i = first; i < last; ++i) {
-      run(panels * i / blocks, panels * (i + 1) / blocks);
-    }
-  };
-  // One unit per block, each priced far above ParallelFor's threshold so
-  // every block may go to its own thread.
-  pool->ParallelFor(blocks, int64_t{1} << 40, block);
+  // Units are claimed one by one: with fixed shares, a share whose thread
+  // was still busy with another kernel (seed 001's moving averages beside
+  // its first MatMul) finished a whole share late while the caller waited.
+  pool->ParallelForEach(units, run);
 }
 
 }  // namespace

@@ -87,8 +87,10 @@ TEST_F(GemmRowsTest, TheLibrariesInUseIgnoreARowsPosition) {
 // the same rows of the whole product, bit for bit, for shapes on both
 // sides of every threshold (OpenBLAS/oneDNN, narrow, one column, GEMV-like
 // single rows, wide B^T (oneDNN avx2 once gave those position-dependent
-// rows), B^T with fewer than 128 columns (OpenBLAS), every transposition, 1-3
-// threads, and alpha/beta with padded leading dimensions.
+// rows), B^T with fewer than 128 columns (OpenBLAS), op(B) large enough for
+// oneDNN to pack it once (1040x1024: parts of one panel are not packed, so
+// packed and unpacked panels must agree), every transposition, 1-3 threads,
+// and alpha/beta with padded leading dimensions.
 TEST_F(GemmRowsTest, RowsDoNotDependOnTheProductTheyArePartOf) {
   constexpr int64_t kRows = 150;
   struct Shape {
@@ -105,7 +107,8 @@ TEST_F(GemmRowsTest, RowsDoNotDependOnTheProductTheyArePartOf) {
   ThreadPool* pools[] = {nullptr, &pool2, &pool3};
   for (const Shape& s : {Shape{8, 12}, Shape{5, 8}, Shape{1, 7}, Shape{10, 500},
                          Shape{32, 32}, Shape{100, 100}, Shape{500, 784},
-                         Shape{400, 20}, Shape{2304, 64}, Shape{96, 256}}) {
+                         Shape{400, 20}, Shape{2304, 64}, Shape{96, 256},
+                         Shape{1040, 1024}}) {
     for (int t = 0; t < 4; ++t) {
       const bool ta = t & 1, tb = t & 2;
       const int64_t lda = (ta ? kRows : s.k) + 1;
