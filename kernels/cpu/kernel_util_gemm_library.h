@@ -59,7 +59,8 @@
 // and without it 24-row panels ran faster overall than 48-row ones with it
 // (100x500x784 tb 73 vs 62 GFLOP/s; 32x384x2304 tb 35 vs 58), so it went. The
 // cost is the padding (a batch of 100 computes 120 rows) and repacking op(B)
-// once per panel. bench/matmul_bench, dflow's MatMul, GFLOP/s 1 thread / 2
+// once per panel (except where oneDNN packs a large op(B) once per product:
+// kernel_util_gemm_packed.h). bench/matmul_bench, dflow's MatMul, GFLOP/s 1 thread / 2
 // threads, before (one call per product, blocks split by thread) -> 24-row
 // panels, on the 2-core Zen 4 while loaded (raised priority):
 //   1024^3          102 / 153  ->  98 / 149
