@@ -76,6 +76,7 @@ absl::StatusOr<std::unique_ptr<Executor>> Executor::Create(
     item.may_output_dead =
         IsSwitchOp(n->op()) || (n->op() == kRecvOp && RecvMayBeDead(*n));
     item.runs_when_dead = n->op() == "_Send";
+    item.is_control_trigger = n->op() == "ControlTrigger";
     if (item.may_output_dead) exec->has_deadness_ = true;
     if (n->op() == kRetvalOp) {
       const Edge* in = n->input_edge(0);
@@ -480,7 +481,7 @@ class Executor::Step : public std::enable_shared_from_this<Step> {
     }
     bool input_dead = false;
     if (exec_->has_deadness_) {
-      input_dead = InputDead(id);
+      input_dead = InputDead(id) && !item.is_control_trigger;
       if (input_dead && !item.runs_when_dead) {
         if (!item.dead_fetch_error.empty()) {
           Abort(absl::InvalidArgumentError(

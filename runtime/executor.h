@@ -211,6 +211,10 @@ class Executor : public std::enable_shared_from_this<Executor> {
     bool is_merge = false;         // runs with dead data inputs
     bool may_output_dead = false;  // an unset output is dead (Switch, _Recv)
     bool runs_when_dead = false;   // _Send: runs with empty inputs
+    // ControlTrigger: never dead, its inputs' deadness stops at it
+    // (TensorFlow's rule; a loop gradient's f_sync/b_sync triggers wait on
+    // stack pushes and pops that only one branch of a cond runs).
+    bool is_control_trigger = false;
     // For a _Retval: the error when what it fetches is dead.
     std::string dead_fetch_error;
   };
@@ -289,7 +293,6 @@ class Executor : public std::enable_shared_from_this<Executor> {
     bool is_constant = false;  // an Enter with is_constant
     bool is_exit = false;
     bool is_next_iteration = false;
-    bool is_control_trigger = false;  // never dead (TensorFlow's rule)
     int merge_controls = 0;           // a Merge: its control inputs
     int merge_data_inputs = 0;        // a Merge: its data inputs
     // What the frame step may compute itself, under its lock, instead of

@@ -102,8 +102,6 @@ absl::Status Executor::BuildFrames(const Graph& graph,
     } else if (IsExitOp(op)) {
       info.is_exit = true;
       frames_[frame].exits.push_back(static_cast<int>(i));
-    } else if (op == "ControlTrigger") {
-      info.is_control_trigger = true;
     } else if (IsNextIterationOp(op)) {
       info.is_next_iteration = true;
       for (const Edge* e : n->out_edges()) {

@@ -67,7 +67,7 @@ void Executor::FrameStep::RunSmallKernel(const Tagged& t, ReadyList* ready) {
   const NodeItem& item = exec_->nodes_[t.id];
   const LoopNodeInfo& ln = exec_->loop_nodes_[t.id];
   TensorValue* inputs = &t.it->inputs[ln.local_input];
-  if (t.it->dead[ln.local] != 0) {
+  if (t.it->dead[ln.local] != 0 && !item.is_control_trigger) {
     ClearValues(inputs, item.num_inputs);
     Propagate(t, nullptr, ready);
     return;
@@ -198,7 +198,7 @@ bool Executor::FrameStep::Execute(const Tagged& t, ReadyList* ready) {
   const LoopNodeInfo& ln = exec_->loop_nodes_[t.id];
   CheckStop();
   // Written by the producers under mu_ before the node became ready.
-  const bool dead = t.it->dead[ln.local] != 0 && !ln.is_control_trigger;
+  const bool dead = t.it->dead[ln.local] != 0 && !item.is_control_trigger;
   TensorValue* inputs = &t.it->inputs[ln.local_input];
   if (aborted_ || (dead && !item.runs_when_dead)) {
     if (dead && !aborted_ && !item.dead_fetch_error.empty()) {

@@ -166,9 +166,19 @@ absl::StatusOr<Tensor> TensorArray::ReadLocked(int64_t index,
   }
   Element& e = elements_[index];
   if (!e.written) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(DebugString(), ": cannot read index ", index,
-                     ", which no write reached yet; write it first"));
+    // TensorFlow reads zeros where no write reached when the element shape
+    // is fully known (dynamic_rnn with sequence_length shorter than its
+    // time steps stacks such elements); else it fails, as here.
+    if (options_.element_shape.IsFullyDefined()) {
+      e.read = true;
+      return Zeros(options_.dtype, options_.element_shape, ctx);
+    }
+    return absl::InvalidArgumentError(absl::StrCat(
+        DebugString(), ": cannot read index ", index,
+        ", which no write reached yet, and the element shape ",
+        options_.element_shape.ToString(),
+        " is not fully defined; write it first or give the TensorArray a "
+        "full element_shape (then unwritten elements read as zeros)"));
   }
   if (e.cleared) {
     return absl::InvalidArgumentError(absl::StrCat(

@@ -71,7 +71,8 @@ INSTANTIATE_TEST_SUITE_P(Models, TfLoopsTest,
                          ::testing::Values("counter", "sum_to_n", "nested",
                                            "cond_in_loop", "const_capture",
                                            "shape_grows", "loop_grad", "rnn",
-                                           "rnn_grad"));
+                                           "rnn_grad", "cond_grad_in_loop",
+                                           "partial_array"));
 
 TEST(TfLoopsTest, LoopWithItsBodyOnAnotherDevice) {
   SessionOptions options;

@@ -145,6 +145,29 @@ def rnn_grad(x, n):
   return tf.gradients(tf.reduce_sum(outputs), seq)[0]
 
 
+def cond_grad_in_loop(x, n):
+  # out = d sum(v) / dx with v = v * x on even i, v + x^2 on odd i: the v1
+  # gradient's stack pushes and pops run in one branch only, and its
+  # ControlTrigger syncs wait on them (never dead, TensorFlow's rule)
+  def body(i, v):
+    v = tf1.cond(tf.equal(i % 2, 0), lambda: v * x, lambda: v + tf.square(x))
+    return i + 1, v
+  _, v = tf1.while_loop(lambda i, v: i < n, body, [tf.constant(0), x])
+  return tf.gradients(tf.reduce_sum(v), x)[0]
+
+
+def partial_array(x, n):
+  # A TensorArray of 5 elements of shape [3] written at i < min(n, 5) only:
+  # the unwritten elements stack as zeros (the element shape is known), as
+  # dynamic_rnn's outputs past every sequence_length do; out is [15]
+  ta = tf1.TensorArray(F32, size=5, element_shape=[3])
+  def body(i, ta):
+    return i + 1, ta.write(i, x * tf.cast(i + 1, F32))
+  _, ta = tf1.while_loop(lambda i, ta: i < tf.minimum(n, 5), body,
+                         [tf.constant(0), ta])
+  return tf.reshape(ta.stack(), [-1])
+
+
 def device_loop(x, n):
   # for i < n: v = v * x + 1 with the body's arithmetic on /cpu:1
   def body(i, v):
@@ -158,7 +181,8 @@ def device_loop(x, n):
 MODELS = {"counter": counter, "sum_to_n": sum_to_n, "nested": nested,
           "cond_in_loop": cond_in_loop, "const_capture": const_capture,
           "shape_grows": shape_grows, "loop_grad": loop_grad, "rnn": rnn,
-          "rnn_grad": rnn_grad, "device_loop": device_loop}
+          "rnn_grad": rnn_grad, "cond_grad_in_loop": cond_grad_in_loop,
+          "partial_array": partial_array, "device_loop": device_loop}
 
 
 def config():
