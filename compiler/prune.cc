@@ -131,6 +131,15 @@ absl::StatusOr<PrunedGraph> PruneGraph(const Graph& graph,
     auto it = fed.find(std::make_pair(node->id(), index));
     return it == fed.end() ? -1 : it->second;
   };
+  // A control edge from a fed Placeholder waits for the feed instead, as in
+  // TensorFlow: the Placeholder itself would fail for want of a value
+  // (tf.compat.v1.metrics hang `^value` edges on their inputs). Other fed
+  // nodes still run for their control edges.
+  auto control_feed_of = [&](const Node* node) {
+    const std::string& op = node->op();
+    return op == "Placeholder" || op == "PlaceholderV2" ? feed_of(node, 0)
+                                                        : -1;
+  };
 
   // Walk back from fetches and targets, not past fed tensors.
   std::vector<const Node*> stack;
@@ -179,7 +188,8 @@ absl::StatusOr<PrunedGraph> PruneGraph(const Graph& graph,
       ++unsupported_by_op[n->op()];
     }
     for (const Edge* e : n->in_edges()) {
-      if (!e->IsControl() && feed_of(e->src, e->src_output) >= 0) {
+      if (e->IsControl() ? control_feed_of(e->src) >= 0
+                         : feed_of(e->src, e->src_output) >= 0) {
         continue;
       }
       if (!keep[e->src->id()]) stack.push_back(e->src);
@@ -248,7 +258,9 @@ absl::StatusOr<PrunedGraph> PruneGraph(const Graph& graph,
       }
     }
     for (const Edge* e : n->in_edges()) {
-      if (e->IsControl()) pruned.AddControlEdge(copy_of[e->src->id()], copy);
+      if (!e->IsControl()) continue;
+      const int f = control_feed_of(e->src);
+      pruned.AddControlEdge(f >= 0 ? args[f] : copy_of[e->src->id()], copy);
     }
   }
   for (size_t i = 0; i < request.fetches.size(); ++i) {

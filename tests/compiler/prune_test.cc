@@ -138,6 +138,23 @@ TEST_F(PruneTest, AFetchedFeedReadsItsArg) {
   EXPECT_FALSE(nodes.contains("a"));
 }
 
+// As in TensorFlow: a control edge from a fed Placeholder waits for the
+// feed's _Arg (the Placeholder would fail unfed); tf.compat.v1.metrics put
+// such edges on their inputs.
+TEST_F(PruneTest, AControlEdgeFromAFedPlaceholderWaitsForTheFeed) {
+  Scope s = root_;
+  Output p = ops::Placeholder(s.WithOpName("p"), DT_FLOAT);
+  ops::Neg(s.WithOpName("after_p").WithControlDependencies(p),
+           ops::Const(s.WithOpName("k"), 3.0f));
+  ASSERT_TRUE(root_.ok()) << root_.status();
+  absl::StatusOr<PrunedGraph> pruned = Prune({"p"}, {"after_p"});
+  ASSERT_TRUE(pruned.ok()) << pruned.status();
+  auto nodes = ByName(DefOf(*pruned));
+  EXPECT_FALSE(nodes.contains("p"));
+  ASSERT_TRUE(nodes.contains("after_p"));
+  EXPECT_THAT(nodes["after_p"]->input(), ElementsAre("k", "^_arg_0"));
+}
+
 TEST_F(PruneTest, BadRequestsSayWhatIsWrong) {
   struct Case {
     std::vector<std::string> feeds, fetches, targets;
