@@ -76,7 +76,41 @@ Output Log(const Scope& scope, Input x);
 Output Sigmoid(const Scope& scope, Input x);
 Output Tanh(const Scope& scope, Input x);
 Output Floor(const Scope& scope, Input x);
+// Beyond the core (math_ops_special.cc): |x|, sign, trigonometric and
+// hyperbolic functions, log1p/expm1, 1/x (Reciprocal, and Inv, its old
+// name), rounding (Round and Rint: halves to even), erf/erfc, lgamma,
+// digamma, and the finite/NaN/infinity predicates (bool outputs).
+Output Abs(const Scope& scope, Input x);
+Output Sign(const Scope& scope, Input x);
+Output Sin(const Scope& scope, Input x);
+Output Cos(const Scope& scope, Input x);
+Output Tan(const Scope& scope, Input x);
+Output Asin(const Scope& scope, Input x);
+Output Acos(const Scope& scope, Input x);
+Output Atan(const Scope& scope, Input x);
+Output Sinh(const Scope& scope, Input x);
+Output Cosh(const Scope& scope, Input x);
+Output Asinh(const Scope& scope, Input x);
+Output Acosh(const Scope& scope, Input x);
+Output Atanh(const Scope& scope, Input x);
+Output Log1p(const Scope& scope, Input x);
+Output Expm1(const Scope& scope, Input x);
+Output Reciprocal(const Scope& scope, Input x);
+Output Inv(const Scope& scope, Input x);
+Output Round(const Scope& scope, Input x);
+Output Rint(const Scope& scope, Input x);
+Output Ceil(const Scope& scope, Input x);
+Output Erf(const Scope& scope, Input x);
+Output Erfc(const Scope& scope, Input x);
+Output Lgamma(const Scope& scope, Input x);
+Output Digamma(const Scope& scope, Input x);
+Output IsFinite(const Scope& scope, Input x);
+Output IsNan(const Scope& scope, Input x);
+Output IsInf(const Scope& scope, Input x);
 // Gradients given the forward output `y` and the incoming gradient `dy`.
+Output RsqrtGrad(const Scope& scope, Input y, Input dy);
+Output SqrtGrad(const Scope& scope, Input y, Input dy);
+Output ReciprocalGrad(const Scope& scope, Input y, Input dy);
 Output SigmoidGrad(const Scope& scope, Input y, Input dy);
 Output TanhGrad(const Scope& scope, Input y, Input dy);
 

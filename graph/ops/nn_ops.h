@@ -25,6 +25,22 @@ namespace ops {
 Output Relu(const Scope& scope, Input features);
 // `gradients` where features > 0, else 0.
 Output ReluGrad(const Scope& scope, Input gradients, Input features);
+// More activations (nn_ops_activations.cc), TensorFlow's definitions.
+Output Softplus(const Scope& scope, Input features);
+Output Softsign(const Scope& scope, Input features);
+Output Relu6(const Scope& scope, Input features);
+Output Elu(const Scope& scope, Input features);
+Output Selu(const Scope& scope, Input features);
+Output LeakyRelu(const Scope& scope, Input features, float alpha = 0.2f);
+// Their gradients: EluGrad and SeluGrad take the forward outputs, the
+// others the features.
+Output SoftplusGrad(const Scope& scope, Input gradients, Input features);
+Output SoftsignGrad(const Scope& scope, Input gradients, Input features);
+Output Relu6Grad(const Scope& scope, Input gradients, Input features);
+Output EluGrad(const Scope& scope, Input gradients, Input outputs);
+Output SeluGrad(const Scope& scope, Input gradients, Input outputs);
+Output LeakyReluGrad(const Scope& scope, Input gradients, Input features,
+                     float alpha = 0.2f);
 
 // --- Softmax and losses. ---
 

@@ -235,6 +235,26 @@ void BuildGraphWithEveryOp(const Scope& root) {
   ops::Range(a_s, 0, 10, 1);
   ops::BroadcastGradientArgs(a_s, shape, {1, 10});
 
+  // The element-wise math and activations beyond the core set.
+  Scope sm = s.NewSubScope("special");
+  for (auto unary : {ops::Abs, ops::Sign, ops::Sin, ops::Cos, ops::Tan,
+                     ops::Asin, ops::Acos, ops::Atan, ops::Sinh, ops::Cosh,
+                     ops::Asinh, ops::Acosh, ops::Atanh, ops::Log1p,
+                     ops::Expm1, ops::Reciprocal, ops::Inv, ops::Round,
+                     ops::Rint, ops::Ceil, ops::Erf, ops::Erfc, ops::Lgamma,
+                     ops::Digamma, ops::IsFinite, ops::IsNan, ops::IsInf,
+                     ops::Softplus, ops::Softsign, ops::Relu6, ops::Elu,
+                     ops::Selu}) {
+    unary(sm, h);
+  }
+  for (auto binary : {ops::RsqrtGrad, ops::SqrtGrad, ops::ReciprocalGrad,
+                      ops::SoftplusGrad, ops::SoftsignGrad, ops::Relu6Grad,
+                      ops::EluGrad, ops::SeluGrad}) {
+    binary(sm, h, h);
+  }
+  ops::LeakyRelu(sm, h, 0.3f);
+  ops::LeakyReluGrad(sm, h, h, 0.3f);
+
   // Floor division, logic, selection.
   Scope lg = s.NewSubScope("logic");
   Output fl = ops::Floor(lg, h);

@@ -119,7 +119,7 @@ TEST_P(TfCondTest, BothStylesAcrossTwoDevices) {
 
 INSTANTIATE_TEST_SUITE_P(Models, TfCondTest,
                          ::testing::Values("simple", "consts", "nested",
-                                           "two_outputs"));
+                                           "two_outputs", "grad"));
 
 TEST(LowerFunctionalIfTest, ShowsInThePassDump) {
   SessionOptions options;

@@ -42,6 +42,16 @@ EXTRA_OPS = [
     # tf.image (issue 21) and the CIFAR-10 reader.
     "ReverseV2", "AdjustContrastv2", "ResizeBilinear", "ResizeBilinearGrad",
     "RandomUniformInt", "FixedLengthRecordReaderV2",
+    # graph/ops/math_ops_special.cc and nn_ops_activations.cc.
+    "Abs", "Sign", "Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh",
+    "Cosh", "Asinh", "Acosh", "Atanh", "Log1p", "Expm1", "Reciprocal", "Inv",
+    "Round", "Rint", "Ceil", "Erf", "Erfc", "Lgamma", "Digamma", "IsFinite",
+    "IsNan", "IsInf", "RsqrtGrad", "SqrtGrad", "ReciprocalGrad", "Softplus",
+    "Softsign", "Relu6", "Elu", "Selu", "LeakyRelu", "SoftplusGrad",
+    "SoftsignGrad", "Relu6Grad", "EluGrad", "SeluGrad", "LeakyReluGrad",
+    # TensorFlow 2's cond gradients (graph/ops/data_flow_ops_optional.cc).
+    "OptionalFromValue", "OptionalNone", "OptionalHasValue",
+    "OptionalGetValue",
 ]
 
 

@@ -40,8 +40,16 @@ def two_outputs(x, p, q):
   return a * b
 
 
+def grad(x, p, q):
+  # out = d sum(cond) / dx: TensorFlow 2's gradient If reads the forward
+  # branch's intermediates (tanh(x) here) through Optional values
+  # (OptionalFromValue in one branch, OptionalNone in the other).
+  y = tf1.cond(p, lambda: tf.tanh(x) * x, lambda: tf.exp(x) * 3.0)
+  return tf.gradients(tf.reduce_sum(y), x)[0]
+
+
 MODELS = {"simple": simple, "consts": consts, "nested": nested,
-          "two_outputs": two_outputs}
+          "two_outputs": two_outputs, "grad": grad}
 
 
 def build(fn, v2):
