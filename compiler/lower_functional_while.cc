@@ -46,19 +46,6 @@ class WhileLowering {
           "end (its cond sees nothing that changes), give it a "
           "counter"));
     }
-    for (size_t i = 0; i < types.size(); ++i) {
-      const DataType t = BaseType(types[i]);
-      // Variants (TensorLists) are values and flow through frames like
-      // any tensor; a resource handle would need its variable in the frame.
-      if (t == DT_RESOURCE) {
-        return absl::UnimplementedError(absl::StrCat(
-            label_, ": loop variable ", i,
-            " is a resource (DT_RESOURCE); lowering While over resource loop "
-            "variables is not supported yet: build the loop in the TF1 style "
-            "(tf.compat.v1.disable_control_flow_v2()) or pass the values "
-            "instead of handles"));
-      }
-    }
     for (const NameAttrList* f : {&cond, &body}) {
       if (absl::Status s = CheckCallable(label_, f->name(), functions_);
           !s.ok()) {
@@ -108,6 +95,22 @@ class WhileLowering {
     if (pivot < 0) {
       invariant.assign(n, false);
       pivot = 0;
+    }
+    // Variants (TensorLists) are values and flow through frames like any
+    // tensor. A resource handle enters once, as a constant, when the body
+    // passes it through unchanged (a variable the loop reads or updates,
+    // as TensorFlow 2 captures one); one the body replaces would need its
+    // variable carried round the back edge.
+    for (size_t i = 0; i < n; ++i) {
+      if (BaseType(types[i]) == DT_RESOURCE && !invariant[i]) {
+        return absl::UnimplementedError(absl::StrCat(
+            label_, ": loop variable ", i,
+            " is a resource (DT_RESOURCE) that the body replaces; only "
+            "handles the body passes through unchanged are supported: build "
+            "the loop in the TF1 style "
+            "(tf.compat.v1.disable_control_flow_v2()) or pass the values "
+            "instead of handles"));
+      }
     }
 
     // Into the frame, and the loop variables' value in each iteration:

@@ -80,6 +80,31 @@ TopKOutputs TopKV2(const Scope& scope, Input input, Input k,
 // tie rule: ties count as in; non-finite predictions are never in).
 Output InTopKV2(const Scope& scope, Input predictions, Input targets, Input k);
 
+// --- index_ops_nd.cc: GatherNd, ScatterNd, ListDiff. ---
+
+// Slices of `params` at the index tuples of the last dimension of `indices`:
+// the output has shape indices[:-1] + params[indices.shape[-1]:].
+Output GatherNd(const Scope& scope, Input params, Input indices);
+
+// Zeros of shape `shape` with `updates` added at `indices` (duplicates
+// add up): updates has shape indices[:-1] + shape[indices.shape[-1]:].
+Output ScatterNd(const Scope& scope, Input indices, Input updates,
+                 Input shape);
+
+struct ListDiffAttrs {
+  DataType out_idx = DT_INT32;
+  ListDiffAttrs& OutIdx(DataType v) {
+    out_idx = v;
+    return *this;
+  }
+};
+struct ListDiffOutputs {
+  Output out;  // The elements of x not in y, in x's order.
+  Output idx;  // x[idx[i]] == out[i].
+};
+ListDiffOutputs ListDiff(const Scope& scope, Input x, Input y,
+                         const ListDiffAttrs& attrs = {});
+
 }  // namespace ops
 }  // namespace dflow
 

@@ -204,6 +204,41 @@ struct ArgMaxAttrs {
 Output ArgMax(const Scope& scope, Input input, Input dimension,
               const ArgMaxAttrs& attrs = {});
 
+// Index of the smallest value along the scalar axis `dimension`
+// (graph/ops/math_ops_reduction.cc; ArgMaxAttrs' output_type: int32/int64).
+Output ArgMin(const Scope& scope, Input input, Input dimension,
+              const ArgMaxAttrs& attrs = {});
+
+// --- Batched matrix products, clipping (math_ops_batch_matmul.cc). ---
+
+struct BatchMatMulAttrs {
+  // Adjoint (conjugate transpose) of the last two dimensions of x / y.
+  bool adj_x = false;
+  bool adj_y = false;
+  BatchMatMulAttrs& AdjX(bool v) {
+    adj_x = v;
+    return *this;
+  }
+  BatchMatMulAttrs& AdjY(bool v) {
+    adj_y = v;
+    return *this;
+  }
+};
+// output[..., :, :] = op(x[..., :, :]) * op(y[..., :, :]). BatchMatMul
+// needs equal batch dimensions; V2 and V3 broadcast them. V3 names the
+// output type (x, y and Tout one type on dflow's CPU kernels).
+Output BatchMatMul(const Scope& scope, Input x, Input y,
+                   const BatchMatMulAttrs& attrs = {});
+Output BatchMatMulV2(const Scope& scope, Input x, Input y,
+                     const BatchMatMulAttrs& attrs = {});
+Output BatchMatMulV3(const Scope& scope, Input x, Input y, DataType Tout,
+                     const BatchMatMulAttrs& attrs = {});
+
+// min(max(t, clip_value_min), clip_value_max) element-wise; the bounds are
+// scalars or have t's shape.
+Output ClipByValue(const Scope& scope, Input t, Input clip_value_min,
+                   Input clip_value_max);
+
 // --- Comparisons and casts. ---
 
 struct CastAttrs {

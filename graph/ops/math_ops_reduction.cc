@@ -1,9 +1,9 @@
 // Math ops, the reductions and scans: Sum, Mean, Max, Min, Prod, ArgMax,
-// Cumsum and Cumprod, with their shape functions and builder wrappers. Specs
-// follow TensorFlow's `core/ops/math_ops.cc`. Part of the math_ops family
-// declared in graph/ops/math_ops.h (the family's BUILD rule globs
-// math_ops*.cc); split from math_ops.cc, which keeps the element-wise ops,
-// MatMul, Cast and the operators, only to keep each file to one concept.
+// ArgMin, Cumsum and Cumprod, with their shape functions and builder
+// wrappers. Specs follow TensorFlow's `core/ops/math_ops.cc`. Part of the
+// math_ops family declared in graph/ops/math_ops.h (the family's BUILD rule
+// globs math_ops*.cc); split from math_ops.cc, which keeps the element-wise
+// ops, MatMul, Cast and the operators, only to keep each file to one concept.
 #include <cstdint>
 #include <set>
 #include <vector>
@@ -216,6 +216,19 @@ DFLOW_REGISTER_OP("ArgMax")
     .SetShapeFn(ArgMaxShape)
     .Doc("Index of the largest value across an axis.");
 
+DFLOW_REGISTER_OP("ArgMin")
+    .Input("input: T")
+    .Input("dimension: Tidx")
+    .Output("output: output_type")
+    .Attr(
+        "T: {float, double, int32, uint8, int16, int8, int64, bfloat16, "
+        "uint16, half, uint32, uint64, qint8, quint8, qint32, qint16, "
+        "quint16, bool}")
+    .Attr("Tidx: {int32, int64} = DT_INT32")
+    .Attr("output_type: {int32, int64} = DT_INT64")
+    .SetShapeFn(ArgMaxShape)
+    .Doc("Index of the smallest value across an axis.");
+
 // --- Wrappers. ---
 
 namespace ops {
@@ -270,6 +283,14 @@ Output Cumprod(const Scope& scope, Input x, Input axis,
 Output ArgMax(const Scope& scope, Input input, Input dimension,
               const ArgMaxAttrs& attrs) {
   return FirstOutput(OpBuilder(scope, "ArgMax")
+                         .Input(input)
+                         .Input(dimension)
+                         .Attr("output_type", attrs.output_type)
+                         .Finalize());
+}
+Output ArgMin(const Scope& scope, Input input, Input dimension,
+              const ArgMaxAttrs& attrs) {
+  return FirstOutput(OpBuilder(scope, "ArgMin")
                          .Input(input)
                          .Input(dimension)
                          .Attr("output_type", attrs.output_type)

@@ -85,6 +85,10 @@ struct BroadcastGradientArgsOutputs {
 BroadcastGradientArgsOutputs BroadcastGradientArgs(const Scope& scope, Input s0,
                                                    Input s1);
 
+// The shape that shapes s0 and s1 (int32/int64 vectors) broadcast to
+// (shape_ops_broadcast_args.cc).
+Output BroadcastArgs(const Scope& scope, Input s0, Input s1);
+
 // The inverse of the permutation `x` (an int32/int64 vector): y[x[i]] = i.
 // Transposing by it undoes a Transpose by `x`.
 Output InvertPermutation(const Scope& scope, Input x);

@@ -193,6 +193,20 @@ DFLOW_REGISTER_OP("VarIsInitializedOp")
     .SetShapeFn(shape_fns::ScalarShape)
     .Doc("Whether the resource variable has been assigned a value.");
 
+DFLOW_REGISTER_OP("VariableShape")
+    .Input("input: resource")
+    .Output("output: out_type")
+    .Attr("out_type: {int32, int64} = DT_INT32")
+    .SetIsStateful()
+    .SetShapeFn([](InferenceContext* c) {
+      // One entry per dimension of the value the handle declares.
+      const TensorShape& value = c->input_shape_value(0);
+      c->set_output(0, TensorShape({value.unknown_rank() ? -1 : value.rank()}));
+      return absl::OkStatus();
+    })
+    .Doc("The shape of the resource variable's value (TensorFlow 2's "
+         "gradients of a variable captured in a loop or cond read it).");
+
 // --- Gather and scatter on variables. ---
 
 // The variable's shape: a reference input's own, a resource handle's value.
@@ -438,6 +452,11 @@ Output ResourceCountUpTo(const Scope& scope, Input resource, int64_t limit,
 Output VarIsInitializedOp(const Scope& scope, Input resource) {
   return FirstOutput(
       OpBuilder(scope, "VarIsInitializedOp").Input(resource).Finalize());
+}
+
+Output VariableShape(const Scope& scope, Input resource) {
+  return FirstOutput(
+      OpBuilder(scope, "VariableShape").Input(resource).Finalize());
 }
 
 Output ResourceGather(const Scope& scope, Input resource, Input indices,

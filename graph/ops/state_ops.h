@@ -122,6 +122,8 @@ Operation AssignSubVariableOp(const Scope& scope, Input resource, Input value);
 Output IsVariableInitialized(const Scope& scope, Input ref);
 // The same for a resource variable.
 Output VarIsInitializedOp(const Scope& scope, Input resource);
+// The shape of a resource variable's value (int32 vector).
+Output VariableShape(const Scope& scope, Input resource);
 
 // --- Counting up to a limit. ---
 

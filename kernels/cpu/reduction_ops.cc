@@ -1,6 +1,6 @@
 // Reductions on the CPU: Sum, Mean, Prod, Max, Min over the axes given as
 // an int32/int64 input (scalar or vector; negative axes count from the end;
-// no axes returns the input), ArgMax along one axis, the cumulative
+// no axes returns the input), ArgMax and ArgMin along one axis, the cumulative
 // reductions Cumsum and Cumprod along one axis, and L2Loss (sum(t^2) / 2).
 // The reduction engine is kernels/cpu/kernel_util_reduce.h.
 #include <algorithm>
@@ -147,16 +147,28 @@ DFLOW_REGISTER_KERNEL(KernelDefBuilder("Any")
                           .TypeConstraint("Tidx", {DT_INT32, DT_INT64}),
                       LogicalReductionOp<false>);
 
-// --- ArgMax. ---
+// --- ArgMax, ArgMin. ---
 
-// Indices of the largest values along the middle dimension of a [P, R, Q]
-// view. Ties go to the first index. Like TensorFlow's Eigen reducer, the
-// running best starts at the type's lowest value and only a strictly larger
-// value replaces it, so NaNs are skipped (an all-NaN run gives 0).
-template <typename E, typename Out>
+// Whether `v` replaces `best`: strictly larger (ArgMax) or smaller (ArgMin).
+template <bool kMin, typename E>
+bool Better(const E& v, const E& best) {
+  if constexpr (kMin) {
+    return v < best;
+  } else {
+    return v > best;
+  }
+}
+
+// Indices of the largest (kMin: smallest) values along the middle dimension
+// of a [P, R, Q] view. Ties go to the first index. Like TensorFlow's Eigen
+// reducers, the running best starts at the type's lowest (highest) value
+// and only a strictly better value replaces it, so NaNs are skipped (an
+// all-NaN run gives 0).
+template <bool kMin, typename E, typename Out>
 void ArgMaxLoop(OpKernelContext* ctx, const E* in, int64_t P, int64_t R,
                 int64_t Q, Out* out) {
-  const E lowest = Eigen::NumTraits<E>::lowest();
+  const E lowest = kMin ? Eigen::NumTraits<E>::highest()
+                        : Eigen::NumTraits<E>::lowest();
   constexpr int64_t kBlock = 256;
   if (Q == 1) {
     ParallelForShards(ctx, P, R, [&](int64_t b, int64_t e) {
@@ -165,7 +177,7 @@ void ArgMaxLoop(OpKernelContext* ctx, const E* in, int64_t P, int64_t R,
         E best = lowest;
         int64_t index = 0;
         for (int64_t r = 0; r < R; ++r) {
-          if (row[r] > best) {
+          if (Better<kMin>(row[r], best)) {
             best = row[r];
             index = r;
           }
@@ -188,7 +200,7 @@ void ArgMaxLoop(OpKernelContext* ctx, const E* in, int64_t P, int64_t R,
       for (int64_t r = 0; r < R; ++r) {
         const E* row = in + (p * R + r) * Q + q0;
         for (int64_t j = 0; j < n; ++j) {
-          if (row[j] > best[j]) {
+          if (Better<kMin>(row[j], best[j])) {
             best[j] = row[j];
             index[j] = r;
           }
@@ -201,7 +213,7 @@ void ArgMaxLoop(OpKernelContext* ctx, const E* in, int64_t P, int64_t R,
   });
 }
 
-template <typename T>
+template <typename T, bool kMin = false>
 class ArgMaxOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
@@ -267,7 +279,8 @@ class ArgMaxOp : public OpKernel {
     }
     OP_REQUIRES(ctx, R - 1 <= max_index,
                 absl::InvalidArgumentError(absl::StrCat(
-                    "ArgMax over axis ", a, " of shape ", shape.ToString(),
+                    type_string(), " over axis ", a, " of shape ",
+                    shape.ToString(),
                     " has indices up to ", R - 1, ", which output_type ",
                     DataTypeName(out_type), " cannot hold")));
     Tensor* out = nullptr;
@@ -276,16 +289,16 @@ class ArgMaxOp : public OpKernel {
     const auto* src = EigenData<T>(in);
     switch (out_type) {
       case DT_INT16:
-        ArgMaxLoop(ctx, src, P, R, Q, out->data<int16_t>());
+        ArgMaxLoop<kMin>(ctx, src, P, R, Q, out->data<int16_t>());
         break;
       case DT_UINT16:
-        ArgMaxLoop(ctx, src, P, R, Q, out->data<uint16_t>());
+        ArgMaxLoop<kMin>(ctx, src, P, R, Q, out->data<uint16_t>());
         break;
       case DT_INT32:
-        ArgMaxLoop(ctx, src, P, R, Q, out->data<int32_t>());
+        ArgMaxLoop<kMin>(ctx, src, P, R, Q, out->data<int32_t>());
         break;
       case DT_INT64:
-        ArgMaxLoop(ctx, src, P, R, Q, out->data<int64_t>());
+        ArgMaxLoop<kMin>(ctx, src, P, R, Q, out->data<int64_t>());
         break;
       default:
         ctx->SetStatus(absl::InvalidArgumentError(
@@ -295,6 +308,9 @@ class ArgMaxOp : public OpKernel {
     }
   }
 };
+
+template <typename T>
+using ArgMinOp = ArgMaxOp<T, true>;
 
 // --- Cumsum, Cumprod. ---
 
@@ -478,7 +494,14 @@ class L2LossOp : public OpKernel {
           .TypeConstraint("Tidx", {DT_INT16, DT_INT32, DT_INT64})     \
           .TypeConstraint("output_type",                              \
                           {DT_INT16, DT_UINT16, DT_INT32, DT_INT64}), \
-      ArgMaxOp<T>)
+      ArgMaxOp<T>);                                                   \
+  DFLOW_REGISTER_KERNEL(                                              \
+      KernelDefBuilder("ArgMin")                                      \
+          .Device(kDeviceCpu)                                         \
+          .TypeConstraint<T>("T")                                     \
+          .TypeConstraint("Tidx", {DT_INT32, DT_INT64})               \
+          .TypeConstraint("output_type", {DT_INT32, DT_INT64}),       \
+      ArgMinOp<T>)
 
 DFLOW_REGISTER_REAL(float);
 DFLOW_REGISTER_REAL(double);
@@ -503,6 +526,12 @@ DFLOW_REGISTER_KERNEL(KernelDefBuilder("ArgMax")
                           .TypeConstraint("output_type", {DT_INT16, DT_UINT16,
                                                           DT_INT32, DT_INT64}),
                       ArgMaxOp<bool>);
+DFLOW_REGISTER_KERNEL(KernelDefBuilder("ArgMin")
+                          .Device(kDeviceCpu)
+                          .TypeConstraint<bool>("T")
+                          .TypeConstraint("Tidx", {DT_INT32, DT_INT64})
+                          .TypeConstraint("output_type", {DT_INT32, DT_INT64}),
+                      ArgMinOp<bool>);
 
 #define DFLOW_REGISTER_SCANS(T)                                            \
   DFLOW_REGISTER_KERNEL(KernelDefBuilder("Cumsum")                         \

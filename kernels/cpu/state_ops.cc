@@ -86,6 +86,35 @@ class AssignUpdateOp : public OpKernel {
   bool is_ref_ = true;
 };
 
+// VariableShape: the resource variable's value's shape, as out_type.
+class VariableShapeOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+  void Compute(OpKernelContext* ctx) override {
+    Var* var = ctx->input_var(0);
+    OP_REQUIRES(ctx, var != nullptr,
+                absl::InternalError("the resource input is not a variable"));
+    TensorShape shape;
+    {
+      std::lock_guard<std::mutex> lock(var->mu());
+      OP_REQUIRES(ctx, var->initialized(),
+                  UninitializedValueError(var->name()));
+      shape = var->value()->shape();
+    }
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx,
+                   ctx->allocate_output(0, TensorShape({shape.rank()}), &out));
+    for (int d = 0; d < shape.rank(); ++d) {
+      if (output_type(0) == DT_INT64) {
+        out->data<int64_t>()[d] = shape.dim(d);
+      } else {
+        out->data<int32_t>()[d] = static_cast<int32_t>(shape.dim(d));
+      }
+    }
+  }
+  bool IsExpensive() const override { return false; }
+};
+
 // IsVariableInitialized (ref) and VarIsInitializedOp (resource): reads no
 // value, so never fails on an uninitialized variable.
 class IsInitializedOp : public OpKernel {
@@ -193,6 +222,8 @@ DFLOW_REGISTER_KERNEL(KernelDefBuilder("IsVariableInitialized")
                       IsInitializedOp);
 DFLOW_REGISTER_KERNEL(KernelDefBuilder("VarIsInitializedOp").Device(kDeviceCpu),
                       IsInitializedOp);
+DFLOW_REGISTER_KERNEL(KernelDefBuilder("VariableShape").Device(kDeviceCpu),
+                      VariableShapeOp);
 
 #define DFLOW_REGISTER_COUNT_UP_TO(T)                                          \
   DFLOW_REGISTER_KERNEL(                                                       \

@@ -2,9 +2,9 @@
 // (one Enter/Merge/Switch/Exit/NextIteration per loop variable, one
 // LoopCond, frame_name and parallel_iterations from the call, input-less
 // body nodes inside the frame), the call's readers moved to the Exits, a
-// graph without loops left alone, resource loop variables refused, the
-// lowered loop computing what the While does, and loop variables the body
-// returns unchanged entering once as constants.
+// graph without loops left alone, the lowered loop computing what the
+// While does, and loop variables the body returns unchanged entering once
+// as constants (resource handles too: tests/runtime/tf_loops_test).
 #include "compiler/lower_functional_while.h"
 
 #include <algorithm>
@@ -309,29 +309,6 @@ TEST(LowerFunctionalWhileTest, GraphWithoutWhileIsUnchanged) {
   google::protobuf::TextFormat::PrintToString(before, &before_text);
   google::protobuf::TextFormat::PrintToString(after, &after_text);
   EXPECT_EQ(before_text, after_text);
-}
-
-TEST(LowerFunctionalWhileTest, ResourceLoopVariableIsUnimplemented) {
-  GraphDef def = LoopGraph();
-  NodeDef* handle = def.add_node();
-  handle->set_name("handle");
-  handle->set_op("Placeholder");
-  (*handle->mutable_attr())["dtype"].set_type(DT_RESOURCE);
-  for (NodeDef& n : *def.mutable_node()) {
-    if (n.name() != "w") continue;
-    n.add_input("handle");
-    (*n.mutable_attr())["T"].mutable_list()->add_type(DT_RESOURCE);
-  }
-  Graph graph;
-  absl::Status imported = ImportGraphDef(def, {}, &graph);
-  ASSERT_TRUE(imported.ok()) << imported;
-  absl::StatusOr<PassResult> result = Lower(&graph);
-  ASSERT_FALSE(result.ok());
-  EXPECT_EQ(result.status().code(), absl::StatusCode::kUnimplemented)
-      << result.status();
-  EXPECT_THAT(result.status().message(), HasSubstr("node 'w'"));
-  EXPECT_THAT(result.status().message(), HasSubstr("loop variable 2"));
-  EXPECT_THAT(result.status().message(), HasSubstr("resource"));
 }
 
 TEST(LowerFunctionalWhileTest, LoweredLoopComputesTheLoop) {

@@ -38,6 +38,7 @@ void BuildGraphWithEveryOp(const Scope& root) {
   ops::AssignAddVariableOp(vars, handle,
                            ops::RandomUniform(vars, {1024, 10}, DT_FLOAT));
   ops::AssignSubVariableOp(vars, handle, ops::Fill(vars, {1024, 10}, 0.0f));
+  ops::VariableShape(vars, handle);
   Output w = ops::ReadVariableOp(vars, handle, DT_FLOAT);
 
   // Optimizer updates, both variable kinds.
@@ -192,6 +193,11 @@ void BuildGraphWithEveryOp(const Scope& root) {
   ops::Cumsum(m, h, 1, ops::ScanAttrs().Exclusive(true));
   ops::Cumprod(m, h, 0, ops::ScanAttrs().Reverse(true));
   Output pred = ops::ArgMax(m, h, 1);
+  ops::ArgMin(m, h, 1, ops::ArgMaxAttrs().OutputType(DT_INT32));
+  ops::BatchMatMul(m, h, h, ops::BatchMatMulAttrs().AdjX(true));
+  ops::BatchMatMulV2(m, h, h, ops::BatchMatMulAttrs().AdjY(true));
+  ops::BatchMatMulV3(m, h, h, DT_FLOAT, ops::BatchMatMulAttrs().AdjY(true));
+  ops::ClipByValue(m, h, 0.0f, 1.0f);
   Output correct = ops::Equal(m, ops::Cast(m, pred, DT_INT32), labels);
   ops::Less(m, h, f);
   ops::Greater(m, mean, 0.5f);
@@ -538,6 +544,12 @@ void BuildGraphWithEveryOp(const Scope& root) {
   ops::TopKV2(ix, h, 3);
   ops::InTopKV2(ix, h, labels, 5);
   ops::BroadcastTo(ix, mean, {2, 3});
+  Output pairs = ops::Const(
+      ix, Tensor::FromVector<int32_t>({0, 1, 2, 3}, TensorShape({2, 2})));
+  ops::GatherNd(ix, h, pairs);
+  ops::ScatterNd(ix, pairs, ops::Const(ix, {1.0f, 2.0f}), {8, 10});
+  ops::ListDiff(ix, labels, ids, ops::ListDiffAttrs().OutIdx(DT_INT64));
+  ops::BroadcastArgs(ix, shape, ops::Const(ix, {1, 10}));
   ops::ShapeN(ix, {h, f});
   ops::PreventGradient(ix, h, "no second derivative");
   ops::Assert(ix, ops::Greater(ix, mean, 0.0f), {mean, shape});

@@ -74,6 +74,25 @@ INSTANTIATE_TEST_SUITE_P(Models, TfLoopsTest,
                                            "rnn_grad", "cond_grad_in_loop",
                                            "partial_array"));
 
+// TensorFlow 2 captures a trained variable in a functional While as a
+// resource loop variable the body passes through: it enters the lowered
+// loop once, as a constant. The graph is the control-flow probe's
+// train_gd_while_resource (tools/tf_probe/control_flow_probe.py): W (3) is
+// a resource variable, v = v * W + x three times, loss = sum(v * v),
+// trained by GradientDescent; the step's loss is TensorFlow's.
+TEST(TfLoopsTest, FunctionalLoopOverACapturedResourceVariableTrains) {
+  absl::StatusOr<std::unique_ptr<Session>> session =
+      Session::Create(Load("resource_train_v2.pb"));
+  ASSERT_TRUE(session.ok()) << session.status();
+  ASSERT_TRUE((*session)->Run({}, {}, {"init"}, nullptr).ok());
+  std::vector<Tensor> out;
+  const absl::Status s = (*session)->Run(
+      {{"tgwr/x", Vector({1, 2, 3})}, {"tgwr/n", Tensor::Scalar<int32_t>(3)}},
+      {"tgwr/Sum:0"}, {"GradientDescent"}, &out);
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_NEAR(out[0].data<float>()[0], 67.26766204833984, 1e-4);
+}
+
 TEST(TfLoopsTest, LoopWithItsBodyOnAnotherDevice) {
   SessionOptions options;
   options.device_count = {{"CPU", 2}};
