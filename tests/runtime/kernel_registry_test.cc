@@ -95,7 +95,7 @@ TEST(KernelRegistryTest, EveryDeclaredOpHasAGpuDefinition) {
     // The loop primitives too: loops run on CPU devices only so far (While
     // and StatelessWhile are lowered to them before placement); and the
     // stacks, TensorArrays and TensorLists of loop gradients and
-    // dynamic_rnn.
+    // dynamic_rnn. And the ops added from the probes (below).
     static const auto* const kNoGpuYet =
         new absl::flat_hash_set<std::string>{"Switch",
                                              "RefSwitch",
@@ -143,7 +143,33 @@ TEST(KernelRegistryTest, EveryDeclaredOpHasAGpuDefinition) {
                                              "StatefulPartitionedCall",
                                              "Case",
                                              "StatelessCase",
-                                             "_SwitchN"};
+                                             "_SwitchN",
+                                             // The ops added from the probes
+                                             // (tools/tf_probe/, session 13):
+                                             // CPU kernels only so far.
+                                             "Abs", "Sign", "Sin", "Cos",
+                                             "Tan", "Asin", "Acos", "Atan",
+                                             "Sinh", "Cosh", "Asinh", "Acosh",
+                                             "Atanh", "Log1p", "Expm1",
+                                             "Reciprocal", "Inv", "Round",
+                                             "Rint", "Ceil", "Erf", "Erfc",
+                                             "Lgamma", "Digamma", "IsFinite",
+                                             "IsNan", "IsInf", "RsqrtGrad",
+                                             "SqrtGrad", "ReciprocalGrad",
+                                             "Softplus", "Softsign", "Relu6",
+                                             "Elu", "Selu", "LeakyRelu",
+                                             "SoftplusGrad", "SoftsignGrad",
+                                             "Relu6Grad", "EluGrad",
+                                             "SeluGrad", "LeakyReluGrad",
+                                             "BatchMatMul", "BatchMatMulV2",
+                                             "BatchMatMulV3", "ClipByValue",
+                                             "ArgMin", "GatherNd", "ScatterNd",
+                                             "ListDiff", "BroadcastArgs",
+                                             "VariableShape",
+                                             "OptionalFromValue",
+                                             "OptionalNone",
+                                             "OptionalHasValue",
+                                             "OptionalGetValue"};
     if (kNoGpuYet->count(op) > 0) continue;
     if (kCpuOnly->count(op) > 0) {
       for (const KernelDef& def : Registry()->DefinitionsForOp(op)) {
