@@ -9,23 +9,13 @@
 #include "absl/strings/str_cat.h"
 #include "graph/tensor.h"
 #include "graph/variant.h"
+#include "kernels/cpu/data_flow_ops_optional.h"
 #include "runtime/kernel_registry.h"
 #include "runtime/op_kernel.h"
 
 namespace dflow {
 namespace {
 
-struct OptionalValue : public VariantValue {
-  bool has_value = false;
-  std::vector<Tensor> components;
-
-  std::string TypeName() const override { return "Optional"; }
-  std::string DebugString() const override {
-    return has_value ? absl::StrCat("Optional<", components.size(),
-                                    " components>")
-                     : "Optional<none>";
-  }
-};
 
 absl::Status SetOptional(OpKernelContext* ctx,
                          std::shared_ptr<const OptionalValue> value) {

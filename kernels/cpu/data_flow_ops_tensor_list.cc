@@ -6,6 +6,7 @@
 // op returns a new list. AddN and ZerosLike of lists (the gradients of
 // TensorFlow 2's while loops add and zero them) are here too: element by
 // element, an unset element counting as zeros.
+#include "kernels/cpu/data_flow_ops_optional.h"
 #include "kernels/cpu/data_flow_ops_tensor_list.h"
 
 #include <algorithm>
@@ -549,10 +550,31 @@ class AddNListsOp : public OpKernel {
 };
 
 // ZerosLike of a TensorList: as long, every set element zeros.
+// ZerosLike of a variant: a list of zeros, or (second-order gradients of a
+// TensorFlow 2 cond) an Optional of zeros.
 class ZerosLikeListOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
   void Compute(OpKernelContext* ctx) override {
+    const Tensor& input = ctx->input(0);
+    if (input.dtype() == DT_VARIANT && input.shape().rank() == 0 &&
+        input.IsInitialized()) {
+      if (const auto* optional = input.data<Variant>()->get<OptionalValue>()) {
+        auto zeros = std::make_shared<OptionalValue>();
+        zeros->has_value = optional->has_value;
+        for (size_t k = 0; k < optional->components.size(); ++k) {
+          const Tensor& c = optional->components[k];
+          absl::StatusOr<Tensor> z = Zeros(ctx, c.dtype(), c.shape(),
+                                           absl::StrCat("component ", k));
+          OP_REQUIRES_OK(ctx, z.status());
+          zeros->components.push_back(*std::move(z));
+        }
+        Tensor* out = nullptr;
+        OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({}), &out));
+        *out->data<Variant>() = Variant(std::move(zeros));
+        return;
+      }
+    }
     absl::StatusOr<const TensorList*> in = ListInput(ctx, 0);
     OP_REQUIRES_OK(ctx, in.status());
     std::shared_ptr<TensorList> out = ListToChange(ctx, 0, **in);

@@ -119,7 +119,7 @@ TEST_P(TfCondTest, BothStylesAcrossTwoDevices) {
 
 INSTANTIATE_TEST_SUITE_P(Models, TfCondTest,
                          ::testing::Values("simple", "consts", "nested",
-                                           "two_outputs", "grad"));
+                                           "two_outputs", "grad", "grad2"));
 
 TEST(LowerFunctionalIfTest, ShowsInThePassDump) {
   SessionOptions options;

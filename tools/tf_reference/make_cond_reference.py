@@ -48,8 +48,16 @@ def grad(x, p, q):
   return tf.gradients(tf.reduce_sum(y), x)[0]
 
 
+def grad2(x, p, q):
+  # out = the second derivative of sum(cond): the gradient of the gradient
+  # If takes ZerosLike of its Optional intermediates.
+  y = tf1.cond(p, lambda: tf.tanh(x) * x, lambda: tf.exp(x) * x)
+  g = tf.gradients(tf.reduce_sum(y), x)[0]
+  return tf.gradients(tf.reduce_sum(g), x)[0]
+
+
 MODELS = {"simple": simple, "consts": consts, "nested": nested,
-          "two_outputs": two_outputs, "grad": grad}
+          "two_outputs": two_outputs, "grad": grad, "grad2": grad2}
 
 
 def build(fn, v2):
