@@ -103,6 +103,15 @@ struct OneHotAttrs {
 Output OneHot(const Scope& scope, Input indices, Input depth, Input on_value,
               Input off_value, const OneHotAttrs& attrs = {});
 
+// Matrices [..., num_rows, num_cols] with `diagonal` [..., L] on their
+// k-th diagonal (k an int32 scalar; num_rows/num_cols -1: the smallest that
+// fit) and padding_value elsewhere: tf.eye, tf.linalg.diag.
+Output MatrixDiagV3(const Scope& scope, Input diagonal, Input k, Input num_rows,
+                    Input num_cols, Input padding_value);
+// The k-th diagonal [..., L] of each innermost matrix of `input`.
+Output MatrixDiagPartV3(const Scope& scope, Input input, Input k,
+                        Input padding_value);
+
 }  // namespace ops
 }  // namespace dflow
 

@@ -259,6 +259,9 @@ void BuildGraphWithEveryOp(const Scope& root) {
     binary(sm, h, h);
   }
   ops::LeakyRelu(sm, h, 0.3f);
+  Output eye = ops::MatrixDiagV3(sm, ops::Const(sm, {1.0f, 1.0f, 1.0f}), 0, -1,
+                                 -1, 0.0f);
+  ops::MatrixDiagPartV3(sm, eye, 0, 0.0f);
   ops::LeakyReluGrad(sm, h, h, 0.3f);
 
   // Floor division, logic, selection.

@@ -1,5 +1,6 @@
-// BatchMatMul/V2/V3, ClipByValue, ArgMin, GatherNd, ScatterNd, ListDiff and
-// BroadcastArgs on a graph TensorFlow 2.21 wrote, against TensorFlow's
+// BatchMatMul/V2/V3, ClipByValue, ArgMin, GatherNd, ScatterNd, ListDiff,
+// BroadcastArgs and MatrixDiagV3/MatrixDiagPartV3 (tf.eye, tf.linalg.diag,
+// diag_part) on a graph TensorFlow 2.21 wrote, against TensorFlow's
 // values (tools/tf_reference/make_array_ops_reference.py): broadcast
 // batches and adjoints, scalar and full clip bounds, ArgMin's ties, int32
 // and int64 indices and shapes, duplicate scatter indices. Then the bad

@@ -166,6 +166,8 @@ TEST(KernelRegistryTest, EveryDeclaredOpHasAGpuDefinition) {
                                              "ArgMin", "GatherNd", "ScatterNd",
                                              "ListDiff", "BroadcastArgs",
                                              "VariableShape",
+                                             "MatrixDiagV3",
+                                             "MatrixDiagPartV3",
                                              "OptionalFromValue",
                                              "OptionalNone",
                                              "OptionalHasValue",

@@ -51,7 +51,7 @@ EXTRA_OPS = [
     "SoftsignGrad", "Relu6Grad", "EluGrad", "SeluGrad", "LeakyReluGrad",
     # TensorFlow 2's cond gradients (graph/ops/data_flow_ops_optional.cc).
     "OptionalFromValue", "OptionalNone", "OptionalHasValue",
-    "OptionalGetValue", "VariableShape",
+    "OptionalGetValue", "VariableShape", "MatrixDiagV3", "MatrixDiagPartV3",
     # Batched products, clipping, ArgMin and the N-d index ops
     # (math_ops_batch_matmul.cc, index_ops_nd.cc,
     # shape_ops_broadcast_args.cc).

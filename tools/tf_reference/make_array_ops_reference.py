@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """TensorFlow 2.21's values for BatchMatMul/V2/V3, ClipByValue, ArgMin,
-GatherNd, ScatterNd, ListDiff and BroadcastArgs.
+GatherNd, ScatterNd, ListDiff, BroadcastArgs and MatrixDiagV3/MatrixDiagPartV3.
 
 Writes tests/testdata/tf_array_ops_more/:
   graph.pb      one TF-written GraphDef (tf.compat.v1 graph mode): shaped
@@ -131,6 +131,19 @@ def build():
     out, index = R.ListDiff(x=p[x], y=p[y], out_idx=idx)
     cases["ListDiff_%s_out" % name] = out
     cases["ListDiff_%s_idx" % name] = index
+  # MatrixDiagV3 / MatrixDiagPartV3: tf.eye, tf.linalg.diag (batched, off
+  # the main diagonal, with explicit sizes) and tf.linalg.diag_part.
+  cases["Diag_eye"] = tf.eye(3)
+  cases["Diag_rect_i32"] = R.MatrixDiagV3(
+      diagonal=tf.constant([4, 5], tf.int32), k=0, num_rows=2, num_cols=4,
+      padding_value=-1)
+  cases["Diag_batch"] = tf.linalg.diag(p["t"])
+  cases["Diag_k1"] = tf.linalg.diag(p["t"], k=1)
+  cases["Diag_km1_sized"] = tf.linalg.diag(p["t"], k=-1, num_rows=5,
+                                           num_cols=4, padding_value=7.0)
+  cases["DiagPart"] = tf.linalg.diag_part(p["bx"])
+  cases["DiagPart_k1"] = tf.linalg.diag_part(p["bx"], k=1)
+  cases["DiagPart_km1"] = tf.linalg.diag_part(p["bx"], k=-1)
   return {k: tf.identity(v, name="out_" + k) for k, v in cases.items()}
 
 

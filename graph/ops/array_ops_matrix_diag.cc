@@ -1,0 +1,128 @@
+// Schemas and builder wrappers of MatrixDiagV3 (tf.eye, tf.linalg.diag) and
+// MatrixDiagPartV3 (tf.linalg.diag_part). Kernels:
+// kernels/cpu/slicing_ops_matrix_diag.cc (one diagonal k; bands of diagonals
+// are refused there with an error).
+#include <algorithm>
+#include <cstdint>
+
+#include "graph/op_registry.h"
+#include "graph/ops/array_ops.h"
+#include "graph/shape_inference.h"
+
+namespace dflow {
+namespace {
+
+// The scalar int32 value of input `i` when known at build time, else -1.
+int64_t KnownScalar(InferenceContext* c, int i) {
+  const Tensor* t = c->input_tensor(i);
+  if (t == nullptr || t->dtype() != DT_INT32 || t->NumElements() != 1) {
+    return -1;
+  }
+  return *t->data<int32_t>();
+}
+
+absl::Status MatrixDiagShape(InferenceContext* c) {
+  const TensorShape& diagonal = c->input(0);
+  const Tensor* k_tensor = c->input_tensor(1);
+  if (diagonal.unknown_rank() || diagonal.rank() < 1 || k_tensor == nullptr ||
+      k_tensor->NumElements() != 1) {
+    c->set_output(0, TensorShape::Unknown());
+    return absl::OkStatus();
+  }
+  const int64_t k = *k_tensor->data<int32_t>();
+  TensorShape out;
+  for (int d = 0; d + 1 < diagonal.rank(); ++d) out.AddDim(diagonal.dim(d));
+  const int64_t len = diagonal.dim(diagonal.rank() - 1);
+  int64_t rows = KnownScalar(c, 2), cols = KnownScalar(c, 3);
+  if (len >= 0) {
+    const int64_t min_rows = len + (k < 0 ? -k : 0);
+    const int64_t min_cols = len + (k > 0 ? k : 0);
+    if (rows < 0 && cols < 0) {  // square, as the kernel makes them
+      rows = cols = std::max(min_rows, min_cols);
+    } else if (rows < 0) {
+      rows = min_rows;
+    } else if (cols < 0) {
+      cols = min_cols;
+    }
+  }
+  out.AddDim(rows);
+  out.AddDim(cols);
+  c->set_output(0, out);
+  return absl::OkStatus();
+}
+
+absl::Status MatrixDiagPartShape(InferenceContext* c) {
+  const TensorShape& input = c->input(0);
+  const Tensor* k_tensor = c->input_tensor(1);
+  if (input.unknown_rank() || input.rank() < 2 || k_tensor == nullptr ||
+      k_tensor->NumElements() != 1) {
+    c->set_output(0, TensorShape::Unknown());
+    return absl::OkStatus();
+  }
+  const int64_t k = *k_tensor->data<int32_t>();
+  TensorShape out;
+  for (int d = 0; d + 2 < input.rank(); ++d) out.AddDim(input.dim(d));
+  const int64_t m = input.dim(input.rank() - 2), n = input.dim(input.rank() - 1);
+  out.AddDim(m < 0 || n < 0 ? -1
+                            : std::max<int64_t>(
+                                  0, std::min(m + std::min<int64_t>(0, k),
+                                              n - std::max<int64_t>(0, k))));
+  c->set_output(0, out);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+DFLOW_REGISTER_OP("MatrixDiagV3")
+    .Input("diagonal: T")
+    .Input("k: int32")
+    .Input("num_rows: int32")
+    .Input("num_cols: int32")
+    .Input("padding_value: T")
+    .Output("output: T")
+    .Attr("T: type")
+    .Attr(
+        "align: {'LEFT_RIGHT', 'RIGHT_LEFT', 'LEFT_LEFT', 'RIGHT_RIGHT'} = "
+        "'RIGHT_LEFT'")
+    .SetShapeFn(MatrixDiagShape)
+    .Doc("Matrices with `diagonal` on their k-th diagonal and padding_value "
+         "elsewhere (num_rows/num_cols -1: the smallest that fit).");
+
+DFLOW_REGISTER_OP("MatrixDiagPartV3")
+    .Input("input: T")
+    .Input("k: int32")
+    .Input("padding_value: T")
+    .Output("diagonal: T")
+    .Attr("T: type")
+    .Attr(
+        "align: {'LEFT_RIGHT', 'RIGHT_LEFT', 'LEFT_LEFT', 'RIGHT_RIGHT'} = "
+        "'RIGHT_LEFT'")
+    .SetShapeFn(MatrixDiagPartShape)
+    .Doc("The k-th diagonal of each innermost matrix of `input`.");
+
+namespace ops {
+
+Output MatrixDiagV3(const Scope& scope, Input diagonal, Input k, Input num_rows,
+                    Input num_cols, Input padding_value) {
+  Operation built = OpBuilder(scope, "MatrixDiagV3")
+                        .Input(diagonal)
+                        .Input(k)
+                        .Input(num_rows)
+                        .Input(num_cols)
+                        .Input(padding_value)
+                        .Finalize();
+  return built.valid() ? built.output(0) : Output();
+}
+
+Output MatrixDiagPartV3(const Scope& scope, Input input, Input k,
+                        Input padding_value) {
+  Operation built = OpBuilder(scope, "MatrixDiagPartV3")
+                        .Input(input)
+                        .Input(k)
+                        .Input(padding_value)
+                        .Finalize();
+  return built.valid() ? built.output(0) : Output();
+}
+
+}  // namespace ops
+}  // namespace dflow
