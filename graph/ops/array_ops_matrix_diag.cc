@@ -4,39 +4,42 @@
 // are refused there with an error).
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 
 #include "graph/op_registry.h"
 #include "graph/ops/array_ops.h"
+#include "graph/ops/shape_fn_util.h"
 #include "graph/shape_inference.h"
 
 namespace dflow {
 namespace {
 
-// The scalar int32 value of input `i` when known at build time, else -1.
-int64_t KnownScalar(InferenceContext* c, int i) {
+// The scalar int32 value of input `i`, if known at build time.
+std::optional<int64_t> KnownScalar(InferenceContext* c, int i) {
   const Tensor* t = c->input_tensor(i);
   if (t == nullptr || t->dtype() != DT_INT32 || t->NumElements() != 1) {
-    return -1;
+    return std::nullopt;
   }
   return *t->data<int32_t>();
 }
 
 absl::Status MatrixDiagShape(InferenceContext* c) {
   const TensorShape& diagonal = c->input(0);
-  const Tensor* k_tensor = c->input_tensor(1);
-  if (diagonal.unknown_rank() || diagonal.rank() < 1 || k_tensor == nullptr ||
-      k_tensor->NumElements() != 1) {
+  const std::optional<int64_t> k = KnownScalar(c, 1);
+  if (diagonal.unknown_rank() || diagonal.rank() < 1 || !k.has_value()) {
     c->set_output(0, TensorShape::Unknown());
     return absl::OkStatus();
   }
-  const int64_t k = *k_tensor->data<int32_t>();
   TensorShape out;
   for (int d = 0; d + 1 < diagonal.rank(); ++d) out.AddDim(diagonal.dim(d));
   const int64_t len = diagonal.dim(diagonal.rank() - 1);
-  int64_t rows = KnownScalar(c, 2), cols = KnownScalar(c, 3);
-  if (len >= 0) {
-    const int64_t min_rows = len + (k < 0 ? -k : 0);
-    const int64_t min_cols = len + (k > 0 ? k : 0);
+  // Sizes fed at run time stay unknown (-1); -1 given means "fit".
+  const std::optional<int64_t> given_rows = KnownScalar(c, 2);
+  const std::optional<int64_t> given_cols = KnownScalar(c, 3);
+  int64_t rows = given_rows.value_or(-1), cols = given_cols.value_or(-1);
+  if (len >= 0 && given_rows.has_value() && given_cols.has_value()) {
+    const int64_t min_rows = len + (*k < 0 ? -*k : 0);
+    const int64_t min_cols = len + (*k > 0 ? *k : 0);
     if (rows < 0 && cols < 0) {  // square, as the kernel makes them
       rows = cols = std::max(min_rows, min_cols);
     } else if (rows < 0) {
@@ -53,20 +56,19 @@ absl::Status MatrixDiagShape(InferenceContext* c) {
 
 absl::Status MatrixDiagPartShape(InferenceContext* c) {
   const TensorShape& input = c->input(0);
-  const Tensor* k_tensor = c->input_tensor(1);
-  if (input.unknown_rank() || input.rank() < 2 || k_tensor == nullptr ||
-      k_tensor->NumElements() != 1) {
+  const std::optional<int64_t> k = KnownScalar(c, 1);
+  if (input.unknown_rank() || input.rank() < 2 || !k.has_value()) {
     c->set_output(0, TensorShape::Unknown());
     return absl::OkStatus();
   }
-  const int64_t k = *k_tensor->data<int32_t>();
   TensorShape out;
   for (int d = 0; d + 2 < input.rank(); ++d) out.AddDim(input.dim(d));
-  const int64_t m = input.dim(input.rank() - 2), n = input.dim(input.rank() - 1);
+  const int64_t m = input.dim(input.rank() - 2),
+                n = input.dim(input.rank() - 1);
   out.AddDim(m < 0 || n < 0 ? -1
                             : std::max<int64_t>(
-                                  0, std::min(m + std::min<int64_t>(0, k),
-                                              n - std::max<int64_t>(0, k))));
+                                  0, std::min(m + std::min<int64_t>(0, *k),
+                                              n - std::max<int64_t>(0, *k))));
   c->set_output(0, out);
   return absl::OkStatus();
 }
@@ -85,8 +87,9 @@ DFLOW_REGISTER_OP("MatrixDiagV3")
         "align: {'LEFT_RIGHT', 'RIGHT_LEFT', 'LEFT_LEFT', 'RIGHT_RIGHT'} = "
         "'RIGHT_LEFT'")
     .SetShapeFn(MatrixDiagShape)
-    .Doc("Matrices with `diagonal` on their k-th diagonal and padding_value "
-         "elsewhere (num_rows/num_cols -1: the smallest that fit).");
+    .Doc(
+        "Matrices with `diagonal` on their k-th diagonal and padding_value "
+        "elsewhere (num_rows/num_cols -1: the smallest that fit).");
 
 DFLOW_REGISTER_OP("MatrixDiagPartV3")
     .Input("input: T")
@@ -104,24 +107,22 @@ namespace ops {
 
 Output MatrixDiagV3(const Scope& scope, Input diagonal, Input k, Input num_rows,
                     Input num_cols, Input padding_value) {
-  Operation built = OpBuilder(scope, "MatrixDiagV3")
-                        .Input(diagonal)
-                        .Input(k)
-                        .Input(num_rows)
-                        .Input(num_cols)
-                        .Input(padding_value)
-                        .Finalize();
-  return built.valid() ? built.output(0) : Output();
+  return shape_fn_util::FirstOutput(OpBuilder(scope, "MatrixDiagV3")
+                                        .Input(diagonal)
+                                        .Input(k)
+                                        .Input(num_rows)
+                                        .Input(num_cols)
+                                        .Input(padding_value)
+                                        .Finalize());
 }
 
 Output MatrixDiagPartV3(const Scope& scope, Input input, Input k,
                         Input padding_value) {
-  Operation built = OpBuilder(scope, "MatrixDiagPartV3")
-                        .Input(input)
-                        .Input(k)
-                        .Input(padding_value)
-                        .Finalize();
-  return built.valid() ? built.output(0) : Output();
+  return shape_fn_util::FirstOutput(OpBuilder(scope, "MatrixDiagPartV3")
+                                        .Input(input)
+                                        .Input(k)
+                                        .Input(padding_value)
+                                        .Finalize());
 }
 
 }  // namespace ops

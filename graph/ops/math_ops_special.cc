@@ -10,6 +10,7 @@
 
 #include "graph/op_registry.h"
 #include "graph/ops/math_ops.h"
+#include "graph/ops/shape_fn_util.h"
 #include "graph/shape_inference.h"
 
 namespace dflow {
@@ -38,16 +39,11 @@ DFLOW_SPECIAL_UNARY_OP("Sign", kRealIntsComplex,
 DFLOW_SPECIAL_UNARY_OP("Sin", kFloatsComplex, "Returns sin(x) element-wise.");
 DFLOW_SPECIAL_UNARY_OP("Cos", kFloatsComplex, "Returns cos(x) element-wise.");
 DFLOW_SPECIAL_UNARY_OP("Tan", kFloatsComplex, "Returns tan(x) element-wise.");
-DFLOW_SPECIAL_UNARY_OP("Asin", kFloatsComplex,
-                       "Returns asin(x) element-wise.");
-DFLOW_SPECIAL_UNARY_OP("Acos", kFloatsComplex,
-                       "Returns acos(x) element-wise.");
-DFLOW_SPECIAL_UNARY_OP("Atan", kFloatsComplex,
-                       "Returns atan(x) element-wise.");
-DFLOW_SPECIAL_UNARY_OP("Sinh", kFloatsComplex,
-                       "Returns sinh(x) element-wise.");
-DFLOW_SPECIAL_UNARY_OP("Cosh", kFloatsComplex,
-                       "Returns cosh(x) element-wise.");
+DFLOW_SPECIAL_UNARY_OP("Asin", kFloatsComplex, "Returns asin(x) element-wise.");
+DFLOW_SPECIAL_UNARY_OP("Acos", kFloatsComplex, "Returns acos(x) element-wise.");
+DFLOW_SPECIAL_UNARY_OP("Atan", kFloatsComplex, "Returns atan(x) element-wise.");
+DFLOW_SPECIAL_UNARY_OP("Sinh", kFloatsComplex, "Returns sinh(x) element-wise.");
+DFLOW_SPECIAL_UNARY_OP("Cosh", kFloatsComplex, "Returns cosh(x) element-wise.");
 DFLOW_SPECIAL_UNARY_OP("Asinh", kFloatsComplex,
                        "Returns asinh(x) element-wise.");
 DFLOW_SPECIAL_UNARY_OP("Acosh", kFloatsComplex,
@@ -70,8 +66,7 @@ DFLOW_SPECIAL_UNARY_OP("Ceil", kFloats,
                        "Returns the smallest integer not below x.");
 DFLOW_SPECIAL_UNARY_OP("Erf", kFloats, "Returns erf(x) element-wise.");
 DFLOW_SPECIAL_UNARY_OP("Erfc", kFloats, "Returns 1 - erf(x) element-wise.");
-DFLOW_SPECIAL_UNARY_OP("Lgamma", kFloats,
-                       "Returns ln|Gamma(x)| element-wise.");
+DFLOW_SPECIAL_UNARY_OP("Lgamma", kFloats, "Returns ln|Gamma(x)| element-wise.");
 DFLOW_SPECIAL_UNARY_OP("Digamma", kFloats,
                        "Returns Psi(x), the derivative of Lgamma.");
 
@@ -103,20 +98,18 @@ DFLOW_PREDICATE_OP("IsInf", "Whether x is +inf or -inf.");
 DFLOW_UNARY_GRAD_OP("RsqrtGrad",
                     "Returns -0.5 * dy * y^3, where y = rsqrt(x).");
 DFLOW_UNARY_GRAD_OP("SqrtGrad", "Returns 0.5 * dy / y, where y = sqrt(x).");
-DFLOW_UNARY_GRAD_OP("ReciprocalGrad",
-                    "Returns -dy * y^2, where y = 1 / x.");
+DFLOW_UNARY_GRAD_OP("ReciprocalGrad", "Returns -dy * y^2, where y = 1 / x.");
 
 #undef DFLOW_UNARY_GRAD_OP
 
 Output Call(const Scope& scope, const char* op, const Input& x) {
-  Operation built = OpBuilder(scope, op).Input(x).Finalize();
-  return built.valid() ? built.output(0) : Output();
+  return shape_fn_util::FirstOutput(OpBuilder(scope, op).Input(x).Finalize());
 }
 
 Output Call(const Scope& scope, const char* op, const Input& x,
             const Input& y) {
-  Operation built = OpBuilder(scope, op).Input(x).Input(y).Finalize();
-  return built.valid() ? built.output(0) : Output();
+  return shape_fn_util::FirstOutput(
+      OpBuilder(scope, op).Input(x).Input(y).Finalize());
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include "graph/op_registry.h"
 #include "graph/ops/nn_ops.h"
+#include "graph/ops/shape_fn_util.h"
 #include "graph/shape_inference.h"
 
 namespace dflow {
@@ -37,8 +38,7 @@ constexpr char kRelu6Types[] =
 DFLOW_ACTIVATION_OP("Softplus", kFloats, "Returns log(exp(features) + 1).");
 DFLOW_ACTIVATION_OP("Softsign", kFloats,
                     "Returns features / (|features| + 1).");
-DFLOW_ACTIVATION_OP("Relu6", kRelu6Types,
-                    "Returns min(max(features, 0), 6).");
+DFLOW_ACTIVATION_OP("Relu6", kRelu6Types, "Returns min(max(features, 0), 6).");
 DFLOW_ACTIVATION_OP("Elu", kFloats,
                     "Returns exp(features) - 1 below 0, else features.");
 DFLOW_ACTIVATION_OP("Selu", kFloats,
@@ -77,14 +77,13 @@ DFLOW_REGISTER_OP("LeakyReluGrad")
 #undef DFLOW_ACTIVATION_GRAD_OP
 
 Output Call(const Scope& scope, const char* op, const Input& x) {
-  Operation built = OpBuilder(scope, op).Input(x).Finalize();
-  return built.valid() ? built.output(0) : Output();
+  return shape_fn_util::FirstOutput(OpBuilder(scope, op).Input(x).Finalize());
 }
 
 Output Call(const Scope& scope, const char* op, const Input& x,
             const Input& y) {
-  Operation built = OpBuilder(scope, op).Input(x).Input(y).Finalize();
-  return built.valid() ? built.output(0) : Output();
+  return shape_fn_util::FirstOutput(
+      OpBuilder(scope, op).Input(x).Input(y).Finalize());
 }
 
 }  // namespace
@@ -107,10 +106,10 @@ Output Selu(const Scope& scope, Input features) {
   return Call(scope, "Selu", features);
 }
 Output LeakyRelu(const Scope& scope, Input features, float alpha) {
-  Operation built =
-      OpBuilder(scope, "LeakyRelu").Input(features).Attr("alpha", alpha)
-          .Finalize();
-  return built.valid() ? built.output(0) : Output();
+  return shape_fn_util::FirstOutput(OpBuilder(scope, "LeakyRelu")
+                                        .Input(features)
+                                        .Attr("alpha", alpha)
+                                        .Finalize());
 }
 Output SoftplusGrad(const Scope& scope, Input gradients, Input features) {
   return Call(scope, "SoftplusGrad", gradients, features);
@@ -129,12 +128,11 @@ Output SeluGrad(const Scope& scope, Input gradients, Input outputs) {
 }
 Output LeakyReluGrad(const Scope& scope, Input gradients, Input features,
                      float alpha) {
-  Operation built = OpBuilder(scope, "LeakyReluGrad")
-                        .Input(gradients)
-                        .Input(features)
-                        .Attr("alpha", alpha)
-                        .Finalize();
-  return built.valid() ? built.output(0) : Output();
+  return shape_fn_util::FirstOutput(OpBuilder(scope, "LeakyReluGrad")
+                                        .Input(gradients)
+                                        .Input(features)
+                                        .Attr("alpha", alpha)
+                                        .Finalize());
 }
 
 }  // namespace ops
