@@ -9,23 +9,19 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <fstream>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/match.h"
-#include "absl/strings/numbers.h"
-#include "absl/strings/str_split.h"
-#include "absl/strings/strip.h"
 #include "gmock/gmock.h"
-#include "graph/graph_def_file.h"
 #include "graph/ops/ops.h"
 #include "graph/tensor.h"
 #include "gtest/gtest.h"
 #include "runtime/session.h"
 #include "tests/kernels/kernel_test_util.h"
+#include "tests/kernels/tf_value_cases.h"
 
 namespace dflow {
 namespace {
@@ -34,114 +30,17 @@ using ::testing::HasSubstr;
 
 constexpr char kDir[] = "tests/testdata/tf_array_ops_more/";
 
-struct Line {
-  std::string kind, name, dtype;
-  std::vector<int64_t> shape;
-  std::vector<double> values;
-};
-
-std::vector<Line> ReadCases() {
-  std::ifstream in(std::string(kDir) + "cases.txt");
-  std::vector<Line> lines;
-  std::string text;
-  while (std::getline(in, text)) {
-    if (text.empty() || text[0] == '#') continue;
-    std::vector<std::string> halves = absl::StrSplit(text, " | ");
-    EXPECT_EQ(halves.size(), 2u) << text;
-    if (halves.size() != 2) continue;
-    std::vector<std::string> head = absl::StrSplit(halves[0], ' ');
-    EXPECT_EQ(head.size(), 4u) << text;
-    if (head.size() != 4) continue;
-    Line line{head[0], head[1], head[2], {}, {}};
-    absl::string_view dims = head[3];
-    absl::ConsumePrefix(&dims, "[");
-    absl::ConsumeSuffix(&dims, "]");
-    for (absl::string_view d : absl::StrSplit(dims, ',', absl::SkipEmpty())) {
-      int64_t v = 0;
-      EXPECT_TRUE(absl::SimpleAtoi(d, &v)) << text;
-      line.shape.push_back(v);
-    }
-    for (absl::string_view v :
-         absl::StrSplit(halves[1], ' ', absl::SkipEmpty())) {
-      double d = 0;
-      EXPECT_TRUE(absl::SimpleAtod(v, &d)) << v;
-      line.values.push_back(d);
-    }
-    lines.push_back(std::move(line));
-  }
-  return lines;
-}
-
-DataType DtypeOf(const std::string& name) {
-  if (name == "float32") return DT_FLOAT;
-  if (name == "float64") return DT_DOUBLE;
-  if (name == "int32") return DT_INT32;
-  if (name == "int64") return DT_INT64;
-  ADD_FAILURE() << "unexpected dtype " << name;
-  return DT_INVALID;
-}
-
-Tensor FeedTensor(const Line& line) {
-  Tensor t(DtypeOf(line.dtype), TensorShape(line.shape));
-  EXPECT_EQ(t.NumElements(), static_cast<int64_t>(line.values.size()))
-      << line.name;
-  for (int64_t i = 0; i < t.NumElements(); ++i) {
-    const double v = line.values[i];
-    switch (t.dtype()) {
-      case DT_FLOAT:
-        t.data<float>()[i] = static_cast<float>(v);
-        break;
-      case DT_DOUBLE:
-        t.data<double>()[i] = v;
-        break;
-      case DT_INT32:
-        t.data<int32_t>()[i] = static_cast<int32_t>(v);
-        break;
-      default:
-        t.data<int64_t>()[i] = static_cast<int64_t>(v);
-    }
-  }
-  return t;
-}
-
-double Element(const Tensor& t, int64_t i) {
-  switch (t.dtype()) {
-    case DT_FLOAT:
-      return t.data<float>()[i];
-    case DT_DOUBLE:
-      return t.data<double>()[i];
-    case DT_INT32:
-      return t.data<int32_t>()[i];
-    case DT_INT64:
-      return static_cast<double>(t.data<int64_t>()[i]);
-    default:
-      ADD_FAILURE() << "unexpected dtype " << DataTypeName(t.dtype());
-      return 0;
-  }
-}
+using testing_tf_values::DtypeOf;
+using testing_tf_values::Element;
+using testing_tf_values::Line;
 
 TEST(ArrayOpsMoreTest, TensorFlowsGraphGivesTensorFlowsValues) {
-  const std::vector<Line> lines = ReadCases();
+  const std::vector<Line> lines =
+      testing_tf_values::ReadLines(std::string(kDir) + "cases.txt");
   ASSERT_GT(lines.size(), 60u);
-  absl::StatusOr<GraphDef> def =
-      ReadGraphDefFile(std::string(kDir) + "graph.pb");
-  ASSERT_TRUE(def.ok()) << def.status();
-  absl::StatusOr<std::unique_ptr<Session>> session = Session::Create(*def);
-  ASSERT_TRUE(session.ok()) << session.status();
-  FeedList feeds;
   std::vector<const Line*> fetched;
-  std::vector<std::string> fetches;
-  for (const Line& line : lines) {
-    if (line.kind == "feed") {
-      feeds.emplace_back(line.name, FeedTensor(line));
-    } else {
-      fetched.push_back(&line);
-      fetches.push_back(line.name);
-    }
-  }
   std::vector<Tensor> outputs;
-  const absl::Status run = (*session)->Run(feeds, fetches, {}, &outputs);
-  ASSERT_TRUE(run.ok()) << run;
+  testing_tf_values::RunGraph(kDir, lines, &fetched, &outputs);
   ASSERT_EQ(outputs.size(), fetched.size());
   for (size_t f = 0; f < fetched.size(); ++f) {
     const Line& want = *fetched[f];

@@ -1,0 +1,162 @@
+// The value tests of TensorFlow-written graphs (special_math_ops_test,
+// array_ops_more_test): a directory with graph.pb and cases.txt, written by
+// tools/tf_reference/make_special_math_reference.py and
+// make_array_ops_reference.py, one line per feed or fetch:
+//   feed|fetch <name> <NumPy dtype> [<shape>] | v0 v1 ...
+// (no shape: a vector; values "%.9g"/"%.17g" or nan, inf, -inf).
+#ifndef DFLOW_TESTS_KERNELS_TF_VALUE_CASES_H_
+#define DFLOW_TESTS_KERNELS_TF_VALUE_CASES_H_
+
+#include <cmath>
+#include <cstdint>
+#include <fstream>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "graph/graph_def_file.h"
+#include "gtest/gtest.h"
+#include "runtime/session.h"
+
+namespace dflow {
+namespace testing_tf_values {
+
+struct Line {
+  std::string kind, name, dtype;  // dtype: NumPy's name ("float32", ...)
+  std::vector<int64_t> shape;     // [n] when the file gives none
+  std::vector<double> values;
+};
+
+inline double ParseValue(absl::string_view v) {
+  if (v == "nan") return std::nan("");
+  if (v == "inf") return INFINITY;
+  if (v == "-inf") return -INFINITY;
+  double d = 0;
+  EXPECT_TRUE(absl::SimpleAtod(v, &d)) << v;
+  return d;
+}
+
+inline std::vector<Line> ReadLines(const std::string& path) {
+  std::ifstream in(path);
+  EXPECT_TRUE(in.good()) << path;
+  std::vector<Line> lines;
+  std::string text;
+  while (std::getline(in, text)) {
+    if (text.empty() || text[0] == '#') continue;
+    std::vector<std::string> halves = absl::StrSplit(text, " | ");
+    std::vector<std::string> head = halves.empty()
+                                        ? std::vector<std::string>{}
+                                        : absl::StrSplit(halves[0], ' ');
+    EXPECT_TRUE(halves.size() == 2 && (head.size() == 3 || head.size() == 4))
+        << text;
+    if (halves.size() != 2 || head.size() < 3 || head.size() > 4) continue;
+    Line line{head[0], head[1], head[2], {}, {}};
+    for (absl::string_view v :
+         absl::StrSplit(halves[1], ' ', absl::SkipEmpty())) {
+      line.values.push_back(ParseValue(v));
+    }
+    if (head.size() == 3) {
+      line.shape = {static_cast<int64_t>(line.values.size())};
+    } else {
+      absl::string_view dims = head[3];
+      absl::ConsumePrefix(&dims, "[");
+      absl::ConsumeSuffix(&dims, "]");
+      for (absl::string_view d : absl::StrSplit(dims, ',', absl::SkipEmpty())) {
+        int64_t v = 0;
+        EXPECT_TRUE(absl::SimpleAtoi(d, &v)) << text;
+        line.shape.push_back(v);
+      }
+    }
+    lines.push_back(std::move(line));
+  }
+  return lines;
+}
+
+inline DataType DtypeOf(const std::string& numpy_name) {
+  if (numpy_name == "float32") return DT_FLOAT;
+  if (numpy_name == "float64") return DT_DOUBLE;
+  if (numpy_name == "int32") return DT_INT32;
+  if (numpy_name == "int64") return DT_INT64;
+  if (numpy_name == "bool") return DT_BOOL;
+  ADD_FAILURE() << "unexpected dtype " << numpy_name;
+  return DT_INVALID;
+}
+
+inline Tensor FeedTensor(const Line& line) {
+  Tensor t(DtypeOf(line.dtype), TensorShape(line.shape));
+  EXPECT_EQ(t.NumElements(), static_cast<int64_t>(line.values.size()))
+      << line.name;
+  for (int64_t i = 0; i < t.NumElements(); ++i) {
+    const double v = line.values[i];
+    switch (t.dtype()) {
+      case DT_FLOAT:
+        t.data<float>()[i] = static_cast<float>(v);
+        break;
+      case DT_DOUBLE:
+        t.data<double>()[i] = v;
+        break;
+      case DT_INT32:
+        t.data<int32_t>()[i] = static_cast<int32_t>(v);
+        break;
+      case DT_INT64:
+        t.data<int64_t>()[i] = static_cast<int64_t>(v);
+        break;
+      default:
+        t.data<bool>()[i] = v != 0;
+    }
+  }
+  return t;
+}
+
+// Element i of a float, double, int32, int64 or bool tensor.
+inline double Element(const Tensor& t, int64_t i) {
+  switch (t.dtype()) {
+    case DT_FLOAT:
+      return t.data<float>()[i];
+    case DT_DOUBLE:
+      return t.data<double>()[i];
+    case DT_INT32:
+      return t.data<int32_t>()[i];
+    case DT_INT64:
+      return static_cast<double>(t.data<int64_t>()[i]);
+    case DT_BOOL:
+      return t.data<bool>()[i] ? 1 : 0;
+    default:
+      ADD_FAILURE() << "unexpected dtype " << DataTypeName(t.dtype());
+      return 0;
+  }
+}
+
+// Runs `dir`/graph.pb with every feed of `lines` and fetches every fetch
+// line: `fetched` and `outputs` in the same order. Fails the test (and
+// leaves them empty) when the graph does not load or run.
+inline void RunGraph(const std::string& dir, const std::vector<Line>& lines,
+                     std::vector<const Line*>* fetched,
+                     std::vector<Tensor>* outputs) {
+  absl::StatusOr<GraphDef> def = ReadGraphDefFile(dir + "graph.pb");
+  ASSERT_TRUE(def.ok()) << def.status();
+  absl::StatusOr<std::unique_ptr<Session>> session = Session::Create(*def);
+  ASSERT_TRUE(session.ok()) << session.status();
+  FeedList feeds;
+  std::vector<std::string> fetches;
+  for (const Line& line : lines) {
+    if (line.kind == "feed") {
+      feeds.emplace_back(line.name, FeedTensor(line));
+    } else {
+      fetched->push_back(&line);
+      fetches.push_back(line.name);
+    }
+  }
+  const absl::Status run = (*session)->Run(feeds, fetches, {}, outputs);
+  ASSERT_TRUE(run.ok()) << run;
+  ASSERT_EQ(outputs->size(), fetched->size());
+}
+
+}  // namespace testing_tf_values
+}  // namespace dflow
+
+#endif  // DFLOW_TESTS_KERNELS_TF_VALUE_CASES_H_
