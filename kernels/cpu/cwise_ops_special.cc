@@ -20,6 +20,7 @@
 #include "kernels/cpu/kernel_util.h"
 #include "runtime/kernel_registry.h"
 #include "runtime/op_kernel.h"
+#include "unsupported/Eigen/SpecialFunctions"
 
 namespace dflow {
 namespace {
@@ -167,31 +168,6 @@ C SoftplusOf(C x) {
   return std::log1p(std::exp(x));
 }
 
-// Digamma by recurrence to x >= 6 and the asymptotic series, reflection
-// below 0 (as Eigen's, which TensorFlow uses).
-template <typename C>
-C DigammaOf(C x) {
-  if (std::isnan(x)) return x;
-  if (x <= C(0) && x == std::floor(x)) {
-    return std::numeric_limits<C>::quiet_NaN();
-  }
-  double v = x, shift = 0.0;
-  if (v < 0.0) {
-    // psi(1 - x) - psi(x) = pi / tan(pi x)
-    const double pi = 3.14159265358979323846;
-    return static_cast<C>(DigammaOf<double>(1.0 - v) - pi / std::tan(pi * v));
-  }
-  while (v < 6.0) {
-    shift -= 1.0 / v;
-    v += 1.0;
-  }
-  const double inv = 1.0 / v, inv2 = inv * inv;
-  const double series =
-      inv2 * (1.0 / 12 - inv2 * (1.0 / 120 - inv2 * (1.0 / 252 -
-                                 inv2 * (1.0 / 240 - inv2 * (1.0 / 132)))));
-  return static_cast<C>(std::log(v) - 0.5 * inv - series + shift);
-}
-
 constexpr double kSeluAlpha = 1.6732632423543772848170429916717;
 constexpr double kSeluScale = 1.0507009873554804934193349852946;
 
@@ -216,7 +192,8 @@ DFLOW_SCALAR_FN(CeilFn, Same, std::ceil(x));
 DFLOW_SCALAR_FN(ErfFn, Same, std::erf(x));
 DFLOW_SCALAR_FN(ErfcFn, Same, std::erfc(x));
 DFLOW_SCALAR_FN(LgammaFn, Same, std::lgamma(x));
-DFLOW_SCALAR_FN(DigammaFn, Same, DigammaOf(x));
+// Eigen's digamma, as TensorFlow's kernel computes it (poles give NaN).
+DFLOW_SCALAR_FN(DigammaFn, Same, Eigen::numext::digamma(x));
 DFLOW_SCALAR_FN(IsFiniteFn, Predicate, std::isfinite(x));
 DFLOW_SCALAR_FN(IsNanFn, Predicate, std::isnan(x));
 DFLOW_SCALAR_FN(IsInfFn, Predicate, std::isinf(x));
