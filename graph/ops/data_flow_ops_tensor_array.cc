@@ -116,6 +116,47 @@ DFLOW_REGISTER_OP("TensorArrayScatterV3")
     .SetShapeFn(shape_fns::ScalarShape)
     .Doc("Writes value[i] at indices[i] for every i.");
 
+// Concat: [?] + element_shape_except0 (unknown rank when that is).
+absl::Status ConcatShape(InferenceContext* c) {
+  TensorShape except0 = TensorShape::Unknown();
+  c->GetAttr("element_shape_except0", &except0).IgnoreError();
+  if (except0.unknown_rank()) {
+    c->set_output(0, TensorShape::Unknown());
+  } else {
+    std::vector<int64_t> dims = {TensorShape::kUnknownDim};
+    for (int d = 0; d < except0.rank(); ++d) dims.push_back(except0.dim(d));
+    c->set_output(0, TensorShape(dims));
+  }
+  c->set_output(1, TensorShape({TensorShape::kUnknownDim}));
+  return absl::OkStatus();
+}
+
+DFLOW_REGISTER_OP("TensorArrayConcatV3")
+    .Input("handle: resource")
+    .Input("flow_in: float")
+    .Output("value: dtype")
+    .Output("lengths: int64")
+    .Attr("dtype: type")
+    .Attr("element_shape_except0: shape = { unknown_rank: true }")
+    .SetIsStateful()
+    .SetShapeFn(ConcatShape)
+    .Doc(
+        "Every element joined along dimension 0 (they may differ there "
+        "only), and each one's size in that dimension.");
+
+DFLOW_REGISTER_OP("TensorArraySplitV3")
+    .Input("handle: resource")
+    .Input("value: T")
+    .Input("lengths: int64")
+    .Input("flow_in: float")
+    .Output("flow_out: float")
+    .Attr("T: type")
+    .SetIsStateful()
+    .SetShapeFn(shape_fns::ScalarShape)
+    .Doc(
+        "Writes consecutive pieces of value along dimension 0, of the given "
+        "lengths, at indices 0, 1, ...");
+
 DFLOW_REGISTER_OP("TensorArraySizeV3")
     .Input("handle: resource")
     .Input("flow_in: float")

@@ -59,6 +59,36 @@ absl::Status StackShape(InferenceContext* c) {
   return absl::OkStatus();
 }
 
+// Gather: [len(indices)] + the element shape input (2).
+absl::Status GatherShape(InferenceContext* c) {
+  const TensorShape element = ElementShape(c, 2);
+  if (element.unknown_rank()) {
+    c->set_output(0, TensorShape::Unknown());
+    return absl::OkStatus();
+  }
+  const TensorShape& indices = c->input(1);
+  TensorShape out(
+      {indices.rank() == 1 ? indices.dim(0) : TensorShape::kUnknownDim});
+  for (int64_t d : element.dims()) out.AddDim(d);
+  c->set_output(0, std::move(out));
+  return absl::OkStatus();
+}
+
+// ConcatV2: [?] + the element shape input (1) past its 0th size, and the
+// lengths.
+absl::Status ConcatShape(InferenceContext* c) {
+  const TensorShape element = ElementShape(c, 1);
+  if (element.unknown_rank() || element.rank() == 0) {
+    c->set_output(0, TensorShape::Unknown());
+  } else {
+    TensorShape out({TensorShape::kUnknownDim});
+    for (int d = 1; d < element.rank(); ++d) out.AddDim(element.dim(d));
+    c->set_output(0, std::move(out));
+  }
+  c->set_output(1, TensorShape({TensorShape::kUnknownDim}));
+  return absl::OkStatus();
+}
+
 absl::Status VectorOfUnknownLength(InferenceContext* c) {
   c->set_output(0, TensorShape({TensorShape::kUnknownDim}));
   return absl::OkStatus();
@@ -140,6 +170,72 @@ DFLOW_REGISTER_OP("TensorListStack")
     .Attr("num_elements: int = -1")
     .SetShapeFn(StackShape)
     .Doc("The list's tensors stacked along a new dimension 0.");
+
+DFLOW_REGISTER_OP("TensorListGather")
+    .Input("input_handle: variant")
+    .Input("indices: int32")
+    .Input("element_shape: int32")
+    .Output("values: element_dtype")
+    .Attr("element_dtype: type")
+    .SetShapeFn(GatherShape)
+    .Doc("The tensors at indices stacked along a new dimension 0.");
+
+DFLOW_REGISTER_OP("TensorListScatter")
+    .Input("tensor: element_dtype")
+    .Input("indices: int32")
+    .Input("element_shape: shape_type")
+    .Output("output_handle: variant")
+    .Attr("element_dtype: type")
+    .Attr("shape_type: {int32, int64}")
+    .SetShapeFn(ListHandle)
+    .Doc("A new list holding tensor[i] at indices[i].");
+
+DFLOW_REGISTER_OP("TensorListScatterV2")
+    .Input("tensor: element_dtype")
+    .Input("indices: int32")
+    .Input("element_shape: shape_type")
+    .Input("num_elements: int32")
+    .Output("output_handle: variant")
+    .Attr("element_dtype: type")
+    .Attr("shape_type: {int32, int64}")
+    .SetShapeFn(ListHandle)
+    .Doc(
+        "A new list of at least num_elements tensors (-1: as many as the "
+        "indices reach) holding tensor[i] at indices[i].");
+
+DFLOW_REGISTER_OP("TensorListScatterIntoExistingList")
+    .Input("input_handle: variant")
+    .Input("tensor: element_dtype")
+    .Input("indices: int32")
+    .Output("output_handle: variant")
+    .Attr("element_dtype: type")
+    .SetShapeFn(ListHandle)
+    .Doc("The list with tensor[i] set at indices[i] (growing to reach them).");
+
+DFLOW_REGISTER_OP("TensorListConcatV2")
+    .Input("input_handle: variant")
+    .Input("element_shape: shape_type")
+    .Input("leading_dims: int64")
+    .Output("tensor: element_dtype")
+    .Output("lengths: int64")
+    .Attr("element_dtype: type")
+    .Attr("shape_type: {int32, int64}")
+    .SetShapeFn(ConcatShape)
+    .Doc(
+        "The list's tensors joined along dimension 0 (they may differ "
+        "there only), and each one's size in that dimension.");
+
+DFLOW_REGISTER_OP("TensorListSplit")
+    .Input("tensor: element_dtype")
+    .Input("element_shape: shape_type")
+    .Input("lengths: int64")
+    .Output("output_handle: variant")
+    .Attr("element_dtype: type")
+    .Attr("shape_type: {int32, int64}")
+    .SetShapeFn(ListHandle)
+    .Doc(
+        "A new list of consecutive pieces of tensor along dimension 0, of "
+        "the given lengths.");
 
 DFLOW_REGISTER_OP("TensorListLength")
     .Input("input_handle: variant")

@@ -10,6 +10,8 @@
 #ifndef DFLOW_GRAPH_OPS_MATH_OPS_H_
 #define DFLOW_GRAPH_OPS_MATH_OPS_H_
 
+#include <string>
+
 #include "absl/types/span.h"
 #include "graph/scope.h"
 #include "graph/types.h"
@@ -231,6 +233,11 @@ Output BatchMatMul(const Scope& scope, Input x, Input y,
                    const BatchMatMulAttrs& attrs = {});
 Output BatchMatMulV2(const Scope& scope, Input x, Input y,
                      const BatchMatMulAttrs& attrs = {});
+
+// The Einstein summation `equation` of one or two inputs (tf.einsum):
+// "ij,jk->ik", "...ij,...jk->...ik", "bij->bji", "ii->i", "ij->".
+Output Einsum(const Scope& scope, InputList inputs,
+              const std::string& equation);
 Output BatchMatMulV3(const Scope& scope, Input x, Input y, DataType Tout,
                      const BatchMatMulAttrs& attrs = {});
 

@@ -47,6 +47,10 @@ Output Tile(const Scope& scope, Input input, Input multiples);
 // `tensor` reversed along each dimension listed in `axis` (an int32/int64
 // vector; negative entries count from the end).
 Output ReverseV2(const Scope& scope, Input tensor, Input axis);
+// The first seq_lengths[b] slices along seq_dim reversed, for each entry b
+// along batch_dim (tf.reverse_sequence).
+Output ReverseSequence(const Scope& scope, Input input, Input seq_lengths,
+                       int64_t seq_dim, int64_t batch_dim = 0);
 
 struct PackAttrs {
   int64_t axis = 0;

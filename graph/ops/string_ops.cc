@@ -1,5 +1,6 @@
-// Schema and wrapper of StaticRegexFullMatch (TensorFlow 2.21's
-// string_ops.cc OpDef).
+// Schemas and wrappers of TensorFlow 2.21's string ops (string_ops.cc and
+// logging_ops.cc OpDefs): StaticRegexFullMatch, StringLength, and
+// StringFormat with PrintV2 (tf.print).
 #include "graph/ops/string_ops.h"
 
 #include <string>
@@ -18,6 +19,35 @@ DFLOW_REGISTER_OP("StaticRegexFullMatch")
     .SetShapeFn(shape_fns::UnchangedShape)
     .Doc("Whether each string matches the RE2 pattern as a whole.");
 
+DFLOW_REGISTER_OP("StringLength")
+    .Input("input: string")
+    .Output("output: int32")
+    .Attr("unit: {'BYTE', 'UTF8_CHAR'} = 'BYTE'")
+    .SetShapeFn(shape_fns::UnchangedShape)
+    .Doc("The length of each string, in bytes or in UTF-8 characters.");
+
+DFLOW_REGISTER_OP("StringFormat")
+    .Input("inputs: T")
+    .Output("output: string")
+    .Attr("T: list(type) >= 0")
+    .Attr("template: string = '%s'")
+    .Attr("placeholder: string = '%s'")
+    .Attr("summarize: int = 3")
+    .SetShapeFn(shape_fns::ScalarShape)
+    .Doc(
+        "The template with each placeholder replaced by an input's values "
+        "(the first and last `summarize` of each dimension).");
+
+DFLOW_REGISTER_OP("PrintV2")
+    .Input("input: string")
+    .Attr("output_stream: string = 'stderr'")
+    .Attr("end: string = '\n'")
+    .SetIsStateful()
+    .SetShapeFn([](InferenceContext*) { return absl::OkStatus(); })
+    .Doc(
+        "Writes the string and `end` to output_stream: stderr, stdout, "
+        "log(info|warning|error) or file://<path>.");
+
 }  // namespace
 
 namespace ops {
@@ -29,6 +59,33 @@ Output StaticRegexFullMatch(const Scope& scope, Input input,
                      .Attr("pattern", std::string(pattern))
                      .Finalize();
   return op.valid() ? op.output(0) : Output();
+}
+
+Output StringLength(const Scope& scope, Input input, absl::string_view unit) {
+  Operation op = OpBuilder(scope, "StringLength")
+                     .Input(input)
+                     .Attr("unit", std::string(unit))
+                     .Finalize();
+  return op.valid() ? op.output(0) : Output();
+}
+
+Output StringFormat(const Scope& scope, InputList inputs,
+                    absl::string_view format, int64_t summarize) {
+  Operation op = OpBuilder(scope, "StringFormat")
+                     .InputList(inputs)
+                     .Attr("template", std::string(format))
+                     .Attr("placeholder", std::string("{}"))
+                     .Attr("summarize", summarize)
+                     .Finalize();
+  return op.valid() ? op.output(0) : Output();
+}
+
+Operation PrintV2(const Scope& scope, Input input,
+                  absl::string_view output_stream) {
+  return OpBuilder(scope, "PrintV2")
+      .Input(input)
+      .Attr("output_stream", std::string(output_stream))
+      .Finalize();
 }
 
 }  // namespace ops

@@ -253,6 +253,114 @@ absl::StatusOr<Tensor> TensorArray::Gather(const std::vector<int64_t>& indices,
   return out;
 }
 
+absl::StatusOr<Tensor> TensorArray::Concat(
+    const TensorShape& element_shape_except0, std::vector<int64_t>* lengths,
+    OpKernelContext* ctx) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (absl::Status s = CheckOpen(); !s.ok()) return s;
+  std::vector<Tensor> values;
+  values.reserve(elements_.size());
+  lengths->clear();
+  int64_t rows = 0;
+  for (size_t i = 0; i < elements_.size(); ++i) {
+    absl::StatusOr<Tensor> v = ReadLocked(static_cast<int64_t>(i), ctx);
+    if (!v.ok()) return v.status();
+    const TensorShape& shape = v->shape();
+    if (shape.rank() == 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          DebugString(), ": cannot concatenate its element ", i,
+          ", a scalar; concatenation joins elements of rank >= 1 along "
+          "their 0th dimension (use stack for scalars)"));
+    }
+    if (!values.empty()) {
+      const TensorShape& first = values.front().shape();
+      bool same = first.rank() == shape.rank();
+      for (int d = 1; same && d < shape.rank(); ++d) {
+        same = first.dim(d) == shape.dim(d);
+      }
+      if (!same) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            DebugString(), ": cannot concatenate element ", i, " of shape ",
+            shape.ToString(), " after element 0 of shape ", first.ToString(),
+            "; elements may differ in their 0th dimension only"));
+      }
+    }
+    lengths->push_back(shape.dim(0));
+    rows += shape.dim(0);
+    values.push_back(*std::move(v));
+  }
+  std::vector<int64_t> dims = {rows};
+  if (!values.empty()) {
+    const TensorShape& first = values.front().shape();
+    for (int d = 1; d < first.rank(); ++d) dims.push_back(first.dim(d));
+  } else if (element_shape_except0.IsFullyDefined()) {
+    for (int64_t d : element_shape_except0.dims()) dims.push_back(d);
+  } else {
+    return absl::InvalidArgumentError(absl::StrCat(
+        DebugString(),
+        ": concatenating no elements needs a fully defined "
+        "element_shape_except0 attr, got ",
+        element_shape_except0.ToString()));
+  }
+  Tensor out;
+  if (absl::Status s =
+          ctx->allocate_temp(options_.dtype, TensorShape(dims), &out);
+      !s.ok()) {
+    return s;
+  }
+  array_kernels::VisitCopyType(options_.dtype, [&](auto* type) {
+    using T = std::remove_pointer_t<decltype(type)>;
+    T* dst = array_kernels::CopyData<T>(&out);
+    for (const Tensor& v : values) {
+      dst = std::copy_n(array_kernels::CopyData<T>(v), v.NumElements(), dst);
+    }
+  });
+  return out;
+}
+
+absl::Status TensorArray::Split(const Tensor& value,
+                                const std::vector<int64_t>& lengths,
+                                OpKernelContext* ctx) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (absl::Status s = CheckOpen(); !s.ok()) return s;
+  if (value.shape().rank() == 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        DebugString(), ": cannot split a scalar; split a value of rank >= 1 "
+        "along its 0th dimension"));
+  }
+  const int64_t size = static_cast<int64_t>(elements_.size());
+  const int64_t n = static_cast<int64_t>(lengths.size());
+  if (!options_.dynamic_size && n != size) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        DebugString(), ": cannot split into ", n, " pieces: its size is ",
+        size, " and it is not dynamic_size; give one length per element"));
+  }
+  int64_t total = 0;
+  for (int64_t length : lengths) {
+    if (length < 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          DebugString(), ": split lengths must be >= 0, got ", length));
+    }
+    total += length;
+  }
+  if (total != value.shape().dim(0)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        DebugString(), ": split lengths add up to ", total,
+        " but the value's 0th dimension is ", value.shape().dim(0),
+        " (shape ", value.shape().ToString(), "); they must be equal"));
+  }
+  int64_t begin = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    // Each piece shares the value's buffer (rows of it).
+    absl::StatusOr<Tensor> piece =
+        value.SliceChecked(begin, begin + lengths[i]);
+    if (!piece.ok()) return piece.status();
+    if (absl::Status s = WriteLocked(i, *piece, ctx); !s.ok()) return s;
+    begin += lengths[i];
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<int64_t> TensorArray::Size() {
   std::lock_guard<std::mutex> lock(mu_);
   if (absl::Status s = CheckOpen(); !s.ok()) return s;

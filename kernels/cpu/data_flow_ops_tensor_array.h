@@ -60,6 +60,18 @@ class TensorArray : public ResourceBase {
   absl::StatusOr<Tensor> Gather(const std::vector<int64_t>& indices,
                                 const TensorShape& element_shape,
                                 OpKernelContext* ctx);
+  // Every element read (as Read does) and joined along dimension 0; the
+  // elements may differ in that dimension only (TensorArrayConcatV3).
+  // `lengths` gets each one's size there. With no elements,
+  // `element_shape_except0` must be fully defined.
+  absl::StatusOr<Tensor> Concat(const TensorShape& element_shape_except0,
+                                std::vector<int64_t>* lengths,
+                                OpKernelContext* ctx);
+  // Writes value's rows [sum(lengths[:i]), sum(lengths[:i+1])) at index i
+  // for every i (TensorArraySplitV3): as many lengths as the array's size
+  // unless it is dynamic_size, and they must add up to value's 0th size.
+  absl::Status Split(const Tensor& value, const std::vector<int64_t>& lengths,
+                     OpKernelContext* ctx);
   absl::StatusOr<int64_t> Size();
   // Frees the elements; later uses fail.
   void Close();

@@ -5,6 +5,7 @@
 // dynamic_rnn's arrays of one run are not the next run's, and nothing
 // outlives the run. The flow outputs carry no data (0, or flow_in passed
 // on): they exist to order reads after writes. None of these waits.
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -217,6 +218,57 @@ class TensorArrayScatterOp : public OpKernel {
   bool IsExpensive() const override { return false; }
 };
 
+class TensorArrayConcatOp : public OpKernel {
+ public:
+  explicit TensorArrayConcatOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    ctx->SetStatus(ctx->GetAttr("dtype", &dtype_));
+    ctx->GetAttr("element_shape_except0", &element_shape_except0_)
+        .IgnoreError();
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    absl::StatusOr<TensorArray*> array = ArrayOf(ctx);
+    OP_REQUIRES_OK(ctx, array.status());
+    OP_REQUIRES_OK(ctx, CheckDtype(**array, dtype_));
+    std::vector<int64_t> lengths;
+    absl::StatusOr<Tensor> value =
+        (*array)->Concat(element_shape_except0_, &lengths, ctx);
+    OP_REQUIRES_OK(ctx, value.status());
+    ctx->set_output(0, *std::move(value));
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(
+        ctx, ctx->allocate_output(
+                 1, TensorShape({static_cast<int64_t>(lengths.size())}), &out));
+    std::copy(lengths.begin(), lengths.end(), out->data<int64_t>());
+  }
+
+ private:
+  DataType dtype_ = DT_INVALID;
+  TensorShape element_shape_except0_ = TensorShape::Unknown();
+};
+
+class TensorArraySplitOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+
+  void Compute(OpKernelContext* ctx) override {
+    absl::StatusOr<TensorArray*> array = ArrayOf(ctx);
+    OP_REQUIRES_OK(ctx, array.status());
+    const Tensor& lengths_in = ctx->input(2);
+    OP_REQUIRES(ctx,
+                lengths_in.dtype() == DT_INT64 && lengths_in.shape().rank() == 1,
+                absl::InvalidArgumentError(absl::StrCat(
+                    "input 'lengths' must be an int64 vector, got ",
+                    DataTypeName(lengths_in.dtype()), " of shape ",
+                    lengths_in.shape().ToString())));
+    const int64_t* l = lengths_in.data<int64_t>();
+    std::vector<int64_t> lengths(l, l + lengths_in.NumElements());
+    OP_REQUIRES_OK(ctx, (*array)->Split(ctx->input(1), lengths, ctx));
+    ctx->set_output(0, ctx->input(3));
+  }
+  bool IsExpensive() const override { return false; }
+};
+
 class TensorArraySizeOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
@@ -257,6 +309,11 @@ DFLOW_REGISTER_KERNEL(
 DFLOW_REGISTER_KERNEL(
     KernelDefBuilder("TensorArrayScatterV3").Device(kDeviceCpu),
     TensorArrayScatterOp);
+DFLOW_REGISTER_KERNEL(
+    KernelDefBuilder("TensorArrayConcatV3").Device(kDeviceCpu),
+    TensorArrayConcatOp);
+DFLOW_REGISTER_KERNEL(KernelDefBuilder("TensorArraySplitV3").Device(kDeviceCpu),
+                      TensorArraySplitOp);
 DFLOW_REGISTER_KERNEL(KernelDefBuilder("TensorArraySizeV3").Device(kDeviceCpu),
                       TensorArraySizeOp);
 DFLOW_REGISTER_KERNEL(KernelDefBuilder("TensorArrayCloseV3").Device(kDeviceCpu),

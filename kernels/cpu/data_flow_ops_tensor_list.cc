@@ -28,7 +28,7 @@
 #include "runtime/op_kernel.h"
 
 namespace dflow {
-namespace {
+namespace tensor_list {
 
 // The list a variant input holds.
 absl::StatusOr<const TensorList*> ListInput(OpKernelContext* ctx, int i) {
@@ -169,35 +169,11 @@ std::shared_ptr<TensorList> ListToChange(OpKernelContext* ctx, int i,
   return std::make_shared<TensorList>(list);
 }
 
-class ListKernel : public OpKernel {
- public:
-  explicit ListKernel(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    if (ctx->node().def().attr().count("element_dtype")) {
-      ctx->SetStatus(ctx->GetAttr("element_dtype", &element_dtype_));
-    }
-  }
-  bool IsExpensive() const override { return false; }
+}  // namespace tensor_list
 
- protected:
-  // The list of input 0, checked to hold this op's element_dtype.
-  absl::StatusOr<const TensorList*> TypedList(OpKernelContext* ctx) const {
-    absl::StatusOr<const TensorList*> list = ListInput(ctx, 0);
-    if (!list.ok()) return list;
-    if (absl::Status s = CheckDtype(**list, element_dtype_); !s.ok()) return s;
-    return list;
-  }
+namespace {
 
-  // The list's element shape completed by the element_shape input `i`.
-  static absl::StatusOr<TensorShape> ElementShapeOf(OpKernelContext* ctx,
-                                                    const TensorList& list,
-                                                    int i) {
-    absl::StatusOr<TensorShape> declared = PartialShape(ctx->input(i));
-    if (!declared.ok()) return declared;
-    return MergeShapes(list.element_shape, *declared, "element_shape");
-  }
-
-  DataType element_dtype_ = DT_INVALID;
-};
+using namespace tensor_list;  // NOLINT: this file's own helpers
 
 // EmptyTensorList and TensorListReserve.
 class NewListOp : public ListKernel {

@@ -2,6 +2,7 @@
 // whole, with RE2 (TensorFlow's regex engine, so syntax and semantics are
 // the same). The pattern is compiled once, when the kernel is built; a bad
 // pattern fails there, naming the pattern and RE2's reason.
+// StringLength: each string's length in bytes or in UTF-8 characters.
 #include <memory>
 #include <string>
 
@@ -40,6 +41,42 @@ class StaticRegexFullMatchOp : public OpKernel {
   std::unique_ptr<RE2> re_;
 };
 
+class StringLengthOp : public OpKernel {
+ public:
+  explicit StringLengthOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    std::string unit;
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("unit", &unit));
+    OP_REQUIRES(ctx, unit == "BYTE" || unit == "UTF8_CHAR",
+                absl::InvalidArgumentError(absl::StrCat(
+                    "unit is '", unit, "'; it must be BYTE or UTF8_CHAR")));
+    utf8_ = unit == "UTF8_CHAR";
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& input = ctx->input(0);
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, input.shape(), &out));
+    const std::string* in = input.data<std::string>();
+    int32_t* o = out->data<int32_t>();
+    for (int64_t i = 0; i < input.NumElements(); ++i) {
+      int64_t length = static_cast<int64_t>(in[i].size());
+      if (utf8_) {
+        // Every byte but UTF-8's continuation bytes (10xxxxxx) starts a
+        // character.
+        length = 0;
+        for (unsigned char c : in[i]) length += (c & 0xC0) != 0x80;
+      }
+      o[i] = static_cast<int32_t>(length);
+    }
+  }
+  bool IsExpensive() const override { return false; }
+
+ private:
+  bool utf8_ = false;
+};
+
+DFLOW_REGISTER_KERNEL(KernelDefBuilder("StringLength").Device(kDeviceCpu),
+                      StringLengthOp);
 DFLOW_REGISTER_KERNEL(KernelDefBuilder("StaticRegexFullMatch")
                           .Device(kDeviceCpu),
                       StaticRegexFullMatchOp);

@@ -230,6 +230,10 @@ void BuildGraphWithEveryOp(const Scope& root) {
   ops::OnesLike(a_s, h);
   ops::Tile(a_s, h, {2, 1});
   ops::ReverseV2(a_s, h, {1});
+  ops::ReverseSequence(
+      a_s, h, ops::Const(a_s, Tensor::FromVector<int64_t>({2, 1, 0, 10, 3, 4, 5, 6})),
+      1);
+  ops::Einsum(a_s, {h, ops::Transpose(a_s, h, {1, 0})}, "ij,jk->ik");
   Output packed = ops::Pack(a_s, {h, g});
   ops::Unpack(a_s, packed, 2);
   ops::Slice(a_s, h, {0, 0}, {4, -1});
@@ -471,6 +475,18 @@ void BuildGraphWithEveryOp(const Scope& root) {
       .Input(array.output(1))
       .Attr("source", "gradients")
       .Finalize();
+  Output concatenated = OpBuilder(acc, "TensorArrayConcatV3")
+                            .Input(array.output(0))
+                            .Input(scattered)
+                            .Attr("dtype", DT_FLOAT)
+                            .Finalize()
+                            .output(0);
+  OpBuilder(acc, "TensorArraySplitV3")
+      .Input(array.output(0))
+      .Input(concatenated)
+      .Input(ops::Const(acc, {int64_t{1}, int64_t{1}, int64_t{1}}))
+      .Input(array.output(1))
+      .Finalize();
   OpBuilder(acc, "TensorArrayCloseV3").Input(array.output(0)).Finalize();
   // TensorFlow 2's TensorLists (DT_VARIANT values), with AddN and ZerosLike
   // of lists.
@@ -523,6 +539,43 @@ void BuildGraphWithEveryOp(const Scope& root) {
           .Finalize()
           .output(0);
   OpBuilder(acc, "TensorListLength").Input(from_tensor).Finalize();
+  Output list_rows = ops::Const(acc, {1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f},
+                                TensorShape({2, 3}));
+  Output row_ids = ops::Const(acc, {1, 0});
+  OpBuilder(acc, "TensorListGather")
+      .Input(from_tensor)
+      .Input(row_ids)
+      .Input(element_shape)
+      .Attr("element_dtype", DT_FLOAT)
+      .Finalize();
+  OpBuilder(acc, "TensorListScatter")
+      .Input(list_rows)
+      .Input(row_ids)
+      .Input(element_shape)
+      .Finalize();
+  OpBuilder(acc, "TensorListScatterV2")
+      .Input(list_rows)
+      .Input(row_ids)
+      .Input(element_shape)
+      .Input(ops::Const(acc, 3))
+      .Finalize();
+  OpBuilder(acc, "TensorListScatterIntoExistingList")
+      .Input(reserved)
+      .Input(list_rows)
+      .Input(row_ids)
+      .Finalize();
+  Output split_list = OpBuilder(acc, "TensorListSplit")
+                          .Input(ops::Reshape(acc, list_rows, {-1}))
+                          .Input(ops::Const(acc, -1))
+                          .Input(ops::Const(acc, {int64_t{2}, int64_t{4}}))
+                          .Finalize()
+                          .output(0);
+  OpBuilder(acc, "TensorListConcatV2")
+      .Input(split_list)
+      .Input(ops::Const(acc, -1))
+      .Input(ops::Const(acc, Tensor::FromVector<int64_t>({}, TensorShape({0}))))
+      .Attr("element_dtype", DT_FLOAT)
+      .Finalize();
   OpBuilder(acc, "TensorListElementShape")
       .Input(from_tensor)
       .Attr("shape_type", DT_INT32)
@@ -557,6 +610,8 @@ void BuildGraphWithEveryOp(const Scope& root) {
   ops::PreventGradient(ix, h, "no second derivative");
   ops::Assert(ix, ops::Greater(ix, mean, 0.0f), {mean, shape});
   ops::StaticRegexFullMatch(ix, ops::Const(ix, "s3://bucket"), "^s3://.*");
+  ops::StringLength(ix, ops::Const(ix, "s3://bucket"));
+  ops::PrintV2(ix, ops::StringFormat(ix, {h}, "h = {}"));
   ops::KeyCounter kc = ops::StatelessRandomGetKeyCounter(
       ix, ops::Const(ix, {int64_t{1}, int64_t{2}}));
   for (auto* fn :

@@ -42,6 +42,13 @@ EXTRA_OPS = [
     # tf.image (issue 21) and the CIFAR-10 reader.
     "ReverseV2", "AdjustContrastv2", "ResizeBilinear", "ResizeBilinearGrad",
     "RandomUniformInt", "FixedLengthRecordReaderV2",
+    # Loops' arrays and lists, bidirectional RNNs, tf.print, tf.einsum
+    # (the control-flow probe, session 14).
+    "TensorArrayConcatV3", "TensorArraySplitV3", "TensorListGather",
+    "TensorListScatter", "TensorListScatterV2",
+    "TensorListScatterIntoExistingList", "TensorListConcatV2",
+    "TensorListSplit", "ReverseSequence", "StringLength", "StringFormat",
+    "PrintV2", "Einsum",
     # graph/ops/math_ops_special.cc and nn_ops_activations.cc.
     "Abs", "Sign", "Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh",
     "Cosh", "Asinh", "Acosh", "Atanh", "Log1p", "Expm1", "Reciprocal", "Inv",
