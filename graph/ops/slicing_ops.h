@@ -48,6 +48,11 @@ Output Tile(const Scope& scope, Input input, Input multiples);
 // vector; negative entries count from the end).
 Output ReverseV2(const Scope& scope, Input tensor, Input axis);
 
+// `input` with its elements shifted cyclically by shift[i] along axis[i]
+// (scalars or vectors of one length; negative axes count from the end,
+// shifts of one axis add up).
+Output Roll(const Scope& scope, Input input, Input shift, Input axis);
+
 struct PackAttrs {
   int64_t axis = 0;
   PackAttrs& Axis(int64_t v) {
