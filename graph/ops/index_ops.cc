@@ -275,7 +275,61 @@ DFLOW_REGISTER_OP("UnsortedSegmentSum")
     .SetShapeFn(UnsortedSegmentSumShape)
     .Doc("Sums the slices of data into num_segments rows by segment_ids.");
 
+// The other unsorted reductions: same shape; an empty segment is the
+// reduction's identity (the lowest / highest value of T, or one).
+DFLOW_REGISTER_OP("UnsortedSegmentMax")
+    .Input("data: T")
+    .Input("segment_ids: Tindices")
+    .Input("num_segments: Tnumsegments")
+    .Output("output: T")
+    .Attr(
+        "T: {float, double, int32, uint8, int16, int8, int64, bfloat16, "
+        "uint16, half, uint32, uint64}")
+    .Attr("Tindices: {int32, int64}")
+    .Attr("Tnumsegments: {int32, int64} = DT_INT32")
+    .SetShapeFn(UnsortedSegmentSumShape)
+    .Doc("The largest slice of data per segment, by segment_ids.");
+
+DFLOW_REGISTER_OP("UnsortedSegmentMin")
+    .Input("data: T")
+    .Input("segment_ids: Tindices")
+    .Input("num_segments: Tnumsegments")
+    .Output("output: T")
+    .Attr(
+        "T: {float, double, int32, uint8, int16, int8, int64, bfloat16, "
+        "uint16, half, uint32, uint64}")
+    .Attr("Tindices: {int32, int64}")
+    .Attr("Tnumsegments: {int32, int64} = DT_INT32")
+    .SetShapeFn(UnsortedSegmentSumShape)
+    .Doc("The smallest slice of data per segment, by segment_ids.");
+
+DFLOW_REGISTER_OP("UnsortedSegmentProd")
+    .Input("data: T")
+    .Input("segment_ids: Tindices")
+    .Input("num_segments: Tnumsegments")
+    .Output("output: T")
+    .Attr(
+        "T: {float, double, int32, uint8, int16, int8, complex64, int64, "
+        "qint8, quint8, qint32, bfloat16, qint16, quint16, uint16, "
+        "complex128, half, uint32, uint64}")
+    .Attr("Tindices: {int32, int64}")
+    .Attr("Tnumsegments: {int32, int64} = DT_INT32")
+    .SetShapeFn(UnsortedSegmentSumShape)
+    .Doc("The product of the slices of data per segment, by segment_ids.");
+
 DFLOW_REGISTER_OP("DynamicStitch")
+    .Input("indices: N * int32")
+    .Input("data: N * T")
+    .Output("merged: T")
+    .Attr("N: int >= 1")
+    .Attr("T: type")
+    .SetShapeFn(DynamicStitchShape)
+    .Doc("Interleaves the data tensors into one by their indices.");
+
+// DynamicStitch whose duplicate indices may take any of their values
+// (TensorFlow's gradient of DynamicPartition writes it; its indices never
+// repeat there).
+DFLOW_REGISTER_OP("ParallelDynamicStitch")
     .Input("indices: N * int32")
     .Input("data: N * T")
     .Output("merged: T")
@@ -354,9 +408,47 @@ Output UnsortedSegmentSum(const Scope& scope, Input data, Input segment_ids,
                          .Finalize());
 }
 
+namespace {
+Output UnsortedSegmentReduction(const Scope& scope, const char* op, Input data,
+                                Input segment_ids, Input num_segments) {
+  return FirstOutput(OpBuilder(scope, op)
+                         .Input(data)
+                         .Input(segment_ids)
+                         .Input(num_segments)
+                         .Finalize());
+}
+}  // namespace
+
+Output UnsortedSegmentMax(const Scope& scope, Input data, Input segment_ids,
+                          Input num_segments) {
+  return UnsortedSegmentReduction(scope, "UnsortedSegmentMax", data,
+                                  segment_ids, num_segments);
+}
+
+Output UnsortedSegmentMin(const Scope& scope, Input data, Input segment_ids,
+                          Input num_segments) {
+  return UnsortedSegmentReduction(scope, "UnsortedSegmentMin", data,
+                                  segment_ids, num_segments);
+}
+
+Output UnsortedSegmentProd(const Scope& scope, Input data, Input segment_ids,
+                           Input num_segments) {
+  return UnsortedSegmentReduction(scope, "UnsortedSegmentProd", data,
+                                  segment_ids, num_segments);
+}
+
 Output DynamicStitch(const Scope& scope, absl::Span<const Output> indices,
                      absl::Span<const Output> data) {
   return FirstOutput(OpBuilder(scope, "DynamicStitch")
+                         .InputList(indices)
+                         .InputList(data)
+                         .Finalize());
+}
+
+Output ParallelDynamicStitch(const Scope& scope,
+                             absl::Span<const Output> indices,
+                             absl::Span<const Output> data) {
+  return FirstOutput(OpBuilder(scope, "ParallelDynamicStitch")
                          .InputList(indices)
                          .InputList(data)
                          .Finalize());

@@ -34,9 +34,23 @@ Output Gather(const Scope& scope, Input params, Input indices);
 Output UnsortedSegmentSum(const Scope& scope, Input data, Input segment_ids,
                           Input num_segments);
 
+// The other unsorted segment reductions: empty segments hold the
+// reduction's identity (lowest / highest value of T for Max / Min, 1 for
+// Prod), as in TensorFlow.
+Output UnsortedSegmentMax(const Scope& scope, Input data, Input segment_ids,
+                          Input num_segments);
+Output UnsortedSegmentMin(const Scope& scope, Input data, Input segment_ids,
+                          Input num_segments);
+Output UnsortedSegmentProd(const Scope& scope, Input data, Input segment_ids,
+                           Input num_segments);
+
 // merged[indices[m][i...]] = data[m][i...]; later m win.
 Output DynamicStitch(const Scope& scope, absl::Span<const Output> indices,
                      absl::Span<const Output> data);
+// DynamicStitch where duplicate indices may take any of their values.
+Output ParallelDynamicStitch(const Scope& scope,
+                             absl::Span<const Output> indices,
+                             absl::Span<const Output> data);
 
 struct UniqueAttrs {
   DataType out_idx = DT_INT32;
@@ -104,6 +118,68 @@ struct ListDiffOutputs {
 };
 ListDiffOutputs ListDiff(const Scope& scope, Input x, Input y,
                          const ListDiffAttrs& attrs = {});
+
+// --- index_ops_segment.cc: sorted and sparse segment reductions. ---
+
+// Reductions of data's rows by sorted segment_ids (a vector of
+// data.shape[0] ids): output has max(segment_ids) + 1 rows; a row no id
+// names is 0 (1 for SegmentProd).
+Output SegmentSum(const Scope& scope, Input data, Input segment_ids);
+Output SegmentMean(const Scope& scope, Input data, Input segment_ids);
+Output SegmentMax(const Scope& scope, Input data, Input segment_ids);
+Output SegmentMin(const Scope& scope, Input data, Input segment_ids);
+Output SegmentProd(const Scope& scope, Input data, Input segment_ids);
+
+// output[segment_ids[i]] (+)= data[indices[i]], segment_ids sorted: the
+// sum, the mean, or the sum divided by sqrt(count). Without num_segments
+// the output has max(segment_ids) + 1 rows.
+Output SparseSegmentSum(const Scope& scope, Input data, Input indices,
+                        Input segment_ids);
+Output SparseSegmentMean(const Scope& scope, Input data, Input indices,
+                         Input segment_ids);
+Output SparseSegmentSqrtN(const Scope& scope, Input data, Input indices,
+                          Input segment_ids);
+Output SparseSegmentSumWithNumSegments(const Scope& scope, Input data,
+                                       Input indices, Input segment_ids,
+                                       Input num_segments);
+Output SparseSegmentMeanWithNumSegments(const Scope& scope, Input data,
+                                        Input indices, Input segment_ids,
+                                        Input num_segments);
+Output SparseSegmentSqrtNWithNumSegments(const Scope& scope, Input data,
+                                         Input indices, Input segment_ids,
+                                         Input num_segments);
+
+// The gradients of the three: output (output_dim0 rows) [indices[i]] +=
+// grad[segment_ids[i]], scaled by 1, 1 / count or 1 / sqrt(count).
+Output SparseSegmentSumGrad(const Scope& scope, Input grad, Input indices,
+                            Input segment_ids, Input output_dim0);
+Output SparseSegmentMeanGrad(const Scope& scope, Input grad, Input indices,
+                             Input segment_ids, Input output_dim0);
+Output SparseSegmentSqrtNGrad(const Scope& scope, Input grad, Input indices,
+                              Input segment_ids, Input output_dim0);
+
+// --- index_ops_partition.cc: DynamicPartition. ---
+
+// num_partitions tensors: output p holds the slices data[i...] whose
+// partitions[i...] == p, in order.
+OutputList DynamicPartition(const Scope& scope, Input data, Input partitions,
+                            int num_partitions);
+
+// --- index_ops_tensor_scatter.cc: TensorScatterUpdate and friends. ---
+
+// A copy of `tensor` with the slices at the index tuples of `indices`
+// replaced by (Update), added to (Add), subtracted from (Sub), or
+// maxed / mined with (Max, Min) `updates`.
+Output TensorScatterUpdate(const Scope& scope, Input tensor, Input indices,
+                           Input updates);
+Output TensorScatterAdd(const Scope& scope, Input tensor, Input indices,
+                        Input updates);
+Output TensorScatterSub(const Scope& scope, Input tensor, Input indices,
+                        Input updates);
+Output TensorScatterMax(const Scope& scope, Input tensor, Input indices,
+                        Input updates);
+Output TensorScatterMin(const Scope& scope, Input tensor, Input indices,
+                        Input updates);
 
 }  // namespace ops
 }  // namespace dflow

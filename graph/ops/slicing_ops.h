@@ -52,6 +52,11 @@ Output ReverseV2(const Scope& scope, Input tensor, Input axis);
 Output ReverseSequence(const Scope& scope, Input input, Input seq_lengths,
                        int64_t seq_dim, int64_t batch_dim = 0);
 
+// `input` with its elements shifted cyclically by shift[i] along axis[i]
+// (scalars or vectors of one length; negative axes count from the end,
+// shifts of one axis add up).
+Output Roll(const Scope& scope, Input input, Input shift, Input axis);
+
 struct PackAttrs {
   int64_t axis = 0;
   PackAttrs& Axis(int64_t v) {

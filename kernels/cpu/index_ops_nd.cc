@@ -27,47 +27,9 @@ namespace {
 using index_ops::IntAt;
 using index_ops::Position;
 using index_ops::Product;
-
-// Whether bad indices are errors (TensorFlow's "", "DEFAULT", "ERROR") or
-// ignored ("IGNORE"); another value fails the kernel's construction.
-bool ReadIgnoreBadIndices(OpKernelConstruction* ctx) {
-  std::string policy;
-  ctx->SetStatus(ctx->GetAttr("bad_indices_policy", &policy));
-  if (!ctx->status().ok()) return false;
-  if (policy == "IGNORE") return true;
-  if (!policy.empty() && policy != "DEFAULT" && policy != "ERROR") {
-    ctx->SetStatus(absl::InvalidArgumentError(absl::StrCat(
-        "bad_indices_policy must be '', 'DEFAULT', 'ERROR' or 'IGNORE', not '",
-        policy, "'")));
-  }
-  return false;
-}
-
-// The flat offset (in slices of the trailing dims) of index tuple `t` of
-// `indices` ([N, r] flattened) into `dims`, or -1 when out of range;
-// `tuple` gets its values for the error message.
-int64_t TupleOffset(const Tensor& indices, int64_t t, int64_t r,
-                    const TensorShape& dims, std::vector<int64_t>* tuple) {
-  int64_t offset = 0;
-  bool ok = true;
-  tuple->resize(r);
-  for (int64_t j = 0; j < r; ++j) {
-    const int64_t v = IntAt(indices, t * r + j);
-    (*tuple)[j] = v;
-    const int64_t size = dims.dim(static_cast<int>(j));
-    if (v < 0 || v >= size) ok = false;
-    offset = offset * size + v;
-  }
-  return ok ? offset : -1;
-}
-
-// "indices[1] = [5, 0]".
-std::string TupleText(const TensorShape& indices_shape, int64_t t,
-                      const std::vector<int64_t>& tuple) {
-  TensorShape batch(indices_shape.dims().subspan(0, indices_shape.rank() - 1));
-  return absl::StrCat("indices", Position(batch, t), " = [",
-                      absl::StrJoin(tuple, ", "), "]");
-}
+using index_ops::ReadIgnoreBadIndices;
+using index_ops::TupleOffset;
+using index_ops::TupleText;
 
 class GatherNdOp : public OpKernel {
  public:

@@ -1,6 +1,8 @@
 // UnsortedSegmentSum (output[ids[i]] += data[i]; negative ids dropped, as
-// in TensorFlow) and DynamicStitch (merged[indices[m][i]] = data[m][i];
-// later entries win; rows no index names are zero).
+// in TensorFlow), its Max, Min and Prod siblings (same walk, another fold;
+// segment_reducers), and DynamicStitch / ParallelDynamicStitch
+// (merged[indices[m][i]] = data[m][i]; later entries win; rows no index
+// names are zero).
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -8,6 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/index_ops_common.h"
+#include "kernels/cpu/index_ops_segment_reducers.h"
 #include "kernels/cpu/kernel_util.h"
 #include "runtime/kernel_registry.h"
 #include "runtime/op_kernel.h"
@@ -20,10 +23,11 @@ using index_ops::IntAt;
 using index_ops::Position;
 using index_ops::Product;
 
-template <typename T>
-class UnsortedSegmentSumOp : public OpKernel {
+template <typename T, typename Reducer>
+class UnsortedSegmentReductionOp : public OpKernel {
  public:
-  explicit UnsortedSegmentSumOp(OpKernelConstruction* ctx) : OpKernel(ctx) {}
+  explicit UnsortedSegmentReductionOp(OpKernelConstruction* ctx)
+      : OpKernel(ctx) {}
 
   void Compute(OpKernelContext* ctx) override {
     const Tensor& data = ctx->input(0);
@@ -57,17 +61,15 @@ class UnsortedSegmentSumOp : public OpKernel {
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, out_shape, &out));
     T* o = out->data<T>();
-    std::fill(o, o + out->NumElements(), T(0));
+    std::fill(o, o + out->NumElements(), Reducer::template Identity<T>());
     const T* d = data.data<T>();
-    // Columns are independent: shard them, keeping the sum order over i
+    // Columns are independent: shard them, keeping the fold order over i
     // fixed (deterministic).
     ParallelForShards(ctx, inner, n, [&](int64_t c0, int64_t c1) {
       for (int64_t i = 0; i < n; ++i) {
         const int64_t id = IntAt(ids, i);
         if (id < 0) continue;
-        const T* src = d + i * inner;
-        T* dst = o + id * inner;
-        for (int64_t c = c0; c < c1; ++c) dst[c] += src[c];
+        Reducer::Fold(d + i * inner + c0, c1 - c0, o + id * inner + c0);
       }
     });
   }
@@ -138,21 +140,31 @@ class DynamicStitchOp : public OpKernel {
   }
 };
 
-#define DFLOW_REGISTER_SEGMENT_SUM(T)                          \
-  DFLOW_REGISTER_KERNEL(KernelDefBuilder("UnsortedSegmentSum") \
-                            .Device(kDeviceCpu)                \
-                            .TypeConstraint<T>("T"),           \
-                        UnsortedSegmentSumOp<T>)
-DFLOW_REGISTER_SEGMENT_SUM(float);
-DFLOW_REGISTER_SEGMENT_SUM(double);
-DFLOW_REGISTER_SEGMENT_SUM(int32_t);
-DFLOW_REGISTER_SEGMENT_SUM(int64_t);
+#define DFLOW_REGISTER_UNSORTED_SEGMENT(op, Reducer, T)                        \
+  DFLOW_REGISTER_KERNEL(                                                      \
+      KernelDefBuilder(op).Device(kDeviceCpu).TypeConstraint<T>("T"),         \
+      UnsortedSegmentReductionOp<T, segment_reducers::Reducer>)
+#define DFLOW_REGISTER_UNSORTED_SEGMENTS(T)                              \
+  DFLOW_REGISTER_UNSORTED_SEGMENT("UnsortedSegmentSum", Sum, T);         \
+  DFLOW_REGISTER_UNSORTED_SEGMENT("UnsortedSegmentProd", Prod, T);       \
+  DFLOW_REGISTER_UNSORTED_SEGMENT("UnsortedSegmentMax", Max, T);         \
+  DFLOW_REGISTER_UNSORTED_SEGMENT("UnsortedSegmentMin", Min, T)
+DFLOW_REGISTER_UNSORTED_SEGMENTS(float);
+DFLOW_REGISTER_UNSORTED_SEGMENTS(double);
+DFLOW_REGISTER_UNSORTED_SEGMENTS(int32_t);
+DFLOW_REGISTER_UNSORTED_SEGMENTS(int64_t);
 
+// ParallelDynamicStitch may take any of a duplicate index's values: the
+// sequential kernel's (the last one) is one of them.
 #define DFLOW_REGISTER_STITCH(T)                                           \
   DFLOW_REGISTER_KERNEL(                                                   \
       KernelDefBuilder("DynamicStitch").Device(kDeviceCpu).TypeConstraint< \
           T>("T"),                                                         \
-      DynamicStitchOp<T>)
+      DynamicStitchOp<T>);                                                 \
+  DFLOW_REGISTER_KERNEL(KernelDefBuilder("ParallelDynamicStitch")          \
+                            .Device(kDeviceCpu)                            \
+                            .TypeConstraint<T>("T"),                       \
+                        DynamicStitchOp<T>)
 DFLOW_REGISTER_STITCH(float16);
 DFLOW_REGISTER_STITCH(bfloat16);
 DFLOW_REGISTER_STITCH(float);

@@ -606,6 +606,36 @@ void BuildGraphWithEveryOp(const Scope& root) {
   ops::ScatterNd(ix, pairs, ops::Const(ix, {1.0f, 2.0f}), {8, 10});
   ops::ListDiff(ix, labels, ids, ops::ListDiffAttrs().OutIdx(DT_INT64));
   ops::BroadcastArgs(ix, shape, ops::Const(ix, {1, 10}));
+  // Segment reductions, partition / stitch, tensor scatters, Roll.
+  Output sorted_ids = ops::Const(ix, {0, 0, 1});
+  ops::SegmentSum(ix, gathered, sorted_ids);
+  ops::SegmentMean(ix, gathered, sorted_ids);
+  ops::SegmentMax(ix, gathered, sorted_ids);
+  ops::SegmentMin(ix, gathered, sorted_ids);
+  ops::SegmentProd(ix, gathered, sorted_ids);
+  ops::UnsortedSegmentMax(ix, gathered, ids, 3);
+  ops::UnsortedSegmentMin(ix, gathered, ids, 3);
+  ops::UnsortedSegmentProd(ix, gathered, ids, 3);
+  ops::SparseSegmentSum(ix, h, ids, sorted_ids);
+  ops::SparseSegmentMean(ix, h, ids, sorted_ids);
+  ops::SparseSegmentSqrtN(ix, h, ids, sorted_ids);
+  ops::SparseSegmentSumWithNumSegments(ix, h, ids, sorted_ids, 4);
+  ops::SparseSegmentMeanWithNumSegments(ix, h, ids, sorted_ids, 4);
+  ops::SparseSegmentSqrtNWithNumSegments(ix, h, ids, sorted_ids, 4);
+  ops::SparseSegmentSumGrad(ix, gathered, ids, sorted_ids, 8);
+  ops::SparseSegmentMeanGrad(ix, gathered, ids, sorted_ids, 8);
+  ops::SparseSegmentSqrtNGrad(ix, gathered, ids, sorted_ids, 8);
+  OutputList partitioned = ops::DynamicPartition(ix, gathered, ids, 3);
+  ops::ParallelDynamicStitch(ix, {ids}, {gathered});
+  Output scatter_rows = ops::Const(
+      ix, Tensor::FromVector<int32_t>({1, 4}, TensorShape({2, 1})));
+  Output row_updates = ops::Slice(ix, h, {0, 0}, {2, -1});
+  ops::TensorScatterUpdate(ix, h, scatter_rows, row_updates);
+  ops::TensorScatterAdd(ix, h, scatter_rows, row_updates);
+  ops::TensorScatterSub(ix, h, scatter_rows, row_updates);
+  ops::TensorScatterMax(ix, h, scatter_rows, row_updates);
+  ops::TensorScatterMin(ix, h, scatter_rows, partitioned[0]);
+  ops::Roll(ix, h, {1, -2}, {0, 1});
   ops::ShapeN(ix, {h, f});
   ops::PreventGradient(ix, h, "no second derivative");
   ops::Assert(ix, ops::Greater(ix, mean, 0.0f), {mean, shape});

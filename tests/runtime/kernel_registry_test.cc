@@ -184,7 +184,31 @@ TEST(KernelRegistryTest, EveryDeclaredOpHasAGpuDefinition) {
                                              "OptionalFromValue",
                                              "OptionalNone",
                                              "OptionalHasValue",
-                                             "OptionalGetValue"};
+                                             "OptionalGetValue",
+                                             // Segment reductions, partition,
+                                             // tensor scatters, Roll.
+                                             "SegmentSum", "SegmentMean",
+                                             "SegmentMax", "SegmentMin",
+                                             "SegmentProd",
+                                             "UnsortedSegmentMax",
+                                             "UnsortedSegmentMin",
+                                             "UnsortedSegmentProd",
+                                             "SparseSegmentSum",
+                                             "SparseSegmentMean",
+                                             "SparseSegmentSqrtN",
+                                             "SparseSegmentSumWithNumSegments",
+                                             "SparseSegmentMeanWithNumSegments",
+                                             "SparseSegmentSqrtNWithNumSegments",
+                                             "SparseSegmentSumGrad",
+                                             "SparseSegmentMeanGrad",
+                                             "SparseSegmentSqrtNGrad",
+                                             "DynamicPartition",
+                                             "ParallelDynamicStitch",
+                                             "TensorScatterUpdate",
+                                             "TensorScatterAdd",
+                                             "TensorScatterSub",
+                                             "TensorScatterMax",
+                                             "TensorScatterMin", "Roll"};
     if (kNoGpuYet->count(op) > 0) continue;
     if (kCpuOnly->count(op) > 0) {
       for (const KernelDef& def : Registry()->DefinitionsForOp(op)) {

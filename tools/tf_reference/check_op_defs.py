@@ -64,6 +64,17 @@ EXTRA_OPS = [
     # shape_ops_broadcast_args.cc).
     "BatchMatMul", "BatchMatMulV2", "BatchMatMulV3", "ClipByValue", "ArgMin",
     "GatherNd", "ScatterNd", "ListDiff", "BroadcastArgs",
+    # Segment reductions, partition / stitch, tensor scatters and Roll
+    # (index_ops_segment.cc, index_ops_partition.cc,
+    # index_ops_tensor_scatter.cc, slicing_ops_roll.cc).
+    "SegmentSum", "SegmentMean", "SegmentMax", "SegmentMin", "SegmentProd",
+    "UnsortedSegmentMax", "UnsortedSegmentMin", "UnsortedSegmentProd",
+    "SparseSegmentSum", "SparseSegmentMean", "SparseSegmentSqrtN",
+    "SparseSegmentSumWithNumSegments", "SparseSegmentMeanWithNumSegments",
+    "SparseSegmentSqrtNWithNumSegments", "SparseSegmentSumGrad",
+    "SparseSegmentMeanGrad", "SparseSegmentSqrtNGrad", "DynamicPartition",
+    "ParallelDynamicStitch", "TensorScatterUpdate", "TensorScatterAdd",
+    "TensorScatterSub", "TensorScatterMax", "TensorScatterMin", "Roll",
 ]
 
 
