@@ -57,6 +57,13 @@ EXTRA_OPS = [
     # shape_ops_broadcast_args.cc).
     "BatchMatMul", "BatchMatMulV2", "BatchMatMulV3", "ClipByValue", "ArgMin",
     "GatherNd", "ScatterNd", "ListDiff", "BroadcastArgs",
+    # Atrous convolution, depthwise convolution, mirror and constant pads,
+    # nearest-neighbour resizing (slicing_ops_space_batch.cc, conv_ops.cc,
+    # slicing_ops.cc, image_ops.cc).
+    "SpaceToBatchND", "BatchToSpaceND", "DepthwiseConv2dNative",
+    "DepthwiseConv2dNativeBackpropInput",
+    "DepthwiseConv2dNativeBackpropFilter", "MirrorPad", "MirrorPadGrad",
+    "PadV2", "ResizeNearestNeighbor", "ResizeNearestNeighborGrad",
 ]
 
 
