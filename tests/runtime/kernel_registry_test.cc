@@ -175,8 +175,11 @@ TEST(KernelRegistryTest, EveryDeclaredOpHasAGpuDefinition) {
                                              "SpaceToBatchND",
                                              "BatchToSpaceND",
                                              "DepthwiseConv2dNative",
-                                             "DepthwiseConv2dNativeBackpropInput",
-                                             "DepthwiseConv2dNativeBackpropFilter",
+                                             // and its two gradients.
+                                             "DepthwiseConv2dNative"
+                                             "BackpropInput",
+                                             "DepthwiseConv2dNative"
+                                             "BackpropFilter",
                                              "MirrorPad", "MirrorPadGrad",
                                              "PadV2", "ResizeNearestNeighbor",
                                              "ResizeNearestNeighborGrad"};
