@@ -128,11 +128,12 @@ absl::Status ReadGeometry(OpKernelContext* ctx, bool to_batch,
   return absl::OkStatus();
 }
 
-// Moves the elements between `space` and `batch` (see the top comment):
-// into `batch` when `to_batch` (zeros for padding), else into `space`.
-template <typename T>
+// Fills `to` from `from` (see the top comment): with kToBatch `from` is
+// the space tensor and `to` the batch tensor (zeros for padding), else the
+// other way round.
+template <bool kToBatch, typename T>
 void MoveBlocks(OpKernelContext* ctx, const SpaceBatchGeometry& g,
-                bool to_batch, T* space, T* batch) {
+                const T* from, T* to) {
   const int m = static_cast<int>(g.block.size());
   int64_t block_size = 1, positions = 1;
   for (int i = 0; i < m; ++i) {
@@ -149,6 +150,7 @@ void MoveBlocks(OpKernelContext* ctx, const SpaceBatchGeometry& g,
   }
   const int64_t space_image = stride;  // one b of space
   const int64_t batch_rows = block_size * g.space_batch;
+  // One unit: a batch row (one block offset k of one image b).
   ParallelForShards(ctx, batch_rows, positions * inner + 1,
                     [&](int64_t first, int64_t last) {
                       std::vector<int64_t> offset(m), pos(m);
@@ -160,7 +162,6 @@ void MoveBlocks(OpKernelContext* ctx, const SpaceBatchGeometry& g,
                           k /= g.block[i];
                         }
                         std::fill(pos.begin(), pos.end(), 0);
-                        T* batch_row = batch + row * positions * inner;
                         for (int64_t p = 0; p < positions; ++p) {
                           int64_t at = b * space_image;
                           bool inside = true;
@@ -169,15 +170,15 @@ void MoveBlocks(OpKernelContext* ctx, const SpaceBatchGeometry& g,
                             inside = inside && s >= 0 && s < g.space[i];
                             at += s * space_stride[i];
                           }
-                          T* run = batch_row + p * inner;
-                          if (inside) {
-                            if (to_batch) {
-                              std::copy(space + at, space + at + inner, run);
+                          const int64_t run = (row * positions + p) * inner;
+                          if constexpr (kToBatch) {
+                            if (inside) {
+                              std::copy(from + at, from + at + inner, to + run);
                             } else {
-                              std::copy(run, run + inner, space + at);
+                              std::fill(to + run, to + run + inner, T{});
                             }
-                          } else if (to_batch) {
-                            std::fill(run, run + inner, T{});
+                          } else if (inside) {
+                            std::copy(from + run, from + run + inner, to + at);
                           }
                           for (int i = m - 1; i >= 0; --i) {
                             if (++pos[i] < g.batched[i]) break;
@@ -210,17 +211,12 @@ class SpaceBatchOp : public OpKernel {
     }
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, out_shape, &out));
-    if (out->NumElements() == 0 || input.NumElements() == 0) return;
+    // An empty input may still pad to a non-empty output (all padding).
+    if (out->NumElements() == 0) return;
     array_kernels::VisitCopyType(input.dtype(), [&](auto* tag) {
       using T = std::remove_pointer_t<decltype(tag)>;
-      T* src = const_cast<T*>(array_kernels::CopyData<T>(input));
-      T* dst = array_kernels::CopyData<T>(out);
-      // MoveBlocks only writes to the side it fills.
-      if (kToBatch) {
-        MoveBlocks<T>(ctx, g, true, src, dst);
-      } else {
-        MoveBlocks<T>(ctx, g, false, dst, src);
-      }
+      MoveBlocks<kToBatch>(ctx, g, array_kernels::CopyData<T>(input),
+                           array_kernels::CopyData<T>(out));
     });
   }
 };

@@ -115,6 +115,21 @@ TEST(SpatialOpsTest, SpaceToBatchAndBackSayWhatDoesNotFit) {
       "crops 3+2 of dimension 1 exceed its size 4");
 }
 
+// An empty dimension padded up to a block is all padding: zeros.
+TEST(SpatialOpsTest, SpaceToBatchOfAnEmptyDimensionIsPadding) {
+  Scope root = Scope::NewRootScope();
+  Output x = Ph(root, DT_FLOAT), block = Ph(root, DT_INT64),
+         pads = Ph(root, DT_INT64);
+  absl::StatusOr<std::vector<Tensor>> out =
+      RunKernel(ops::SpaceToBatchND(root, x, block, pads).node(),
+                {Tensor(DT_FLOAT, TensorShape({1, 0, 2})),
+                 Vec<int64_t>({2}, TensorShape({1})),
+                 Vec<int64_t>({1, 1}, TensorShape({1, 2}))});
+  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_EQ((*out)[0].shape(), TensorShape({2, 1, 2}));
+  for (int i = 0; i < 4; ++i) EXPECT_EQ((*out)[0].data<float>()[i], 0.0f);
+}
+
 TEST(SpatialOpsTest, DepthwiseShapeErrorsSayWhat) {
   Scope root = Scope::NewRootScope();
   Output x = Ph(root, DT_FLOAT), w = Ph(root, DT_FLOAT),
