@@ -362,8 +362,9 @@ class ResizeNearestNeighborOp : public OpKernel {
   ResizeOptions options_;
 };
 
-// Sums in the element type, image by image (the pixels an image's rows add
-// to overlap).
+// Sums image by image (the pixels an image's rows add to overlap), in the
+// element type (integers wrap as TensorFlow's do) or, for half and
+// bfloat16, in float.
 template <typename T>
 class ResizeNearestNeighborGradOp : public OpKernel {
  public:
@@ -389,23 +390,44 @@ class ResizeNearestNeighborGradOp : public OpKernel {
                             0, TensorShape({batch, in_h, in_w, channels}),
                             &out));
     T* result = out->data<T>();
-    std::fill(result, result + out->NumElements(), T(0));
+    std::fill(result, result + out->NumElements(), FromFloat<T>(0.0f));
     if (out->NumElements() == 0 || grads.NumElements() == 0) return;
     // The forward's map from the gradient's pixels to the image's.
     const std::vector<int64_t> ys = NearestSources(in_h, out_h, options_);
     const std::vector<int64_t> xs = NearestSources(in_w, out_w, options_);
     const int64_t in_row = in_w * channels, out_row = out_w * channels;
+    const int64_t plane = in_h * in_row;
     const T* g = grads.data<T>();
     ParallelForShards(
         ctx, batch, out_h * out_row * 2, [&](int64_t begin, int64_t end) {
+          // half and bfloat16 sum in float, rounded once at the end.
+          std::vector<Acc> scratch(kConverts ? plane : 0);
           for (int64_t b = begin; b < end; ++b) {
+            Acc* image;
+            if constexpr (kConverts) {
+              std::fill(scratch.begin(), scratch.end(), 0.0f);
+              image = scratch.data();
+            } else {
+              image = result + b * plane;
+            }
             for (int64_t y = 0; y < out_h; ++y) {
               const T* src = g + (b * out_h + y) * out_row;
-              T* dst = result + (b * in_h + ys[y]) * in_row;
+              Acc* dst = image + ys[y] * in_row;
               for (int64_t x = 0; x < out_w; ++x) {
-                T* pixel = dst + xs[x] * channels;
+                Acc* pixel = dst + xs[x] * channels;
                 const T* from = src + x * channels;
-                for (int64_t c = 0; c < channels; ++c) pixel[c] += from[c];
+                for (int64_t c = 0; c < channels; ++c) {
+                  if constexpr (kConverts) {
+                    pixel[c] += AsFloat(from[c]);
+                  } else {
+                    pixel[c] += from[c];
+                  }
+                }
+              }
+            }
+            if constexpr (kConverts) {
+              for (int64_t i = 0; i < plane; ++i) {
+                result[b * plane + i] = FromFloat<T>(scratch[i]);
               }
             }
           }
@@ -413,6 +435,10 @@ class ResizeNearestNeighborGradOp : public OpKernel {
   }
 
  private:
+  static constexpr bool kConverts =
+      std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>;
+  using Acc = std::conditional_t<kConverts, float, T>;
+
   ResizeOptions options_;
 };
 
@@ -435,6 +461,10 @@ DFLOW_REGISTER_KERNEL(
 DFLOW_REGISTER_RESIZE_NEAREST_GRAD(float);
 DFLOW_REGISTER_RESIZE_NEAREST_GRAD(double);
 DFLOW_REGISTER_RESIZE_NEAREST_GRAD(int32_t);
+DFLOW_REGISTER_RESIZE_NEAREST_GRAD(int8_t);
+DFLOW_REGISTER_RESIZE_NEAREST_GRAD(uint8_t);
+DFLOW_REGISTER_RESIZE_NEAREST_GRAD(float16);
+DFLOW_REGISTER_RESIZE_NEAREST_GRAD(bfloat16);
 #undef DFLOW_REGISTER_RESIZE_NEAREST_GRAD
 
 #define DFLOW_REGISTER_RESIZE(T)                           \

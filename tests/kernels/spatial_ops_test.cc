@@ -216,6 +216,34 @@ TEST(SpatialOpsTest, ResizeNearestNeighborSaysWhatIsWrong) {
                 "size [-1,3] must be non-negative");
 }
 
+// half sums in float (rounded once), uint8 in uint8 (wrapping as
+// TensorFlow's does): four pixels shrunk to one add up.
+TEST(SpatialOpsTest, ResizeNearestNeighborGradSumsHalfAndBytes) {
+  Scope root = Scope::NewRootScope();
+  Output half_grads = Ph(root, DT_HALF), byte_grads = Ph(root, DT_UINT8),
+         size = Ph(root, DT_INT32);
+  Tensor half(DT_HALF, TensorShape({1, 2, 2, 1}));
+  Tensor bytes(DT_UINT8, TensorShape({1, 2, 2, 1}));
+  const float values[] = {1.5f, 2.0f, 3.25f, 4.0f};
+  const uint8_t byte_values[] = {100, 100, 50, 10};
+  for (int i = 0; i < 4; ++i) {
+    half.data<float16>()[i] = float16::FromFloat(values[i]);
+    bytes.data<uint8_t>()[i] = byte_values[i];
+  }
+  const Tensor one_pixel = Vec<int32_t>({1, 1}, TensorShape({2}));
+  absl::StatusOr<std::vector<Tensor>> h =
+      RunKernel(ops::ResizeNearestNeighborGrad(root, half_grads, size).node(),
+                {half, one_pixel});
+  ASSERT_TRUE(h.ok()) << h.status();
+  ASSERT_EQ((*h)[0].shape(), TensorShape({1, 1, 1, 1}));
+  EXPECT_EQ((*h)[0].data<float16>()[0].ToFloat(), 10.75f);
+  absl::StatusOr<std::vector<Tensor>> b =
+      RunKernel(ops::ResizeNearestNeighborGrad(root, byte_grads, size).node(),
+                {bytes, one_pixel});
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_EQ((*b)[0].data<uint8_t>()[0], 4);  // 260 mod 256
+}
+
 // A SpaceToBatchND and BatchToSpaceND round trip of a string tensor (any
 // dtype moves, the padding is "") gives the input back.
 TEST(SpatialOpsTest, SpaceToBatchRoundTripMovesAnyType) {
