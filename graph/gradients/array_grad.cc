@@ -502,9 +502,46 @@ absl::Status PadGrad(const Scope& scope, const Operation& op,
   }
   *grad_inputs = {ops::Slice(scope, grad_outputs[0], begin, size),
                   NoGradient()};
+  // PadV2: constant_values has none either (TensorFlow's array_grad.py).
+  if (op.num_inputs() == 3) grad_inputs->push_back(NoGradient());
   return absl::OkStatus();
 }
 DFLOW_REGISTER_GRADIENT("Pad", PadGrad);
+DFLOW_REGISTER_GRADIENT("PadV2", PadGrad);
+
+// MirrorPad and MirrorPadGrad are each other's transpose (same paddings and
+// mode): each is the other's gradient.
+absl::Status MirrorPadGradient(const Scope& scope, const Operation& op,
+                               absl::Span<const Output> grad_outputs,
+                               std::vector<Output>* grad_inputs) {
+  std::string mode;
+  if (absl::Status s = op.node()->GetAttr("mode", &mode); !s.ok()) return s;
+  const Output paddings = op.input(1);
+  *grad_inputs = {
+      op.node()->op() == "MirrorPad"
+          ? ops::MirrorPadGrad(scope, grad_outputs[0], paddings, mode)
+          : ops::MirrorPad(scope, grad_outputs[0], paddings, mode),
+      NoGradient()};
+  return absl::OkStatus();
+}
+DFLOW_REGISTER_GRADIENT("MirrorPad", MirrorPadGradient);
+DFLOW_REGISTER_GRADIENT("MirrorPadGrad", MirrorPadGradient);
+
+// SpaceToBatchND and BatchToSpaceND (same block_shape, paddings as crops)
+// only move elements and undo each other: each is the other's gradient.
+absl::Status SpaceBatchGradient(const Scope& scope, const Operation& op,
+                                absl::Span<const Output> grad_outputs,
+                                std::vector<Output>* grad_inputs) {
+  const Output block_shape = op.input(1), pads = op.input(2);
+  *grad_inputs = {
+      op.node()->op() == "SpaceToBatchND"
+          ? ops::BatchToSpaceND(scope, grad_outputs[0], block_shape, pads)
+          : ops::SpaceToBatchND(scope, grad_outputs[0], block_shape, pads),
+      NoGradient(), NoGradient()};
+  return absl::OkStatus();
+}
+DFLOW_REGISTER_GRADIENT("SpaceToBatchND", SpaceBatchGradient);
+DFLOW_REGISTER_GRADIENT("BatchToSpaceND", SpaceBatchGradient);
 
 }  // namespace
 }  // namespace dflow

@@ -309,6 +309,29 @@ absl::Status Conv2DBackpropFilterGradFn(const Scope& scope, const Operation& op,
 }
 DFLOW_REGISTER_GRADIENT("Conv2DBackpropFilter", Conv2DBackpropFilterGradFn);
 
+// y = depthwise_conv(x, w): the two depthwise backprop ops, as TensorFlow's
+// nn_grad.py writes them.
+absl::Status DepthwiseConv2dNativeGradFn(const Scope& scope,
+                                         const Operation& op,
+                                         absl::Span<const Output> grad_outputs,
+                                         std::vector<Output>* grad_inputs) {
+  std::vector<int64_t> strides;
+  std::string padding;
+  ops::DepthwiseConv2dNativeAttrs a;
+  RETURN_IF_ERROR(Attr(op, "strides", &strides));
+  RETURN_IF_ERROR(Attr(op, "padding", &padding));
+  RETURN_IF_ERROR(Attr(op, "explicit_paddings", &a.explicit_paddings));
+  RETURN_IF_ERROR(Attr(op, "data_format", &a.data_format));
+  RETURN_IF_ERROR(Attr(op, "dilations", &a.dilations));
+  const Output x = op.input(0), w = op.input(1), g = grad_outputs[0];
+  *grad_inputs = {ops::DepthwiseConv2dNativeBackpropInput(
+                      scope, ShapeOf(scope, x), w, g, strides, padding, a),
+                  ops::DepthwiseConv2dNativeBackpropFilter(
+                      scope, x, ShapeOf(scope, w), g, strides, padding, a)};
+  return absl::OkStatus();
+}
+DFLOW_REGISTER_GRADIENT("DepthwiseConv2dNative", DepthwiseConv2dNativeGradFn);
+
 // --- Pooling. ---
 
 absl::Status GetPoolAttrs(const Operation& op, std::vector<int64_t>* ksize,

@@ -351,6 +351,73 @@ absl::Status Conv2DBackpropFilterShape(InferenceContext* c) {
   return absl::OkStatus();
 }
 
+// --- Depthwise convolution. ---
+
+// The Conv2D that a depthwise filter [height, width, in_channels,
+// multiplier] amounts to: one filter of in_channels * multiplier outputs
+// (the input channels must equal the filter's, no groups).
+absl::Status DepthwiseAsConvFilter(const TensorShape& in,
+                                   const TensorShape& filter,
+                                   const ImageLayout& l,
+                                   TensorShape* conv_filter) {
+  const int64_t in_c = in.dim(l.c), f_in = filter.dim(2), mult = filter.dim(3);
+  if (in_c >= 0 && f_in >= 0 && in_c != f_in) {
+    return InvalidArg("input ", in.ToString(), " (", l.name, ") has ", in_c,
+                      " channels but the depthwise filter ", filter.ToString(),
+                      " expects ", f_in, " (filter dimension 2)");
+  }
+  const int64_t channels = f_in >= 0 ? f_in : in_c;
+  *conv_filter =
+      TensorShape({filter.dim(0), filter.dim(1), channels,
+                   channels >= 0 && mult >= 0 ? channels * mult : kUnknown});
+  return absl::OkStatus();
+}
+
+absl::Status DepthwiseOutput(const ConvAttrs& a, const TensorShape& in,
+                             const TensorShape& filter, TensorShape* out) {
+  TensorShape conv_filter;
+  DFLOW_RETURN_IF_ERROR(
+      DepthwiseAsConvFilter(in, filter, a.layout, &conv_filter));
+  return ConvOutput(a, in, conv_filter,
+                    absl::StrCat("input ", in.ToString(), " (", a.layout.name,
+                                 ") and depthwise filter ", filter.ToString()),
+                    out);
+}
+
+absl::Status DepthwiseConv2dNativeShape(InferenceContext* c) {
+  ConvAttrs a;
+  DFLOW_RETURN_IF_ERROR(GetConvAttrs(*c, &a));
+  TensorShape in, filter, out;
+  DFLOW_RETURN_IF_ERROR(InputWithRank(*c, 0, 4, &in));
+  DFLOW_RETURN_IF_ERROR(InputWithRank(*c, 1, 4, &filter));
+  DFLOW_RETURN_IF_ERROR(DepthwiseOutput(a, in, filter, &out));
+  c->set_output(0, std::move(out));
+  return absl::OkStatus();
+}
+
+// The gradients: the shape the sizes input (0 for the input's, 1 for the
+// filter's) holds, checked against out_backprop when all is known.
+absl::Status DepthwiseBackpropShape(InferenceContext* c, int sizes_input) {
+  ConvAttrs a;
+  DFLOW_RETURN_IF_ERROR(GetConvAttrs(*c, &a));
+  TensorShape sized, other, grad;
+  DFLOW_RETURN_IF_ERROR(ShapeInput4(*c, sizes_input, &sized));
+  DFLOW_RETURN_IF_ERROR(InputWithRank(*c, 1 - sizes_input, 4, &other));
+  DFLOW_RETURN_IF_ERROR(InputWithRank(*c, 2, 4, &grad));
+  const TensorShape& in = sizes_input == 0 ? sized : other;
+  const TensorShape& filter = sizes_input == 0 ? other : sized;
+  TensorShape expected;
+  DFLOW_RETURN_IF_ERROR(DepthwiseOutput(a, in, filter, &expected));
+  if (!expected.IsCompatibleWith(grad)) {
+    return InvalidArg("out_backprop ", grad.ToString(), " must match the ",
+                      "depthwise convolution's output ", expected.ToString(),
+                      " for input ", in.ToString(), " and filter ",
+                      filter.ToString());
+  }
+  c->set_output(0, std::move(sized));
+  return absl::OkStatus();
+}
+
 // --- Pooling. ---
 
 struct PoolAttrs {
@@ -538,6 +605,51 @@ DFLOW_REGISTER_OP("Conv2DBackpropFilter")
     .Attr("dilations: list(int) = [1, 1, 1, 1]")
     .SetShapeFn(Conv2DBackpropFilterShape);
 
+DFLOW_REGISTER_OP("DepthwiseConv2dNative")
+    .Input("input: T")
+    .Input("filter: T")
+    .Output("output: T")
+    .Attr(kFloatTypes)
+    .Attr("strides: list(int)")
+    .Attr(kPaddingWithExplicit)
+    .Attr(kExplicitPaddings)
+    .Attr(kDataFormat)
+    .Attr("dilations: list(int) = [1, 1, 1, 1]")
+    .SetShapeFn(DepthwiseConv2dNativeShape)
+    .Doc(
+        "Convolves each input channel with its own filters [height, width, "
+        "in_channels, multiplier]: output channel c * multiplier + m.");
+
+DFLOW_REGISTER_OP("DepthwiseConv2dNativeBackpropInput")
+    .Input("input_sizes: int32")
+    .Input("filter: T")
+    .Input("out_backprop: T")
+    .Output("output: T")
+    .Attr(kFloatTypes)
+    .Attr("strides: list(int)")
+    .Attr(kPaddingWithExplicit)
+    .Attr(kExplicitPaddings)
+    .Attr(kDataFormat)
+    .Attr("dilations: list(int) = [1, 1, 1, 1]")
+    .SetShapeFn([](InferenceContext* c) {
+      return DepthwiseBackpropShape(c, 0);
+    });
+
+DFLOW_REGISTER_OP("DepthwiseConv2dNativeBackpropFilter")
+    .Input("input: T")
+    .Input("filter_sizes: int32")
+    .Input("out_backprop: T")
+    .Output("output: T")
+    .Attr(kFloatTypes)
+    .Attr("strides: list(int)")
+    .Attr(kPaddingWithExplicit)
+    .Attr(kExplicitPaddings)
+    .Attr(kDataFormat)
+    .Attr("dilations: list(int) = [1, 1, 1, 1]")
+    .SetShapeFn([](InferenceContext* c) {
+      return DepthwiseBackpropShape(c, 1);
+    });
+
 DFLOW_REGISTER_OP("MaxPool")
     .Attr(
         "T: {half, bfloat16, float, double, int32, int64, uint8, int16, "
@@ -626,6 +738,16 @@ AttrList ConvAttrList(const std::vector<int64_t>& strides,
           {"dilations", Ints(a.dilations)}};
 }
 
+AttrList DepthwiseAttrList(const std::vector<int64_t>& strides,
+                           const std::string& padding,
+                           const ops::DepthwiseConv2dNativeAttrs& a) {
+  return {{"strides", Ints(strides)},
+          {"padding", MakeAttr(padding)},
+          {"explicit_paddings", Ints(a.explicit_paddings)},
+          {"data_format", MakeAttr(a.data_format)},
+          {"dilations", Ints(a.dilations)}};
+}
+
 AttrList PoolAttrList(const std::vector<int64_t>& ksize,
                       const std::vector<int64_t>& strides,
                       const std::string& padding,
@@ -675,6 +797,31 @@ Output Conv2DBackpropFilter(const Scope& scope, Input input, Input filter_sizes,
   return First(Build(scope, "Conv2DBackpropFilter",
                      {input, filter_sizes, out_backprop},
                      ConvAttrList(strides, padding, attrs)));
+}
+
+Output DepthwiseConv2dNative(const Scope& scope, Input input, Input filter,
+                             std::vector<int64_t> strides, std::string padding,
+                             const DepthwiseConv2dNativeAttrs& attrs) {
+  return First(Build(scope, "DepthwiseConv2dNative", {input, filter},
+                     DepthwiseAttrList(strides, padding, attrs)));
+}
+
+Output DepthwiseConv2dNativeBackpropInput(
+    const Scope& scope, Input input_sizes, Input filter, Input out_backprop,
+    std::vector<int64_t> strides, std::string padding,
+    const DepthwiseConv2dNativeAttrs& attrs) {
+  return First(Build(scope, "DepthwiseConv2dNativeBackpropInput",
+                     {input_sizes, filter, out_backprop},
+                     DepthwiseAttrList(strides, padding, attrs)));
+}
+
+Output DepthwiseConv2dNativeBackpropFilter(
+    const Scope& scope, Input input, Input filter_sizes, Input out_backprop,
+    std::vector<int64_t> strides, std::string padding,
+    const DepthwiseConv2dNativeAttrs& attrs) {
+  return First(Build(scope, "DepthwiseConv2dNativeBackpropFilter",
+                     {input, filter_sizes, out_backprop},
+                     DepthwiseAttrList(strides, padding, attrs)));
 }
 
 Output MaxPool(const Scope& scope, Input input, std::vector<int64_t> ksize,

@@ -71,6 +71,46 @@ Output Conv2DBackpropFilter(const Scope& scope, Input input, Input filter_sizes,
                             std::string padding,
                             const Conv2DBackpropFilterAttrs& attrs = {});
 
+// --- Depthwise 2-D convolution. ---
+
+struct DepthwiseConv2dNativeAttrs {
+  std::vector<int64_t> explicit_paddings;
+  std::string data_format = "NHWC";
+  std::vector<int64_t> dilations = {1, 1, 1, 1};
+
+  DepthwiseConv2dNativeAttrs& ExplicitPaddings(std::vector<int64_t> v) {
+    explicit_paddings = std::move(v);
+    return *this;
+  }
+  DepthwiseConv2dNativeAttrs& DataFormat(std::string v) {
+    data_format = std::move(v);
+    return *this;
+  }
+  DepthwiseConv2dNativeAttrs& Dilations(std::vector<int64_t> v) {
+    dilations = std::move(v);
+    return *this;
+  }
+};
+
+// Each input channel c convolved with its own filters[:, :, c, m]: output
+// channel c * multiplier + m; `filter` is [height, width, in_channels,
+// multiplier].
+Output DepthwiseConv2dNative(const Scope& scope, Input input, Input filter,
+                             std::vector<int64_t> strides, std::string padding,
+                             const DepthwiseConv2dNativeAttrs& attrs = {});
+// Its gradient with respect to the input, whose shape `input_sizes` (int32
+// vector of 4) gives.
+Output DepthwiseConv2dNativeBackpropInput(
+    const Scope& scope, Input input_sizes, Input filter, Input out_backprop,
+    std::vector<int64_t> strides, std::string padding,
+    const DepthwiseConv2dNativeAttrs& attrs = {});
+// Its gradient with respect to the filter, whose shape `filter_sizes`
+// (int32 vector of 4) gives.
+Output DepthwiseConv2dNativeBackpropFilter(
+    const Scope& scope, Input input, Input filter_sizes, Input out_backprop,
+    std::vector<int64_t> strides, std::string padding,
+    const DepthwiseConv2dNativeAttrs& attrs = {});
+
 // --- Pooling. ---
 
 struct MaxPoolAttrs {

@@ -62,6 +62,30 @@ absl::Status ResizeGradShape(InferenceContext* c) {
   return absl::OkStatus();
 }
 
+// ResizeNearestNeighborGrad: grads' batch and channels at the original
+// size (the `size` input).
+absl::Status ResizeNearestGradShape(InferenceContext* c) {
+  TensorShape grads, size;
+  DFLOW_RETURN_IF_ERROR(InputWithRank(*c, 0, 4, &grads));
+  DFLOW_RETURN_IF_ERROR(InputWithRank(*c, 1, 1, &size));
+  if (size.dim(0) >= 0 && size.dim(0) != 2) {
+    return InvalidArgument("size must hold 2 values (height, width), got a ",
+                           "vector of ", size.dim(0));
+  }
+  int64_t height = TensorShape::kUnknownDim, width = TensorShape::kUnknownDim;
+  std::vector<int64_t> hw;
+  if (c->ConstantInputAsInts(1, &hw) && hw.size() == 2) {
+    if (hw[0] < 0 || hw[1] < 0) {
+      return InvalidArgument("size [", hw[0], ",", hw[1],
+                             "] must not be negative");
+    }
+    height = hw[0];
+    width = hw[1];
+  }
+  c->set_output(0, TensorShape({grads.dim(0), height, width, grads.dim(3)}));
+  return absl::OkStatus();
+}
+
 DFLOW_REGISTER_OP("AdjustContrastv2")
     .Input("images: T")
     .Input("contrast_factor: float")
@@ -96,6 +120,32 @@ DFLOW_REGISTER_OP("ResizeBilinearGrad")
     .SetShapeFn(ResizeGradShape)
     .Doc("The gradient of ResizeBilinear with respect to its images.");
 
+DFLOW_REGISTER_OP("ResizeNearestNeighbor")
+    .Input("images: T")
+    .Input("size: int32")
+    .Output("resized_images: T")
+    .Attr(
+        "T: {int8, uint8, int16, uint16, int32, int64, half, float, double, "
+        "bfloat16}")
+    .Attr("align_corners: bool = false")
+    .Attr("half_pixel_centers: bool = false")
+    .SetShapeFn(ResizeShape)
+    .Doc(
+        "Resizes [batch, height, width, channels] images to `size`, each "
+        "output pixel a copy of its nearest input pixel.");
+
+DFLOW_REGISTER_OP("ResizeNearestNeighborGrad")
+    .Input("grads: T")
+    .Input("size: int32")
+    .Output("output: T")
+    .Attr("T: {uint8, int8, int32, half, float, double, bfloat16}")
+    .Attr("align_corners: bool = false")
+    .Attr("half_pixel_centers: bool = false")
+    .SetShapeFn(ResizeNearestGradShape)
+    .Doc(
+        "The gradient of ResizeNearestNeighbor: each gradient pixel added "
+        "to the input pixel it was copied from; `size` is the input's.");
+
 shape_fn_util::AttrList ResizeAttrList(const ops::ResizeAttrs& attrs) {
   return {{"align_corners", MakeAttr(attrs.align_corners)},
           {"half_pixel_centers", MakeAttr(attrs.half_pixel_centers)}};
@@ -120,6 +170,18 @@ Output ResizeBilinear(const Scope& scope, Input images, Input size,
 Output ResizeBilinearGrad(const Scope& scope, Input grads, Input original_image,
                           const ResizeAttrs& attrs) {
   return FirstOutput(Build(scope, "ResizeBilinearGrad", {grads, original_image},
+                           ResizeAttrList(attrs)));
+}
+
+Output ResizeNearestNeighbor(const Scope& scope, Input images, Input size,
+                             const ResizeAttrs& attrs) {
+  return FirstOutput(Build(scope, "ResizeNearestNeighbor", {images, size},
+                           ResizeAttrList(attrs)));
+}
+
+Output ResizeNearestNeighborGrad(const Scope& scope, Input grads, Input size,
+                                 const ResizeAttrs& attrs) {
+  return FirstOutput(Build(scope, "ResizeNearestNeighborGrad", {grads, size},
                            ResizeAttrList(attrs)));
 }
 

@@ -43,6 +43,15 @@ Output ResizeBilinear(const Scope& scope, Input images, Input size,
 Output ResizeBilinearGrad(const Scope& scope, Input grads, Input original_image,
                           const ResizeAttrs& attrs = {});
 
+// Resizes images to `size` (int32 [new_height, new_width]), each output
+// pixel a copy of the input pixel nearest to it (same type as the images).
+Output ResizeNearestNeighbor(const Scope& scope, Input images, Input size,
+                             const ResizeAttrs& attrs = {});
+// Its gradient: `grads` of the resized images summed back into images of
+// `size` (the original height and width).
+Output ResizeNearestNeighborGrad(const Scope& scope, Input grads, Input size,
+                                 const ResizeAttrs& attrs = {});
+
 }  // namespace ops
 }  // namespace dflow
 

@@ -360,6 +360,49 @@ absl::Status PadShape(InferenceContext* c) {
   return absl::OkStatus();
 }
 
+// Pad's shape, and constant_values must be a scalar.
+absl::Status PadV2Shape(InferenceContext* c) {
+  TensorShape scalar;
+  DFLOW_RETURN_IF_ERROR(
+      c->WithRank(c->input(2), 0, "input 'constant_values'", &scalar));
+  return PadShape(c);
+}
+
+// The padded input less the paddings; each dimension is unknown unless
+// both it and the (constant) paddings are known.
+absl::Status MirrorPadGradShape(InferenceContext* c) {
+  const TensorShape& in = c->input(0);
+  TensorShape paddings_shape;
+  DFLOW_RETURN_IF_ERROR(
+      c->WithRank(c->input(1), 2, "input 'paddings'", &paddings_shape));
+  int64_t n = paddings_shape.dim(0);
+  if (RankKnown(in)) {
+    DFLOW_RETURN_IF_ERROR(c->MergeDim(
+        n, in.rank(), "rows of 'paddings' and rank of 'input'", &n));
+  }
+  std::vector<int64_t> paddings;
+  if (n < 0 || !c->ConstantInputAsInts(1, &paddings) ||
+      static_cast<int64_t>(paddings.size()) != 2 * n) {
+    c->set_output(0, n >= 0 ? TensorShape::UnknownWithRank(static_cast<int>(n))
+                            : TensorShape::Unknown());
+    return absl::OkStatus();
+  }
+  TensorShape out = TensorShape::UnknownWithRank(static_cast<int>(n));
+  for (int i = 0; i < n; ++i) {
+    const int64_t d = RankKnown(in) ? in.dim(i) : -1;
+    const int64_t kept = d - paddings[2 * i] - paddings[2 * i + 1];
+    if (paddings[2 * i] < 0 || paddings[2 * i + 1] < 0 ||
+        (d >= 0 && kept < 0)) {
+      return InvalidArgument("paddings ", Ints(paddings),
+                             " must be non-negative and fit in the padded ",
+                             "input ", in.ToString());
+    }
+    if (d >= 0) out.set_dim(i, kept);
+  }
+  c->set_output(0, out);
+  return absl::OkStatus();
+}
+
 // --- Gradient helpers. ---
 
 absl::Status ConcatOffsetShape(InferenceContext* c) {
@@ -452,6 +495,40 @@ DFLOW_REGISTER_OP("Pad")
     .Doc(
         "`input` with paddings[i] = [before, after] zeros around dimension i.");
 
+DFLOW_REGISTER_OP("PadV2")
+    .Input("input: T")
+    .Input("paddings: Tpaddings")
+    .Input("constant_values: T")
+    .Output("output: T")
+    .Attr("T: type")
+    .Attr("Tpaddings: {int32, int64} = DT_INT32")
+    .SetShapeFn(PadV2Shape)
+    .Doc("Pad with the scalar `constant_values` instead of zeros.");
+
+DFLOW_REGISTER_OP("MirrorPad")
+    .Input("input: T")
+    .Input("paddings: Tpaddings")
+    .Output("output: T")
+    .Attr("T: type")
+    .Attr("Tpaddings: {int32, int64} = DT_INT32")
+    .Attr("mode: {'REFLECT', 'SYMMETRIC'}")
+    .SetShapeFn(PadShape)
+    .Doc(
+        "`input` padded with its own mirror image: REFLECT leaves out the "
+        "edge element (paddings < dim), SYMMETRIC repeats it (<= dim).");
+
+DFLOW_REGISTER_OP("MirrorPadGrad")
+    .Input("input: T")
+    .Input("paddings: Tpaddings")
+    .Output("output: T")
+    .Attr("T: type")
+    .Attr("Tpaddings: {int32, int64} = DT_INT32")
+    .Attr("mode: {'REFLECT', 'SYMMETRIC'}")
+    .SetShapeFn(MirrorPadGradShape)
+    .Doc(
+        "The gradient of MirrorPad: each padded element's value added to "
+        "the element it mirrors.");
+
 DFLOW_REGISTER_OP("ConcatOffset")
     .Input("concat_dim: int32")
     .Input("shape: N * shape_type")
@@ -520,6 +597,33 @@ OutputList Unpack(const Scope& scope, Input value, int num,
 Output Pad(const Scope& scope, Input input, Input paddings) {
   return FirstOutput(
       OpBuilder(scope, "Pad").Input(input).Input(paddings).Finalize());
+}
+
+Output PadV2(const Scope& scope, Input input, Input paddings,
+             Input constant_values) {
+  return FirstOutput(OpBuilder(scope, "PadV2")
+                         .Input(input)
+                         .Input(paddings)
+                         .Input(constant_values)
+                         .Finalize());
+}
+
+Output MirrorPad(const Scope& scope, Input input, Input paddings,
+                 const std::string& mode) {
+  return FirstOutput(OpBuilder(scope, "MirrorPad")
+                         .Input(input)
+                         .Input(paddings)
+                         .Attr("mode", mode)
+                         .Finalize());
+}
+
+Output MirrorPadGrad(const Scope& scope, Input input, Input paddings,
+                     const std::string& mode) {
+  return FirstOutput(OpBuilder(scope, "MirrorPadGrad")
+                         .Input(input)
+                         .Input(paddings)
+                         .Attr("mode", mode)
+                         .Finalize());
 }
 
 OutputList ConcatOffset(const Scope& scope, Input concat_dim,

@@ -17,6 +17,7 @@
 #define DFLOW_GRAPH_OPS_SLICING_OPS_H_
 
 #include <cstdint>
+#include <string>
 #include <utility>
 
 #include "absl/types/span.h"
@@ -134,6 +135,30 @@ Output StridedSliceGrad(const Scope& scope, Input shape, Input begin, Input end,
 // `input` surrounded by zeros: paddings[i] = [before, after] for dimension
 // i (an int32/int64 matrix [rank, 2], entries >= 0).
 Output Pad(const Scope& scope, Input input, Input paddings);
+// Pad with the scalar `constant_values` (of input's type) instead of zeros.
+Output PadV2(const Scope& scope, Input input, Input paddings,
+             Input constant_values);
+// `input` padded with its mirror image; `mode` "REFLECT" (the edge element
+// is not repeated: paddings < dim) or "SYMMETRIC" (it is: paddings <= dim).
+Output MirrorPad(const Scope& scope, Input input, Input paddings,
+                 const std::string& mode);
+// MirrorPad's gradient: `input` has the padded shape; each padded element
+// is added to the element it mirrors.
+Output MirrorPadGrad(const Scope& scope, Input input, Input paddings,
+                     const std::string& mode);
+
+// --- slicing_ops_space_batch.cc: SpaceToBatchND, BatchToSpaceND. ---
+
+// Zero-pads the M spatial dimensions after the batch (paddings [M, 2]),
+// cuts them into blocks of block_shape [M] and moves the offsets within a
+// block into the batch: [B, S1..SM, R...] ->
+// [B * prod(block), (S1 + pads) / block1, ..., R...].
+Output SpaceToBatchND(const Scope& scope, Input input, Input block_shape,
+                      Input paddings);
+// SpaceToBatchND's inverse: the batch's block offsets back into space,
+// then crops [M, 2] removed.
+Output BatchToSpaceND(const Scope& scope, Input input, Input block_shape,
+                      Input crops);
 
 // --- Gradient helpers. ---
 

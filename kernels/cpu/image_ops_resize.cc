@@ -8,6 +8,12 @@
 // position clamped to the image, weighted by its fraction. The forward
 // interpolates along x then y in float; the gradient scatters each
 // incoming value to the four neighbours with the same weights.
+// ResizeNearestNeighbor copies the input pixel at
+//   floor(i * scale)                (legacy),
+//   floor((i + 0.5) * scale)        (half_pixel_centers),
+//   round(i * scale)                (align_corners),
+// clamped to the image; its gradient adds each incoming pixel to the input
+// pixel it was copied from.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -18,6 +24,7 @@
 #include "graph/tensor.h"
 #include "graph/types.h"
 #include "kernels/cpu/kernel_util.h"
+#include "kernels/cpu/kernel_util_array.h"
 #include "runtime/kernel_registry.h"
 #include "runtime/op_kernel.h"
 
@@ -262,6 +269,203 @@ class ResizeBilinearGradOp : public OpKernel {
  private:
   ResizeOptions options_;
 };
+
+// The input index each output index of a nearest-neighbour resize copies
+// (TensorFlow's float arithmetic, so ties round the same way).
+std::vector<int64_t> NearestSources(int64_t in, int64_t out,
+                                    const ResizeOptions& options) {
+  const float scale = ResizeScale(in, out, options.align_corners);
+  std::vector<int64_t> source(out);
+  for (int64_t i = 0; i < out; ++i) {
+    const float pos = options.half_pixel_centers
+                          ? (static_cast<float>(i) + 0.5f) * scale
+                          : static_cast<float>(i) * scale;
+    const int64_t at = static_cast<int64_t>(
+        options.align_corners ? std::round(pos) : std::floor(pos));
+    source[i] = std::max(int64_t{0}, std::min(at, in - 1));
+  }
+  return source;
+}
+
+// The size input: two positive int32 values (`allow_zero`: non-negative).
+absl::Status ReadResizeSize(const Tensor& size, bool allow_zero, int64_t* h,
+                            int64_t* w) {
+  if (size.shape().rank() != 1 || size.NumElements() != 2) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("size must be a vector of 2 values (height, width), got "
+                     "shape ",
+                     size.shape().ToString()));
+  }
+  *h = size.data<int32_t>()[0];
+  *w = size.data<int32_t>()[1];
+  const int64_t least = allow_zero ? 0 : 1;
+  if (*h < least || *w < least) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "size [", *h, ",", *w, "] must be ",
+        allow_zero ? "non-negative" : "positive", " in both dimensions"));
+  }
+  return absl::OkStatus();
+}
+
+// Moves whole pixels (channels runs) of any element type.
+class ResizeNearestNeighborOp : public OpKernel {
+ public:
+  explicit ResizeNearestNeighborOp(OpKernelConstruction* ctx)
+      : OpKernel(ctx) {
+    ctx->SetStatus(options_.Read(ctx));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& images = ctx->input(0);
+    const TensorShape& shape = images.shape();
+    OP_REQUIRES(ctx, shape.rank() == 4,
+                absl::InvalidArgumentError(absl::StrCat(
+                    "images must be 4-D [batch, height, width, channels], "
+                    "got shape ",
+                    shape.ToString())));
+    int64_t out_h = 0, out_w = 0;
+    OP_REQUIRES_OK(ctx, ReadResizeSize(ctx->input(1), false, &out_h, &out_w));
+    const int64_t batch = shape.dim(0), in_h = shape.dim(1),
+                  in_w = shape.dim(2), channels = shape.dim(3);
+    OP_REQUIRES(ctx, in_h > 0 && in_w > 0,
+                absl::InvalidArgumentError(
+                    absl::StrCat("images of shape ", shape.ToString(),
+                                 " have no pixels to resize from")));
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx,
+                   ctx->allocate_output(
+                       0, TensorShape({batch, out_h, out_w, channels}), &out));
+    if (out->NumElements() == 0) return;
+    const std::vector<int64_t> ys = NearestSources(in_h, out_h, options_);
+    const std::vector<int64_t> xs = NearestSources(in_w, out_w, options_);
+    const int64_t in_row = in_w * channels, out_row = out_w * channels;
+    array_kernels::VisitCopyType(images.dtype(), [&](auto* tag) {
+      using T = std::remove_pointer_t<decltype(tag)>;
+      const T* in = array_kernels::CopyData<T>(images);
+      T* result = array_kernels::CopyData<T>(out);
+      ParallelForShards(
+          ctx, batch * out_h, out_row * 2, [&](int64_t begin, int64_t end) {
+            for (int64_t r = begin; r < end; ++r) {
+              const int64_t b = r / out_h, y = r % out_h;
+              const T* src = in + (b * in_h + ys[y]) * in_row;
+              T* dst = result + r * out_row;
+              for (int64_t x = 0; x < out_w; ++x) {
+                std::copy(src + xs[x] * channels,
+                          src + (xs[x] + 1) * channels, dst + x * channels);
+              }
+            }
+          });
+    });
+  }
+
+ private:
+  ResizeOptions options_;
+};
+
+// Sums image by image (the pixels an image's rows add to overlap), in the
+// element type (integers wrap as TensorFlow's do) or, for half and
+// bfloat16, in float.
+template <typename T>
+class ResizeNearestNeighborGradOp : public OpKernel {
+ public:
+  explicit ResizeNearestNeighborGradOp(OpKernelConstruction* ctx)
+      : OpKernel(ctx) {
+    ctx->SetStatus(options_.Read(ctx));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& grads = ctx->input(0);
+    const TensorShape& shape = grads.shape();
+    OP_REQUIRES(ctx, shape.rank() == 4,
+                absl::InvalidArgumentError(absl::StrCat(
+                    "grads must be 4-D [batch, height, width, channels], got "
+                    "shape ",
+                    shape.ToString())));
+    int64_t in_h = 0, in_w = 0;
+    OP_REQUIRES_OK(ctx, ReadResizeSize(ctx->input(1), true, &in_h, &in_w));
+    const int64_t batch = shape.dim(0), out_h = shape.dim(1),
+                  out_w = shape.dim(2), channels = shape.dim(3);
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(
+                            0, TensorShape({batch, in_h, in_w, channels}),
+                            &out));
+    T* result = out->data<T>();
+    std::fill(result, result + out->NumElements(), FromFloat<T>(0.0f));
+    if (out->NumElements() == 0 || grads.NumElements() == 0) return;
+    // The forward's map from the gradient's pixels to the image's.
+    const std::vector<int64_t> ys = NearestSources(in_h, out_h, options_);
+    const std::vector<int64_t> xs = NearestSources(in_w, out_w, options_);
+    const int64_t in_row = in_w * channels, out_row = out_w * channels;
+    const int64_t plane = in_h * in_row;
+    const T* g = grads.data<T>();
+    ParallelForShards(
+        ctx, batch, out_h * out_row * 2, [&](int64_t begin, int64_t end) {
+          // half and bfloat16 sum in float, rounded once at the end.
+          std::vector<Acc> scratch(kConverts ? plane : 0);
+          for (int64_t b = begin; b < end; ++b) {
+            Acc* image;
+            if constexpr (kConverts) {
+              std::fill(scratch.begin(), scratch.end(), 0.0f);
+              image = scratch.data();
+            } else {
+              image = result + b * plane;
+            }
+            for (int64_t y = 0; y < out_h; ++y) {
+              const T* src = g + (b * out_h + y) * out_row;
+              Acc* dst = image + ys[y] * in_row;
+              for (int64_t x = 0; x < out_w; ++x) {
+                Acc* pixel = dst + xs[x] * channels;
+                const T* from = src + x * channels;
+                for (int64_t c = 0; c < channels; ++c) {
+                  if constexpr (kConverts) {
+                    pixel[c] += AsFloat(from[c]);
+                  } else {
+                    pixel[c] += from[c];
+                  }
+                }
+              }
+            }
+            if constexpr (kConverts) {
+              for (int64_t i = 0; i < plane; ++i) {
+                result[b * plane + i] = FromFloat<T>(scratch[i]);
+              }
+            }
+          }
+        });
+  }
+
+ private:
+  static constexpr bool kConverts =
+      std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>;
+  using Acc = std::conditional_t<kConverts, float, T>;
+
+  ResizeOptions options_;
+};
+
+DFLOW_REGISTER_KERNEL(
+    KernelDefBuilder("ResizeNearestNeighbor")
+        .Device(kDeviceCpu)
+        .TypeConstraint("T", {DT_INT8, DT_UINT8, DT_INT16, DT_UINT16,
+                              DT_INT32, DT_INT64, DT_HALF, DT_FLOAT,
+                              DT_DOUBLE, DT_BFLOAT16})
+        .HostMemory("size"),
+    ResizeNearestNeighborOp);
+
+#define DFLOW_REGISTER_RESIZE_NEAREST_GRAD(T)                         \
+  DFLOW_REGISTER_KERNEL(KernelDefBuilder("ResizeNearestNeighborGrad") \
+                            .Device(kDeviceCpu)                       \
+                            .TypeConstraint<T>("T")                   \
+                            .HostMemory("size"),                      \
+                        ResizeNearestNeighborGradOp<T>)
+
+DFLOW_REGISTER_RESIZE_NEAREST_GRAD(float);
+DFLOW_REGISTER_RESIZE_NEAREST_GRAD(double);
+DFLOW_REGISTER_RESIZE_NEAREST_GRAD(int32_t);
+DFLOW_REGISTER_RESIZE_NEAREST_GRAD(int8_t);
+DFLOW_REGISTER_RESIZE_NEAREST_GRAD(uint8_t);
+DFLOW_REGISTER_RESIZE_NEAREST_GRAD(float16);
+DFLOW_REGISTER_RESIZE_NEAREST_GRAD(bfloat16);
+#undef DFLOW_REGISTER_RESIZE_NEAREST_GRAD
 
 #define DFLOW_REGISTER_RESIZE(T)                           \
   DFLOW_REGISTER_KERNEL(KernelDefBuilder("ResizeBilinear") \

@@ -1,9 +1,11 @@
-// CPU kernel for Pad: the input surrounded by zeros, paddings[i] =
-// [before, after] elements around dimension i. The input is written into
-// the zeroed output as a box (slicing::StridedScatter); no padding at all
-// forwards the input.
+// CPU kernels for Pad and PadV2: the input surrounded by zeros (PadV2: by
+// the scalar constant_values), paddings[i] = [before, after] elements around
+// dimension i. The input is written into the filled output as a box
+// (slicing::StridedScatter); no padding at all forwards the input.
+#include <algorithm>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
@@ -19,6 +21,18 @@ namespace {
 
 using array_kernels::IndexVec;
 
+// Every element of `t` set to the scalar `value` (same dtype).
+void FillWith(const Tensor& value, Tensor* t) {
+  array_kernels::VisitCopyType(t->dtype(), [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    const T v = array_kernels::CopyData<T>(value)[0];
+    T* data = array_kernels::CopyData<T>(t);
+    std::fill(data, data + t->NumElements(), v);
+  });
+}
+
+// Pad (kWithConstant false) and PadV2 (true: input 2 is the fill value).
+template <bool kWithConstant>
 class PadOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
@@ -37,6 +51,12 @@ class PadOp : public OpKernel {
                     ", 2] (before and after for each dimension of the input ",
                     in_shape.ToString(), "), but has shape ",
                     paddings_t.shape().ToString())));
+    if constexpr (kWithConstant) {
+      OP_REQUIRES(ctx, ctx->input(2).shape().rank() == 0,
+                  absl::InvalidArgumentError(absl::StrCat(
+                      "constant_values must be a scalar, but has shape ",
+                      ctx->input(2).shape().ToString())));
+    }
     IndexVec paddings;
     OP_REQUIRES_OK(ctx, ReadPaddings(paddings_t, &paddings));
     TensorShape out_shape;
@@ -68,7 +88,11 @@ class PadOp : public OpKernel {
     }
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, out_shape, &out));
-    slicing::FillZeros(out, ctx->thread_pool());
+    if constexpr (kWithConstant) {
+      FillWith(ctx->input(2), out);
+    } else {
+      slicing::FillZeros(out, ctx->thread_pool());
+    }
     slicing::StridedScatter(input, begin, strides, sizes, out,
                             ctx->thread_pool());
   }
@@ -86,7 +110,12 @@ DFLOW_REGISTER_KERNEL(KernelDefBuilder("Pad")
                           .Device(kDeviceCpu)
                           .TypeConstraint("T", array_kernels::AllTensorTypes())
                           .TypeConstraint("Tpaddings", {DT_INT32, DT_INT64}),
-                      PadOp);
+                      PadOp<false>);
+DFLOW_REGISTER_KERNEL(KernelDefBuilder("PadV2")
+                          .Device(kDeviceCpu)
+                          .TypeConstraint("T", array_kernels::AllTensorTypes())
+                          .TypeConstraint("Tpaddings", {DT_INT32, DT_INT64}),
+                      PadOp<true>);
 
 }  // namespace
 }  // namespace dflow

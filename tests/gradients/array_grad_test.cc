@@ -568,5 +568,44 @@ TEST(ArrayGradTest, ZerosLikeAndShapeEndThePathWithoutError) {
                        "zeros_like and shape");
 }
 
+// --- PadV2, MirrorPad, MirrorPadGrad, SpaceToBatchND, BatchToSpaceND. ---
+
+TEST(ArrayGradTest, PadV2AndMirrorPadInBothModes) {
+  Scope root = Scope::NewRootScope();
+  Output x = DoublePlaceholder(root, TensorShape({2, 3, 4}));
+  Output paddings = ops::Const(root, {1, 0, 2, 1, 3, 3}, TensorShape({3, 2}));
+  Output padded = ops::PadV2(root, x, paddings, 0.5);
+  Output reflected = ops::MirrorPad(root, x, paddings, "REFLECT");
+  Output symmetric = ops::MirrorPad(root, x, paddings, "SYMMETRIC");
+  ExpectGradientsMatch(root, {x}, {Doubles(TensorShape({2, 3, 4}))},
+                       {padded, reflected, symmetric}, "pads");
+  EXPECT_THAT(GradientOps(root), Contains("MirrorPadGrad"));
+}
+
+TEST(ArrayGradTest, MirrorPadGradIsMirrorPadsTranspose) {
+  Scope root = Scope::NewRootScope();
+  Output g = DoublePlaceholder(root, TensorShape({4, 9}));
+  Output y = ops::MirrorPadGrad(
+      root, g, ops::Const(root, {1, 1, 2, 3}, TensorShape({2, 2})),
+      "SYMMETRIC");
+  ExpectGradientsMatch(root, {g}, {Doubles(TensorShape({4, 9}))}, {y},
+                       "MirrorPadGrad");
+}
+
+TEST(ArrayGradTest, SpaceToBatchAndBatchToSpace) {
+  Scope root = Scope::NewRootScope();
+  Output x = DoublePlaceholder(root, TensorShape({2, 3, 4, 2}));
+  Output block = ops::Const(root, {2, 3});
+  Output y = ops::SpaceToBatchND(
+      root, x, block, ops::Const(root, {1, 0, 1, 1}, TensorShape({2, 2})));
+  Output b = DoublePlaceholder(root, TensorShape({12, 2, 2, 1}));
+  Output z = ops::BatchToSpaceND(
+      root, b, block, ops::Const(root, {1, 0, 2, 1}, TensorShape({2, 2})));
+  ExpectGradientsMatch(root, {x, b},
+                       {Doubles(TensorShape({2, 3, 4, 2})),
+                        Doubles(TensorShape({12, 2, 2, 1}))},
+                       {y, z}, "space/batch");
+}
+
 }  // namespace
 }  // namespace dflow

@@ -77,5 +77,28 @@ TEST(ImageGradTest, ResizeBilinearInEveryMode) {
   }
 }
 
+TEST(ImageGradTest, ResizeNearestNeighborInEveryMode) {
+  for (int mode = 0; mode < 3; ++mode) {
+    for (const std::vector<int>& size :
+         std::vector<std::vector<int>>{{5, 7}, {2, 3}}) {
+      SCOPED_TRACE(::testing::Message()
+                   << "mode " << mode << " size " << size[0] << "x" << size[1]);
+      Scope root = Scope::NewRootScope();
+      Output x = ops::Placeholder(root, DT_DOUBLE,
+                                  ops::PlaceholderAttrs().Shape({2, 3, 4, 2}));
+      Output y = ops::ResizeNearestNeighbor(
+          root, x, ops::Const(root, {size[0], size[1]}),
+          ops::ResizeAttrs().AlignCorners(mode == 1).HalfPixelCenters(mode ==
+                                                                      2));
+      ASSERT_TRUE(root.ok()) << root.status();
+      auto result = CheckGradients(
+          root, {x}, {Doubles(TensorShape({2, 3, 4, 2}))}, {y});
+      ASSERT_TRUE(result.ok()) << result.status();
+      EXPECT_LT(result->max_error, 1e-7) << result->worst_entry;
+      EXPECT_GT(result->max_numeric, 0.5);
+    }
+  }
+}
+
 }  // namespace
 }  // namespace dflow

@@ -772,5 +772,34 @@ TEST(NnGradTest, FusedBatchNormV3) {
   }
 }
 
+// --- DepthwiseConv2dNative. ---
+
+TEST(NnGradTest, DepthwiseConv2dNative) {
+  struct Case {
+    TensorShape input, filter;
+    std::vector<int64_t> strides;
+    std::string padding;
+    std::vector<int64_t> dilations;
+  };
+  const std::vector<Case> cases = {
+      {TensorShape({2, 5, 5, 3}), TensorShape({3, 3, 3, 2}), {1, 1, 1, 1},
+       "SAME", {1, 1, 1, 1}},
+      {TensorShape({1, 6, 7, 2}), TensorShape({2, 3, 2, 1}), {1, 2, 2, 1},
+       "VALID", {1, 1, 1, 1}},
+      {TensorShape({1, 7, 7, 2}), TensorShape({3, 2, 2, 3}), {1, 1, 1, 1},
+       "SAME", {1, 2, 2, 1}},
+  };
+  for (const Case& c : cases) {
+    Scope root = Scope::NewRootScope();
+    Output x = Feed(root, c.input);
+    Output w = Feed(root, c.filter);
+    Output y = ops::DepthwiseConv2dNative(
+        root, x, w, c.strides, c.padding,
+        ops::DepthwiseConv2dNativeAttrs().Dilations(c.dilations));
+    ExpectGradients(root, {x, w}, {Random(c.input, 30), Random(c.filter, 31)},
+                    {y}, kDoubleTol, c.input.ToString() + " " + c.padding);
+  }
+}
+
 }  // namespace
 }  // namespace dflow

@@ -158,6 +158,18 @@ void BuildGraphWithEveryOp(const Scope& root) {
                            {1, 1, 1, 1}, "SAME");
   ops::Conv2DBackpropFilter(back, x, {5, 5, 3, 16}, g_relu, {1, 1, 1, 1},
                             "SAME");
+  // Depthwise convolution (MobileNet-style), 2 filters per channel.
+  Output dw_filter = ops::Fill(conv, {3, 3, 3, 2}, 0.5f);
+  Output dw = ops::DepthwiseConv2dNative(conv, x, dw_filter, {1, 2, 2, 1},
+                                         "SAME");
+  ops::DepthwiseConv2dNativeBackpropInput(back, ops::Shape(back, x),
+                                          dw_filter, dw, {1, 2, 2, 1}, "SAME");
+  ops::DepthwiseConv2dNativeBackpropFilter(back, x, {3, 3, 3, 2}, dw,
+                                           {1, 2, 2, 1}, "SAME");
+  // Atrous (dilated) convolution as TensorFlow writes it.
+  Output no_pads = ops::Const(conv, {0, 0, 0, 0}, {2, 2});
+  Output atrous = ops::SpaceToBatchND(conv, x, {2, 2}, no_pads);
+  ops::BatchToSpaceND(conv, atrous, {2, 2}, no_pads);
 
   // Fully connected part and losses.
   Scope fc = s.NewSubScope("fc");
@@ -210,6 +222,9 @@ void BuildGraphWithEveryOp(const Scope& root) {
   ops::ResizeBilinearGrad(img, resized, x,
                           ops::ResizeAttrs().HalfPixelCenters(true));
   ops::AdjustContrastv2(img, x, 1.5f);
+  Output nearest = ops::ResizeNearestNeighbor(img, x, {64, 64});
+  ops::ResizeNearestNeighborGrad(img, nearest, {32, 32},
+                                 ops::ResizeAttrs().AlignCorners(true));
   ops::RandomUniformInt(img, {3}, 0, 9, ops::RandomAttrs().Seed(2));
 
   // Shapes and slicing.
@@ -240,6 +255,11 @@ void BuildGraphWithEveryOp(const Scope& root) {
   Output strided = ops::StridedSlice(a_s, h, {1, 0}, {7, 10}, {2, 1});
   ops::StridedSliceGrad(a_s, shape, {1, 0}, {7, 10}, {2, 1}, strided);
   ops::Pad(a_s, h, ops::Const(a_s, {1, 1, 0, 2}, {2, 2}));
+  ops::PadV2(a_s, h, ops::Const(a_s, {1, 1, 0, 2}, {2, 2}), -1.0f);
+  Output mirrored =
+      ops::MirrorPad(a_s, h, ops::Const(a_s, {1, 1, 0, 2}, {2, 2}), "REFLECT");
+  ops::MirrorPadGrad(a_s, mirrored, ops::Const(a_s, {1, 1, 0, 2}, {2, 2}),
+                     "REFLECT");
   ops::ConcatOffset(a_s, 0, {shape, shape});
   ops::InvertPermutation(a_s, {1, 0});
   ops::Range(a_s, 0, 10, 1);

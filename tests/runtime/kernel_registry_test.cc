@@ -208,7 +208,18 @@ TEST(KernelRegistryTest, EveryDeclaredOpHasAGpuDefinition) {
                                              "TensorScatterAdd",
                                              "TensorScatterSub",
                                              "TensorScatterMax",
-                                             "TensorScatterMin", "Roll"};
+                                             "TensorScatterMin", "Roll",
+                                             "SpaceToBatchND",
+                                             "BatchToSpaceND",
+                                             "DepthwiseConv2dNative",
+                                             // and its two gradients.
+                                             "DepthwiseConv2dNative"
+                                             "BackpropInput",
+                                             "DepthwiseConv2dNative"
+                                             "BackpropFilter",
+                                             "MirrorPad", "MirrorPadGrad",
+                                             "PadV2", "ResizeNearestNeighbor",
+                                             "ResizeNearestNeighborGrad"};
     if (kNoGpuYet->count(op) > 0) continue;
     if (kCpuOnly->count(op) > 0) {
       for (const KernelDef& def : Registry()->DefinitionsForOp(op)) {

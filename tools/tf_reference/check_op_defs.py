@@ -75,6 +75,13 @@ EXTRA_OPS = [
     "SparseSegmentMeanGrad", "SparseSegmentSqrtNGrad", "DynamicPartition",
     "ParallelDynamicStitch", "TensorScatterUpdate", "TensorScatterAdd",
     "TensorScatterSub", "TensorScatterMax", "TensorScatterMin", "Roll",
+    # Atrous convolution, depthwise convolution, mirror and constant pads,
+    # nearest-neighbour resizing (slicing_ops_space_batch.cc, conv_ops.cc,
+    # slicing_ops.cc, image_ops.cc).
+    "SpaceToBatchND", "BatchToSpaceND", "DepthwiseConv2dNative",
+    "DepthwiseConv2dNativeBackpropInput",
+    "DepthwiseConv2dNativeBackpropFilter", "MirrorPad", "MirrorPadGrad",
+    "PadV2", "ResizeNearestNeighbor", "ResizeNearestNeighborGrad",
 ]
 
 

@@ -623,5 +623,59 @@ TEST(ConvOpsTest, ImportsTensorFlowNodesWithoutOptionalAttrs) {
   EXPECT_EQ(graph.FindNode("pool")->output_shape(0),
             TensorShape({kQ, 15, 15, 64}));
 }
+
+// --- DepthwiseConv2dNative. ---
+
+TEST(ConvOpsTest, DepthwiseConv2dNativeShapes) {
+  const std::string op = "DepthwiseConv2dNative";
+  // in_channels * multiplier output channels, Conv2D's spatial sizes.
+  EXPECT_EQ(Out(Infer(op, {{2, 8, 8, 3}, {3, 3, 3, 2}},
+                      Conv({1, 1, 1, 1}, "SAME"))),
+            "[2,8,8,6]");
+  EXPECT_EQ(Out(Infer(op, {{2, 8, 8, 3}, {3, 3, 3, 2}},
+                      Conv({1, 2, 2, 1}, "VALID"))),
+            "[2,3,3,6]");
+  Attrs dilated = Conv({1, 1, 1, 1}, "VALID");
+  dilated["dilations"] = Ints({1, 2, 2, 1});
+  EXPECT_EQ(Out(Infer(op, {{1, 7, 9, 4}, {3, 3, 4, 1}}, dilated)),
+            "[1,3,5,4]");
+  Attrs explicit_pads = Conv({1, 2, 2, 1}, "EXPLICIT");
+  explicit_pads["explicit_paddings"] = Ints({0, 0, 1, 2, 0, 1, 0, 0});
+  EXPECT_EQ(Out(Infer(op, {{2, 7, 8, 3}, {3, 3, 3, 2}}, explicit_pads)),
+            "[2,4,4,6]");
+  // Unknown channels or multiplier leave the output channels unknown.
+  EXPECT_EQ(Out(Infer(op, {{2, 8, 8, kQ}, {3, 3, kQ, 2}},
+                      Conv({1, 1, 1, 1}, "SAME"))),
+            "[2,8,8,?]");
+  EXPECT_EQ(Out(Infer(op, {kUnknownShape, kUnknownShape},
+                      Conv({1, 1, 1, 1}, "SAME"))),
+            "[?,?,?,?]");
+  EXPECT_THAT(Out(Infer(op, {{2, 8, 8, 3}, {3, 3, 4, 2}},
+                        Conv({1, 1, 1, 1}, "SAME"))),
+              HasSubstr("has 3 channels but the depthwise filter [3,3,4,2] "
+                        "expects 4"));
+}
+
+TEST(ConvOpsTest, DepthwiseConv2dNativeBackpropShapes) {
+  const Tensor sizes = Tensor::FromVector<int32_t>({2, 8, 8, 3});
+  EXPECT_EQ(Out(Infer("DepthwiseConv2dNativeBackpropInput",
+                      {{4}, {3, 3, 3, 2}, {2, 4, 4, 6}},
+                      Conv({1, 2, 2, 1}, "SAME"), {&sizes})),
+            "[2,8,8,3]");
+  EXPECT_EQ(Out(Infer("DepthwiseConv2dNativeBackpropInput",
+                      {{4}, {3, 3, 3, 2}, {2, 4, 4, 6}},
+                      Conv({1, 2, 2, 1}, "SAME"))),
+            "[?,?,?,?]");
+  EXPECT_THAT(Out(Infer("DepthwiseConv2dNativeBackpropInput",
+                        {{4}, {3, 3, 3, 2}, {2, 8, 8, 6}},
+                        Conv({1, 2, 2, 1}, "SAME"), {&sizes})),
+              HasSubstr("out_backprop [2,8,8,6] must match the depthwise "
+                        "convolution's output [2,4,4,6]"));
+  const Tensor filter_sizes = Tensor::FromVector<int32_t>({3, 3, 3, 2});
+  EXPECT_EQ(Out(Infer("DepthwiseConv2dNativeBackpropFilter",
+                      {{2, 8, 8, 3}, {4}, {2, 8, 8, 6}},
+                      Conv({1, 1, 1, 1}, "SAME"), {nullptr, &filter_sizes})),
+            "[3,3,3,2]");
+}
 }  // namespace
 }  // namespace dflow

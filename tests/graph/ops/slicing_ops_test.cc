@@ -17,6 +17,7 @@
 namespace dflow {
 namespace {
 
+using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
@@ -460,6 +461,66 @@ TEST(StridedSliceTest, Errors) {
   Scope lengths = Scope::NewRootScope();
   ops::StridedSlice(lengths, In(lengths, {4, 4}), {0, 0}, {1}, {1, 1});
   EXPECT_THAT(Err(lengths), HasSubstr("lengths"));
+}
+
+// --- SpaceToBatchND, BatchToSpaceND, PadV2, MirrorPad, MirrorPadGrad. ---
+
+TEST(SpaceToBatchNDTest, ShapesAndErrors) {
+  Scope root = Scope::NewRootScope();
+  Output pads = ops::Const(root, {1, 1, 0, 3}, TensorShape({2, 2}));
+  EXPECT_EQ(S(ops::SpaceToBatchND(root, In(root, {2, 4, 6, 3}), {2, 3}, pads)),
+            "[12,3,3,3]");
+  EXPECT_EQ(S(ops::BatchToSpaceND(root, In(root, {12, 3, 3, 3}), {2, 3}, pads)),
+            "[2,4,6,3]");
+  // Unknown paddings: the batch is still known; unknown block_shape: only
+  // the rank.
+  EXPECT_EQ(S(ops::SpaceToBatchND(root, In(root, {2, 4, 6, 3}), {2, 3},
+                                  In(root, {2, 2}, DT_INT32))),
+            "[12,?,?,3]");
+  EXPECT_EQ(S(ops::SpaceToBatchND(root, In(root, {2, 4, 6, 3}),
+                                  In(root, {2}, DT_INT32),
+                                  In(root, {2, 2}, DT_INT32))),
+            "[?,?,?,3]");
+  EXPECT_EQ(S(ops::BatchToSpaceND(root, Unknown(root), {2, 3}, pads)),
+            "<unknown>");
+  ASSERT_TRUE(root.ok()) << root.status();
+
+  Scope bad = Scope::NewRootScope();
+  ops::SpaceToBatchND(bad.WithOpName("s"), In(bad, {2, 5, 6, 3}), {2, 3},
+                      ops::Const(bad, {0, 0, 0, 0}, TensorShape({2, 2})));
+  EXPECT_THAT(Err(bad), AllOf(HasSubstr("'s'"), HasSubstr("SpaceToBatchND"),
+                              HasSubstr("divisible by block_shape[0] = 2")));
+  Scope batch = Scope::NewRootScope();
+  ops::BatchToSpaceND(batch, In(batch, {6, 2, 2, 1}), {2, 2},
+                      ops::Const(batch, {0, 0, 0, 0}, TensorShape({2, 2})));
+  EXPECT_THAT(Err(batch), HasSubstr("the batch 6"));
+}
+
+TEST(PadsTest, ShapesAndErrors) {
+  Scope root = Scope::NewRootScope();
+  Output pads = ops::Const(root, {1, 0, 2, 3}, TensorShape({2, 2}));
+  EXPECT_EQ(S(ops::PadV2(root, In(root, {2, 3}), pads, 1.5f)), "[3,8]");
+  EXPECT_EQ(S(ops::MirrorPad(root, In(root, {2, 4}), pads, "SYMMETRIC")),
+            "[3,9]");
+  EXPECT_EQ(S(ops::MirrorPadGrad(root, In(root, {3, 9}), pads, "SYMMETRIC")),
+            "[2,4]");
+  EXPECT_EQ(S(ops::MirrorPadGrad(root, In(root, {-1, 9}), pads, "REFLECT")),
+            "[?,4]");
+  EXPECT_EQ(S(ops::MirrorPadGrad(root, In(root, {3, 9}),
+                                 In(root, {2, 2}, DT_INT32), "REFLECT")),
+            "[?,?]");
+  ASSERT_TRUE(root.ok()) << root.status();
+
+  Scope bad = Scope::NewRootScope();
+  ops::PadV2(bad, In(bad, {2, 3}),
+             ops::Const(bad, {1, 0, 2, 3}, TensorShape({2, 2})),
+             In(bad, {2}));
+  EXPECT_THAT(Err(bad), HasSubstr("constant_values"));
+  Scope small = Scope::NewRootScope();
+  ops::MirrorPadGrad(small, In(small, {3, 4}),
+                     ops::Const(small, {1, 0, 2, 3}, TensorShape({2, 2})),
+                     "REFLECT");
+  EXPECT_THAT(Err(small), HasSubstr("fit in the padded input [3,4]"));
 }
 
 }  // namespace
