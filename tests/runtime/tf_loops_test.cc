@@ -6,7 +6,9 @@
 // constant, a loop variable that grows, a gradient through a loop (its
 // accumulators are StackV2 stacks: pushes forward, pops backward) and a
 // frozen LSTM dynamic_rnn and its input gradient (TensorArrayV3 read,
-// write, scatter, gather and gradient arrays). Also the bad inputs: an
+// write, scatter, gather and gradient arrays), TensorArray split, concat,
+// scatter and gather with their gradients, a bidirectional LSTM
+// (ReverseSequence), tf.print in a loop and a string loop variable. Also the bad inputs: an
 // Exit of no loop, inputs from two frames, and a loop that never ends (the
 // step's deadline ends it). The same loops in the functional style
 // (StatelessWhile, cond and body in the library) run through
@@ -72,7 +74,11 @@ INSTANTIATE_TEST_SUITE_P(Models, TfLoopsTest,
                                            "cond_in_loop", "const_capture",
                                            "shape_grows", "loop_grad", "rnn",
                                            "rnn_grad", "cond_grad_in_loop",
-                                           "partial_array"));
+                                           "partial_array",
+                                           "array_split_concat",
+                                           "array_scatter_gather",
+                                           "bidirectional_rnn",
+                                           "print_in_loop", "string_loop"));
 
 // TensorFlow 2 captures a trained variable in a functional While as a
 // resource loop variable the body passes through: it enters the lowered

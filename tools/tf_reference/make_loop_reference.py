@@ -168,6 +168,83 @@ def partial_array(x, n):
   return tf.reshape(ta.stack(), [-1])
 
 
+def array_split_concat(x, n):
+  # A TensorArray split into pieces of 2 and 4 elements (TensorArraySplitV3
+  # / TensorListSplit), each piece scaled by (i + 1 + n) in a loop, then
+  # concatenated (TensorArrayConcatV3 / TensorListConcatV2); out = the
+  # concatenation [6] and its gradient with respect to x [3] (the split's
+  # gradient is a concat and the concat's a split)
+  data = tf.concat([x, x * x], 0)
+  pieces = tf1.TensorArray(F32, size=2, infer_shape=False).split(
+      data, tf.constant([2, 4], tf.int64))
+  def body(i, ta):
+    scale = tf.cast(i + 1 + n, F32)
+    return i + 1, ta.write(i, pieces.read(i) * scale)
+  _, ta = tf1.while_loop(
+      lambda i, ta: i < 2, body,
+      [tf.constant(0), tf1.TensorArray(F32, size=2, infer_shape=False)])
+  joined = ta.concat()
+  grad = tf.gradients(tf.reduce_sum(joined * joined), x)[0]
+  return tf.concat([joined, grad], 0)
+
+
+def array_scatter_gather(x, n):
+  # Rows of a [3, 3] tensor scattered to a TensorArray in the order 2, 0, 1
+  # (TensorArrayScatterV3 / TensorListScatterIntoExistingList), each element
+  # i multiplied by x + i in a loop, two of them gathered back
+  # (TensorArrayGatherV3 / TensorListGather); out = the gathered [2, 3] and
+  # the gradient with respect to x [3], flattened to [9]
+  rows = tf.reshape(tf.tile(x, [3]), [3, 3]) + tf.constant(
+      [[0.0], [1.0], [2.0]])
+  source = tf1.TensorArray(F32, size=3).scatter([2, 0, 1], rows)
+  def body(i, ta):
+    return i + 1, ta.write(i, source.read(i) * (x + tf.cast(i, F32)))
+  _, ta = tf1.while_loop(lambda i, ta: i < 3, body,
+                         [tf.constant(0), tf1.TensorArray(F32, size=3)])
+  gathered = ta.gather([2, 0])
+  grad = tf.gradients(tf.reduce_sum(gathered * gathered), x)[0]
+  return tf.concat([tf.reshape(gathered, [-1]), grad], 0)
+
+
+def bidirectional_rnn(x, n):
+  # bidirectional_dynamic_rnn (frozen LSTM cells of 2 units each way) over
+  # batch 2, time 3, depth 3 with sequence lengths [min(n, 3), 3]: the
+  # backward pass reverses each sequence (ReverseSequence); out = both
+  # directions' outputs [2, 2, 3, 2] and d sum / d seq [2, 3, 3], flattened
+  from tensorflow.python.keras.layers.legacy_rnn import rnn_cell_impl
+  scale = tf.constant(np.linspace(0.2, 1.0, 18, dtype=np.float32))
+  seq = tf.reshape(tf.tile(x, [6]) * scale, [2, 3, 3], name="seq")
+  cells = [rnn_cell_impl.LSTMCell(
+      2, initializer=tf1.glorot_uniform_initializer(seed=s)) for s in (3, 5)]
+  lengths = tf.stack([tf.minimum(n, 3), 3])
+  (fw, bw), _ = tf1.nn.bidirectional_dynamic_rnn(
+      cells[0], cells[1], seq, sequence_length=lengths, dtype=F32)
+  outputs = tf.stack([fw, bw])
+  grad = tf.gradients(tf.reduce_sum(outputs * outputs), seq)[0]
+  return tf.concat([tf.reshape(outputs, [-1]), tf.reshape(grad, [-1])], 0)
+
+
+def print_in_loop(x, n):
+  # for i < n: tf.print the step and v (StringFormat, PrintV2 to stderr),
+  # then v = v * x + i; out = v [3]
+  def body(i, v):
+    printed = tf.print("step", i, "v =", v)
+    with tf.control_dependencies([printed]):
+      return i + 1, v * x + tf.cast(i, F32)
+  _, v = tf1.while_loop(lambda i, v: i < n, body, [tf.constant(0), x])
+  return v
+
+
+def string_loop(x, n):
+  # a string loop variable that grows by "ab" (StringJoin) n times; out =
+  # its length in bytes (StringLength), as float, times x
+  def body(i, s):
+    return i + 1, tf.strings.join([s, "ab"])
+  _, s = tf1.while_loop(lambda i, s: i < n, body,
+                        [tf.constant(0), tf.constant("x")])
+  return tf.cast(tf.strings.length(s), F32) * x
+
+
 def device_loop(x, n):
   # for i < n: v = v * x + 1 with the body's arithmetic on /cpu:1
   def body(i, v):
@@ -182,7 +259,11 @@ MODELS = {"counter": counter, "sum_to_n": sum_to_n, "nested": nested,
           "cond_in_loop": cond_in_loop, "const_capture": const_capture,
           "shape_grows": shape_grows, "loop_grad": loop_grad, "rnn": rnn,
           "rnn_grad": rnn_grad, "cond_grad_in_loop": cond_grad_in_loop,
-          "partial_array": partial_array, "device_loop": device_loop}
+          "partial_array": partial_array, "device_loop": device_loop,
+          "array_split_concat": array_split_concat,
+          "array_scatter_gather": array_scatter_gather,
+          "bidirectional_rnn": bidirectional_rnn,
+          "print_in_loop": print_in_loop, "string_loop": string_loop}
 
 
 def config():
