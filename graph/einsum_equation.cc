@@ -118,17 +118,8 @@ absl::StatusOr<EinsumEquation> ParseEinsumEquation(
       }
     }
     out.output.insert(out.output.end(), s->after.begin(), s->after.end());
-    std::vector<bool> seen(kFirstEllipsisLabel, false);
     for (int label : out.output) {
-      if (label >= kFirstEllipsisLabel) continue;
-      if (seen[label]) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "Einsum equation '", equation, "': output subscript '",
-            std::string(1, label < 26 ? 'a' + label : 'A' + label - 26),
-            "' appears twice; each output label may appear once"));
-      }
-      seen[label] = true;
-      if (uses[label] == 0) {
+      if (label < kFirstEllipsisLabel && uses[label] == 0) {
         return absl::InvalidArgumentError(absl::StrCat(
             "Einsum equation '", equation, "': output subscript '",
             std::string(1, label < 26 ? 'a' + label : 'A' + label - 26),

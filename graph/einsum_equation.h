@@ -5,7 +5,9 @@
 // right across inputs as NumPy broadcasting aligns them (an input whose
 // ellipsis covers fewer dimensions lacks the leading ones). Without "->"
 // the output is the ellipsis dimensions, then every letter used exactly
-// once, in alphabetical order (NumPy's and TensorFlow's implicit mode).
+// once, in alphabetical order (NumPy's and TensorFlow's implicit mode). A
+// label the output repeats puts values on that diagonal, zeros elsewhere
+// ("i->ii": TensorFlow's gradient of a diagonal).
 // The Einsum op's shape function and its CPU kernel both use it.
 #ifndef DFLOW_GRAPH_EINSUM_EQUATION_H_
 #define DFLOW_GRAPH_EINSUM_EQUATION_H_
@@ -28,8 +30,8 @@ struct EinsumEquation {
 // have no ellipsis for the result to be known: an error otherwise, which
 // a shape function treats as "unknown"). Errors name what is wrong: a
 // character that is no letter, a second ellipsis, a rank that does not
-// match the subscripts, an output label no input has, a repeated output
-// label, the number of inputs.
+// match the subscripts, an output label no input has, the number of
+// inputs.
 absl::StatusOr<EinsumEquation> ParseEinsumEquation(
     absl::string_view equation, const std::vector<int>& ranks);
 

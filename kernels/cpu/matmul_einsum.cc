@@ -134,6 +134,26 @@ void Arrange(const View<T>& v, const std::vector<int>& labels,
   }
 }
 
+// Writes contiguous `source` into `out` at the positions of `target`, a
+// view of `out` with the same labels in the same order (strides of a
+// diagonal).
+template <typename T>
+void Scatter(const View<T>& source, const View<T>& target, T* out) {
+  const int rank = static_cast<int>(source.dims.size());
+  const int64_t total = Product(source.dims);
+  std::vector<int64_t> index(rank, 0);
+  int64_t to = 0;
+  for (int64_t i = 0; i < total; ++i) {
+    out[to] = source.data[i];
+    for (int d = rank - 1; d >= 0; --d) {
+      to += target.strides[d];
+      if (++index[d] < source.dims[d]) break;
+      to -= target.strides[d] * source.dims[d];
+      index[d] = 0;
+    }
+  }
+}
+
 // `v` summed over the labels in `drop` (which it has), into `buffer`; the
 // result keeps the other labels in their order.
 template <typename T>
@@ -265,16 +285,49 @@ class EinsumOp : public OpKernel {
     }
 
     TensorShape out_shape;
+    std::vector<int> result;  // the output's labels, each once
     std::vector<int64_t> out_dims;
     for (int label : eq->output) {
-      out_dims.push_back(size[label]);
       out_shape.AddDim(size[label]);
+      if (std::find(result.begin(), result.end(), label) != result.end()) {
+        continue;
+      }
+      result.push_back(label);
+      out_dims.push_back(size[label]);
     }
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, out_shape, &out));
-    T* o = out->NumElements() > 0 ? out->data<T>() : nullptr;
+    // With a repeated output label the result goes on a diagonal of the
+    // output, so it is computed into a buffer first.
+    const bool diagonal_output = result.size() < eq->output.size();
+    std::vector<T> result_data(diagonal_output ? Product(out_dims) : 0);
+    T* o = diagonal_output          ? result_data.data()
+           : out->NumElements() > 0 ? out->data<T>()
+                                    : nullptr;
+    Contract(ctx, views, result, out_dims, size, in_output, o);
+    if (!ctx->status().ok() || !diagonal_output) return;
+    T* dst = out->data<T>();
+    std::fill_n(dst, out->NumElements(), T(0));
+    // The output viewed with one dimension per result label: a repeated
+    // label's stride is the sum of its dimensions' strides.
+    View<T> placed = ContiguousView<T>(
+        dst,
+        std::vector<int64_t>(out_shape.dims().begin(), out_shape.dims().end()),
+        eq->output);
+    OP_REQUIRES_OK(ctx, Diagonal(&placed, 0));
+    const View<T> source = ContiguousView<T>(o, out_dims, result);
+    Scatter(source, placed, dst);
+  }
+
+ private:
+  template <typename InOutput>
+  void Contract(OpKernelContext* ctx, std::vector<View<T>>& views,
+                const std::vector<int>& result,
+                const std::vector<int64_t>& out_dims,
+                const std::vector<int64_t>& size, InOutput in_output, T* o) {
+    const int n = static_cast<int>(views.size());
     if (n == 1) {
-      Arrange(views[0], eq->output, out_dims, o);
+      Arrange(views[0], result, out_dims, o);
       return;
     }
 
@@ -317,18 +370,17 @@ class EinsumOp : public OpKernel {
     std::vector<T> b_data(static_cast<size_t>(batches * k * cols));
     Arrange(a, a_order, sizes_of(a_order), a_data.data());
     Arrange(b, b_order, sizes_of(b_order), b_data.data());
-    const bool c_is_output = c_order == eq->output;
+    const bool c_is_output = c_order == result;
     std::vector<T> c_data(c_is_output ? 0 : batches * m * cols);
     T* c = c_is_output ? o : c_data.data();
     OP_REQUIRES_OK(ctx, BatchedProduct(ctx, batches, m, k, cols, a_data.data(),
                                        b_data.data(), c));
     if (!c_is_output) {
-      Arrange(ContiguousView<T>(c, sizes_of(c_order), c_order), eq->output,
+      Arrange(ContiguousView<T>(c, sizes_of(c_order), c_order), result,
               out_dims, o);
     }
   }
 
- private:
   std::string equation_;
 };
 
