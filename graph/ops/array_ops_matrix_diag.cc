@@ -1,7 +1,7 @@
 // Schemas and builder wrappers of MatrixDiagV3 (tf.eye, tf.linalg.diag) and
 // MatrixDiagPartV3 (tf.linalg.diag_part). Kernels:
-// kernels/cpu/slicing_ops_matrix_diag.cc (one diagonal k; bands of diagonals
-// are refused there with an error).
+// kernels/cpu/slicing_ops_matrix_diag.cc (one diagonal k, or a band of them;
+// the shape functions below leave a band's output shape unknown).
 #include <algorithm>
 #include <cstdint>
 #include <optional>
