@@ -57,6 +57,15 @@ EXTRA_OPS = [
     # shape_ops_broadcast_args.cc).
     "BatchMatMul", "BatchMatMulV2", "BatchMatMulV3", "ClipByValue", "ArgMin",
     "GatherNd", "ScatterNd", "ListDiff", "BroadcastArgs",
+    # Binary math, tf.bitwise, matrix bands, checks and linear algebra
+    # (math_ops_binary_special.cc, math_ops_bitwise.cc,
+    # array_ops_matrix_band.cc, check_ops_numerics.cc, linalg_ops*.cc).
+    "TruncateDiv", "TruncateMod", "Xdivy", "Xlogy", "Xlog1py", "Atan2",
+    "ApproximateEqual", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "Invert",
+    "LeftShift", "RightShift", "MatrixBandPart", "MatrixSetDiagV3", "Cross",
+    "CheckNumerics", "BiasAddV1", "Cholesky", "MatrixInverse",
+    "MatrixDeterminant", "LogMatrixDeterminant", "MatrixSolve",
+    "MatrixTriangularSolve",
 ]
 
 
