@@ -46,6 +46,15 @@ class MatrixDiagOp : public OpKernel {
     const int64_t max_len = ds.dim(ds.rank() - 1);
     const int64_t min_rows = max_len - std::min<int64_t>(b.hi, 0);
     const int64_t min_cols = max_len + std::max<int64_t>(b.lo, 0);
+    for (int i : {2, 3, 4}) {
+      OP_REQUIRES(ctx, ctx->input(i).NumElements() == 1,
+                  absl::InvalidArgumentError(
+                      absl::StrCat(i == 2   ? "num_rows"
+                                   : i == 3 ? "num_cols"
+                                            : "padding_value",
+                                   " must be a scalar, got shape ",
+                                   ctx->input(i).shape().ToString())));
+    }
     int64_t rows = *ctx->input(2).data<int32_t>();
     int64_t cols = *ctx->input(3).data<int32_t>();
     // Neither given: square, as TensorFlow makes them; one given: the
@@ -118,6 +127,10 @@ class MatrixDiagPartOp : public OpKernel {
     shape.AddDim(max_len);
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape, &out));
+    OP_REQUIRES(ctx, ctx->input(2).NumElements() == 1,
+                absl::InvalidArgumentError(
+                    absl::StrCat("padding_value must be a scalar, got shape ",
+                                 ctx->input(2).shape().ToString())));
     const T padding = *ctx->input(2).data<T>();
     const int64_t batches =
         rows * cols == 0 ? 0 : input.NumElements() / (rows * cols);

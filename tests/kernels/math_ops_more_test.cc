@@ -171,6 +171,17 @@ TEST(MathOpsMoreTest, MatrixBandAndDiagonalErrorsSayWhat) {
   ExpectInvalid(RunError(part, {m34, Vec<int32_t>({-3, 0}, TensorShape({2})),
                                 Tensor::Scalar<float>(0)}),
                 "outside the 3x4 matrices' diagonals");
+  ExpectInvalid(RunError(part, {m34, Tensor::Scalar<int32_t>(0),
+                                Tensor(DT_FLOAT, TensorShape({2}))}),
+                "padding_value must be a scalar, got shape [2]");
+  Output rows = Ph(root, DT_INT32), cols = Ph(root, DT_INT32),
+         pad = Ph(root, DT_FLOAT);
+  ExpectInvalid(
+      RunError(ops::MatrixDiagV3(root, d, k, rows, cols, pad),
+               {Tensor(DT_FLOAT, TensorShape({3})), Tensor::Scalar<int32_t>(0),
+                Tensor(DT_INT32, TensorShape({0})), Tensor::Scalar<int32_t>(-1),
+                Tensor::Scalar<float>(0)}),
+      "num_rows must be a scalar, got shape [0]");
 }
 
 TEST(MathOpsMoreTest, CrossAndBiasAddV1ErrorsSayWhat) {
@@ -211,7 +222,13 @@ TEST(MathOpsMoreTest, CheckNumericsNamesTheNodeAndWhatItFound) {
     EXPECT_THAT(std::string(s.message()), HasSubstr("loss_check"));
     EXPECT_THAT(std::string(s.message()), HasSubstr("CheckNumerics"));
   }
+  // A long tensor, finite but for its last element.
+  std::vector<float> many(10000, 1.5f);
+  many.back() = inf;
   std::vector<Tensor> out;
+  ExpectInvalid(session->Run({{"x", Vec<float>(many, TensorShape({10000}))}},
+                             {"loss_check"}, {}, &out),
+                "loss is bad : Tensor had Inf values");
   ASSERT_TRUE(session
                   ->Run({{"x", Vec<float>({1, 2, 3}, TensorShape({3}))}},
                         {"loss_check"}, {}, &out)
