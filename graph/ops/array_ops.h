@@ -111,6 +111,18 @@ Output MatrixDiagV3(const Scope& scope, Input diagonal, Input k, Input num_rows,
 // The k-th diagonal [..., L] of each innermost matrix of `input`.
 Output MatrixDiagPartV3(const Scope& scope, Input input, Input k,
                         Input padding_value);
+// k may also be a band [lo, hi] of diagonals (kernels/cpu/
+// slicing_ops_matrix_diag.h says how a band is laid out).
+
+// `input` with everything outside num_lower diagonals below and num_upper
+// above the main one zeroed (negative: keep that whole triangle):
+// tf.linalg.band_part (array_ops_matrix_band.cc).
+Output MatrixBandPart(const Scope& scope, Input input, Input num_lower,
+                      Input num_upper);
+// `input` with its k-th diagonal (or band of diagonals) replaced by
+// `diagonal`: tf.linalg.set_diag.
+Output MatrixSetDiagV3(const Scope& scope, Input input, Input diagonal,
+                       Input k);
 
 }  // namespace ops
 }  // namespace dflow

@@ -1,7 +1,7 @@
 // Schemas and builder wrappers of MatrixDiagV3 (tf.eye, tf.linalg.diag) and
 // MatrixDiagPartV3 (tf.linalg.diag_part). Kernels:
-// kernels/cpu/slicing_ops_matrix_diag.cc (one diagonal k; bands of diagonals
-// are refused there with an error).
+// kernels/cpu/slicing_ops_matrix_diag.cc (one diagonal k, or a band of them
+// k = [lo, hi]).
 #include <algorithm>
 #include <cstdint>
 #include <optional>
@@ -23,23 +23,46 @@ std::optional<int64_t> KnownScalar(InferenceContext* c, int i) {
   return *t->data<int32_t>();
 }
 
+// The diagonals [lo, hi] input `i` (k: one diagonal, or a pair) names, if
+// known at build time.
+struct Band {
+  int64_t lo, hi;
+  bool many() const { return hi > lo; }
+};
+std::optional<Band> KnownBand(InferenceContext* c, int i) {
+  const Tensor* t = c->input_tensor(i);
+  if (t == nullptr || t->dtype() != DT_INT32 || t->NumElements() < 1 ||
+      t->NumElements() > 2) {
+    return std::nullopt;
+  }
+  const int32_t* v = t->data<int32_t>();
+  Band b{v[0], v[t->NumElements() - 1]};
+  if (b.lo > b.hi) return std::nullopt;  // the kernel says what is wrong
+  return b;
+}
+
 absl::Status MatrixDiagShape(InferenceContext* c) {
   const TensorShape& diagonal = c->input(0);
-  const std::optional<int64_t> k = KnownScalar(c, 1);
-  if (diagonal.unknown_rank() || diagonal.rank() < 1 || !k.has_value()) {
+  const std::optional<Band> k = KnownBand(c, 1);
+  // A band's diagonals are diagonal's second-to-last dimension.
+  const int band_rank = k.has_value() && k->many() ? 2 : 1;
+  if (diagonal.unknown_rank() || diagonal.rank() < band_rank ||
+      !k.has_value()) {
     c->set_output(0, TensorShape::Unknown());
     return absl::OkStatus();
   }
   TensorShape out;
-  for (int d = 0; d + 1 < diagonal.rank(); ++d) out.AddDim(diagonal.dim(d));
+  for (int d = 0; d + band_rank < diagonal.rank(); ++d) {
+    out.AddDim(diagonal.dim(d));
+  }
   const int64_t len = diagonal.dim(diagonal.rank() - 1);
   // Sizes fed at run time stay unknown (-1); -1 given means "fit".
   const std::optional<int64_t> given_rows = KnownScalar(c, 2);
   const std::optional<int64_t> given_cols = KnownScalar(c, 3);
   int64_t rows = given_rows.value_or(-1), cols = given_cols.value_or(-1);
   if (len >= 0 && given_rows.has_value() && given_cols.has_value()) {
-    const int64_t min_rows = len + (*k < 0 ? -*k : 0);
-    const int64_t min_cols = len + (*k > 0 ? *k : 0);
+    const int64_t min_rows = len - std::min<int64_t>(k->hi, 0);
+    const int64_t min_cols = len + std::max<int64_t>(k->lo, 0);
     if (rows < 0 && cols < 0) {  // square, as the kernel makes them
       rows = cols = std::max(min_rows, min_cols);
     } else if (rows < 0) {
@@ -54,21 +77,24 @@ absl::Status MatrixDiagShape(InferenceContext* c) {
   return absl::OkStatus();
 }
 
+// [..., num_diags (bands only), longest diagonal of the band].
 absl::Status MatrixDiagPartShape(InferenceContext* c) {
   const TensorShape& input = c->input(0);
-  const std::optional<int64_t> k = KnownScalar(c, 1);
+  const std::optional<Band> k = KnownBand(c, 1);
   if (input.unknown_rank() || input.rank() < 2 || !k.has_value()) {
     c->set_output(0, TensorShape::Unknown());
     return absl::OkStatus();
   }
   TensorShape out;
   for (int d = 0; d + 2 < input.rank(); ++d) out.AddDim(input.dim(d));
+  if (k->many()) out.AddDim(k->hi - k->lo + 1);
   const int64_t m = input.dim(input.rank() - 2),
                 n = input.dim(input.rank() - 1);
-  out.AddDim(m < 0 || n < 0 ? -1
-                            : std::max<int64_t>(
-                                  0, std::min(m + std::min<int64_t>(0, *k),
-                                              n - std::max<int64_t>(0, *k))));
+  out.AddDim(
+      m < 0 || n < 0
+          ? -1
+          : std::max<int64_t>(0, std::min(m + std::min<int64_t>(0, k->hi),
+                                          n - std::max<int64_t>(0, k->lo))));
   c->set_output(0, out);
   return absl::OkStatus();
 }

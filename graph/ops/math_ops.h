@@ -50,6 +50,28 @@ Output Equal(const Scope& scope, Input x, Input y,
 Output FloorDiv(const Scope& scope, Input x, Input y);
 Output FloorMod(const Scope& scope, Input x, Input y);
 Output DivNoNan(const Scope& scope, Input x, Input y);
+// C's / and % (truncating toward zero; TruncateMod's result has x's sign);
+// integer division by zero fails the step.
+Output TruncateDiv(const Scope& scope, Input x, Input y);
+Output TruncateMod(const Scope& scope, Input x, Input y);
+// 0 where x is 0 (even where y is 0, inf or NaN), else x / y, x * log(y),
+// x * log1p(y) (math_ops_binary_special.cc).
+Output Xdivy(const Scope& scope, Input x, Input y);
+Output Xlogy(const Scope& scope, Input x, Input y);
+Output Xlog1py(const Scope& scope, Input x, Input y);
+// The angle of (x, y): note y comes first, as in TensorFlow.
+Output Atan2(const Scope& scope, Input y, Input x);
+// |x - y| < tolerance; x and y have one shape (no broadcasting).
+Output ApproximateEqual(const Scope& scope, Input x, Input y,
+                        float tolerance = 1e-5f);
+// tf.bitwise on integers (math_ops_bitwise.cc): shifts clamp y to
+// [0, bits - 1], as TensorFlow does.
+Output BitwiseAnd(const Scope& scope, Input x, Input y);
+Output BitwiseOr(const Scope& scope, Input x, Input y);
+Output BitwiseXor(const Scope& scope, Input x, Input y);
+Output LeftShift(const Scope& scope, Input x, Input y);
+Output RightShift(const Scope& scope, Input x, Input y);
+Output Invert(const Scope& scope, Input x);
 Output GreaterEqual(const Scope& scope, Input x, Input y);
 Output LessEqual(const Scope& scope, Input x, Input y);
 Output NotEqual(const Scope& scope, Input x, Input y,

@@ -34,9 +34,7 @@ using shape_fn_util::SameShapeInputs;
 
 // --- Bias, activations, softmax, losses. ---
 
-absl::Status BiasAddShape(InferenceContext* c) {
-  std::string format;
-  DFLOW_RETURN_IF_ERROR(c->GetAttr("data_format", &format));
+absl::Status BiasAddShapeIn(InferenceContext* c, const std::string& format) {
   TensorShape value, bias;
   DFLOW_RETURN_IF_ERROR(c->WithRankAtLeast(
       c->input(0), format == "NCHW" ? 3 : 2, "input 'value'", &value));
@@ -54,6 +52,17 @@ absl::Status BiasAddShape(InferenceContext* c) {
   if (value.dim(ch) < 0) value.set_dim(ch, bias.dim(0));
   c->set_output(0, std::move(value));
   return absl::OkStatus();
+}
+
+absl::Status BiasAddShape(InferenceContext* c) {
+  std::string format;
+  DFLOW_RETURN_IF_ERROR(c->GetAttr("data_format", &format));
+  return BiasAddShapeIn(c, format);
+}
+
+// BiasAddV1 has no data_format: channels last.
+absl::Status BiasAddV1Shape(InferenceContext* c) {
+  return BiasAddShapeIn(c, "NHWC");
 }
 
 absl::Status BiasAddGradShape(InferenceContext* c) {
@@ -127,6 +136,17 @@ DFLOW_REGISTER_OP("BiasAdd")
     .Attr(kDataFormat)
     .Output("output: T")
     .SetShapeFn(BiasAddShape);
+
+// TensorFlow's first BiasAdd, still written by tf.compat.v1.nn.bias_add_v1.
+DFLOW_REGISTER_OP("BiasAddV1")
+    .Input("value: T")
+    .Input("bias: T")
+    .Output("output: T")
+    .Attr(
+        "T: {float, double, int32, uint8, int16, int8, complex64, int64, "
+        "qint8, quint8, qint32, bfloat16, qint16, quint16, uint16, "
+        "complex128, half, uint32, uint64}")
+    .SetShapeFn(BiasAddV1Shape);
 
 DFLOW_REGISTER_OP("BiasAddGrad")
     .Attr("T: numbertype")
@@ -233,6 +253,10 @@ Output BiasAdd(const Scope& scope, Input value, Input bias,
                const BiasAddAttrs& attrs) {
   return First(Build(scope, "BiasAdd", {value, bias},
                      {{"data_format", MakeAttr(attrs.data_format)}}));
+}
+
+Output BiasAddV1(const Scope& scope, Input value, Input bias) {
+  return First(Build(scope, "BiasAddV1", {value, bias}));
 }
 
 Output BiasAddGrad(const Scope& scope, Input out_backprop,

@@ -84,6 +84,8 @@ struct BiasAddAttrs {
 Output BiasAdd(const Scope& scope, Input value, Input bias,
                const BiasAddAttrs& attrs = {});
 // Sums `out_backprop` over every dimension but the channel one.
+// BiasAdd's first version: no data_format, channels last.
+Output BiasAddV1(const Scope& scope, Input value, Input bias);
 Output BiasAddGrad(const Scope& scope, Input out_backprop,
                    const BiasAddAttrs& attrs = {});
 

@@ -11,6 +11,7 @@
 #include "graph/ops/image_ops.h"
 #include "graph/ops/index_ops.h"
 #include "graph/ops/io_ops.h"
+#include "graph/ops/linalg_ops.h"
 #include "graph/ops/math_ops.h"
 #include "graph/ops/nn_ops.h"
 #include "graph/ops/parsing_ops.h"

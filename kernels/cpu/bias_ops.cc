@@ -1,6 +1,6 @@
-// BiasAdd and BiasAddGrad on the CPU, for data_format NHWC (channels last;
-// any rank >= 2) and NCHW (channels in dimension 1, then any number of
-// spatial dimensions).
+// BiasAdd (and BiasAddV1, its first version: always NHWC) and BiasAddGrad
+// on the CPU, for data_format NHWC (channels last; any rank >= 2) and NCHW
+// (channels in dimension 1, then any number of spatial dimensions).
 //
 // BiasAdd of integers wraps on overflow (two's complement) without
 // undefined behaviour; BiasAddGrad is a sum over every dimension but the
@@ -25,6 +25,11 @@ namespace dflow {
 namespace {
 
 absl::Status ReadDataFormat(OpKernelConstruction* ctx, bool* nchw) {
+  // BiasAddV1 has no data_format attr: channels last.
+  if (ctx->node().op() == "BiasAddV1") {
+    *nchw = false;
+    return absl::OkStatus();
+  }
   std::string format;
   absl::Status s = ctx->GetAttr("data_format", &format);
   if (!s.ok()) return s;
@@ -161,13 +166,16 @@ class BiasAddGradOp : public OpKernel {
   bool nchw_ = false;
 };
 
-#define DFLOW_REGISTER_BIAS(T)                                               \
-  DFLOW_REGISTER_KERNEL(                                                     \
-      KernelDefBuilder("BiasAdd").Device(kDeviceCpu).TypeConstraint<T>("T"), \
-      BiasAddOp<T>);                                                         \
-  DFLOW_REGISTER_KERNEL(KernelDefBuilder("BiasAddGrad")                      \
-                            .Device(kDeviceCpu)                              \
-                            .TypeConstraint<T>("T"),                         \
+#define DFLOW_REGISTER_BIAS(T)                                                 \
+  DFLOW_REGISTER_KERNEL(                                                       \
+      KernelDefBuilder("BiasAdd").Device(kDeviceCpu).TypeConstraint<T>("T"),   \
+      BiasAddOp<T>);                                                           \
+  DFLOW_REGISTER_KERNEL(                                                       \
+      KernelDefBuilder("BiasAddV1").Device(kDeviceCpu).TypeConstraint<T>("T"), \
+      BiasAddOp<T>);                                                           \
+  DFLOW_REGISTER_KERNEL(KernelDefBuilder("BiasAddGrad")                        \
+                            .Device(kDeviceCpu)                                \
+                            .TypeConstraint<T>("T"),                           \
                         BiasAddGradOp<T>)
 
 DFLOW_REGISTER_BIAS(float);

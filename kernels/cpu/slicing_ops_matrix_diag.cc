@@ -1,14 +1,13 @@
 // MatrixDiagV3 and MatrixDiagPartV3 (graph/ops/array_ops_matrix_diag.cc) on
-// the CPU, for one diagonal k (tf.eye, tf.linalg.diag, tf.linalg.diag_part):
-// element n of the diagonal is matrix element (n, n + k) for k >= 0 and
-// (n - k, n) below. A band of diagonals (k a pair lo < hi) is refused with
-// an error; the `align` attr only matters for bands, or for a diagonal
-// longer than its matrix allows (then it says which end is padding).
+// the CPU (tf.eye, tf.linalg.diag, tf.linalg.diag_part), for one diagonal
+// k or a band of them k = [lo, hi]; slicing_ops_matrix_diag.h says how a
+// band is laid out and what `align` does.
+#include "kernels/cpu/slicing_ops_matrix_diag.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <string>
 
-#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "runtime/kernel_registry.h"
 #include "runtime/op_kernel.h"
@@ -16,23 +15,9 @@
 namespace dflow {
 namespace {
 
-// The one diagonal `k` input names, or an error for a band.
-absl::StatusOr<int64_t> OneDiagonal(const Tensor& k) {
-  if (k.NumElements() == 1) return *k.data<int32_t>();
-  if (k.NumElements() == 2 && k.data<int32_t>()[0] == k.data<int32_t>()[1]) {
-    return k.data<int32_t>()[0];
-  }
-  return absl::UnimplementedError(absl::StrCat(
-      "k must name one diagonal (a scalar, or a pair lo == hi); a band of ",
-      k.NumElements(), " values is not supported yet"));
-}
-
-// Whether a diagonal shorter than max_len sits at the end of its row of
-// `diagonal` (right-aligned) under `align`.
-bool RightAligned(const std::string& align, int64_t k) {
-  return k >= 0 ? absl::StartsWith(align, "RIGHT")
-                : absl::EndsWith(align, "RIGHT");
-}
+using matrix_diag::AlignOffset;
+using matrix_diag::Band;
+using matrix_diag::DiagonalLength;
 
 template <typename T>
 class MatrixDiagOp : public OpKernel {
@@ -42,13 +27,34 @@ class MatrixDiagOp : public OpKernel {
   }
   void Compute(OpKernelContext* ctx) override {
     const Tensor& diagonal = ctx->input(0);
-    absl::StatusOr<int64_t> k = OneDiagonal(ctx->input(1));
-    OP_REQUIRES_OK(ctx, k.status());
-    OP_REQUIRES(ctx, diagonal.shape().rank() >= 1,
-                absl::InvalidArgumentError("diagonal must be at least 1-D"));
-    const int64_t len = diagonal.shape().dim(diagonal.shape().rank() - 1);
-    const int64_t min_rows = len + std::max<int64_t>(0, -*k);
-    const int64_t min_cols = len + std::max<int64_t>(0, *k);
+    absl::StatusOr<Band> band = matrix_diag::ReadBand(ctx->input(1));
+    OP_REQUIRES_OK(ctx, band.status());
+    const Band b = *band;
+    const TensorShape& ds = diagonal.shape();
+    // A band's diagonals are the second-to-last dimension of `diagonal`.
+    const int band_rank = b.num_diags() > 1 ? 2 : 1;
+    OP_REQUIRES(
+        ctx, ds.rank() >= band_rank,
+        absl::InvalidArgumentError(absl::StrCat(
+            "diagonal must be at least ", band_rank, "-D for diag_index [",
+            b.lo, ", ", b.hi, "], got shape ", ds.ToString())));
+    OP_REQUIRES(ctx, band_rank == 1 || ds.dim(ds.rank() - 2) == b.num_diags(),
+                absl::InvalidArgumentError(absl::StrCat(
+                    "diagonal's second-to-last dimension must be the ",
+                    b.num_diags(), " diagonals of diag_index [", b.lo, ", ",
+                    b.hi, "], got shape ", ds.ToString())));
+    const int64_t max_len = ds.dim(ds.rank() - 1);
+    const int64_t min_rows = max_len - std::min<int64_t>(b.hi, 0);
+    const int64_t min_cols = max_len + std::max<int64_t>(b.lo, 0);
+    for (int i : {2, 3, 4}) {
+      OP_REQUIRES(ctx, ctx->input(i).NumElements() == 1,
+                  absl::InvalidArgumentError(
+                      absl::StrCat(i == 2   ? "num_rows"
+                                   : i == 3 ? "num_cols"
+                                            : "padding_value",
+                                   " must be a scalar, got shape ",
+                                   ctx->input(i).shape().ToString())));
+    }
     int64_t rows = *ctx->input(2).data<int32_t>();
     int64_t cols = *ctx->input(3).data<int32_t>();
     // Neither given: square, as TensorFlow makes them; one given: the
@@ -63,30 +69,31 @@ class MatrixDiagOp : public OpKernel {
     OP_REQUIRES(ctx, rows >= min_rows || cols >= min_cols,
                 absl::InvalidArgumentError(absl::StrCat(
                     "num_rows ", rows, " and num_cols ", cols,
-                    " are too small for a diagonal of ", len,
-                    " elements at k = ", *k)));
+                    " are too small for diagonals of ", max_len,
+                    " elements at diag_index [", b.lo, ", ", b.hi, "]")));
     const T padding = *ctx->input(4).data<T>();
     TensorShape shape;
-    for (int d = 0; d + 1 < diagonal.shape().rank(); ++d) {
-      shape.AddDim(diagonal.shape().dim(d));
-    }
+    for (int d = 0; d + band_rank < ds.rank(); ++d) shape.AddDim(ds.dim(d));
     shape.AddDim(rows);
     shape.AddDim(cols);
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape, &out));
-    const int64_t batches = len == 0 ? 0 : diagonal.NumElements() / len;
-    const int64_t diag_len = std::max<int64_t>(
-        0, std::min(rows + std::min<int64_t>(0, *k),
-                    cols - std::max<int64_t>(0, *k)));
-    const int64_t offset = RightAligned(align_, *k) ? len - diag_len : 0;
+    const int64_t per_batch = b.num_diags() * max_len;
+    const int64_t batches =
+        per_batch == 0 ? 0 : diagonal.NumElements() / per_batch;
     const T* in = diagonal.data<T>();
     T* o = out->data<T>();
     std::fill(o, o + out->NumElements(), padding);
-    for (int64_t b = 0; b < batches; ++b) {
-      for (int64_t n = 0; n < diag_len && n + offset < len; ++n) {
-        const int64_t i = *k >= 0 ? n : n - *k;
-        const int64_t j = *k >= 0 ? n + *k : n;
-        o[(b * rows + i) * cols + j] = in[b * len + n + offset];
+    for (int64_t bi = 0; bi < batches; ++bi) {
+      for (int64_t d = b.lo; d <= b.hi; ++d) {
+        const int64_t len = DiagonalLength(rows, cols, d);
+        const int64_t offset = AlignOffset(align_, d, len, max_len);
+        const T* src = in + bi * per_batch + (b.hi - d) * max_len + offset;
+        for (int64_t n = 0; n < len && n + offset < max_len; ++n) {
+          const int64_t i = d >= 0 ? n : n - d;
+          const int64_t j = d >= 0 ? n + d : n;
+          o[(bi * rows + i) * cols + j] = src[n];
+        }
       }
     }
   }
@@ -103,34 +110,44 @@ class MatrixDiagPartOp : public OpKernel {
   }
   void Compute(OpKernelContext* ctx) override {
     const Tensor& input = ctx->input(0);
-    absl::StatusOr<int64_t> k = OneDiagonal(ctx->input(1));
-    OP_REQUIRES_OK(ctx, k.status());
+    absl::StatusOr<Band> band = matrix_diag::ReadBand(ctx->input(1));
+    OP_REQUIRES_OK(ctx, band.status());
+    const Band b = *band;
     const TensorShape& s = input.shape();
     OP_REQUIRES(ctx, s.rank() >= 2,
                 absl::InvalidArgumentError(absl::StrCat(
                     "input must be at least 2-D (matrices), got shape ",
                     s.ToString())));
     const int64_t rows = s.dim(s.rank() - 2), cols = s.dim(s.rank() - 1);
-    OP_REQUIRES(ctx, *k > -rows && *k < cols,
-                absl::InvalidArgumentError(absl::StrCat(
-                    "k = ", *k, " is outside the ", rows, "x", cols,
-                    " matrices' diagonals (-", rows, ", ", cols, ")")));
-    const int64_t len = std::min(rows + std::min<int64_t>(0, *k),
-                                 cols - std::max<int64_t>(0, *k));
+    OP_REQUIRES_OK(ctx, matrix_diag::CheckBandInMatrix(b, rows, cols));
+    const int64_t max_len = matrix_diag::MaxDiagonalLength(rows, cols, b);
     TensorShape shape;
     for (int d = 0; d + 2 < s.rank(); ++d) shape.AddDim(s.dim(d));
-    shape.AddDim(len);
+    if (b.num_diags() > 1) shape.AddDim(b.num_diags());
+    shape.AddDim(max_len);
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape, &out));
-    const int64_t batches = rows * cols == 0 ? 0 : input.NumElements() /
-                                                       (rows * cols);
+    OP_REQUIRES(ctx, ctx->input(2).NumElements() == 1,
+                absl::InvalidArgumentError(
+                    absl::StrCat("padding_value must be a scalar, got shape ",
+                                 ctx->input(2).shape().ToString())));
+    const T padding = *ctx->input(2).data<T>();
+    const int64_t batches =
+        rows * cols == 0 ? 0 : input.NumElements() / (rows * cols);
     const T* in = input.data<T>();
     T* o = out->data<T>();
-    for (int64_t b = 0; b < batches; ++b) {
-      for (int64_t n = 0; n < len; ++n) {
-        const int64_t i = *k >= 0 ? n : n - *k;
-        const int64_t j = *k >= 0 ? n + *k : n;
-        o[b * len + n] = in[(b * rows + i) * cols + j];
+    std::fill(o, o + out->NumElements(), padding);
+    for (int64_t bi = 0; bi < batches; ++bi) {
+      const T* m = in + bi * rows * cols;
+      for (int64_t d = b.lo; d <= b.hi; ++d) {
+        const int64_t len = DiagonalLength(rows, cols, d);
+        T* dst = o + (bi * b.num_diags() + (b.hi - d)) * max_len +
+                 AlignOffset(align_, d, len, max_len);
+        for (int64_t n = 0; n < len; ++n) {
+          const int64_t i = d >= 0 ? n : n - d;
+          const int64_t j = d >= 0 ? n + d : n;
+          dst[n] = m[i * cols + j];
+        }
       }
     }
   }
@@ -139,14 +156,14 @@ class MatrixDiagPartOp : public OpKernel {
   std::string align_;
 };
 
-#define DFLOW_REGISTER_MATRIX_DIAG(T)                                        \
-  DFLOW_REGISTER_KERNEL(                                                     \
-      KernelDefBuilder("MatrixDiagV3").Device(kDeviceCpu).TypeConstraint<T>( \
-          "T"),                                                              \
-      MatrixDiagOp<T>);                                                      \
-  DFLOW_REGISTER_KERNEL(KernelDefBuilder("MatrixDiagPartV3")                 \
-                            .Device(kDeviceCpu)                              \
-                            .TypeConstraint<T>("T"),                         \
+#define DFLOW_REGISTER_MATRIX_DIAG(T)                        \
+  DFLOW_REGISTER_KERNEL(KernelDefBuilder("MatrixDiagV3")     \
+                            .Device(kDeviceCpu)              \
+                            .TypeConstraint<T>("T"),         \
+                        MatrixDiagOp<T>);                    \
+  DFLOW_REGISTER_KERNEL(KernelDefBuilder("MatrixDiagPartV3") \
+                            .Device(kDeviceCpu)              \
+                            .TypeConstraint<T>("T"),         \
                         MatrixDiagPartOp<T>)
 
 DFLOW_REGISTER_MATRIX_DIAG(float);

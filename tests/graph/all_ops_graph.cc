@@ -302,6 +302,37 @@ void BuildGraphWithEveryOp(const Scope& root) {
   ops::Select(lg, both, h, f);
   ops::SelectV2(lg, ops::Greater(lg, mean, 0.5f), h, 0.0f);
 
+  // Truncating division, x*log(y) forms, tf.bitwise (math_ops.h), matrix
+  // bands (array_ops.h), CheckNumerics and linear algebra (linalg_ops.h).
+  Scope mx = s.NewSubScope("more_math");
+  ops::TruncateDiv(mx, h, fl);
+  ops::TruncateMod(mx, h, fl);
+  ops::Xdivy(mx, h, f);
+  ops::Xlogy(mx, h, f);
+  ops::Xlog1py(mx, h, f);
+  ops::Atan2(mx, h, f);
+  ops::ApproximateEqual(mx, h, f, 1e-4f);
+  Output bits = ops::Const(mx, {5, 12, -7});
+  for (auto bitwise : {ops::BitwiseAnd, ops::BitwiseOr, ops::BitwiseXor,
+                       ops::LeftShift, ops::RightShift}) {
+    bitwise(mx, bits, ops::Const(mx, 2));
+  }
+  ops::Invert(mx, bits);
+  Output band = ops::MatrixBandPart(mx, h, 1, -1);
+  ops::MatrixSetDiagV3(mx, band, ops::MatrixDiagPartV3(mx, band, 0, 0.0f), 0);
+  Output gram = ops::MatMul(mx, h, h, ops::MatMulAttrs().TransposeB(true));
+  Output chol = ops::Cholesky(mx, gram);
+  ops::MatrixInverse(mx, gram, ops::MatrixInverseAttrs().Adjoint(true));
+  ops::MatrixDeterminant(mx, gram);
+  ops::LogMatrixDeterminant(mx, gram);
+  ops::MatrixSolve(mx, gram, h);
+  ops::MatrixTriangularSolve(mx, chol, h,
+                             ops::MatrixTriangularSolveAttrs().Adjoint(true));
+  Output vectors = ops::Const(mx, {1.0f, 2.0f, 3.0f, 4.0f, 5.0f, 6.0f}, {2, 3});
+  ops::Cross(mx, vectors, vectors);
+  ops::CheckNumerics(mx, h, "h has NaN or Inf");
+  ops::BiasAddV1(mx, h, ops::Mean(mx, h, {0}));
+
   // Checkpoint ops (graph/ops/io_ops.h).
   Scope io = s.NewSubScope("io");
   Output prefix = ops::Const(io, "/tmp/model");

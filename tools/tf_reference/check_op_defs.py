@@ -82,6 +82,15 @@ EXTRA_OPS = [
     "DepthwiseConv2dNativeBackpropInput",
     "DepthwiseConv2dNativeBackpropFilter", "MirrorPad", "MirrorPadGrad",
     "PadV2", "ResizeNearestNeighbor", "ResizeNearestNeighborGrad",
+    # Binary math, tf.bitwise, matrix bands, checks and linear algebra
+    # (math_ops_binary_special.cc, math_ops_bitwise.cc,
+    # array_ops_matrix_band.cc, check_ops_numerics.cc, linalg_ops*.cc).
+    "TruncateDiv", "TruncateMod", "Xdivy", "Xlogy", "Xlog1py", "Atan2",
+    "ApproximateEqual", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "Invert",
+    "LeftShift", "RightShift", "MatrixBandPart", "MatrixSetDiagV3", "Cross",
+    "CheckNumerics", "BiasAddV1", "Cholesky", "MatrixInverse",
+    "MatrixDeterminant", "LogMatrixDeterminant", "MatrixSolve",
+    "MatrixTriangularSolve",
 ]
 
 
