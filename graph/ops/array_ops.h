@@ -117,6 +117,11 @@ Output MatrixDiagPartV3(const Scope& scope, Input input, Input k,
 // `input` with everything outside num_lower diagonals below and num_upper
 // above the main one zeroed (negative: keep that whole triangle):
 // tf.linalg.band_part (array_ops_matrix_band.cc).
+// A tensor of the diagonal's shape twice with it on the diagonal
+// (tf.linalg.tensor_diag), and back (tensor_diag_part).
+Output Diag(const Scope& scope, Input diagonal);
+Output DiagPart(const Scope& scope, Input input);
+
 Output MatrixBandPart(const Scope& scope, Input input, Input num_lower,
                       Input num_upper);
 // `input` with its k-th diagonal (or band of diagonals) replaced by

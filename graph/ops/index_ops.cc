@@ -188,6 +188,12 @@ absl::Status UniqueShape(InferenceContext* c) {
   return absl::OkStatus();
 }
 
+absl::Status UniqueWithCountsShape(InferenceContext* c) {
+  DFLOW_RETURN_IF_ERROR(UniqueShape(c));
+  c->set_output(2, TensorShape({TensorShape::kUnknownDim}));
+  return absl::OkStatus();
+}
+
 absl::Status WhereShape(InferenceContext* c) {
   const TensorShape& in = c->input(0);
   c->set_output(0, TensorShape({TensorShape::kUnknownDim,
@@ -347,6 +353,18 @@ DFLOW_REGISTER_OP("Unique")
     .SetShapeFn(UniqueShape)
     .Doc("The distinct elements of a vector and where each element went.");
 
+DFLOW_REGISTER_OP("UniqueWithCounts")
+    .Input("x: T")
+    .Output("y: T")
+    .Output("idx: out_idx")
+    .Output("count: out_idx")
+    .Attr("T: type")
+    .Attr("out_idx: {int32, int64} = DT_INT32")
+    .SetShapeFn(UniqueWithCountsShape)
+    .Doc(
+        "The distinct elements of a vector, where each element went, and "
+        "how often each distinct element occurs.");
+
 DFLOW_REGISTER_OP("Where")
     .Input("input: T")
     .Output("index: int64")
@@ -461,6 +479,16 @@ UniqueOutputs Unique(const Scope& scope, Input x, const UniqueAttrs& attrs) {
                                   .Finalize(),
                               2);
   return {out[0], out[1]};
+}
+
+UniqueWithCountsOutputs UniqueWithCounts(const Scope& scope, Input x,
+                                         const UniqueAttrs& attrs) {
+  OutputList out = AllOutputs(OpBuilder(scope, "UniqueWithCounts")
+                                  .Input(x)
+                                  .Attr("out_idx", attrs.out_idx)
+                                  .Finalize(),
+                              3);
+  return {out[0], out[1], out[2]};
 }
 
 Output Where(const Scope& scope, Input input) {

@@ -64,6 +64,21 @@ struct UniqueOutputs {
   Output idx;  // x[i] == y[idx[i]].
 };
 UniqueOutputs Unique(const Scope& scope, Input x, const UniqueAttrs& attrs = {});
+struct UniqueWithCountsOutputs {
+  Output y;      // The distinct values, in order of first occurrence.
+  Output idx;    // x[i] == y[idx[i]].
+  Output count;  // How many elements of x equal y[j].
+};
+UniqueWithCountsOutputs UniqueWithCounts(const Scope& scope, Input x,
+                                         const UniqueAttrs& attrs = {});
+
+// For each value, its insertion point in the same row of sorted_inputs:
+// before equal elements (LowerBound) or after them (UpperBound)
+// (tf.searchsorted with side 'left' / 'right').
+Output LowerBound(const Scope& scope, Input sorted_inputs, Input values,
+                  DataType out_type = DT_INT32);
+Output UpperBound(const Scope& scope, Input sorted_inputs, Input values,
+                  DataType out_type = DT_INT32);
 
 // The coordinates of the true (non-zero) elements, int64 [n, rank(input)],
 // in row-major order.

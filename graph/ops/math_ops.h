@@ -128,6 +128,9 @@ Output Erf(const Scope& scope, Input x);
 Output Erfc(const Scope& scope, Input x);
 Output Lgamma(const Scope& scope, Input x);
 Output Digamma(const Scope& scope, Input x);
+// The inverses of erf and of the standard normal CDF.
+Output Erfinv(const Scope& scope, Input x);
+Output Ndtri(const Scope& scope, Input x);
 Output IsFinite(const Scope& scope, Input x);
 Output IsNan(const Scope& scope, Input x);
 Output IsInf(const Scope& scope, Input x);
@@ -187,6 +190,9 @@ Output Min(const Scope& scope, Input input, Input axis,
            const ReductionAttrs& attrs = {});
 Output Prod(const Scope& scope, Input input, Input axis,
             const ReductionAttrs& attrs = {});
+// sqrt(sum(input^2)) over the axes (tf.norm's default, tf.linalg.norm).
+Output EuclideanNorm(const Scope& scope, Input input, Input axis,
+                     const ReductionAttrs& attrs = {});
 // Logical AND / OR of a bool tensor over the axes.
 Output All(const Scope& scope, Input input, Input axis,
            const ReductionAttrs& attrs = {});

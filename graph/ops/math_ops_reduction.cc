@@ -162,6 +162,8 @@ DFLOW_REDUCTION_OP("Min", kMinMaxReductionTypes,
                    "Minimum of elements across the given axes.");
 DFLOW_REDUCTION_OP("Prod", "T: numbertype",
                    "Product of elements across the given axes.");
+DFLOW_REDUCTION_OP("EuclideanNorm", "T: numbertype",
+                   "The square root of the sum of squares across the axes.");
 
 // Logical reductions of bools (tf.reduce_all, tf.reduce_any; TensorFlow's
 // assert_* helpers reduce their conditions with All).
@@ -260,6 +262,11 @@ Output Min(const Scope& scope, Input input, Input axis,
 Output Prod(const Scope& scope, Input input, Input axis,
             const ReductionAttrs& attrs) {
   return Reduction(scope, "Prod", input, axis, attrs);
+}
+
+Output EuclideanNorm(const Scope& scope, Input input, Input axis,
+                     const ReductionAttrs& attrs) {
+  return Reduction(scope, "EuclideanNorm", input, axis, attrs);
 }
 
 Output Cumsum(const Scope& scope, Input x, Input axis, const ScanAttrs& attrs) {

@@ -69,6 +69,10 @@ DFLOW_SPECIAL_UNARY_OP("Erfc", kFloats, "Returns 1 - erf(x) element-wise.");
 DFLOW_SPECIAL_UNARY_OP("Lgamma", kFloats, "Returns ln|Gamma(x)| element-wise.");
 DFLOW_SPECIAL_UNARY_OP("Digamma", kFloats,
                        "Returns Psi(x), the derivative of Lgamma.");
+DFLOW_SPECIAL_UNARY_OP("Erfinv", kFloats,
+                       "Returns the inverse of erf element-wise.");
+DFLOW_SPECIAL_UNARY_OP("Ndtri", kFloats,
+                       "Returns the inverse of the standard normal CDF.");
 
 #undef DFLOW_SPECIAL_UNARY_OP
 
@@ -144,6 +148,8 @@ Output Lgamma(const Scope& scope, Input x) { return Call(scope, "Lgamma", x); }
 Output Digamma(const Scope& scope, Input x) {
   return Call(scope, "Digamma", x);
 }
+Output Erfinv(const Scope& scope, Input x) { return Call(scope, "Erfinv", x); }
+Output Ndtri(const Scope& scope, Input x) { return Call(scope, "Ndtri", x); }
 Output IsFinite(const Scope& scope, Input x) {
   return Call(scope, "IsFinite", x);
 }

@@ -48,6 +48,28 @@ DFLOW_REGISTER_OP("PrintV2")
         "Writes the string and `end` to output_stream: stderr, stdout, "
         "log(info|warning|error) or file://<path>.");
 
+// Print: its input's shape (it passes the input on).
+absl::Status PrintShape(InferenceContext* c) {
+  c->set_output(0, c->input(0));
+  return absl::OkStatus();
+}
+
+DFLOW_REGISTER_OP("Print")
+    .Input("input: T")
+    .Input("data: U")
+    .Output("output: T")
+    .Attr("T: type")
+    .Attr("U: list(type) >= 0")
+    .Attr("message: string = ''")
+    .Attr("first_n: int = -1")
+    .Attr("summarize: int = 3")
+    .SetIsStateful()
+    .SetShapeFn(PrintShape)
+    .Doc(
+        "Passes input on, writing message and each data tensor (its first "
+        "`summarize` elements) to stderr the first first_n times (-1: "
+        "always).");
+
 }  // namespace
 
 namespace ops {
@@ -76,6 +98,16 @@ Output StringFormat(const Scope& scope, InputList inputs,
                      .Attr("template", std::string(format))
                      .Attr("placeholder", std::string("{}"))
                      .Attr("summarize", summarize)
+                     .Finalize();
+  return op.valid() ? op.output(0) : Output();
+}
+
+Output Print(const Scope& scope, Input input, InputList data,
+             absl::string_view message) {
+  Operation op = OpBuilder(scope, "Print")
+                     .Input(input)
+                     .InputList(data)
+                     .Attr("message", std::string(message))
                      .Finalize();
   return op.valid() ? op.output(0) : Output();
 }

@@ -26,6 +26,11 @@ Output StringLength(const Scope& scope, Input input,
 Output StringFormat(const Scope& scope, InputList inputs,
                     absl::string_view format, int64_t summarize = 3);
 
+// `input` passed on; when it runs, `message` and each data tensor's first
+// elements go to stderr (TF1's tf.compat.v1.Print).
+Output Print(const Scope& scope, Input input, InputList data,
+             absl::string_view message);
+
 // Writes `input` (a string scalar) and a newline to "stderr", "stdout",
 // "log(info)" or "file://<path>" when it runs (tf.print).
 Operation PrintV2(const Scope& scope, Input input,

@@ -43,10 +43,23 @@ class StringAddOp : public OpKernel {
   DFLOW_REGISTER_BINARY(op, functor, int32_t);  \
   DFLOW_REGISTER_BINARY(op, functor, int64_t)
 
+// The narrower and unsigned integers TensorFlow's CPU kernels also take
+// (tf.image.convert_image_dtype scales uint8 and uint16 images with Mul).
+#define DFLOW_REGISTER_BINARY_SMALL_INTS(op, functor) \
+  DFLOW_REGISTER_BINARY(op, functor, int8_t);         \
+  DFLOW_REGISTER_BINARY(op, functor, int16_t);        \
+  DFLOW_REGISTER_BINARY(op, functor, uint8_t);        \
+  DFLOW_REGISTER_BINARY(op, functor, uint16_t);       \
+  DFLOW_REGISTER_BINARY(op, functor, uint32_t);       \
+  DFLOW_REGISTER_BINARY(op, functor, uint64_t)
+
 DFLOW_REGISTER_BINARY_REAL("Add", AddFunctor);
 DFLOW_REGISTER_BINARY_REAL("AddV2", AddFunctor);
 DFLOW_REGISTER_BINARY_REAL("Sub", SubFunctor);
 DFLOW_REGISTER_BINARY_REAL("Mul", MulFunctor);
+DFLOW_REGISTER_BINARY_SMALL_INTS("AddV2", AddFunctor);
+DFLOW_REGISTER_BINARY_SMALL_INTS("Sub", SubFunctor);
+DFLOW_REGISTER_BINARY_SMALL_INTS("Mul", MulFunctor);
 DFLOW_REGISTER_BINARY_FLOATS("RealDiv", DivFunctor);
 
 DFLOW_REGISTER_KERNEL(

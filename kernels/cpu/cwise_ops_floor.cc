@@ -134,6 +134,11 @@ DFLOW_REGISTER_FLOOR_OPS(double);
 DFLOW_REGISTER_FLOOR_OPS(int32_t);
 DFLOW_REGISTER_FLOOR_OPS(int64_t);
 DFLOW_REGISTER_FLOOR_OPS(uint8_t);
+// tf.image.convert_image_dtype divides uint16 images (and int8, int16 as
+// TensorFlow's CPU kernels do).
+DFLOW_REGISTER_FLOOR_OPS(uint16_t);
+DFLOW_REGISTER_FLOOR_OPS(int8_t);
+DFLOW_REGISTER_FLOOR_OPS(int16_t);
 DFLOW_REGISTER_BINARY("DivNoNan", DivNoNanFunctor, float);
 DFLOW_REGISTER_BINARY("DivNoNan", DivNoNanFunctor, double);
 

@@ -194,6 +194,11 @@ DFLOW_SCALAR_FN(ErfcFn, Same, std::erfc(x));
 DFLOW_SCALAR_FN(LgammaFn, Same, std::lgamma(x));
 // Eigen's digamma, as TensorFlow's kernel computes it (poles give NaN).
 DFLOW_SCALAR_FN(DigammaFn, Same, Eigen::numext::digamma(x));
+// Eigen's ndtri, and erfinv(x) = ndtri((x + 1) / 2) / sqrt(2), as
+// TensorFlow's kernels compute them.
+DFLOW_SCALAR_FN(NdtriFn, Same, Eigen::numext::ndtri(x));
+DFLOW_SCALAR_FN(ErfinvFn, Same,
+                Eigen::numext::ndtri((x + C(1)) / C(2)) * C(M_SQRT1_2));
 DFLOW_SCALAR_FN(IsFiniteFn, Predicate, std::isfinite(x));
 DFLOW_SCALAR_FN(IsNanFn, Predicate, std::isnan(x));
 DFLOW_SCALAR_FN(IsInfFn, Predicate, std::isinf(x));
@@ -290,6 +295,8 @@ DFLOW_REGISTER_FLOATS(DFLOW_REGISTER_MAP, "Erf", ErfFn);
 DFLOW_REGISTER_FLOATS(DFLOW_REGISTER_MAP, "Erfc", ErfcFn);
 DFLOW_REGISTER_FLOATS(DFLOW_REGISTER_MAP, "Lgamma", LgammaFn);
 DFLOW_REGISTER_FLOATS(DFLOW_REGISTER_MAP, "Digamma", DigammaFn);
+DFLOW_REGISTER_FLOATS(DFLOW_REGISTER_MAP, "Ndtri", NdtriFn);
+DFLOW_REGISTER_FLOATS(DFLOW_REGISTER_MAP, "Erfinv", ErfinvFn);
 DFLOW_REGISTER_FLOATS(DFLOW_REGISTER_MAP, "IsFinite", IsFiniteFn);
 DFLOW_REGISTER_FLOATS(DFLOW_REGISTER_MAP, "IsNan", IsNanFn);
 DFLOW_REGISTER_FLOATS(DFLOW_REGISTER_MAP, "IsInf", IsInfFn);

@@ -1,6 +1,8 @@
 // Unique (distinct values of a vector in order of first occurrence, and
-// each element's position among them) and Where (coordinates of the
+// each element's position among them; UniqueWithCounts also how often each
+// occurs) and Where (coordinates of the
 // non-zero elements, int64 [n, rank], row-major order).
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -30,6 +32,8 @@ template <typename T, typename Idx>
 class UniqueOp : public OpKernel {
  public:
   explicit UniqueOp(OpKernelConstruction* ctx) : OpKernel(ctx) {}
+  UniqueOp(OpKernelConstruction* ctx, bool counts)
+      : OpKernel(ctx), counts_(counts) {}
 
   void Compute(OpKernelContext* ctx) override {
     const Tensor& x = ctx->input(0);
@@ -56,7 +60,25 @@ class UniqueOp : public OpKernel {
                        0, TensorShape({static_cast<int64_t>(first.size())}), &y));
     T* out = y->data<T>();
     for (size_t j = 0; j < first.size(); ++j) out[j] = in[first[j]];
+    if (!counts_) return;
+    Tensor* count = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(
+                            2, TensorShape({static_cast<int64_t>(first.size())}),
+                            &count));
+    Idx* c = count->data<Idx>();
+    std::fill_n(c, first.size(), Idx(0));
+    for (int64_t i = 0; i < n; ++i) ++c[id[i]];
   }
+
+ private:
+  const bool counts_ = false;
+};
+
+template <typename T, typename Idx>
+class UniqueWithCountsOp : public UniqueOp<T, Idx> {
+ public:
+  explicit UniqueWithCountsOp(OpKernelConstruction* ctx)
+      : UniqueOp<T, Idx>(ctx, /*counts=*/true) {}
 };
 
 template <typename T>
@@ -105,7 +127,17 @@ class WhereOp : public OpKernel {
                             .Device(kDeviceCpu)                \
                             .TypeConstraint<T>("T")            \
                             .TypeConstraint<int64_t>("out_idx"), \
-                        UniqueOp<T, int64_t>)
+                        UniqueOp<T, int64_t>);                 \
+  DFLOW_REGISTER_KERNEL(KernelDefBuilder("UniqueWithCounts")   \
+                            .Device(kDeviceCpu)                \
+                            .TypeConstraint<T>("T")            \
+                            .TypeConstraint<int32_t>("out_idx"), \
+                        UniqueWithCountsOp<T, int32_t>);       \
+  DFLOW_REGISTER_KERNEL(KernelDefBuilder("UniqueWithCounts")   \
+                            .Device(kDeviceCpu)                \
+                            .TypeConstraint<T>("T")            \
+                            .TypeConstraint<int64_t>("out_idx"), \
+                        UniqueWithCountsOp<T, int64_t>)
 DFLOW_REGISTER_UNIQUE(float);
 DFLOW_REGISTER_UNIQUE(double);
 DFLOW_REGISTER_UNIQUE(int8_t);

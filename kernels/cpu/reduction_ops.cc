@@ -4,6 +4,7 @@
 // reductions Cumsum and Cumprod along one axis, and L2Loss (sum(t^2) / 2).
 // The reduction engine is kernels/cpu/kernel_util_reduce.h.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <type_traits>
@@ -91,6 +92,39 @@ class ReductionOp : public OpKernel {
     OP_REQUIRES_OK(
         ctx, ReduceToOutput(ctx, kOp, in, mask,
                             ReducedShape(in.shape(), mask, keep_dims_), 0));
+  }
+
+ private:
+  bool keep_dims_ = false;
+};
+
+// --- EuclideanNorm: sqrt of the sum of squares (float, double): the
+// squares summed as Sum sums, then the square root of each result. ---
+
+template <typename T>
+class EuclideanNormOp : public OpKernel {
+ public:
+  explicit EuclideanNormOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    ctx->SetStatus(ctx->GetAttr("keep_dims", &keep_dims_));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& in = ctx->input(0);
+    AxisMask mask;
+    OP_REQUIRES_OK(ctx, ReadAxes(ctx->input(1), in.shape(), &mask));
+    Tensor squares;
+    OP_REQUIRES_OK(ctx, ctx->allocate_temp(in.dtype(), in.shape(), &squares));
+    const T* x = in.data<T>();
+    T* sq = squares.data<T>();
+    for (int64_t i = 0; i < in.NumElements(); ++i) sq[i] = x[i] * x[i];
+    OP_REQUIRES_OK(
+        ctx, ReduceToOutput(ctx, Reduction::kSum, squares, mask,
+                            ReducedShape(in.shape(), mask, keep_dims_), 0));
+    // The output ReduceToOutput set is a new buffer or `squares`: this
+    // kernel's own either way, so the roots are taken in place.
+    Tensor& out = (*ctx->outputs())[0].tensor;
+    T* o = out.data<T>();
+    for (int64_t i = 0; i < out.NumElements(); ++i) o[i] = std::sqrt(o[i]);
   }
 
  private:
@@ -515,6 +549,16 @@ DFLOW_REGISTER_REAL(uint8_t);
 DFLOW_REGISTER_REAL(uint16_t);
 DFLOW_REGISTER_REAL(uint32_t);
 DFLOW_REGISTER_REAL(uint64_t);
+DFLOW_REGISTER_KERNEL(KernelDefBuilder("EuclideanNorm")
+                          .Device(kDeviceCpu)
+                          .TypeConstraint<float>("T")
+                          .TypeConstraint("Tidx", {DT_INT32, DT_INT64}),
+                      EuclideanNormOp<float>);
+DFLOW_REGISTER_KERNEL(KernelDefBuilder("EuclideanNorm")
+                          .Device(kDeviceCpu)
+                          .TypeConstraint<double>("T")
+                          .TypeConstraint("Tidx", {DT_INT32, DT_INT64}),
+                      EuclideanNormOp<double>);
 DFLOW_REGISTER_ALL_REDUCTIONS(complex64);
 DFLOW_REGISTER_ALL_REDUCTIONS(complex128);
 

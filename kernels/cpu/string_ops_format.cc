@@ -1,8 +1,12 @@
-// StringFormat and PrintV2, what tf.print and tf.strings.format build:
+// StringFormat and PrintV2, what tf.print and tf.strings.format build, and
+// TF1's Print (tf.compat.v1.Print: passes its input on and writes the
+// message and each data tensor, Assert's summary style, the first first_n
+// times):
 // StringFormat puts each input, summarized as TensorFlow does
 // (kernel_util_summarize.h), where the template has its placeholder;
 // PrintV2 writes a string and `end` to stderr, stdout, the log (stderr
 // here) or a file ("file://path", appended to).
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <mutex>
@@ -110,6 +114,36 @@ class PrintV2Op : public OpKernel {
   std::string end_;
 };
 
+class PrintOp : public OpKernel {
+ public:
+  explicit PrintOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("message", &message_));
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("first_n", &first_n_));
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("summarize", &summarize_));
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    ctx->set_output(0, ctx->input(0));
+    if (first_n_ >= 0 && printed_.fetch_add(1) >= first_n_) return;
+    std::string line = message_;
+    for (int i = 1; i < ctx->num_inputs(); ++i) {
+      absl::StrAppend(&line, "[", SummarizeTensor(ctx->input(i), summarize_),
+                      "]");
+    }
+    line.push_back('\n');
+    std::fwrite(line.data(), 1, line.size(), stderr);
+    std::fflush(stderr);
+  }
+  bool IsExpensive() const override { return false; }
+
+ private:
+  std::string message_;
+  int64_t first_n_ = -1;
+  int64_t summarize_ = 3;
+  std::atomic<int64_t> printed_{0};
+};
+
+DFLOW_REGISTER_KERNEL(KernelDefBuilder("Print").Device(kDeviceCpu), PrintOp);
 DFLOW_REGISTER_KERNEL(KernelDefBuilder("StringFormat").Device(kDeviceCpu),
                       StringFormatOp);
 DFLOW_REGISTER_KERNEL(KernelDefBuilder("PrintV2").Device(kDeviceCpu),

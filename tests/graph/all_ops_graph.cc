@@ -692,6 +692,15 @@ void BuildGraphWithEveryOp(const Scope& root) {
   ops::Assert(ix, ops::Greater(ix, mean, 0.0f), {mean, shape});
   ops::StaticRegexFullMatch(ix, ops::Const(ix, "s3://bucket"), "^s3://.*");
   ops::StringLength(ix, ops::Const(ix, "s3://bucket"));
+  ops::UniqueWithCounts(ix, ids);
+  ops::LowerBound(ix, ops::Const(ix, {1, 3, 5}), ids);
+  ops::UpperBound(ix, ops::Const(ix, {1, 3, 5}), ids);
+  ops::Print(ix, ids, {ids}, "ids: ");
+  ops::Diag(ix, ids);
+  ops::DiagPart(ix, ops::Diag(ix, ids));
+  ops::Erfinv(ix, ops::Const(ix, {0.5f}));
+  ops::Ndtri(ix, ops::Const(ix, {0.5f}));
+  ops::EuclideanNorm(ix, h, ops::Const(ix, {1}));
   ops::PrintV2(ix, ops::StringFormat(ix, {h}, "h = {}"));
   ops::KeyCounter kc = ops::StatelessRandomGetKeyCounter(
       ix, ops::Const(ix, {int64_t{1}, int64_t{2}}));

@@ -82,6 +82,9 @@ inline DataType DtypeOf(const std::string& numpy_name) {
   if (numpy_name == "int32") return DT_INT32;
   if (numpy_name == "int64") return DT_INT64;
   if (numpy_name == "bool") return DT_BOOL;
+  if (numpy_name == "uint8") return DT_UINT8;
+  if (numpy_name == "uint16") return DT_UINT16;
+  if (numpy_name == "int8") return DT_INT8;
   ADD_FAILURE() << "unexpected dtype " << numpy_name;
   return DT_INVALID;
 }
@@ -105,6 +108,15 @@ inline Tensor FeedTensor(const Line& line) {
       case DT_INT64:
         t.data<int64_t>()[i] = static_cast<int64_t>(v);
         break;
+      case DT_UINT8:
+        t.data<uint8_t>()[i] = static_cast<uint8_t>(v);
+        break;
+      case DT_UINT16:
+        t.data<uint16_t>()[i] = static_cast<uint16_t>(v);
+        break;
+      case DT_INT8:
+        t.data<int8_t>()[i] = static_cast<int8_t>(v);
+        break;
       default:
         t.data<bool>()[i] = v != 0;
     }
@@ -112,7 +124,8 @@ inline Tensor FeedTensor(const Line& line) {
   return t;
 }
 
-// Element i of a float, double, int32, int64 or bool tensor.
+// Element i of a float, double, int32, int64, bool, uint8, uint16 or int8
+// tensor.
 inline double Element(const Tensor& t, int64_t i) {
   switch (t.dtype()) {
     case DT_FLOAT:
@@ -125,6 +138,12 @@ inline double Element(const Tensor& t, int64_t i) {
       return static_cast<double>(t.data<int64_t>()[i]);
     case DT_BOOL:
       return t.data<bool>()[i] ? 1 : 0;
+    case DT_UINT8:
+      return t.data<uint8_t>()[i];
+    case DT_UINT16:
+      return t.data<uint16_t>()[i];
+    case DT_INT8:
+      return t.data<int8_t>()[i];
     default:
       ADD_FAILURE() << "unexpected dtype " << DataTypeName(t.dtype());
       return 0;

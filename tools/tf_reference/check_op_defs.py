@@ -49,6 +49,9 @@ EXTRA_OPS = [
     "TensorListScatterIntoExistingList", "TensorListConcatV2",
     "TensorListSplit", "ReverseSequence", "StringLength", "StringFormat",
     "PrintV2", "Einsum",
+    # Smaller ones from the op probe (session 14).
+    "UniqueWithCounts", "Erfinv", "Ndtri", "EuclideanNorm", "Diag",
+    "DiagPart", "LowerBound", "UpperBound", "Print",
     # graph/ops/math_ops_special.cc and nn_ops_activations.cc.
     "Abs", "Sign", "Sin", "Cos", "Tan", "Asin", "Acos", "Atan", "Sinh",
     "Cosh", "Asinh", "Acosh", "Atanh", "Log1p", "Expm1", "Reciprocal", "Inv",
