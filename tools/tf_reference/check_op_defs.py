@@ -82,6 +82,15 @@ EXTRA_OPS = [
     "DepthwiseConv2dNativeBackpropInput",
     "DepthwiseConv2dNativeBackpropFilter", "MirrorPad", "MirrorPadGrad",
     "PadV2", "ResizeNearestNeighbor", "ResizeNearestNeighborGrad",
+    # Feature pipelines' strings and tf.lookup's hash tables
+    # (string_ops_transform.cc, string_ops_convert.cc,
+    # data_flow_ops_lookup.cc).
+    "StringLower", "StringUpper", "StringStrip", "Substr", "ReduceJoin",
+    "StaticRegexReplace", "RegexReplace", "StringSplit", "StringSplitV2",
+    "StringToNumber", "AsString", "EncodeBase64", "DecodeBase64",
+    "StringToHashBucketFast", "StringToHashBucketStrong", "HashTableV2",
+    "InitializeTableV2", "LookupTableImportV2", "LookupTableFindV2",
+    "LookupTableSizeV2",
 ]
 
 
