@@ -50,8 +50,8 @@ bool IsSpace(char c) {
 }
 
 // StringSplitV2: Python's str.split(sep, maxsplit). With sep empty, runs of
-// whitespace separate and never make empty pieces; after maxsplit splits
-// the rest of the string is the last piece.
+// whitespace separate and make no empty pieces; after maxsplit splits the
+// rest of the string (past the whitespace, maybe empty) is the last piece.
 void SplitLikePython(absl::string_view text, absl::string_view sep,
                      int64_t maxsplit, std::vector<absl::string_view>* pieces) {
   if (maxsplit == 0) {
@@ -69,7 +69,7 @@ void SplitLikePython(absl::string_view text, absl::string_view sep,
       i = end;
       while (i < text.size() && IsSpace(text[i])) ++i;
       if (maxsplit > 0 && ++splits == maxsplit) {
-        if (i < text.size()) pieces->push_back(text.substr(i));
+        pieces->push_back(text.substr(i));  // even when empty, as TF
         return;
       }
     }

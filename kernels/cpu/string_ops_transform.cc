@@ -195,6 +195,7 @@ class ReduceJoinOp : public OpKernel {
     const TensorShape& shape = input.shape();
     const int rank = shape.rank();
     std::vector<bool> reduced(rank, false);
+    std::vector<int> given;  // the reduced dimensions in the order given
     for (int64_t i = 0; i < axes.NumElements(); ++i) {
       const int64_t axis = IntAt(axes, i);
       OP_REQUIRES(ctx, axis >= -rank && axis < rank,
@@ -206,6 +207,7 @@ class ReduceJoinOp : public OpKernel {
                   absl::InvalidArgumentError(
                       absl::StrCat("Duplicate reduction dimension ", axis)));
       reduced[d] = true;
+      given.push_back(static_cast<int>(d));
     }
     TensorShape out_shape({});
     int64_t joined = 1;  // strings joined into each output
@@ -225,10 +227,13 @@ class ReduceJoinOp : public OpKernel {
     for (int d = rank - 2; d >= 0; --d) {
       strides[d] = strides[d + 1] * shape.dim(d + 1);
     }
-    std::vector<int> kept_dims, reduced_dims;
+    // TensorFlow reduces the dimensions one after the other, in the order
+    // given: the first given varies fastest in the joined text.
+    std::vector<int> kept_dims;
     for (int d = 0; d < rank; ++d) {
-      (reduced[d] ? reduced_dims : kept_dims).push_back(d);
+      if (!reduced[d]) kept_dims.push_back(d);
     }
+    const std::vector<int> reduced_dims(given.rbegin(), given.rend());
     const std::string* in = input.data<std::string>();
     std::string* o = out->data<std::string>();
     std::vector<int64_t> kept(kept_dims.size(), 0);
