@@ -3,7 +3,7 @@
 // StringFormat and PrintV2, what tf.print builds; the feature pipelines'
 // string ops (string_ops_transform.cc, string_ops_convert.cc): case, strip,
 // substr, reduce_join, regex_replace, split, to_number, as_string, base64
-// and hash buckets.
+// and hash buckets, fingerprints.
 #ifndef DFLOW_GRAPH_OPS_STRING_OPS_H_
 #define DFLOW_GRAPH_OPS_STRING_OPS_H_
 
@@ -97,6 +97,13 @@ Output StringToHashBucketFast(const Scope& scope, Input input,
 Output StringToHashBucketStrong(const Scope& scope, Input input,
                                 int64_t num_buckets,
                                 const std::vector<int64_t>& key);
+// The legacy bucket (tf.strings.to_hash_bucket): TensorFlow's Hash64.
+Output StringToHashBucket(const Scope& scope, Input input,
+                          int64_t num_buckets);
+
+// tf.fingerprint: FarmHash Fingerprint64 of each row of `data` (method
+// "farmhash64"), uint8 [rows, 8].
+Output Fingerprint(const Scope& scope, Input data, Input method);
 
 }  // namespace ops
 }  // namespace dflow

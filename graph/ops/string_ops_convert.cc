@@ -1,7 +1,8 @@
 // Schemas and wrappers of TensorFlow 2.21's string conversions:
 // StringSplit and StringSplitV2 (sparse pieces), StringToNumber, AsString,
-// EncodeBase64, DecodeBase64 and the hash buckets StringToHashBucketFast
-// (FarmHash Fingerprint64) and StringToHashBucketStrong (keyed SipHash).
+// EncodeBase64, DecodeBase64, the hash buckets StringToHashBucketFast
+// (FarmHash Fingerprint64), StringToHashBucketStrong (keyed SipHash) and
+// StringToHashBucket (TensorFlow's Hash64), and Fingerprint (tf.fingerprint).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -101,6 +102,32 @@ DFLOW_REGISTER_OP("StringToHashBucketStrong")
     .SetShapeFn(shape_fns::UnchangedShape)
     .Doc("SipHash-2-4 of each string under the 128-bit key, modulo buckets.");
 
+DFLOW_REGISTER_OP("StringToHashBucket")
+    .Input("string_tensor: string")
+    .Output("output: int64")
+    .Attr("num_buckets: int >= 1")
+    .SetShapeFn(shape_fns::UnchangedShape)
+    .Doc("TensorFlow's Hash64 (MurmurHash64A) of each string modulo buckets.");
+
+// One 8-byte fingerprint per row (dimension 0) of data.
+absl::Status FingerprintShape(InferenceContext* c) {
+  TensorShape data, unused;
+  DFLOW_RETURN_IF_ERROR(c->WithRankAtLeast(c->input(0), 1, "data", &data));
+  DFLOW_RETURN_IF_ERROR(c->WithRank(c->input(1), 0, "method", &unused));
+  c->set_output(0, TensorShape({data.dim(0), 8}));
+  return absl::OkStatus();
+}
+
+DFLOW_REGISTER_OP("Fingerprint")
+    .Input("data: T")
+    .Input("method: string")
+    .Output("fingerprint: uint8")
+    .Attr("T: type")
+    .SetShapeFn(FingerprintShape)
+    .Doc(
+        "FarmHash Fingerprint64 of each row of data, as 8 little-endian "
+        "bytes.");
+
 }  // namespace
 
 namespace ops {
@@ -175,6 +202,21 @@ Output StringToHashBucketStrong(const Scope& scope, Input input,
                      .Attr("num_buckets", num_buckets)
                      .Attr("key", absl::Span<const int64_t>(key))
                      .Finalize();
+  return op.valid() ? op.output(0) : Output();
+}
+
+Output StringToHashBucket(const Scope& scope, Input input,
+                          int64_t num_buckets) {
+  Operation op = OpBuilder(scope, "StringToHashBucket")
+                     .Input(input)
+                     .Attr("num_buckets", num_buckets)
+                     .Finalize();
+  return op.valid() ? op.output(0) : Output();
+}
+
+Output Fingerprint(const Scope& scope, Input data, Input method) {
+  Operation op =
+      OpBuilder(scope, "Fingerprint").Input(data).Input(method).Finalize();
   return op.valid() ? op.output(0) : Output();
 }
 

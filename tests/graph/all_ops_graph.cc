@@ -678,6 +678,8 @@ void BuildGraphWithEveryOp(const Scope& root) {
   ops::DecodeBase64(ix, ops::EncodeBase64(ix, split.values, true));
   ops::StringToHashBucketFast(ix, words, 100);
   ops::StringToHashBucketStrong(ix, words, 100, {1, 2});
+  ops::StringToHashBucket(ix, words, 100);
+  ops::Fingerprint(ix, words, ops::Const(ix, "farmhash64"));
   Output vocabulary = ops::HashTableV2(ix, DT_STRING, DT_DOUBLE);
   ops::InitializeTableV2(ix, vocabulary, words, numbers);
   ops::LookupTableImportV2(ix, vocabulary, words, numbers);

@@ -120,6 +120,8 @@ TEST(KernelRegistryTest, EveryDeclaredOpHasAGpuDefinition) {
                                              "DecodeBase64",
                                              "StringToHashBucketFast",
                                              "StringToHashBucketStrong",
+                                             "StringToHashBucket",
+                                             "Fingerprint",
                                              "HashTableV2",
                                              "InitializeTableV2",
                                              "LookupTableImportV2",

@@ -88,7 +88,8 @@ EXTRA_OPS = [
     "StringLower", "StringUpper", "StringStrip", "Substr", "ReduceJoin",
     "StaticRegexReplace", "RegexReplace", "StringSplit", "StringSplitV2",
     "StringToNumber", "AsString", "EncodeBase64", "DecodeBase64",
-    "StringToHashBucketFast", "StringToHashBucketStrong", "HashTableV2",
+    "StringToHashBucketFast", "StringToHashBucketStrong",
+    "StringToHashBucket", "Fingerprint", "HashTableV2",
     "InitializeTableV2", "LookupTableImportV2", "LookupTableFindV2",
     "LookupTableSizeV2",
 ]

@@ -3,7 +3,9 @@
 tf.lookup's hash tables: StringLower/Upper/Strip, Substr (bytes and UTF-8
 characters, broadcast pos/len), ReduceJoin, StaticRegexReplace,
 RegexReplace, StringSplit, StringSplitV2, StringToNumber, AsString,
-EncodeBase64/DecodeBase64, StringToHashBucketFast/Strong, HashTableV2 with
+EncodeBase64/DecodeBase64, StringToHashBucketFast/Strong, the legacy
+StringToHashBucket, Fingerprint (strings, rows of strings, int32, double),
+HashTableV2 with
 InitializeTableV2, LookupTableImportV2, LookupTableFindV2 and
 LookupTableSizeV2 (string->int64, int64->string, string->float, and
 StaticVocabularyTable's out-of-vocabulary buckets).
@@ -142,6 +144,17 @@ def build(p):
       "hash_fast_one": tf.strings.to_hash_bucket_fast(tf.constant(HASHED), 1),
       "hash_strong": tf.strings.to_hash_bucket_strong(tf.constant(HASHED),
                                                       1000, [1, 2]),
+      "hash_legacy": tf.strings.to_hash_bucket(tf.constant(HASHED), 77),
+      "hash_legacy_big": tf.strings.to_hash_bucket(tf.constant(HASHED),
+                                                   2 ** 62),
+      "fingerprint": tf.fingerprint(tf.constant(HASHED)),
+      "fingerprint_rows": tf.fingerprint(tf.reshape(
+          tf.constant(HASHED[:24]), [4, 3, 2])),
+      "fingerprint_i32": tf.fingerprint(tf.reshape(
+          tf.range(12, dtype=tf.int32), [3, 4])),
+      "fingerprint_f64": tf.fingerprint(tf.constant([[0.5, -1.0], [3.0,
+                                                                  1e-9]],
+                                                    tf.float64)),
       "hash_strong_big": tf.strings.to_hash_bucket_strong(
           tf.constant(HASHED), 2 ** 63 - 1,
           [-8070450532247928832, 1234567890123456789]),
