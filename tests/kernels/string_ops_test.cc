@@ -162,6 +162,64 @@ TEST(StringOpsTest, TensorFlowsGraphGivesTensorFlowsValues) {
   EXPECT_GT(compared_numbers, 20);
 }
 
+Output Ph(const Scope& s, DataType dtype) { return ops::Placeholder(s, dtype); }
+
+void ExpectError(const absl::Status& s, absl::StatusCode code,
+                 const std::string& text) {
+  EXPECT_EQ(s.code(), code) << s;
+  EXPECT_THAT(std::string(s.message()), HasSubstr(text));
+}
+
+void ExpectInvalid(const absl::Status& s, const std::string& text) {
+  ExpectError(s, absl::StatusCode::kInvalidArgument, text);
+}
+
+// StringToNumber of odd strings: what TensorFlow parses (and to what) dflow
+// parses, what it refuses dflow refuses.
+TEST(StringOpsTest, StringToNumberAcceptsWhatTensorFlowAccepts) {
+  std::ifstream in(std::string(kDir) + "to_number.txt");
+  ASSERT_TRUE(in.good());
+  std::string text;
+  int checked = 0;
+  while (std::getline(in, text)) {
+    if (text.empty() || text[0] == '#') continue;
+    std::vector<std::string> parts = absl::StrSplit(text, ' ');
+    ASSERT_GE(parts.size(), 3u) << text;
+    absl::string_view word = parts[1];
+    ASSERT_TRUE(absl::ConsumePrefix(&word, "x")) << text;
+    const std::string number = absl::HexStringToBytes(word);
+    SCOPED_TRACE(parts[0] + " '" + number + "'");
+    const DataType dtype = DtypeOf(parts[0]);
+    Scope root = Scope::NewRootScope();
+    Output s = Ph(root, DT_STRING);
+    absl::StatusOr<std::vector<Tensor>> got = RunKernel(
+        ops::StringToNumber(root, s, dtype).node(),
+        {Tensor::FromVector<std::string>({number}, TensorShape({1}))});
+    ++checked;
+    if (parts[2] == "ERR") {
+      ExpectInvalid(got.status(), "could not correctly convert string");
+      continue;
+    }
+    ASSERT_TRUE(got.ok()) << got.status();
+    ASSERT_EQ(parts.size(), 4u);
+    const Tensor& t = (*got)[0];
+    if (dtype == DT_INT64) {
+      int64_t want = 0;
+      ASSERT_TRUE(absl::SimpleAtoi(parts[3], &want));
+      EXPECT_EQ(t.data<int64_t>()[0], want);
+      continue;
+    }
+    const double want = testing_tf_values::ParseValue(parts[3]);
+    const double value = Element(t, 0);
+    if (std::isnan(want)) {
+      EXPECT_TRUE(std::isnan(value));
+    } else {
+      EXPECT_EQ(value, dtype == DT_FLOAT ? static_cast<float>(want) : want);
+    }
+  }
+  EXPECT_GT(checked, 100);
+}
+
 // --- Tables live in the session. ---
 
 TEST(StringOpsTest, TablesKeepTheirContentsAcrossRuns) {
@@ -182,8 +240,6 @@ TEST(StringOpsTest, TablesKeepTheirContentsAcrossRuns) {
   EXPECT_EQ(out[0].data<int64_t>()[0], 20);
 }
 
-Output Ph(const Scope& s, DataType dtype) { return ops::Placeholder(s, dtype); }
-
 Tensor Strings(const std::vector<std::string>& v) {
   return Tensor::FromVector<std::string>(
       v, TensorShape({static_cast<int64_t>(v.size())}));
@@ -192,16 +248,6 @@ Tensor Strings(const std::vector<std::string>& v) {
 absl::Status RunError(const Output& out, const std::vector<Tensor>& in) {
   absl::StatusOr<std::vector<Tensor>> r = RunKernel(out.node(), in);
   return r.status();
-}
-
-void ExpectError(const absl::Status& s, absl::StatusCode code,
-                 const std::string& text) {
-  EXPECT_EQ(s.code(), code) << s;
-  EXPECT_THAT(std::string(s.message()), HasSubstr(text));
-}
-
-void ExpectInvalid(const absl::Status& s, const std::string& text) {
-  ExpectError(s, absl::StatusCode::kInvalidArgument, text);
 }
 
 TEST(StringOpsTest, TableMisuseSaysWhat) {

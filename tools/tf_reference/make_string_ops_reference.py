@@ -19,6 +19,9 @@ Writes tests/testdata/tf_string_ops/:
                 initializers (tables_init), so one Run fills and reads them
   cases.txt     numeric feeds and fetches, as tests/kernels/tf_value_cases.h
                 reads them
+  to_number.txt StringToNumber of odd strings (hex, signs, inf/nan, spaces,
+                overflow) run eagerly: "<dtype> x<hex> OK <value>" or
+                "<dtype> x<hex> ERR" (TensorFlow refused it)
   strings.txt   string fetches, one per line:
                   fetch <name> string [<dims>] | x<hex> x<hex> ...
                 (each string's bytes in hex after an 'x': "x" is empty)
@@ -220,6 +223,29 @@ def build(p):
   return {k: tf.identity(v, name="out_" + k) for k, v in cases.items()}
 
 
+# StringToNumber's edges: which strings TensorFlow parses, to what.
+NUMBER_TEXTS = ["0x1A", "1,5", "", "+5", "1e", " inf ", "Infinity", "NaN",
+                "1_000", "-0", "007", "12abc", "1e3", "+", "3.", "-.5e+2",
+                "\t9\n", "1e-50", "-inf", "nan(123)", "99999999999999999999",
+                "4294967296", "2147483648", "-2147483649", "0.1", "1e39",
+                "-1e309", "9223372036854775807", "9223372036854775808",
+                " 12 34", "1.5f", ".", "e5"]
+
+
+def number_edges():
+  """Lines '<dtype> x<hex> OK <value>' or '<dtype> x<hex> ERR'."""
+  lines = []
+  for dtype in [tf.float32, tf.float64, tf.int32, tf.int64]:
+    for text in NUMBER_TEXTS:
+      word = "x" + text.encode().hex()
+      try:
+        v = tf.strings.to_number(tf.constant([text]), dtype).numpy()[0]
+        lines.append("%s %s OK %s" % (dtype.name, word, fmt(np.array([v]))))
+      except tf.errors.InvalidArgumentError:
+        lines.append("%s %s ERR" % (dtype.name, word))
+  return lines
+
+
 def fmt(a):
   a = np.asarray(a)
   if a.dtype.kind in "iub":
@@ -262,6 +288,8 @@ def main():
     f.write("\n".join(numbers) + "\n")
   with open(os.path.join(OUT, "strings.txt"), "w") as f:
     f.write("\n".join(strings) + "\n")
+  with open(os.path.join(OUT, "to_number.txt"), "w") as f:
+    f.write("\n".join([written] + number_edges()) + "\n")
   print("wrote", OUT, len(values), "fetches")
 
 
