@@ -275,6 +275,14 @@ class AsStringOp : public OpKernel {
         case DT_DOUBLE:
           o[i] = Format(input.data<double>()[i]);
           break;
+        case DT_HALF:
+          o[i] =
+              Format(static_cast<double>(input.data<float16>()[i].ToFloat()));
+          break;
+        case DT_BFLOAT16:
+          o[i] =
+              Format(static_cast<double>(input.data<bfloat16>()[i].ToFloat()));
+          break;
         case DT_INT8:
           o[i] = Format(static_cast<long long>(input.data<int8_t>()[i]));
           break;

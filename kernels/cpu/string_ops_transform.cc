@@ -3,8 +3,10 @@
 // strip, Substr in bytes or UTF-8 characters with pos/len broadcast against
 // the strings, ReduceJoin, and regex replacement with RE2 (TensorFlow's
 // engine, so patterns and \N rewrites mean the same).
+#include <algorithm>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -343,14 +345,40 @@ class RegexReplaceOp : public OpKernel {
                                  "received ",
                                  rewrite.shape().ToString())));
     const std::string& rewrite_text = *rewrite.data<std::string>();
-    std::unique_ptr<RE2> re;
-    OP_REQUIRES_OK(
-        ctx, CompileRegex(*pattern.data<std::string>(), rewrite_text, &re));
+    std::shared_ptr<const RE2> re;
+    OP_REQUIRES_OK(ctx,
+                   Compiled(*pattern.data<std::string>(), rewrite_text, &re));
     ReplaceAll(ctx, *re, rewrite_text, global_);
   }
 
  private:
+  // The pattern is nearly always the same from step to step (a Const):
+  // the last one compiled is kept, as TensorFlow does.
+  absl::Status Compiled(const std::string& pattern, const std::string& rewrite,
+                        std::shared_ptr<const RE2>* re) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (last_ != nullptr && last_->pattern() == pattern &&
+          last_rewrite_ == rewrite) {
+        *re = last_;
+        return absl::OkStatus();
+      }
+    }
+    std::unique_ptr<RE2> made;
+    if (absl::Status s = CompileRegex(pattern, rewrite, &made); !s.ok()) {
+      return s;
+    }
+    *re = std::shared_ptr<const RE2>(std::move(made));
+    std::lock_guard<std::mutex> lock(mu_);
+    last_ = *re;
+    last_rewrite_ = rewrite;
+    return absl::OkStatus();
+  }
+
   bool global_ = true;
+  std::mutex mu_;
+  std::shared_ptr<const RE2> last_;  // mu_
+  std::string last_rewrite_;         // mu_
 };
 
 DFLOW_REGISTER_KERNEL(KernelDefBuilder("StringLower").Device(kDeviceCpu),

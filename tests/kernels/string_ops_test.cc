@@ -400,6 +400,36 @@ TEST(StringOpsTest, BadAttrsSayWhat) {
                 "`data` should have at least one dimension");
 }
 
+// RegexReplace keeps its last compiled pattern: a new pattern (or rewrite)
+// in a later step is compiled anew, not served from the old one.
+TEST(StringOpsTest, RegexReplaceFollowsItsPatternAcrossSteps) {
+  Scope root = Scope::NewRootScope();
+  Output s = Ph(root, DT_STRING), pattern = Ph(root, DT_STRING),
+         rewrite = Ph(root, DT_STRING);
+  Output out = ops::RegexReplace(root, s, pattern, rewrite);
+  std::unique_ptr<Session> session = MakeSession(root);
+  ASSERT_NE(session, nullptr);
+  const std::vector<std::vector<std::string>> steps = {
+      {"a+", "-", "b-c-"},
+      {"a+", "-", "b-c-"},
+      {"b", "-", "-aacaa"},
+      {"b", "<\\0>", "<b>aacaa"},
+      {"a", "<\\0>", "b<a><a>c<a><a>"},
+      {"a+", "", "bc"}};
+  for (const std::vector<std::string>& step : steps) {
+    std::vector<Tensor> got;
+    ASSERT_TRUE(
+        session
+            ->Run({{s.name(), Tensor::Scalar<std::string>("baacaa")},
+                   {pattern.name(), Tensor::Scalar<std::string>(step[0])},
+                   {rewrite.name(), Tensor::Scalar<std::string>(step[1])}},
+                  {out.name()}, {}, &got)
+            .ok());
+    EXPECT_EQ(*got[0].data<std::string>(), step[2])
+        << step[0] << " " << step[1];
+  }
+}
+
 // Errors from a session name the node and its op.
 TEST(StringOpsTest, SessionErrorsNameTheNode) {
   Scope root = Scope::NewRootScope();

@@ -133,6 +133,9 @@ def build(p):
       "as_l": tf.strings.as_string(p["xl"]),
       "as_l_w": tf.strings.as_string(p["xl"], width=12, fill="0"),
       "as_b": tf.strings.as_string(tf.constant([True, False])),
+      "as_half": tf.strings.as_string(tf.cast(p["xf"], tf.float16)),
+      "as_bf16_prec": tf.strings.as_string(tf.cast(p["xf"], tf.bfloat16),
+                                           precision=4),
       "as_i8": tf.strings.as_string(tf.constant([-128, 7, 127], tf.int8)),
       "roundtrip": tf.strings.to_number(tf.strings.as_string(p["xf"])),
       "b64": tf.io.encode_base64(tf.constant(
