@@ -9,6 +9,8 @@
 #ifndef DFLOW_GRAPH_OPS_DATA_FLOW_OPS_H_
 #define DFLOW_GRAPH_OPS_DATA_FLOW_OPS_H_
 
+#include <cstdint>
+
 #include "absl/strings/string_view.h"
 #include "graph/scope.h"
 
@@ -21,6 +23,12 @@ Output HashTableV2(const Scope& scope, DataType key_dtype,
                    DataType value_dtype, absl::string_view shared_name = "");
 Operation InitializeTableV2(const Scope& scope, Input table, Input keys,
                             Input values);
+// Fills the table from a text file (tf.lookup.TextFileInitializer): key and
+// value each the whole line (-2), the line number (-1) or a column.
+Operation InitializeTableFromTextFileV2(const Scope& scope, Input table,
+                                       Input filename, int64_t key_index,
+                                       int64_t value_index,
+                                       absl::string_view delimiter = "\t");
 // Replaces the table's contents.
 Operation LookupTableImportV2(const Scope& scope, Input table, Input keys,
                               Input values);

@@ -2,7 +2,8 @@
 // tf.lookup.StaticHashTable, StaticVocabularyTable and feature columns'
 // vocabularies write: HashTableV2 makes the table (a resource of the
 // session, like a variable), InitializeTableV2 / LookupTableImportV2 fill
-// it, LookupTableFindV2 and LookupTableSizeV2 read it
+// it (InitializeTableFromTextFileV2 from a vocabulary file),
+// LookupTableFindV2 and LookupTableSizeV2 read it
 // (kernels/cpu/data_flow_ops_lookup.cc).
 #include <string>
 
@@ -83,6 +84,27 @@ DFLOW_REGISTER_OP("InitializeTableV2")
     .SetShapeFn(FillShape)
     .Doc("Fills the table with keys -> values, once.");
 
+// The filename is a scalar.
+absl::Status FromTextFileShape(InferenceContext* c) {
+  TensorShape unused;
+  DFLOW_RETURN_IF_ERROR(c->WithRank(c->input(0), 0, "table_handle", &unused));
+  return c->WithRank(c->input(1), 0, "filename", &unused);
+}
+
+DFLOW_REGISTER_OP("InitializeTableFromTextFileV2")
+    .Input("table_handle: resource")
+    .Input("filename: string")
+    .Attr("key_index: int >= -2")
+    .Attr("value_index: int >= -2")
+    .Attr("vocab_size: int >= -1 = -1")
+    .Attr("delimiter: string = '\t'")
+    .Attr("offset: int = 0")
+    .SetIsStateful()
+    .SetShapeFn(FromTextFileShape)
+    .Doc(
+        "Fills the table from a text file's lines: key and value are the "
+        "whole line (-2), the line number (-1) or a delimited column.");
+
 }  // namespace
 
 namespace ops {
@@ -128,6 +150,19 @@ Output LookupTableFindV2(const Scope& scope, Input table, Input keys,
 Output LookupTableSizeV2(const Scope& scope, Input table) {
   Operation op = OpBuilder(scope, "LookupTableSizeV2").Input(table).Finalize();
   return op.valid() ? op.output(0) : Output();
+}
+
+Operation InitializeTableFromTextFileV2(const Scope& scope, Input table,
+                                        Input filename, int64_t key_index,
+                                        int64_t value_index,
+                                        absl::string_view delimiter) {
+  return OpBuilder(scope, "InitializeTableFromTextFileV2")
+      .Input(table)
+      .Input(filename)
+      .Attr("key_index", key_index)
+      .Attr("value_index", value_index)
+      .Attr("delimiter", std::string(delimiter))
+      .Finalize();
 }
 
 }  // namespace ops

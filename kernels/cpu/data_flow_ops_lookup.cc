@@ -5,17 +5,24 @@
 // name), so it keeps its contents from one Run to the next.
 // InitializeTableV2 fills it once (again with the same data is a no-op, as
 // TensorFlow's tables_initializer run twice); LookupTableImportV2 replaces
-// the contents; LookupTableFindV2 maps keys to values or the default.
+// the contents; InitializeTableFromTextFileV2 fills it from a vocabulary
+// file; LookupTableFindV2 maps keys to values or the default.
 // Keys are strings or integers (int32, int64); values any dtype.
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <fstream>
 #include <memory>
 #include <mutex>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
 #include "graph/tensor.h"
 #include "graph/types.h"
 #include "kernels/cpu/kernel_util_array.h"
@@ -129,6 +136,11 @@ class HashTable : public ResourceBase {
       }
     }
     return absl::OkStatus();
+  }
+
+  bool IsInitialized() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return initialized_;
   }
 
   int64_t LockedSize() {
@@ -319,6 +331,153 @@ class LookupTableSizeOp : public OpKernel {
   bool IsExpensive() const override { return false; }
 };
 
+// InitializeTableFromTextFileV2: one entry per line of a text file (a
+// vocabulary file), the key and the value each the whole line (-2), the
+// line number plus `offset` (-1) or a column split at `delimiter`. A table
+// already filled is left as it is (TensorFlow's behaviour for files).
+class InitializeTableFromTextFileOp : public OpKernel {
+ public:
+  static constexpr int64_t kWholeLine = -2;
+  static constexpr int64_t kLineNumber = -1;
+
+  explicit InitializeTableFromTextFileOp(OpKernelConstruction* ctx)
+      : OpKernel(ctx) {
+    std::string delimiter;
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("key_index", &key_index_));
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("value_index", &value_index_));
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("vocab_size", &vocab_size_));
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("delimiter", &delimiter));
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("offset", &offset_));
+    OP_REQUIRES(ctx, delimiter.size() == 1,
+                absl::InvalidArgumentError(absl::StrCat(
+                    "delimiter should be only 1 char, got '", delimiter, "'")));
+    delimiter_ = delimiter[0];
+  }
+
+  void Compute(OpKernelContext* ctx) override {
+    absl::StatusOr<HashTable*> table = TableOf(ctx);
+    OP_REQUIRES_OK(ctx, table.status());
+    const Tensor& filename_t = ctx->input(1);
+    OP_REQUIRES(ctx, filename_t.shape().rank() == 0,
+                absl::InvalidArgumentError(
+                    absl::StrCat("filename should be a single string, but got ",
+                                 filename_t.shape().ToString())));
+    OP_REQUIRES_OK(ctx, CheckIndex(key_index_, (*table)->key_dtype(), "Key"));
+    OP_REQUIRES_OK(ctx,
+                   CheckIndex(value_index_, (*table)->value_dtype(), "Value"));
+    if ((*table)->IsInitialized()) return;
+    const std::string& filename = *filename_t.data<std::string>();
+    std::ifstream file(filename, std::ios::binary);
+    OP_REQUIRES(ctx, file.good(),
+                absl::NotFoundError(absl::StrCat(
+                    "could not open the vocabulary file '", filename, "'")));
+    std::vector<std::string> lines;
+    std::string line;
+    while (
+        (vocab_size_ < 0 || static_cast<int64_t>(lines.size()) < vocab_size_) &&
+        std::getline(file, line)) {
+      if (!line.empty() && line.back() == '\r') line.pop_back();
+      lines.push_back(std::move(line));
+    }
+    const int64_t n = static_cast<int64_t>(lines.size());
+    Tensor keys((*table)->key_dtype(), TensorShape({n}));
+    Tensor values((*table)->value_dtype(), TensorShape({n}));
+    const size_t columns =
+        static_cast<size_t>(std::max(key_index_, value_index_) + 1);
+    for (int64_t i = 0; i < n; ++i) {
+      // Line by line, as TensorFlow reads: the first bad line is reported.
+      OP_REQUIRES(ctx, !lines[i].empty(),
+                  absl::InvalidArgumentError(
+                      absl::StrCat("Invalid content in ", filename,
+                                   ": empty line found at line ", i)));
+      std::vector<absl::string_view> tokens;
+      if (columns > 0) {
+        tokens = absl::StrSplit(lines[i], delimiter_);
+        OP_REQUIRES(ctx, tokens.size() >= columns,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "Invalid number of columns in ", filename, " line ", i,
+                        " (", lines[i], ") : expected at least ", columns,
+                        " got ", tokens.size())));
+      }
+      OP_REQUIRES_OK(ctx, Field(lines[i], tokens, i, key_index_, &keys));
+      OP_REQUIRES_OK(ctx, Field(lines[i], tokens, i, value_index_, &values));
+    }
+    OP_REQUIRES(
+        ctx,
+        vocab_size_ < 0 || static_cast<int64_t>(lines.size()) == vocab_size_,
+        absl::InvalidArgumentError(
+            absl::StrCat("Invalid vocab_size in ", filename, ": expected ",
+                         vocab_size_, " but got ", lines.size())));
+    OP_REQUIRES_OK(ctx, (*table)->Initialize(keys, values));
+  }
+
+ private:
+  static absl::Status CheckIndex(int64_t index, DataType dtype,
+                                 const char* what) {
+    if (index == kLineNumber && dtype != DT_INT64) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(what, " index for line number requires table ", what,
+                       " dtype of int64, got ", DataTypeName(dtype)));
+    }
+    if (dtype != DT_STRING && dtype != DT_INT32 && dtype != DT_INT64 &&
+        dtype != DT_FLOAT && dtype != DT_DOUBLE) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Data type ", DataTypeName(dtype), " not supported."));
+    }
+    if (index == kWholeLine && (dtype == DT_FLOAT || dtype == DT_DOUBLE)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(what,
+                       " index for whole line requires string or "
+                       "integer table ",
+                       what, ", got ", DataTypeName(dtype)));
+    }
+    return absl::OkStatus();
+  }
+
+  // Element i of `out` from the line (line number, whole line or a column).
+  absl::Status Field(const std::string& line,
+                     const std::vector<absl::string_view>& tokens, int64_t i,
+                     int64_t index, Tensor* out) const {
+    if (index == kLineNumber) {
+      out->data<int64_t>()[i] = i + offset_;
+      return absl::OkStatus();
+    }
+    const absl::string_view token =
+        index == kWholeLine ? absl::string_view(line) : tokens[index];
+    bool ok = true;
+    switch (out->dtype()) {
+      case DT_STRING:
+        out->data<std::string>()[i] = std::string(token);
+        break;
+      case DT_INT32:
+        ok = absl::SimpleAtoi(token, &out->data<int32_t>()[i]);
+        // TensorFlow adds the offset to int32 fields too.
+        out->data<int32_t>()[i] += static_cast<int32_t>(offset_);
+        break;
+      case DT_INT64:
+        ok = absl::SimpleAtoi(token, &out->data<int64_t>()[i]);
+        break;
+      case DT_FLOAT:
+        ok = absl::SimpleAtof(token, &out->data<float>()[i]);
+        break;
+      default:
+        ok = absl::SimpleAtod(token, &out->data<double>()[i]);
+    }
+    if (!ok) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("Field ", token, " in line ", i, " is not a valid ",
+                       DataTypeName(out->dtype()), "."));
+    }
+    return absl::OkStatus();
+  }
+
+  int64_t key_index_ = 0, value_index_ = 0, vocab_size_ = -1, offset_ = 0;
+  char delimiter_ = '\t';
+};
+
+DFLOW_REGISTER_KERNEL(
+    KernelDefBuilder("InitializeTableFromTextFileV2").Device(kDeviceCpu),
+    InitializeTableFromTextFileOp);
 DFLOW_REGISTER_KERNEL(KernelDefBuilder("HashTableV2").Device(kDeviceCpu),
                       HashTableOp);
 DFLOW_REGISTER_KERNEL(KernelDefBuilder("InitializeTableV2").Device(kDeviceCpu),

@@ -683,6 +683,8 @@ void BuildGraphWithEveryOp(const Scope& root) {
   Output vocabulary = ops::HashTableV2(ix, DT_STRING, DT_DOUBLE);
   ops::InitializeTableV2(ix, vocabulary, words, numbers);
   ops::LookupTableImportV2(ix, vocabulary, words, numbers);
+  ops::InitializeTableFromTextFileV2(ix, vocabulary,
+                                     ops::Const(ix, "/tmp/vocabulary.txt"), 0, 1);
   ops::LookupTableFindV2(ix, vocabulary, split.values, ops::Const(ix, -1.0));
   ops::LookupTableSizeV2(ix, vocabulary);
   ops::PrintV2(ix, ops::StringFormat(ix, {h}, "h = {}"));

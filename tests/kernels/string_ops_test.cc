@@ -11,6 +11,7 @@
 // wrong, never a crash.
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <fstream>
 #include <memory>
 #include <string>
@@ -297,6 +298,36 @@ TEST(StringOpsTest, TableMisuseSaysWhat) {
       {}, {"init"}, &out);
   ExpectError(s, absl::StatusCode::kFailedPrecondition,
               "already initialized with different data");
+}
+
+TEST(StringOpsTest, BadVocabularyFilesSayWhat) {
+  const char* tmp = std::getenv("TEST_TMPDIR");
+  const std::string path = std::string(tmp == nullptr ? "/tmp" : tmp) +
+                           "/string_ops_test_vocabulary.txt";
+  std::ofstream(path) << "apple 1\npear x\n\nfig 3\n";
+  auto run = [&](const std::string& file, int64_t key_index,
+                 int64_t value_index, DataType value_dtype,
+                 const char* delimiter = " ") {
+    Scope root = Scope::NewRootScope();
+    Output table = ops::HashTableV2(root, DT_STRING, value_dtype);
+    ops::InitializeTableFromTextFileV2(root.WithOpName("init"), table,
+                                       ops::Const(root, file), key_index,
+                                       value_index, delimiter);
+    std::unique_ptr<Session> session = MakeSession(root);
+    std::vector<Tensor> out;
+    return session == nullptr ? absl::InternalError("no session")
+                              : session->Run({}, {}, {"init"}, &out);
+  };
+  ExpectError(run(path + ".missing", -2, -1, DT_INT64),
+              absl::StatusCode::kNotFound, "could not open the vocabulary");
+  ExpectInvalid(run(path, 0, 1, DT_INT64),
+                "Field x in line 1 is not a valid int64");
+  ExpectInvalid(run(path, 0, 2, DT_STRING), "Invalid number of columns in");
+  ExpectInvalid(run(path, -2, -1, DT_INT64), "empty line found at line 2");
+  ExpectInvalid(run(path, 0, -2, DT_FLOAT),
+                "Value index for whole line requires string or integer");
+  ExpectInvalid(run(path, 0, -1, DT_INT64, "ab"),
+                "delimiter should be only 1 char");
 }
 
 TEST(StringOpsTest, BadStringsSayWhat) {

@@ -124,6 +124,7 @@ TEST(KernelRegistryTest, EveryDeclaredOpHasAGpuDefinition) {
                                              "Fingerprint",
                                              "HashTableV2",
                                              "InitializeTableV2",
+                                             "InitializeTableFromTextFileV2",
                                              "LookupTableImportV2",
                                              "LookupTableFindV2",
                                              "LookupTableSizeV2",

@@ -90,7 +90,8 @@ EXTRA_OPS = [
     "StringToNumber", "AsString", "EncodeBase64", "DecodeBase64",
     "StringToHashBucketFast", "StringToHashBucketStrong",
     "StringToHashBucket", "Fingerprint", "HashTableV2",
-    "InitializeTableV2", "LookupTableImportV2", "LookupTableFindV2",
+    "InitializeTableV2", "InitializeTableFromTextFileV2",
+    "LookupTableImportV2", "LookupTableFindV2",
     "LookupTableSizeV2",
 ]
 

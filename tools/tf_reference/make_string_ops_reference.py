@@ -8,11 +8,14 @@ StringToHashBucket, Fingerprint (strings, rows of strings, int32, double),
 HashTableV2 with
 InitializeTableV2, LookupTableImportV2, LookupTableFindV2 and
 LookupTableSizeV2 (string->int64, int64->string, string->float, and
-StaticVocabularyTable's out-of-vocabulary buckets).
+StaticVocabularyTable's out-of-vocabulary buckets), and
+InitializeTableFromTextFileV2 (vocabulary files: whole lines, line numbers,
+columns, vocab_size).
 
 None of these ops has a gradient in TensorFlow, so the graph has none.
 
 Writes tests/testdata/tf_string_ops/:
+  words.txt, weights.txt  the vocabulary files the graph's tables read
   graph.pb      one TF-written GraphDef (tf.compat.v1 graph mode): string
                 constants and numeric placeholders, each result named
                 out_<case> by an Identity; the lookups depend on the table
@@ -38,8 +41,8 @@ import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
 tf1 = tf.compat.v1
-OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
-                   "tests", "testdata", "tf_string_ops")
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+OUT = os.path.join(ROOT, "tests", "testdata", "tf_string_ops")
 
 FEEDS = {
     "xf": np.array([1.5, -0.25, 1234567.0, 3.14159265, 1e-7, 0.0, -2.5e10,
@@ -56,6 +59,17 @@ HASHED = ["", "a", "hello world", "TensorFlow", "\u00e9t\u00e9", "x" * 40] + [
     "".join(chr(33 + (i * 7 + j * 13) % 90) for j in range(n))
     for i, n in enumerate([3, 8, 15, 16, 17, 24, 31, 32, 33, 48, 63, 64, 65,
                            100, 127, 128, 129, 200, 255, 1000])]
+
+
+WORDS_FILE = "tests/testdata/tf_string_ops/words.txt"
+WEIGHTS_FILE = "tests/testdata/tf_string_ops/weights.txt"
+
+
+def write_vocabularies():
+  with open(os.path.join(ROOT, WORDS_FILE), "w") as f:
+    f.write("cherry\napple\nkiwi\r\ndate\n")
+  with open(os.path.join(ROOT, WEIGHTS_FILE), "w") as f:
+    f.write("banana 0.25 x\ndate -4\napple 1e3 y z\n")
 
 
 def build(p):
@@ -206,6 +220,19 @@ def build(p):
   import_op = R.LookupTableImportV2(
       table_handle=imported, keys=tf.constant([7, 8, 9], tf.int64),
       values=tf.constant([0.25, -1.0, 3.0], tf.float64))
+  # Vocabulary files (feature columns' categorical_column_with_vocabulary_
+  # file), named relative to the repository root, where the test runs.
+  word_ids = tf.lookup.StaticHashTable(
+      tf.lookup.TextFileInitializer(
+          WORDS_FILE, tf.string, tf.lookup.TextFileIndex.WHOLE_LINE,
+          tf.int64, tf.lookup.TextFileIndex.LINE_NUMBER), -1)
+  word_weights = tf.lookup.StaticHashTable(
+      tf.lookup.TextFileInitializer(
+          WEIGHTS_FILE, tf.string, 0, tf.float32, 1, delimiter=" "), -2.0)
+  first_two = tf.lookup.StaticHashTable(
+      tf.lookup.TextFileInitializer(
+          WEIGHTS_FILE, tf.int64, tf.lookup.TextFileIndex.LINE_NUMBER,
+          tf.string, tf.lookup.TextFileIndex.WHOLE_LINE, vocab_size=2), "")
   init = tf1.tables_initializer(name="tables_init")
   with tf.control_dependencies([init, import_op]):
     query = tf.identity(tf.constant([["banana", "kiwi"], ["apple", ""],
@@ -220,6 +247,9 @@ def build(p):
   # Not ordered after the initializers: for the test that runs them on
   # their own first (string_ops_test's TablesKeepTheirContentsAcrossRuns).
   tf.identity(string_to_int.size(), name="unordered_table_size")
+  cases["table_file_ids"] = word_ids.lookup(query)
+  cases["table_file_weights"] = word_weights.lookup(query)
+  cases["table_file_lines"] = first_two.lookup(ids)
   cases["table_import_find"] = R.LookupTableFindV2(
       table_handle=imported, keys=ids + 7,
       default_value=tf.constant(-9.0, tf.float64))
@@ -265,6 +295,8 @@ def head(kind, name, a, dtype=None):
 
 def main():
   os.makedirs(OUT, exist_ok=True)
+  write_vocabularies()
+  os.chdir(ROOT)  # the vocabulary files' names are relative to it
   g = tf.Graph()
   with g.as_default():
     p = {k: tf1.placeholder(tf.as_dtype(v.dtype), v.shape, name=k)
