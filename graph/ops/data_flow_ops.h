@@ -3,8 +3,42 @@
 // push, pop and close: data_flow_ops_stack.cc) and TensorArrays
 // (TensorArrayV3 and its read, write, gather, scatter, grad, size and close:
 // data_flow_ops_tensor_array.cc): schemas only, for graphs TensorFlow
-// wrote; the CPU kernels are kernels/cpu/data_flow_ops*.cc.
+// wrote; the CPU kernels are kernels/cpu/data_flow_ops*.cc. Hash tables
+// (HashTableV2 and its initialize, import, find and size:
+// data_flow_ops_lookup.cc) have builders too.
 #ifndef DFLOW_GRAPH_OPS_DATA_FLOW_OPS_H_
 #define DFLOW_GRAPH_OPS_DATA_FLOW_OPS_H_
+
+#include <cstdint>
+
+#include "absl/strings/string_view.h"
+#include "graph/scope.h"
+
+namespace dflow {
+namespace ops {
+
+// A hash table of the session (tf.lookup.StaticHashTable's table), keyed
+// by `key_dtype`, to be filled once with InitializeTableV2.
+Output HashTableV2(const Scope& scope, DataType key_dtype,
+                   DataType value_dtype, absl::string_view shared_name = "");
+Operation InitializeTableV2(const Scope& scope, Input table, Input keys,
+                            Input values);
+// Fills the table from a text file (tf.lookup.TextFileInitializer): key and
+// value each the whole line (-2), the line number (-1) or a column.
+Operation InitializeTableFromTextFileV2(const Scope& scope, Input table,
+                                       Input filename, int64_t key_index,
+                                       int64_t value_index,
+                                       absl::string_view delimiter = "\t");
+// Replaces the table's contents.
+Operation LookupTableImportV2(const Scope& scope, Input table, Input keys,
+                              Input values);
+// Each key's value (the output has the keys' shape), `default_value` (a
+// scalar) for those not in the table.
+Output LookupTableFindV2(const Scope& scope, Input table, Input keys,
+                         Input default_value);
+Output LookupTableSizeV2(const Scope& scope, Input table);
+
+}  // namespace ops
+}  // namespace dflow
 
 #endif  // DFLOW_GRAPH_OPS_DATA_FLOW_OPS_H_

@@ -1,10 +1,15 @@
 // String ops: StaticRegexFullMatch (TensorFlow's string_ops.cc), which
 // TensorFlow's Saver writes to tell "s3://" paths apart; StringLength;
-// StringFormat and PrintV2, what tf.print builds.
+// StringFormat and PrintV2, what tf.print builds; the feature pipelines'
+// string ops (string_ops_transform.cc, string_ops_convert.cc): case, strip,
+// substr, reduce_join, regex_replace, split, to_number, as_string, base64
+// and hash buckets, fingerprints.
 #ifndef DFLOW_GRAPH_OPS_STRING_OPS_H_
 #define DFLOW_GRAPH_OPS_STRING_OPS_H_
 
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include "absl/strings/string_view.h"
 #include "graph/scope.h"
@@ -35,6 +40,75 @@ Output Print(const Scope& scope, Input input, InputList data,
 // "log(info)" or "file://<path>" when it runs (tf.print).
 Operation PrintV2(const Scope& scope, Input input,
                   absl::string_view output_stream = "stderr");
+
+// ASCII case and whitespace (tf.strings.lower, upper, strip).
+Output StringLower(const Scope& scope, Input input);
+Output StringUpper(const Scope& scope, Input input);
+Output StringStrip(const Scope& scope, Input input);
+
+// `len` "BYTE"s or "UTF8_CHAR"s of each string from `pos` (negative: from
+// the end); pos and len broadcast against input.
+Output Substr(const Scope& scope, Input input, Input pos, Input len,
+              absl::string_view unit = "BYTE");
+
+// The strings joined with `separator` along `reduction_indices` (int32).
+Output ReduceJoin(const Scope& scope, Input inputs, Input reduction_indices,
+                  bool keep_dims = false, absl::string_view separator = "");
+
+// RE2 matches of `pattern` replaced by `rewrite` (\\1 names groups): the
+// first match or, with replace_global, all of them.
+Output StaticRegexReplace(const Scope& scope, Input input,
+                          absl::string_view pattern, absl::string_view rewrite,
+                          bool replace_global = true);
+Output RegexReplace(const Scope& scope, Input input, Input pattern,
+                    Input rewrite, bool replace_global = true);
+
+// The pieces of a vector of strings as a SparseTensor.
+struct StringSplitOutputs {
+  Output indices;  // int64 [pieces, 2]: (string, piece)
+  Output values;   // string [pieces]
+  Output shape;    // int64 [2]: (strings, most pieces)
+};
+// tf.compat.v1.string_split: at any byte of `delimiter` (empty: each byte).
+StringSplitOutputs StringSplit(const Scope& scope, Input input,
+                               Input delimiter, bool skip_empty = true);
+// tf.strings.split: Python's str.split(sep, maxsplit).
+StringSplitOutputs StringSplitV2(const Scope& scope, Input input, Input sep,
+                                 int64_t maxsplit = -1);
+
+// Each string parsed as a float, double, int32 or int64.
+Output StringToNumber(const Scope& scope, Input input,
+                      DataType out_type = DT_FLOAT);
+
+// tf.strings.as_string's attrs (printf's %f, %e, %g, width and fill).
+struct AsStringAttrs {
+  int64_t precision = -1;
+  bool scientific = false;
+  bool shortest = false;
+  int64_t width = -1;
+  std::string fill;
+};
+Output AsString(const Scope& scope, Input input,
+                const AsStringAttrs& attrs = {});
+
+// Web-safe base64 (tf.io.encode_base64, decode_base64).
+Output EncodeBase64(const Scope& scope, Input input, bool pad = false);
+Output DecodeBase64(const Scope& scope, Input input);
+
+// Hash buckets: FarmHash Fingerprint64, or SipHash-2-4 under `key` (two
+// ints), modulo num_buckets.
+Output StringToHashBucketFast(const Scope& scope, Input input,
+                              int64_t num_buckets);
+Output StringToHashBucketStrong(const Scope& scope, Input input,
+                                int64_t num_buckets,
+                                const std::vector<int64_t>& key);
+// The legacy bucket (tf.strings.to_hash_bucket): TensorFlow's Hash64.
+Output StringToHashBucket(const Scope& scope, Input input,
+                          int64_t num_buckets);
+
+// tf.fingerprint: FarmHash Fingerprint64 of each row of `data` (method
+// "farmhash64"), uint8 [rows, 8].
+Output Fingerprint(const Scope& scope, Input data, Input method);
 
 }  // namespace ops
 }  // namespace dflow

@@ -701,6 +701,32 @@ void BuildGraphWithEveryOp(const Scope& root) {
   ops::Erfinv(ix, ops::Const(ix, {0.5f}));
   ops::Ndtri(ix, ops::Const(ix, {0.5f}));
   ops::EuclideanNorm(ix, h, ops::Const(ix, {1}));
+  // Feature-pipeline strings and a vocabulary table.
+  Output words = ops::Const(
+      ix, Tensor::FromVector<std::string>({" a b ", "C,d"}, TensorShape({2})));
+  Output upper = ops::StringUpper(ix, ops::StringLower(ix, words));
+  Output piece = ops::Substr(ix, ops::StringStrip(ix, upper),
+                             ops::Const(ix, 0), ops::Const(ix, 1));
+  ops::ReduceJoin(ix, piece, ops::Const(ix, 0), false, ",");
+  ops::RegexReplace(ix, ops::StaticRegexReplace(ix, words, "[a-z]", "x"),
+                    ops::Const(ix, ","), ops::Const(ix, ";"));
+  ops::StringSplit(ix, words, ops::Const(ix, ","));
+  ops::StringSplitOutputs split =
+      ops::StringSplitV2(ix, words, ops::Const(ix, ""));
+  Output numbers = ops::StringToNumber(
+      ix, ops::AsString(ix, ops::Const(ix, {1.5f, 2.0f})), DT_DOUBLE);
+  ops::DecodeBase64(ix, ops::EncodeBase64(ix, split.values, true));
+  ops::StringToHashBucketFast(ix, words, 100);
+  ops::StringToHashBucketStrong(ix, words, 100, {1, 2});
+  ops::StringToHashBucket(ix, words, 100);
+  ops::Fingerprint(ix, words, ops::Const(ix, "farmhash64"));
+  Output vocabulary = ops::HashTableV2(ix, DT_STRING, DT_DOUBLE);
+  ops::InitializeTableV2(ix, vocabulary, words, numbers);
+  ops::LookupTableImportV2(ix, vocabulary, words, numbers);
+  ops::InitializeTableFromTextFileV2(ix, vocabulary,
+                                     ops::Const(ix, "/tmp/vocabulary.txt"), 0, 1);
+  ops::LookupTableFindV2(ix, vocabulary, split.values, ops::Const(ix, -1.0));
+  ops::LookupTableSizeV2(ix, vocabulary);
   ops::PrintV2(ix, ops::StringFormat(ix, {h}, "h = {}"));
   ops::KeyCounter kc = ops::StatelessRandomGetKeyCounter(
       ix, ops::Const(ix, {int64_t{1}, int64_t{2}}));

@@ -94,6 +94,17 @@ EXTRA_OPS = [
     "CheckNumerics", "BiasAddV1", "Cholesky", "MatrixInverse",
     "MatrixDeterminant", "LogMatrixDeterminant", "MatrixSolve",
     "MatrixTriangularSolve",
+    # Feature pipelines' strings and tf.lookup's hash tables
+    # (string_ops_transform.cc, string_ops_convert.cc,
+    # data_flow_ops_lookup.cc).
+    "StringLower", "StringUpper", "StringStrip", "Substr", "ReduceJoin",
+    "StaticRegexReplace", "RegexReplace", "StringSplit", "StringSplitV2",
+    "StringToNumber", "AsString", "EncodeBase64", "DecodeBase64",
+    "StringToHashBucketFast", "StringToHashBucketStrong",
+    "StringToHashBucket", "Fingerprint", "HashTableV2",
+    "InitializeTableV2", "InitializeTableFromTextFileV2",
+    "LookupTableImportV2", "LookupTableFindV2",
+    "LookupTableSizeV2",
 ]
 
 

@@ -1,0 +1,169 @@
+// Schemas and wrappers of TensorFlow 2.21's hash-table ops, what
+// tf.lookup.StaticHashTable, StaticVocabularyTable and feature columns'
+// vocabularies write: HashTableV2 makes the table (a resource of the
+// session, like a variable), InitializeTableV2 / LookupTableImportV2 fill
+// it (InitializeTableFromTextFileV2 from a vocabulary file),
+// LookupTableFindV2 and LookupTableSizeV2 read it
+// (kernels/cpu/data_flow_ops_lookup.cc).
+#include <string>
+
+#include "graph/graph.h"
+#include "graph/op_registry.h"
+#include "graph/ops/data_flow_ops.h"
+#include "graph/shape_inference.h"
+
+namespace dflow {
+namespace {
+
+absl::Status HandleShape(InferenceContext* c) {
+  c->set_output(0, TensorShape({}));
+  return absl::OkStatus();
+}
+
+// Import and initialize: the handle is a scalar, keys and values agree.
+absl::Status FillShape(InferenceContext* c) {
+  TensorShape unused;
+  DFLOW_RETURN_IF_ERROR(c->WithRank(c->input(0), 0, "table_handle", &unused));
+  return c->MergeShapes(c->input(1), c->input(2), "keys and values", &unused);
+}
+
+// Scalar values: one per key.
+absl::Status FindShape(InferenceContext* c) {
+  TensorShape unused;
+  DFLOW_RETURN_IF_ERROR(c->WithRank(c->input(0), 0, "table_handle", &unused));
+  c->set_output(0, c->input(1));
+  return absl::OkStatus();
+}
+
+DFLOW_REGISTER_OP("HashTableV2")
+    .Output("table_handle: resource")
+    .Attr("container: string = ''")
+    .Attr("shared_name: string = ''")
+    .Attr("use_node_name_sharing: bool = false")
+    .Attr("key_dtype: type")
+    .Attr("value_dtype: type")
+    .SetIsStateful()
+    .SetShapeFn(HandleShape)
+    .Doc("A hash table of the session, filled once by InitializeTableV2.");
+
+DFLOW_REGISTER_OP("LookupTableImportV2")
+    .Input("table_handle: resource")
+    .Input("keys: Tin")
+    .Input("values: Tout")
+    .Attr("Tin: type")
+    .Attr("Tout: type")
+    .SetIsStateful()
+    .SetShapeFn(FillShape)
+    .Doc("Replaces the table's contents with keys -> values.");
+
+DFLOW_REGISTER_OP("LookupTableFindV2")
+    .Input("table_handle: resource")
+    .Input("keys: Tin")
+    .Input("default_value: Tout")
+    .Output("values: Tout")
+    .Attr("Tin: type")
+    .Attr("Tout: type")
+    .SetIsStateful()
+    .SetShapeFn(FindShape)
+    .Doc("Each key's value, or default_value for a key not in the table.");
+
+DFLOW_REGISTER_OP("LookupTableSizeV2")
+    .Input("table_handle: resource")
+    .Output("size: int64")
+    .SetIsStateful()
+    .SetShapeFn(shape_fns::ScalarShape)
+    .Doc("How many keys the table holds.");
+
+DFLOW_REGISTER_OP("InitializeTableV2")
+    .Input("table_handle: resource")
+    .Input("keys: Tkey")
+    .Input("values: Tval")
+    .Attr("Tkey: type")
+    .Attr("Tval: type")
+    .SetIsStateful()
+    .SetShapeFn(FillShape)
+    .Doc("Fills the table with keys -> values, once.");
+
+// The filename is a scalar.
+absl::Status FromTextFileShape(InferenceContext* c) {
+  TensorShape unused;
+  DFLOW_RETURN_IF_ERROR(c->WithRank(c->input(0), 0, "table_handle", &unused));
+  return c->WithRank(c->input(1), 0, "filename", &unused);
+}
+
+DFLOW_REGISTER_OP("InitializeTableFromTextFileV2")
+    .Input("table_handle: resource")
+    .Input("filename: string")
+    .Attr("key_index: int >= -2")
+    .Attr("value_index: int >= -2")
+    .Attr("vocab_size: int >= -1 = -1")
+    .Attr("delimiter: string = '\t'")
+    .Attr("offset: int = 0")
+    .SetIsStateful()
+    .SetShapeFn(FromTextFileShape)
+    .Doc(
+        "Fills the table from a text file's lines: key and value are the "
+        "whole line (-2), the line number (-1) or a delimited column.");
+
+}  // namespace
+
+namespace ops {
+
+Output HashTableV2(const Scope& scope, DataType key_dtype, DataType value_dtype,
+                   absl::string_view shared_name) {
+  Operation op = OpBuilder(scope, "HashTableV2")
+                     .Attr("key_dtype", key_dtype)
+                     .Attr("value_dtype", value_dtype)
+                     .Attr("shared_name", std::string(shared_name))
+                     .Finalize();
+  return op.valid() ? op.output(0) : Output();
+}
+
+Operation InitializeTableV2(const Scope& scope, Input table, Input keys,
+                            Input values) {
+  return OpBuilder(scope, "InitializeTableV2")
+      .Input(table)
+      .Input(keys)
+      .Input(values)
+      .Finalize();
+}
+
+Operation LookupTableImportV2(const Scope& scope, Input table, Input keys,
+                              Input values) {
+  return OpBuilder(scope, "LookupTableImportV2")
+      .Input(table)
+      .Input(keys)
+      .Input(values)
+      .Finalize();
+}
+
+Output LookupTableFindV2(const Scope& scope, Input table, Input keys,
+                         Input default_value) {
+  Operation op = OpBuilder(scope, "LookupTableFindV2")
+                     .Input(table)
+                     .Input(keys)
+                     .Input(default_value)
+                     .Finalize();
+  return op.valid() ? op.output(0) : Output();
+}
+
+Output LookupTableSizeV2(const Scope& scope, Input table) {
+  Operation op = OpBuilder(scope, "LookupTableSizeV2").Input(table).Finalize();
+  return op.valid() ? op.output(0) : Output();
+}
+
+Operation InitializeTableFromTextFileV2(const Scope& scope, Input table,
+                                        Input filename, int64_t key_index,
+                                        int64_t value_index,
+                                        absl::string_view delimiter) {
+  return OpBuilder(scope, "InitializeTableFromTextFileV2")
+      .Input(table)
+      .Input(filename)
+      .Attr("key_index", key_index)
+      .Attr("value_index", value_index)
+      .Attr("delimiter", std::string(delimiter))
+      .Finalize();
+}
+
+}  // namespace ops
+}  // namespace dflow
