@@ -81,6 +81,7 @@ void BuildGraphWithEveryOp(const Scope& root) {
                                      TensorShape({1024, 10}), DT_FLOAT);
   Output rows = ops::Const(opt, Tensor::FromVector<int32_t>({0, 3}));
   Output row_grad = ops::Fill(opt, {2, 10}, 0.5f);
+  Output row_grad_dense = ops::Fill(opt, {1024, 10}, 0.5f);
   ops::SparseApplyAdagrad(opt, table, table_slot, 0.1f, row_grad, rows);
   ops::SparseApplyMomentum(opt, table, table_slot, 0.1f, row_grad, rows, 0.9f);
   ops::SparseApplyRMSProp(opt, table, table_slot, table_slot2, 0.1f, 0.9f, 0.0f,
@@ -91,6 +92,58 @@ void BuildGraphWithEveryOp(const Scope& root) {
                                    rows, 0.9f);
   ops::ResourceSparseApplyRMSProp(opt, handle, accum_handle, accum_handle, 0.1f,
                                   0.9f, 0.0f, 1e-7f, row_grad, rows);
+  // The regularized optimizers, each in its four forms.
+  Output step = ops::Const(opt, Tensor::Scalar<int64_t>(3));
+  ops::ApplyAdadelta(opt, table, table_slot, table_slot2, 1.0f, 0.95f, 1e-7f,
+                     row_grad_dense);
+  ops::ResourceApplyAdadelta(opt, handle, accum_handle, accum_handle, 1.0f,
+                             0.95f, 1e-7f, update);
+  ops::SparseApplyAdadelta(opt, table, table_slot, table_slot2, 1.0f, 0.95f,
+                           1e-7f, row_grad, rows);
+  ops::ResourceSparseApplyAdadelta(opt, handle, accum_handle, accum_handle,
+                                   1.0f, 0.95f, 1e-7f, row_grad, rows);
+  ops::ApplyFtrl(opt, table, table_slot, table_slot2, row_grad_dense, 0.1f,
+                 0.01f, 0.01f, -0.5f);
+  ops::ResourceApplyFtrl(opt, handle, accum_handle, accum_handle, update, 0.1f,
+                         0.01f, 0.01f, -0.5f);
+  ops::SparseApplyFtrl(opt, table, table_slot, table_slot2, row_grad, rows,
+                       0.1f, 0.01f, 0.01f, -0.5f);
+  ops::ResourceSparseApplyFtrl(opt, handle, accum_handle, accum_handle,
+                               row_grad, rows, 0.1f, 0.01f, 0.01f, -0.5f);
+  ops::ApplyFtrlV2(opt, table, table_slot, table_slot2, row_grad_dense, 0.1f,
+                   0.01f, 0.01f, 0.1f, -0.5f);
+  ops::ResourceApplyFtrlV2(
+      opt, handle, accum_handle, accum_handle, update, 0.1f, 0.01f, 0.01f,
+      0.1f, -0.5f, ops::ApplyRegularizedAttrs().MultiplyLinearByLr(true));
+  ops::SparseApplyFtrlV2(opt, table, table_slot, table_slot2, row_grad, rows,
+                         0.1f, 0.01f, 0.01f, 0.1f, -0.5f);
+  ops::ResourceSparseApplyFtrlV2(opt, handle, accum_handle, accum_handle,
+                                 row_grad, rows, 0.1f, 0.01f, 0.01f, 0.1f,
+                                 -0.5f);
+  ops::ApplyProximalAdagrad(opt, table, table_slot, 0.1f, 0.01f, 0.01f,
+                            row_grad_dense);
+  ops::ResourceApplyProximalAdagrad(opt, handle, accum_handle, 0.1f, 0.01f,
+                                    0.01f, update);
+  ops::SparseApplyProximalAdagrad(opt, table, table_slot, 0.1f, 0.01f, 0.01f,
+                                  row_grad, rows);
+  ops::ResourceSparseApplyProximalAdagrad(opt, handle, accum_handle, 0.1f,
+                                          0.01f, 0.01f, row_grad, rows);
+  ops::ApplyProximalGradientDescent(opt, table, 0.1f, 0.01f, 0.01f,
+                                    row_grad_dense);
+  ops::ResourceApplyProximalGradientDescent(opt, handle, 0.1f, 0.01f, 0.01f,
+                                            update);
+  ops::SparseApplyProximalGradientDescent(opt, table, 0.1f, 0.01f, 0.01f,
+                                          row_grad, rows);
+  ops::ResourceSparseApplyProximalGradientDescent(opt, handle, 0.1f, 0.01f,
+                                                  0.01f, row_grad, rows);
+  ops::ApplyAdagradDA(opt, table, table_slot, table_slot2, row_grad_dense,
+                      0.1f, 0.01f, 0.01f, step);
+  ops::ResourceApplyAdagradDA(opt, handle, accum_handle, accum_handle, update,
+                              0.1f, 0.01f, 0.01f, step);
+  ops::SparseApplyAdagradDA(opt, table, table_slot, table_slot2, row_grad,
+                            rows, 0.1f, 0.01f, 0.01f, step);
+  ops::ResourceSparseApplyAdagradDA(opt, handle, accum_handle, accum_handle,
+                                    row_grad, rows, 0.1f, 0.01f, 0.01f, step);
   ops::ResourceGather(opt, handle, rows, DT_FLOAT);
   ops::ResourceScatterAdd(opt, handle, rows, row_grad);
   ops::ResourceScatterSub(opt, handle, rows, row_grad);

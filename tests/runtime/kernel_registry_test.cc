@@ -219,7 +219,33 @@ TEST(KernelRegistryTest, EveryDeclaredOpHasAGpuDefinition) {
                                              "BackpropFilter",
                                              "MirrorPad", "MirrorPadGrad",
                                              "PadV2", "ResizeNearestNeighbor",
-                                             "ResizeNearestNeighborGrad"};
+                                             "ResizeNearestNeighborGrad",
+                                             // Regularized optimizers
+                                             // (training_ops_regularized.cc).
+                                             "ApplyAdadelta",
+                                             "ResourceApplyAdadelta",
+                                             "SparseApplyAdadelta",
+                                             "ResourceSparseApplyAdadelta",
+                                             "ApplyFtrl",
+                                             "ResourceApplyFtrl",
+                                             "SparseApplyFtrl",
+                                             "ResourceSparseApplyFtrl",
+                                             "ApplyFtrlV2",
+                                             "ResourceApplyFtrlV2",
+                                             "SparseApplyFtrlV2",
+                                             "ResourceSparseApplyFtrlV2",
+                                             "ApplyProximalAdagrad",
+                                             "ResourceApplyProximalAdagrad",
+                                             "SparseApplyProximalAdagrad",
+                                             "ResourceSparseApplyProximalAdagrad",
+                                             "ApplyProximalGradientDescent",
+                                             "ResourceApplyProximalGradientDescent",
+                                             "SparseApplyProximalGradientDescent",
+                                             "ResourceSparseApplyProximalGradientDescent",
+                                             "ApplyAdagradDA",
+                                             "ResourceApplyAdagradDA",
+                                             "SparseApplyAdagradDA",
+                                             "ResourceSparseApplyAdagradDA"};
     if (kNoGpuYet->count(op) > 0) continue;
     if (kCpuOnly->count(op) > 0) {
       for (const KernelDef& def : Registry()->DefinitionsForOp(op)) {

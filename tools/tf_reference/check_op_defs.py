@@ -82,6 +82,19 @@ EXTRA_OPS = [
     "DepthwiseConv2dNativeBackpropInput",
     "DepthwiseConv2dNativeBackpropFilter", "MirrorPad", "MirrorPadGrad",
     "PadV2", "ResizeNearestNeighbor", "ResizeNearestNeighborGrad",
+    # The regularized optimizers in their four forms
+    # (graph/ops/training_ops.cc, kernels/cpu/training_ops_regularized.cc).
+    "ApplyAdadelta", "ResourceApplyAdadelta", "SparseApplyAdadelta",
+    "ResourceSparseApplyAdadelta", "ApplyFtrl", "ResourceApplyFtrl",
+    "SparseApplyFtrl", "ResourceSparseApplyFtrl", "ApplyFtrlV2",
+    "ResourceApplyFtrlV2", "SparseApplyFtrlV2", "ResourceSparseApplyFtrlV2",
+    "ApplyProximalAdagrad", "ResourceApplyProximalAdagrad",
+    "SparseApplyProximalAdagrad", "ResourceSparseApplyProximalAdagrad",
+    "ApplyProximalGradientDescent", "ResourceApplyProximalGradientDescent",
+    "SparseApplyProximalGradientDescent",
+    "ResourceSparseApplyProximalGradientDescent", "ApplyAdagradDA",
+    "ResourceApplyAdagradDA", "SparseApplyAdagradDA",
+    "ResourceSparseApplyAdagradDA",
 ]
 
 
