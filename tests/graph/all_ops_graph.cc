@@ -151,6 +151,24 @@ void BuildGraphWithEveryOp(const Scope& root) {
   ops::ScatterAdd(opt, table, rows, row_grad);
   ops::ScatterSub(opt, table, rows, row_grad);
   ops::ScatterUpdate(opt, table, rows, row_grad);
+  ops::ScatterMul(opt, table, rows, row_grad);
+  ops::ScatterDiv(opt, table, rows, row_grad);
+  ops::ScatterMax(opt, table, rows, row_grad);
+  ops::ScatterMin(opt, table, rows, row_grad);
+  ops::ResourceScatterMul(opt, handle, rows, row_grad);
+  ops::ResourceScatterDiv(opt, handle, rows, row_grad);
+  ops::ResourceScatterMax(opt, handle, rows, row_grad);
+  ops::ResourceScatterMin(opt, handle, rows, row_grad);
+  Output tuples = ops::Const(opt, Tensor::FromVector<int32_t>(
+                                      {0, 1, 3, 2}, TensorShape({2, 2})));
+  Output tuple_values = ops::Const(opt, Tensor::FromVector<float>({1, 2}));
+  ops::ScatterNdUpdate(opt, table, tuples, tuple_values);
+  ops::ScatterNdAdd(opt, table, tuples, tuple_values);
+  ops::ScatterNdSub(opt, table, tuples, tuple_values,
+                    ops::ScatterNdAttrs().BadIndicesPolicy("IGNORE"));
+  ops::ResourceScatterNdUpdate(opt, handle, tuples, tuple_values);
+  ops::ResourceScatterNdAdd(opt, handle, tuples, tuple_values);
+  ops::ResourceScatterNdSub(opt, handle, tuples, tuple_values);
   ops::IsVariableInitialized(opt, table);
   ops::VarIsInitializedOp(opt, handle);
   Output epochs =

@@ -245,7 +245,24 @@ TEST(KernelRegistryTest, EveryDeclaredOpHasAGpuDefinition) {
                                              "ApplyAdagradDA",
                                              "ResourceApplyAdagradDA",
                                              "SparseApplyAdagradDA",
-                                             "ResourceSparseApplyAdagradDA"};
+                                             "ResourceSparseApplyAdagradDA",
+                                             // Variable scatters
+                                             // (state_ops_scatter.cc,
+                                             // index_ops_scatter_nd_variable.cc).
+                                             "ScatterMul",
+                                             "ScatterDiv",
+                                             "ScatterMax",
+                                             "ScatterMin",
+                                             "ResourceScatterMul",
+                                             "ResourceScatterDiv",
+                                             "ResourceScatterMax",
+                                             "ResourceScatterMin",
+                                             "ScatterNdUpdate",
+                                             "ScatterNdAdd",
+                                             "ScatterNdSub",
+                                             "ResourceScatterNdUpdate",
+                                             "ResourceScatterNdAdd",
+                                             "ResourceScatterNdSub"};
     if (kNoGpuYet->count(op) > 0) continue;
     if (kCpuOnly->count(op) > 0) {
       for (const KernelDef& def : Registry()->DefinitionsForOp(op)) {

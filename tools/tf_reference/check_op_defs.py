@@ -95,6 +95,11 @@ EXTRA_OPS = [
     "ResourceSparseApplyProximalGradientDescent", "ApplyAdagradDA",
     "ResourceApplyAdagradDA", "SparseApplyAdagradDA",
     "ResourceSparseApplyAdagradDA",
+    # Variable scatters (graph/ops/state_ops.cc, state_ops_scatter_nd.cc).
+    "ScatterMul", "ScatterDiv", "ScatterMax", "ScatterMin",
+    "ResourceScatterMul", "ResourceScatterDiv", "ResourceScatterMax",
+    "ResourceScatterMin", "ScatterNdUpdate", "ScatterNdAdd", "ScatterNdSub",
+    "ResourceScatterNdUpdate", "ResourceScatterNdAdd", "ResourceScatterNdSub",
 ]
 
 
