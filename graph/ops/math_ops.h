@@ -50,6 +50,8 @@ Output Equal(const Scope& scope, Input x, Input y,
 Output FloorDiv(const Scope& scope, Input x, Input y);
 Output FloorMod(const Scope& scope, Input x, Input y);
 Output DivNoNan(const Scope& scope, Input x, Input y);
+// x * y with 0 wherever y is 0, even where x is inf or nan (MulNoNan).
+Output MulNoNan(const Scope& scope, Input x, Input y);
 Output GreaterEqual(const Scope& scope, Input x, Input y);
 Output LessEqual(const Scope& scope, Input x, Input y);
 Output NotEqual(const Scope& scope, Input x, Input y,

@@ -145,6 +145,20 @@ void BuildGraphWithEveryOp(const Scope& root) {
   ops::ResourceSparseApplyAdagradDA(opt, handle, accum_handle, accum_handle,
                                     row_grad, rows, 0.1f, 0.01f, 0.01f, step);
   ops::ResourceGather(opt, handle, rows, DT_FLOAT);
+  // Snapshot, EnsureShape, Empty, MulNoNan and a SparseTensor's ops.
+  Output snap = ops::Snapshot(opt, row_grad);
+  Output ensured = ops::EnsureShape(opt, snap, TensorShape({-1, 10}));
+  ops::MulNoNan(opt, ensured, row_grad);
+  ops::Empty(opt, ops::Const(opt, Tensor::FromVector<int32_t>({2, 3})),
+             DT_FLOAT, /*init=*/true);
+  Output sp_indices = ops::Const(
+      opt, Tensor::FromVector<int64_t>({0, 1, 2, 0}, TensorShape({2, 2})));
+  Output sp_shape = ops::Const(opt, Tensor::FromVector<int64_t>({4, 3}));
+  Output sp_values = ops::Const(opt, Tensor::FromVector<float>({1, 2}));
+  ops::SparseToDense(opt, sp_indices, sp_shape, sp_values, 0.0f);
+  ops::SparseReshape(opt, sp_indices, sp_shape,
+                     ops::Const(opt, Tensor::FromVector<int64_t>({-1, 2})));
+  ops::SparseFillEmptyRows(opt, sp_indices, sp_values, sp_shape, 0.0f);
   ops::ResourceScatterAdd(opt, handle, rows, row_grad);
   ops::ResourceScatterSub(opt, handle, rows, row_grad);
   ops::ResourceScatterUpdate(opt, handle, rows, row_grad);

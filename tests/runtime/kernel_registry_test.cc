@@ -262,7 +262,17 @@ TEST(KernelRegistryTest, EveryDeclaredOpHasAGpuDefinition) {
                                              "ScatterNdSub",
                                              "ResourceScatterNdUpdate",
                                              "ResourceScatterNdAdd",
-                                             "ResourceScatterNdSub"};
+                                             "ResourceScatterNdSub",
+                                             // Snapshot, EnsureShape, Empty,
+                                             // MulNoNan and the SparseTensor
+                                             // ops.
+                                             "Snapshot",
+                                             "EnsureShape",
+                                             "Empty",
+                                             "MulNoNan",
+                                             "SparseToDense",
+                                             "SparseFillEmptyRows",
+                                             "SparseReshape"};
     if (kNoGpuYet->count(op) > 0) continue;
     if (kCpuOnly->count(op) > 0) {
       for (const KernelDef& def : Registry()->DefinitionsForOp(op)) {

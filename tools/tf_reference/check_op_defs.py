@@ -100,6 +100,10 @@ EXTRA_OPS = [
     "ResourceScatterMul", "ResourceScatterDiv", "ResourceScatterMax",
     "ResourceScatterMin", "ScatterNdUpdate", "ScatterNdAdd", "ScatterNdSub",
     "ResourceScatterNdUpdate", "ResourceScatterNdAdd", "ResourceScatterNdSub",
+    # graph/ops/array_ops_snapshot.cc, math_ops_logic.cc and
+    # index_ops_sparse_tensor.cc.
+    "Snapshot", "EnsureShape", "Empty", "MulNoNan", "SparseToDense",
+    "SparseFillEmptyRows", "SparseReshape",
 ]
 
 
