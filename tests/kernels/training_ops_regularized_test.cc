@@ -15,21 +15,18 @@
 
 #include "absl/strings/match.h"
 #include "gmock/gmock.h"
-#include "graph/graph_def_file.h"
 #include "graph/ops/ops.h"
 #include "graph/tensor.h"
 #include "gtest/gtest.h"
 #include "runtime/session.h"
 #include "tests/kernels/kernel_test_util.h"
-#include "tests/kernels/tf_value_cases.h"
+#include "tests/kernels/tf_stepped_cases.h"
 
 namespace dflow {
 namespace {
 
 using ::testing::AllOf;
 using ::testing::HasSubstr;
-using testing_tf_values::DtypeOf;
-using testing_tf_values::Element;
 using testing_tf_values::Line;
 
 constexpr char kDir[] = "tests/testdata/tf_training_ops/";
@@ -40,48 +37,10 @@ TEST(TrainingOpsRegularizedTest, TensorFlowsTrainingGraphGivesItsVariables) {
   const std::vector<Line> lines =
       testing_tf_values::ReadLines(std::string(kDir) + "cases.txt");
   ASSERT_GT(lines.size(), 60u);
-  absl::StatusOr<GraphDef> def =
-      ReadGraphDefFile(std::string(kDir) + "graph.pb");
-  ASSERT_TRUE(def.ok()) << def.status();
-  absl::StatusOr<std::unique_ptr<Session>> session = Session::Create(*def);
-  ASSERT_TRUE(session.ok()) << session.status();
-  FeedList feeds;
   std::vector<const Line*> fetched;
-  std::vector<std::string> fetches;
-  for (const Line& line : lines) {
-    if (line.kind == "feed") {
-      feeds.emplace_back(line.name, testing_tf_values::FeedTensor(line));
-    } else {
-      fetched.push_back(&line);
-      fetches.push_back(line.name);
-    }
-  }
   std::vector<Tensor> outputs;
-  absl::Status s = (*session)->Run({}, {}, {"init"}, &outputs);
-  ASSERT_TRUE(s.ok()) << s;
-  for (int step = 0; step < kSteps; ++step) {
-    s = (*session)->Run(feeds, {}, {"train"}, &outputs);
-    ASSERT_TRUE(s.ok()) << "step " << step << ": " << s;
-  }
-  s = (*session)->Run(feeds, fetches, {}, &outputs);
-  ASSERT_TRUE(s.ok()) << s;
-  ASSERT_EQ(outputs.size(), fetched.size());
-  for (size_t f = 0; f < fetched.size(); ++f) {
-    const Line& want = *fetched[f];
-    const Tensor& got = outputs[f];
-    SCOPED_TRACE(want.name);
-    ASSERT_EQ(got.dtype(), DtypeOf(want.dtype));
-    EXPECT_EQ(got.shape(), TensorShape(want.shape));
-    ASSERT_EQ(got.NumElements(), static_cast<int64_t>(want.values.size()));
-    // The losses' gradients may sum in another order than TensorFlow's;
-    // the updates themselves follow its formulas.
-    const double tol = want.dtype == "float32" ? 1e-5 : 1e-12;
-    for (int64_t i = 0; i < got.NumElements(); ++i) {
-      const double w = want.values[i];
-      EXPECT_NEAR(Element(got, i), w, tol * std::max(1.0, std::abs(w)))
-          << "element " << i;
-    }
-  }
+  testing_tf_values::RunSteps(kDir, lines, "train", kSteps, &fetched, &outputs);
+  testing_tf_values::ExpectValues(fetched, outputs);
 }
 
 // --- Bad inputs, through a session as a user meets them. ---
