@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """TensorFlow 2.21's values for SparseToDense, SparseReshape,
 SparseFillEmptyRows (alone and as tf.nn.embedding_lookup_sparse and
-safe_embedding_lookup_sparse write them), MulNoNan (and its gradients), Snapshot, EnsureShape
-and Empty.
+safe_embedding_lookup_sparse write them), MulNoNan (and its gradients),
+Snapshot, EnsureShape and Empty.
 
 Writes tests/testdata/tf_sparse_tensor_ops/:
   graph.pb      one TF-written GraphDef (tf.compat.v1 graph mode): shaped
