@@ -75,8 +75,9 @@ const absl::flat_hash_map<std::string, std::vector<int>>& ForwardableOps() {
 // buffer alive for their own readers.
 bool IsAliasOp(const std::string& op) {
   return op == "Identity" || op == "IdentityN" || op == "StopGradient" ||
-         op == "PreventGradient" || op == "Snapshot" || op == "Reshape" ||
-         op == "Squeeze" || op == "ExpandDims" || op == "ReadVariableOp";
+         op == "PreventGradient" || op == "Snapshot" || op == "EnsureShape" ||
+         op == "Reshape" || op == "Squeeze" || op == "ExpandDims" ||
+         op == "ReadVariableOp";
 }
 
 // Outputs that are not the step's to plan: constants (held by their

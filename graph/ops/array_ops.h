@@ -79,6 +79,15 @@ Operation NoOp(const Scope& scope);
 // Identity whose gradient is zero.
 Output StopGradient(const Scope& scope, Input input);
 
+// Snapshot: Identity (dflow never changes a value once read). EnsureShape:
+// Identity that fails unless the input's shape is compatible with `shape`
+// (unknown dimensions match anything). Empty: a tensor of shape `shape`
+// (int32), zeros when `init`, else unspecified (graph/ops/array_ops_snapshot.cc).
+Output Snapshot(const Scope& scope, Input input);
+Output EnsureShape(const Scope& scope, Input input, const TensorShape& shape);
+Output Empty(const Scope& scope, Input shape, DataType dtype,
+             bool init = false);
+
 // Identity whose gradient is an error naming `message` (TensorFlow puts it
 // where a second derivative is not implemented).
 Output PreventGradient(const Scope& scope, Input input,

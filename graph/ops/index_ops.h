@@ -196,6 +196,26 @@ Output TensorScatterMax(const Scope& scope, Input tensor, Input indices,
 Output TensorScatterMin(const Scope& scope, Input tensor, Input indices,
                         Input updates);
 
+// --- index_ops_sparse_tensor.cc: a SparseTensor's parts (indices [N, R]
+// int64, values [N], dense_shape [R]). ---
+
+// The dense tensor of shape `output_shape`: sparse_values (or the one
+// scalar) at sparse_indices ([N, R], [N] or a scalar), default_value
+// elsewhere. validate_indices: the indices must be sorted and distinct.
+Output SparseToDense(const Scope& scope, Input sparse_indices,
+                     Input output_shape, Input sparse_values,
+                     Input default_value, bool validate_indices = true);
+// {output_indices, output_shape}: the indices in `new_shape` (one -1 takes
+// what the others leave) of the same row-major positions.
+OutputList SparseReshape(const Scope& scope, Input input_indices,
+                         Input input_shape, Input new_shape);
+// {output_indices, output_values, empty_row_indicator, reverse_index_map}:
+// the entries grouped by row, with default_value at [row, 0, ...] of every
+// empty row; reverse_index_map[i] is where input entry i went.
+OutputList SparseFillEmptyRows(const Scope& scope, Input indices,
+                               Input values, Input dense_shape,
+                               Input default_value);
+
 }  // namespace ops
 }  // namespace dflow
 

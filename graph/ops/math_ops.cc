@@ -486,6 +486,9 @@ Output FloorMod(const Scope& scope, Input x, Input y) {
 Output DivNoNan(const Scope& scope, Input x, Input y) {
   return Binary(scope, "DivNoNan", x, y);
 }
+Output MulNoNan(const Scope& scope, Input x, Input y) {
+  return Binary(scope, "MulNoNan", x, y);
+}
 Output GreaterEqual(const Scope& scope, Input x, Input y) {
   return Binary(scope, "GreaterEqual", x, y);
 }

@@ -72,6 +72,8 @@ Output BitwiseXor(const Scope& scope, Input x, Input y);
 Output LeftShift(const Scope& scope, Input x, Input y);
 Output RightShift(const Scope& scope, Input x, Input y);
 Output Invert(const Scope& scope, Input x);
+// x * y with 0 wherever y is 0, even where x is inf or nan (MulNoNan).
+Output MulNoNan(const Scope& scope, Input x, Input y);
 Output GreaterEqual(const Scope& scope, Input x, Input y);
 Output LessEqual(const Scope& scope, Input x, Input y);
 Output NotEqual(const Scope& scope, Input x, Input y,

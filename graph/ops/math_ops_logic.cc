@@ -119,6 +119,15 @@ DFLOW_REGISTER_OP("DivNoNan")
     .SetShapeFn(shape_fns::BroadcastBinary)
     .Doc("Returns 0 where y is 0, else x / y, element-wise, broadcasting.");
 
+DFLOW_REGISTER_OP("MulNoNan")
+    .Input("x: T")
+    .Input("y: T")
+    .Output("z: T")
+    .Attr("T: {bfloat16, half, float, double, complex64, complex128}")
+    .SetShapeFn(shape_fns::BroadcastBinary)
+    .Doc("Returns 0 where y is 0 (even if x is inf or nan), else x * y, "
+         "element-wise, broadcasting.");
+
 constexpr char kCompareTypes[] =
     "T: {float, double, int32, uint8, int16, int8, int64, bfloat16, uint16, "
     "half, uint32, uint64}";

@@ -311,33 +311,45 @@ DFLOW_REGISTER_OP("ResourceGather")
     .SetShapeFn(ResourceGatherShape)
     .Doc("Rows of a resource variable: params[indices] along batch_dims.");
 
-#define DFLOW_SCATTER_OPS(op, type, locking, what) \
-  DFLOW_REGISTER_OP("Resource" op)                 \
-      .Input("resource: resource")                 \
-      .Input("indices: Tindices")                  \
-      .Input("updates: dtype")                     \
-      .Attr("dtype: " type)                        \
-      .Attr("Tindices: {int32, int64}")            \
-      .SetIsStateful()                             \
-      .SetShapeFn(ScatterShape)                    \
-      .Doc(what " (resource variable).");          \
-  DFLOW_REGISTER_OP(op)                            \
-      .Input("ref: Ref(T)")                        \
-      .Input("indices: Tindices")                  \
-      .Input("updates: T")                         \
-      .Output("output_ref: Ref(T)")                \
-      .Attr("T: " type)                            \
-      .Attr("Tindices: {int32, int64}")            \
-      .Attr("use_locking: bool = " locking)        \
-      .SetShapeFn(ScatterShape)                    \
+// `type` constrains the resource form's dtype, `ref_type` the reference
+// form's T (they differ for ScatterMax/Min, as in TensorFlow).
+#define DFLOW_SCATTER_OPS(op, type, ref_type, locking, what) \
+  DFLOW_REGISTER_OP("Resource" op)                           \
+      .Input("resource: resource")                           \
+      .Input("indices: Tindices")                            \
+      .Input("updates: dtype")                               \
+      .Attr("dtype: " type)                                  \
+      .Attr("Tindices: {int32, int64}")                      \
+      .SetIsStateful()                                       \
+      .SetShapeFn(ScatterShape)                              \
+      .Doc(what " (resource variable).");                    \
+  DFLOW_REGISTER_OP(op)                                      \
+      .Input("ref: Ref(T)")                                  \
+      .Input("indices: Tindices")                            \
+      .Input("updates: T")                                   \
+      .Output("output_ref: Ref(T)")                          \
+      .Attr("T: " ref_type)                                  \
+      .Attr("Tindices: {int32, int64}")                      \
+      .Attr("use_locking: bool = " locking)                  \
+      .SetShapeFn(ScatterShape)                              \
       .Doc(what " (reference variable).")
 
-DFLOW_SCATTER_OPS("ScatterAdd", "numbertype", "false",
+DFLOW_SCATTER_OPS("ScatterAdd", "numbertype", "numbertype", "false",
                   "ref[indices[i], ...] += updates[i, ...]");
-DFLOW_SCATTER_OPS("ScatterSub", "numbertype", "false",
+DFLOW_SCATTER_OPS("ScatterSub", "numbertype", "numbertype", "false",
                   "ref[indices[i], ...] -= updates[i, ...]");
-DFLOW_SCATTER_OPS("ScatterUpdate", "type", "true",
+DFLOW_SCATTER_OPS("ScatterUpdate", "type", "type", "true",
                   "ref[indices[i], ...] = updates[i, ...]");
+DFLOW_SCATTER_OPS("ScatterMul", "numbertype", "numbertype", "false",
+                  "ref[indices[i], ...] *= updates[i, ...]");
+DFLOW_SCATTER_OPS("ScatterDiv", "numbertype", "numbertype", "false",
+                  "ref[indices[i], ...] /= updates[i, ...]");
+DFLOW_SCATTER_OPS("ScatterMax", "numbertype",
+                  "{half, bfloat16, float, double, int32, int64}", "false",
+                  "ref[indices[i], ...] = max(ref[...], updates[i, ...])");
+DFLOW_SCATTER_OPS("ScatterMin", "numbertype",
+                  "{half, bfloat16, float, double, int32, int64}", "false",
+                  "ref[indices[i], ...] = min(ref[...], updates[i, ...])");
 #undef DFLOW_SCATTER_OPS
 
 Output FirstOutput(const Operation& op) {
@@ -525,6 +537,66 @@ Output ScatterUpdate(const Scope& scope, Input ref, Input indices,
                          .Input(updates)
                          .Attr("use_locking", attrs.use_locking.value_or(true))
                          .Finalize());
+}
+
+namespace {
+
+Operation ResourceScatter(const Scope& scope, const char* op, Input resource,
+                          Input indices, Input updates) {
+  return OpBuilder(scope, op)
+      .Input(resource)
+      .Input(indices)
+      .Input(updates)
+      .Finalize();
+}
+
+Output RefScatter(const Scope& scope, const char* op, Input ref, Input indices,
+                  Input updates, const ScatterAttrs& attrs) {
+  return FirstOutput(OpBuilder(scope, op)
+                         .Input(ref)
+                         .Input(indices)
+                         .Input(updates)
+                         .Attr("use_locking", attrs.use_locking.value_or(false))
+                         .Finalize());
+}
+
+}  // namespace
+
+Operation ResourceScatterMul(const Scope& scope, Input resource, Input indices,
+                             Input updates) {
+  return ResourceScatter(scope, "ResourceScatterMul", resource, indices,
+                         updates);
+}
+Operation ResourceScatterDiv(const Scope& scope, Input resource, Input indices,
+                             Input updates) {
+  return ResourceScatter(scope, "ResourceScatterDiv", resource, indices,
+                         updates);
+}
+Operation ResourceScatterMax(const Scope& scope, Input resource, Input indices,
+                             Input updates) {
+  return ResourceScatter(scope, "ResourceScatterMax", resource, indices,
+                         updates);
+}
+Operation ResourceScatterMin(const Scope& scope, Input resource, Input indices,
+                             Input updates) {
+  return ResourceScatter(scope, "ResourceScatterMin", resource, indices,
+                         updates);
+}
+Output ScatterMul(const Scope& scope, Input ref, Input indices, Input updates,
+                  const ScatterAttrs& attrs) {
+  return RefScatter(scope, "ScatterMul", ref, indices, updates, attrs);
+}
+Output ScatterDiv(const Scope& scope, Input ref, Input indices, Input updates,
+                  const ScatterAttrs& attrs) {
+  return RefScatter(scope, "ScatterDiv", ref, indices, updates, attrs);
+}
+Output ScatterMax(const Scope& scope, Input ref, Input indices, Input updates,
+                  const ScatterAttrs& attrs) {
+  return RefScatter(scope, "ScatterMax", ref, indices, updates, attrs);
+}
+Output ScatterMin(const Scope& scope, Input ref, Input indices, Input updates,
+                  const ScatterAttrs& attrs) {
+  return RefScatter(scope, "ScatterMin", ref, indices, updates, attrs);
 }
 
 }  // namespace ops

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "graph/scope.h"
@@ -182,6 +183,59 @@ Output ScatterSub(const Scope& scope, Input ref, Input indices, Input updates,
                   const ScatterAttrs& attrs = {});
 Output ScatterUpdate(const Scope& scope, Input ref, Input indices,
                      Input updates, const ScatterAttrs& attrs = {});
+
+// var[indices[i], ...] *= / /= / max= / min= updates[i, ...] (an integer
+// division by zero is an InvalidArgument); the resource forms also take a
+// scalar `updates`.
+Operation ResourceScatterMul(const Scope& scope, Input resource, Input indices,
+                             Input updates);
+Operation ResourceScatterDiv(const Scope& scope, Input resource, Input indices,
+                             Input updates);
+Operation ResourceScatterMax(const Scope& scope, Input resource, Input indices,
+                             Input updates);
+Operation ResourceScatterMin(const Scope& scope, Input resource, Input indices,
+                             Input updates);
+Output ScatterMul(const Scope& scope, Input ref, Input indices, Input updates,
+                  const ScatterAttrs& attrs = {});
+Output ScatterDiv(const Scope& scope, Input ref, Input indices, Input updates,
+                  const ScatterAttrs& attrs = {});
+Output ScatterMax(const Scope& scope, Input ref, Input indices, Input updates,
+                  const ScatterAttrs& attrs = {});
+Output ScatterMin(const Scope& scope, Input ref, Input indices, Input updates,
+                  const ScatterAttrs& attrs = {});
+
+// var[indices[i, :]] = / += / -= updates[i, ...] for index tuples in the
+// last dimension of `indices` (graph/ops/state_ops_scatter_nd.cc):
+// updates.shape == indices.shape[:-1] + var.shape[indices.shape[-1]:].
+struct ScatterNdAttrs {
+  // Unset: TensorFlow's default (true for the resource forms and
+  // ScatterNdUpdate, false for ScatterNdAdd/Sub).
+  std::optional<bool> use_locking;
+  // "" or "ERROR": a tuple outside the variable is an error; "IGNORE":
+  // its update is dropped.
+  std::string bad_indices_policy;
+  ScatterNdAttrs& UseLocking(bool v) {
+    use_locking = v;
+    return *this;
+  }
+  ScatterNdAttrs& BadIndicesPolicy(std::string v) {
+    bad_indices_policy = std::move(v);
+    return *this;
+  }
+};
+Output ScatterNdUpdate(const Scope& scope, Input ref, Input indices,
+                       Input updates, const ScatterNdAttrs& attrs = {});
+Output ScatterNdAdd(const Scope& scope, Input ref, Input indices,
+                    Input updates, const ScatterNdAttrs& attrs = {});
+Output ScatterNdSub(const Scope& scope, Input ref, Input indices,
+                    Input updates, const ScatterNdAttrs& attrs = {});
+Operation ResourceScatterNdUpdate(const Scope& scope, Input ref, Input indices,
+                                  Input updates,
+                                  const ScatterNdAttrs& attrs = {});
+Operation ResourceScatterNdAdd(const Scope& scope, Input ref, Input indices,
+                               Input updates, const ScatterNdAttrs& attrs = {});
+Operation ResourceScatterNdSub(const Scope& scope, Input ref, Input indices,
+                               Input updates, const ScatterNdAttrs& attrs = {});
 
 }  // namespace ops
 }  // namespace dflow

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "graph/op_registry.h"
@@ -149,6 +150,45 @@ absl::Status SparseRMSPropShape(InferenceContext* c) {
   return SparseApplyShape(c, {0, 1, 2}, {3, 4, 5, 6}, 7, 8);
 }
 
+// Adadelta: var 0, accum 1, accum_update 2, lr rho epsilon 3..5, grad 6,
+// indices 7. ProximalAdagrad: var 0, accum 1, lr l1 l2 2..4, grad 5,
+// indices 6. ProximalGradientDescent: var 0, alpha l1 l2 1..3, delta/grad 4,
+// indices 5. Ftrl(V2) and AdagradDA put grad (and indices) before the
+// scalars: var 0, two slots 1..2, grad 3, then the dense scalars from 4
+// and the sparse ones from 5 (indices 4).
+absl::Status AdadeltaShape(InferenceContext* c) {
+  return ApplyShape(c, {0, 1, 2, 6}, {3, 4, 5});
+}
+absl::Status SparseAdadeltaShape(InferenceContext* c) {
+  return SparseApplyShape(c, {0, 1, 2}, {3, 4, 5}, 6, 7);
+}
+absl::Status ProximalAdagradShape(InferenceContext* c) {
+  return ApplyShape(c, {0, 1, 5}, {2, 3, 4});
+}
+absl::Status SparseProximalAdagradShape(InferenceContext* c) {
+  return SparseApplyShape(c, {0, 1}, {2, 3, 4}, 5, 6);
+}
+absl::Status ProximalGradientDescentShape(InferenceContext* c) {
+  return ApplyShape(c, {0, 4}, {1, 2, 3});
+}
+absl::Status SparseProximalGradientDescentShape(InferenceContext* c) {
+  return SparseApplyShape(c, {0}, {1, 2, 3}, 4, 5);
+}
+// Ftrl and AdagradDA have four scalars (lr, l1, l2, lr_power or
+// global_step), FtrlV2 five (l2_shrinkage before lr_power).
+absl::Status FtrlShape(InferenceContext* c) {
+  return ApplyShape(c, {0, 1, 2, 3}, {4, 5, 6, 7});
+}
+absl::Status SparseFtrlShape(InferenceContext* c) {
+  return SparseApplyShape(c, {0, 1, 2}, {5, 6, 7, 8}, 3, 4);
+}
+absl::Status FtrlV2Shape(InferenceContext* c) {
+  return ApplyShape(c, {0, 1, 2, 3}, {4, 5, 6, 7, 8});
+}
+absl::Status SparseFtrlV2Shape(InferenceContext* c) {
+  return SparseApplyShape(c, {0, 1, 2}, {5, 6, 7, 8, 9}, 3, 4);
+}
+
 DFLOW_REGISTER_OP("ApplyGradientDescent")
     .Input("var: Ref(T)")
     .Input("alpha: T")
@@ -234,7 +274,8 @@ DFLOW_REGISTER_OP("ResourceApplyAdam")
 // The reference ([Sparse]Apply*) and resource (Resource[Sparse]Apply*)
 // forms of one optimizer, registered from one table: `inputs` are the
 // argument names in TensorFlow's order; the first `num_vars` are the
-// variables (Ref(T) or resource), "indices" is Tindices, the rest are T.
+// variables (Ref(T) or resource), "indices" is Tindices, "global_step"
+// (AdagradDA's) is int64, the rest are T.
 struct OptimizerSchema {
   const char* name;
   std::vector<const char*> inputs;
@@ -289,6 +330,84 @@ const bool kRegisteredOptimizers = [] {
        {},
        true,
        SparseRMSPropShape},
+      {"Adadelta",
+       {"var", "accum", "accum_update", "lr", "rho", "epsilon", "grad"},
+       3,
+       {},
+       false,
+       AdadeltaShape},
+      {"Adadelta",
+       {"var", "accum", "accum_update", "lr", "rho", "epsilon", "grad",
+        "indices"},
+       3,
+       {},
+       true,
+       SparseAdadeltaShape},
+      {"ProximalAdagrad",
+       {"var", "accum", "lr", "l1", "l2", "grad"},
+       2,
+       {},
+       false,
+       ProximalAdagradShape},
+      {"ProximalAdagrad",
+       {"var", "accum", "lr", "l1", "l2", "grad", "indices"},
+       2,
+       {},
+       true,
+       SparseProximalAdagradShape},
+      {"ProximalGradientDescent",
+       {"var", "alpha", "l1", "l2", "delta"},
+       1,
+       {},
+       false,
+       ProximalGradientDescentShape},
+      {"ProximalGradientDescent",
+       {"var", "alpha", "l1", "l2", "grad", "indices"},
+       1,
+       {},
+       true,
+       SparseProximalGradientDescentShape},
+      {"Ftrl",
+       {"var", "accum", "linear", "grad", "lr", "l1", "l2", "lr_power"},
+       3,
+       {"multiply_linear_by_lr: bool = false"},
+       false,
+       FtrlShape},
+      {"Ftrl",
+       {"var", "accum", "linear", "grad", "indices", "lr", "l1", "l2",
+        "lr_power"},
+       3,
+       {"multiply_linear_by_lr: bool = false"},
+       true,
+       SparseFtrlShape},
+      {"FtrlV2",
+       {"var", "accum", "linear", "grad", "lr", "l1", "l2", "l2_shrinkage",
+        "lr_power"},
+       3,
+       {"multiply_linear_by_lr: bool = false"},
+       false,
+       FtrlV2Shape},
+      {"FtrlV2",
+       {"var", "accum", "linear", "grad", "indices", "lr", "l1", "l2",
+        "l2_shrinkage", "lr_power"},
+       3,
+       {"multiply_linear_by_lr: bool = false"},
+       true,
+       SparseFtrlV2Shape},
+      {"AdagradDA",
+       {"var", "gradient_accumulator", "gradient_squared_accumulator", "grad",
+        "lr", "l1", "l2", "global_step"},
+       3,
+       {},
+       false,
+       FtrlShape},
+      {"AdagradDA",
+       {"var", "gradient_accumulator", "gradient_squared_accumulator", "grad",
+        "indices", "lr", "l1", "l2", "global_step"},
+       3,
+       {},
+       true,
+       SparseFtrlShape},
   };
   for (const OptimizerSchema& o : schemas) {
     for (bool resource : {false, true}) {
@@ -302,6 +421,8 @@ const bool kRegisteredOptimizers = [] {
           b.Input(absl::StrCat(in, resource ? ": resource" : ": Ref(T)"));
         } else if (in == "indices") {
           b.Input("indices: Tindices");
+        } else if (in == "global_step") {
+          b.Input("global_step: int64");
         } else {
           b.Input(absl::StrCat(in, ": T"));
         }
@@ -539,6 +660,217 @@ Operation ResourceSparseApplyRMSProp(const Scope& scope, Input var, Input ms,
   return BuildUpdate(scope, "ResourceSparseApplyRMSProp",
                      {var, ms, mom, lr, rho, momentum, epsilon, grad, indices},
                      attrs.use_locking);
+}
+
+namespace {
+
+// An optimizer node of the table above (multiply_linear_by_lr only where
+// the op has it).
+Operation BuildRegularized(const Scope& scope, const char* op,
+                           std::initializer_list<Input> inputs,
+                           const ApplyRegularizedAttrs& attrs) {
+  const bool ftrl = absl::StrContains(op, "Ftrl");
+  return BuildUpdate(scope, op, inputs, attrs.use_locking,
+                     ftrl ? "multiply_linear_by_lr" : nullptr,
+                     attrs.multiply_linear_by_lr);
+}
+
+}  // namespace
+
+Output ApplyAdadelta(const Scope& scope, Input var, Input accum,
+                     Input accum_update, Input lr, Input rho, Input epsilon,
+                     Input grad, const ApplyRegularizedAttrs& attrs) {
+  return FirstOutput(BuildRegularized(
+      scope, "ApplyAdadelta",
+      {var, accum, accum_update, lr, rho, epsilon, grad}, attrs));
+}
+Operation ResourceApplyAdadelta(const Scope& scope, Input var, Input accum,
+                                Input accum_update, Input lr, Input rho,
+                                Input epsilon, Input grad,
+                                const ApplyRegularizedAttrs& attrs) {
+  return BuildRegularized(scope, "ResourceApplyAdadelta",
+                          {var, accum, accum_update, lr, rho, epsilon, grad},
+                          attrs);
+}
+Output SparseApplyAdadelta(const Scope& scope, Input var, Input accum,
+                           Input accum_update, Input lr, Input rho,
+                           Input epsilon, Input grad, Input indices,
+                           const ApplyRegularizedAttrs& attrs) {
+  return FirstOutput(BuildRegularized(
+      scope, "SparseApplyAdadelta",
+      {var, accum, accum_update, lr, rho, epsilon, grad, indices}, attrs));
+}
+Operation ResourceSparseApplyAdadelta(const Scope& scope, Input var,
+                                      Input accum, Input accum_update, Input lr,
+                                      Input rho, Input epsilon, Input grad,
+                                      Input indices,
+                                      const ApplyRegularizedAttrs& attrs) {
+  return BuildRegularized(
+      scope, "ResourceSparseApplyAdadelta",
+      {var, accum, accum_update, lr, rho, epsilon, grad, indices}, attrs);
+}
+Output ApplyProximalAdagrad(const Scope& scope, Input var, Input accum,
+                            Input lr, Input l1, Input l2, Input grad,
+                            const ApplyRegularizedAttrs& attrs) {
+  return FirstOutput(BuildRegularized(scope, "ApplyProximalAdagrad",
+                                      {var, accum, lr, l1, l2, grad}, attrs));
+}
+Operation ResourceApplyProximalAdagrad(const Scope& scope, Input var,
+                                       Input accum, Input lr, Input l1,
+                                       Input l2, Input grad,
+                                       const ApplyRegularizedAttrs& attrs) {
+  return BuildRegularized(scope, "ResourceApplyProximalAdagrad",
+                          {var, accum, lr, l1, l2, grad}, attrs);
+}
+Output SparseApplyProximalAdagrad(const Scope& scope, Input var, Input accum,
+                                  Input lr, Input l1, Input l2, Input grad,
+                                  Input indices,
+                                  const ApplyRegularizedAttrs& attrs) {
+  return FirstOutput(BuildRegularized(scope, "SparseApplyProximalAdagrad",
+                                      {var, accum, lr, l1, l2, grad, indices},
+                                      attrs));
+}
+Operation ResourceSparseApplyProximalAdagrad(
+    const Scope& scope, Input var, Input accum, Input lr, Input l1, Input l2,
+    Input grad, Input indices, const ApplyRegularizedAttrs& attrs) {
+  return BuildRegularized(scope, "ResourceSparseApplyProximalAdagrad",
+                          {var, accum, lr, l1, l2, grad, indices}, attrs);
+}
+Output ApplyProximalGradientDescent(const Scope& scope, Input var, Input alpha,
+                                    Input l1, Input l2, Input delta,
+                                    const ApplyRegularizedAttrs& attrs) {
+  return FirstOutput(BuildRegularized(scope, "ApplyProximalGradientDescent",
+                                      {var, alpha, l1, l2, delta}, attrs));
+}
+Operation ResourceApplyProximalGradientDescent(
+    const Scope& scope, Input var, Input alpha, Input l1, Input l2, Input delta,
+    const ApplyRegularizedAttrs& attrs) {
+  return BuildRegularized(scope, "ResourceApplyProximalGradientDescent",
+                          {var, alpha, l1, l2, delta}, attrs);
+}
+Output SparseApplyProximalGradientDescent(const Scope& scope, Input var,
+                                          Input alpha, Input l1, Input l2,
+                                          Input grad, Input indices,
+                                          const ApplyRegularizedAttrs& attrs) {
+  return FirstOutput(
+      BuildRegularized(scope, "SparseApplyProximalGradientDescent",
+                       {var, alpha, l1, l2, grad, indices}, attrs));
+}
+Operation ResourceSparseApplyProximalGradientDescent(
+    const Scope& scope, Input var, Input alpha, Input l1, Input l2, Input grad,
+    Input indices, const ApplyRegularizedAttrs& attrs) {
+  return BuildRegularized(scope, "ResourceSparseApplyProximalGradientDescent",
+                          {var, alpha, l1, l2, grad, indices}, attrs);
+}
+Output ApplyFtrl(const Scope& scope, Input var, Input accum, Input linear,
+                 Input grad, Input lr, Input l1, Input l2, Input lr_power,
+                 const ApplyRegularizedAttrs& attrs) {
+  return FirstOutput(BuildRegularized(
+      scope, "ApplyFtrl", {var, accum, linear, grad, lr, l1, l2, lr_power},
+      attrs));
+}
+Operation ResourceApplyFtrl(const Scope& scope, Input var, Input accum,
+                            Input linear, Input grad, Input lr, Input l1,
+                            Input l2, Input lr_power,
+                            const ApplyRegularizedAttrs& attrs) {
+  return BuildRegularized(scope, "ResourceApplyFtrl",
+                          {var, accum, linear, grad, lr, l1, l2, lr_power},
+                          attrs);
+}
+Output SparseApplyFtrl(const Scope& scope, Input var, Input accum, Input linear,
+                       Input grad, Input indices, Input lr, Input l1, Input l2,
+                       Input lr_power, const ApplyRegularizedAttrs& attrs) {
+  return FirstOutput(BuildRegularized(
+      scope, "SparseApplyFtrl",
+      {var, accum, linear, grad, indices, lr, l1, l2, lr_power}, attrs));
+}
+Operation ResourceSparseApplyFtrl(const Scope& scope, Input var, Input accum,
+                                  Input linear, Input grad, Input indices,
+                                  Input lr, Input l1, Input l2, Input lr_power,
+                                  const ApplyRegularizedAttrs& attrs) {
+  return BuildRegularized(
+      scope, "ResourceSparseApplyFtrl",
+      {var, accum, linear, grad, indices, lr, l1, l2, lr_power}, attrs);
+}
+Output ApplyFtrlV2(const Scope& scope, Input var, Input accum, Input linear,
+                   Input grad, Input lr, Input l1, Input l2, Input l2_shrinkage,
+                   Input lr_power, const ApplyRegularizedAttrs& attrs) {
+  return FirstOutput(BuildRegularized(
+      scope, "ApplyFtrlV2",
+      {var, accum, linear, grad, lr, l1, l2, l2_shrinkage, lr_power}, attrs));
+}
+Operation ResourceApplyFtrlV2(const Scope& scope, Input var, Input accum,
+                              Input linear, Input grad, Input lr, Input l1,
+                              Input l2, Input l2_shrinkage, Input lr_power,
+                              const ApplyRegularizedAttrs& attrs) {
+  return BuildRegularized(
+      scope, "ResourceApplyFtrlV2",
+      {var, accum, linear, grad, lr, l1, l2, l2_shrinkage, lr_power}, attrs);
+}
+Output SparseApplyFtrlV2(const Scope& scope, Input var, Input accum,
+                         Input linear, Input grad, Input indices, Input lr,
+                         Input l1, Input l2, Input l2_shrinkage, Input lr_power,
+                         const ApplyRegularizedAttrs& attrs) {
+  return FirstOutput(BuildRegularized(
+      scope, "SparseApplyFtrlV2",
+      {var, accum, linear, grad, indices, lr, l1, l2, l2_shrinkage, lr_power},
+      attrs));
+}
+Operation ResourceSparseApplyFtrlV2(const Scope& scope, Input var, Input accum,
+                                    Input linear, Input grad, Input indices,
+                                    Input lr, Input l1, Input l2,
+                                    Input l2_shrinkage, Input lr_power,
+                                    const ApplyRegularizedAttrs& attrs) {
+  return BuildRegularized(
+      scope, "ResourceSparseApplyFtrlV2",
+      {var, accum, linear, grad, indices, lr, l1, l2, l2_shrinkage, lr_power},
+      attrs);
+}
+Output ApplyAdagradDA(const Scope& scope, Input var, Input gradient_accumulator,
+                      Input gradient_squared_accumulator, Input grad, Input lr,
+                      Input l1, Input l2, Input global_step,
+                      const ApplyRegularizedAttrs& attrs) {
+  return FirstOutput(
+      BuildRegularized(scope, "ApplyAdagradDA",
+                       {var, gradient_accumulator, gradient_squared_accumulator,
+                        grad, lr, l1, l2, global_step},
+                       attrs));
+}
+Operation ResourceApplyAdagradDA(const Scope& scope, Input var,
+                                 Input gradient_accumulator,
+                                 Input gradient_squared_accumulator, Input grad,
+                                 Input lr, Input l1, Input l2,
+                                 Input global_step,
+                                 const ApplyRegularizedAttrs& attrs) {
+  return BuildRegularized(
+      scope, "ResourceApplyAdagradDA",
+      {var, gradient_accumulator, gradient_squared_accumulator, grad, lr, l1,
+       l2, global_step},
+      attrs);
+}
+Output SparseApplyAdagradDA(const Scope& scope, Input var,
+                            Input gradient_accumulator,
+                            Input gradient_squared_accumulator, Input grad,
+                            Input indices, Input lr, Input l1, Input l2,
+                            Input global_step,
+                            const ApplyRegularizedAttrs& attrs) {
+  return FirstOutput(
+      BuildRegularized(scope, "SparseApplyAdagradDA",
+                       {var, gradient_accumulator, gradient_squared_accumulator,
+                        grad, indices, lr, l1, l2, global_step},
+                       attrs));
+}
+Operation ResourceSparseApplyAdagradDA(const Scope& scope, Input var,
+                                       Input gradient_accumulator,
+                                       Input gradient_squared_accumulator,
+                                       Input grad, Input indices, Input lr,
+                                       Input l1, Input l2, Input global_step,
+                                       const ApplyRegularizedAttrs& attrs) {
+  return BuildRegularized(
+      scope, "ResourceSparseApplyAdagradDA",
+      {var, gradient_accumulator, gradient_squared_accumulator, grad, indices,
+       lr, l1, l2, global_step},
+      attrs);
 }
 
 }  // namespace ops

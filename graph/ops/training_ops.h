@@ -179,6 +179,120 @@ Operation ResourceSparseApplyRMSProp(const Scope& scope, Input var, Input ms,
                                      Input indices,
                                      const ApplyRMSPropAttrs& attrs = {});
 
+// --- Adadelta, Ftrl (FtrlV2: with l2_shrinkage), ProximalAdagrad,
+// ProximalGradientDescent and AdagradDA (global_step an int64 scalar), with
+// TensorFlow's formulas; each in its four forms: Apply*, ResourceApply*,
+// SparseApply*, ResourceSparseApply*. ---
+
+struct ApplyRegularizedAttrs {
+  bool use_locking = false;  // see ApplyGradientDescentAttrs
+  // Ftrl and FtrlV2 only: `linear` holds lr times TensorFlow's usual value.
+  bool multiply_linear_by_lr = false;
+  ApplyRegularizedAttrs& UseLocking(bool v) {
+    use_locking = v;
+    return *this;
+  }
+  ApplyRegularizedAttrs& MultiplyLinearByLr(bool v) {
+    multiply_linear_by_lr = v;
+    return *this;
+  }
+};
+
+Output ApplyAdadelta(const Scope& scope, Input var, Input accum,
+                     Input accum_update, Input lr, Input rho, Input epsilon,
+                     Input grad, const ApplyRegularizedAttrs& attrs = {});
+Operation ResourceApplyAdadelta(const Scope& scope, Input var, Input accum,
+                                Input accum_update, Input lr, Input rho,
+                                Input epsilon, Input grad,
+                                const ApplyRegularizedAttrs& attrs = {});
+Output SparseApplyAdadelta(const Scope& scope, Input var, Input accum,
+                           Input accum_update, Input lr, Input rho,
+                           Input epsilon, Input grad, Input indices,
+                           const ApplyRegularizedAttrs& attrs = {});
+Operation ResourceSparseApplyAdadelta(const Scope& scope, Input var,
+                                      Input accum, Input accum_update, Input lr,
+                                      Input rho, Input epsilon, Input grad,
+                                      Input indices,
+                                      const ApplyRegularizedAttrs& attrs = {});
+Output ApplyProximalAdagrad(const Scope& scope, Input var, Input accum,
+                            Input lr, Input l1, Input l2, Input grad,
+                            const ApplyRegularizedAttrs& attrs = {});
+Operation ResourceApplyProximalAdagrad(const Scope& scope, Input var,
+                                       Input accum, Input lr, Input l1,
+                                       Input l2, Input grad,
+                                       const ApplyRegularizedAttrs& attrs = {});
+Output SparseApplyProximalAdagrad(const Scope& scope, Input var, Input accum,
+                                  Input lr, Input l1, Input l2, Input grad,
+                                  Input indices,
+                                  const ApplyRegularizedAttrs& attrs = {});
+Operation ResourceSparseApplyProximalAdagrad(
+    const Scope& scope, Input var, Input accum, Input lr, Input l1, Input l2,
+    Input grad, Input indices, const ApplyRegularizedAttrs& attrs = {});
+Output ApplyProximalGradientDescent(const Scope& scope, Input var, Input alpha,
+                                    Input l1, Input l2, Input delta,
+                                    const ApplyRegularizedAttrs& attrs = {});
+Operation ResourceApplyProximalGradientDescent(
+    const Scope& scope, Input var, Input alpha, Input l1, Input l2, Input delta,
+    const ApplyRegularizedAttrs& attrs = {});
+Output SparseApplyProximalGradientDescent(
+    const Scope& scope, Input var, Input alpha, Input l1, Input l2, Input grad,
+    Input indices, const ApplyRegularizedAttrs& attrs = {});
+Operation ResourceSparseApplyProximalGradientDescent(
+    const Scope& scope, Input var, Input alpha, Input l1, Input l2, Input grad,
+    Input indices, const ApplyRegularizedAttrs& attrs = {});
+Output ApplyFtrl(const Scope& scope, Input var, Input accum, Input linear,
+                 Input grad, Input lr, Input l1, Input l2, Input lr_power,
+                 const ApplyRegularizedAttrs& attrs = {});
+Operation ResourceApplyFtrl(const Scope& scope, Input var, Input accum,
+                            Input linear, Input grad, Input lr, Input l1,
+                            Input l2, Input lr_power,
+                            const ApplyRegularizedAttrs& attrs = {});
+Output SparseApplyFtrl(const Scope& scope, Input var, Input accum, Input linear,
+                       Input grad, Input indices, Input lr, Input l1, Input l2,
+                       Input lr_power, const ApplyRegularizedAttrs& attrs = {});
+Operation ResourceSparseApplyFtrl(const Scope& scope, Input var, Input accum,
+                                  Input linear, Input grad, Input indices,
+                                  Input lr, Input l1, Input l2, Input lr_power,
+                                  const ApplyRegularizedAttrs& attrs = {});
+Output ApplyFtrlV2(const Scope& scope, Input var, Input accum, Input linear,
+                   Input grad, Input lr, Input l1, Input l2, Input l2_shrinkage,
+                   Input lr_power, const ApplyRegularizedAttrs& attrs = {});
+Operation ResourceApplyFtrlV2(const Scope& scope, Input var, Input accum,
+                              Input linear, Input grad, Input lr, Input l1,
+                              Input l2, Input l2_shrinkage, Input lr_power,
+                              const ApplyRegularizedAttrs& attrs = {});
+Output SparseApplyFtrlV2(const Scope& scope, Input var, Input accum,
+                         Input linear, Input grad, Input indices, Input lr,
+                         Input l1, Input l2, Input l2_shrinkage, Input lr_power,
+                         const ApplyRegularizedAttrs& attrs = {});
+Operation ResourceSparseApplyFtrlV2(const Scope& scope, Input var, Input accum,
+                                    Input linear, Input grad, Input indices,
+                                    Input lr, Input l1, Input l2,
+                                    Input l2_shrinkage, Input lr_power,
+                                    const ApplyRegularizedAttrs& attrs = {});
+Output ApplyAdagradDA(const Scope& scope, Input var, Input gradient_accumulator,
+                      Input gradient_squared_accumulator, Input grad, Input lr,
+                      Input l1, Input l2, Input global_step,
+                      const ApplyRegularizedAttrs& attrs = {});
+Operation ResourceApplyAdagradDA(const Scope& scope, Input var,
+                                 Input gradient_accumulator,
+                                 Input gradient_squared_accumulator, Input grad,
+                                 Input lr, Input l1, Input l2,
+                                 Input global_step,
+                                 const ApplyRegularizedAttrs& attrs = {});
+Output SparseApplyAdagradDA(const Scope& scope, Input var,
+                            Input gradient_accumulator,
+                            Input gradient_squared_accumulator, Input grad,
+                            Input indices, Input lr, Input l1, Input l2,
+                            Input global_step,
+                            const ApplyRegularizedAttrs& attrs = {});
+Operation ResourceSparseApplyAdagradDA(const Scope& scope, Input var,
+                                       Input gradient_accumulator,
+                                       Input gradient_squared_accumulator,
+                                       Input grad, Input indices, Input lr,
+                                       Input l1, Input l2, Input global_step,
+                                       const ApplyRegularizedAttrs& attrs = {});
+
 }  // namespace ops
 }  // namespace dflow
 

@@ -1,4 +1,6 @@
-// Tensors of one repeated value: ZerosLike, OnesLike and Fill. One kernel
+// Tensors of one repeated value: ZerosLike, OnesLike, Fill and Empty
+// (zeros whatever its `init` says: TensorFlow leaves the contents
+// unspecified without it, and zeros cost one pass). One kernel
 // per op serves every dtype, dispatching on the dtype when it runs.
 #include <algorithm>
 #include <complex>
@@ -120,6 +122,44 @@ class FillOp : public OpKernel {
   }
 };
 
+class EmptyOp : public OpKernel {
+ public:
+  explicit EmptyOp(OpKernelConstruction* ctx) : OpKernel(ctx) {}
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& dims = ctx->input(0);
+    OP_REQUIRES(
+        ctx, dims.shape().rank() == 1 && dims.dtype() == DT_INT32,
+        absl::InvalidArgumentError(absl::StrCat(
+            "shape must be an int32 vector, got ", DataTypeName(dims.dtype()),
+            " of shape ", dims.shape().ToString())));
+    TensorShape shape;
+    for (int64_t i = 0; i < dims.NumElements(); ++i) {
+      const int64_t d = dims.data<int32_t>()[i];
+      OP_REQUIRES(ctx, d >= 0,
+                  absl::InvalidArgumentError(absl::StrCat(
+                      "shape[", i, "] = ", d,
+                      " is negative; Empty needs sizes >= 0 (shape: ",
+                      dims.DebugString(), ")")));
+      shape.AddDim(d);
+    }
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape, &out));
+    const bool known = VisitStorageType(out->dtype(), [&](auto* tag) {
+      using T = std::remove_pointer_t<decltype(tag)>;
+      FillWith<T>(ctx, out, T{});
+    });
+    OP_REQUIRES(ctx, known,
+                absl::UnimplementedError(absl::StrCat(
+                    "Empty does not support ", DataTypeName(out->dtype()))));
+  }
+};
+
+DFLOW_REGISTER_KERNEL(KernelDefBuilder("Empty")
+                          .Device(kDeviceCpu)
+                          .TypeConstraint("dtype", AllFillTypes())
+                          .HostMemory("shape"),
+                      EmptyOp);
 DFLOW_REGISTER_KERNEL(KernelDefBuilder("ZerosLike")
                           .Device(kDeviceCpu)
                           .TypeConstraint("T", AllFillTypes()),

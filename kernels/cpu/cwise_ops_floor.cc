@@ -1,7 +1,7 @@
 // Floor division with broadcasting, Python's semantics: FloorDiv (x // y),
-// FloorMod (x % y, with the sign of y), and Floor; plus DivNoNan (0 where
-// y is 0). Integer division by zero fails the step ("Integer division by
-// zero", TensorFlow's message) instead of trapping.
+// FloorMod (x % y, with the sign of y), and Floor; plus DivNoNan and
+// MulNoNan (0 where y is 0). Integer division by zero fails the step
+// ("Integer division by zero", TensorFlow's message) instead of trapping.
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -113,6 +113,23 @@ struct DivNoNanFunctor : FunctorBase {
   }
 };
 
+// 0 where y is 0, even where x is inf or nan (so not x * y).
+template <typename T>
+struct MulNoNanOp {
+  T operator()(const T& x, const T& y) const {
+    return y == T(0) ? T(0) : static_cast<T>(x * y);
+  }
+};
+
+struct MulNoNanFunctor : FunctorBase {
+  static constexpr int64_t kCost = 2;
+  template <typename X, typename Y>
+  static auto Apply(const X& x, const Y& y) {
+    using S = std::remove_const_t<typename X::Scalar>;
+    return x.binaryExpr(y, MulNoNanOp<S>());
+  }
+};
+
 struct FloorFunctor : FunctorBase {
   template <typename X>
   static auto Apply(const X& x) {
@@ -141,6 +158,8 @@ DFLOW_REGISTER_FLOOR_OPS(int8_t);
 DFLOW_REGISTER_FLOOR_OPS(int16_t);
 DFLOW_REGISTER_BINARY("DivNoNan", DivNoNanFunctor, float);
 DFLOW_REGISTER_BINARY("DivNoNan", DivNoNanFunctor, double);
+DFLOW_REGISTER_BINARY("MulNoNan", MulNoNanFunctor, float);
+DFLOW_REGISTER_BINARY("MulNoNan", MulNoNanFunctor, double);
 
 #define DFLOW_REGISTER_FLOOR(T)                                            \
   DFLOW_REGISTER_KERNEL(                                                   \

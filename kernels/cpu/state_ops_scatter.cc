@@ -1,16 +1,18 @@
 // Rows of variables: ResourceGather (read rows of a resource variable) and
-// the Scatter family (ScatterAdd/Sub/Update on reference variables, their
-// Resource* forms), with TensorFlow's names and semantics.
+// the Scatter family (ScatterAdd/Sub/Update/Mul/Div/Max/Min on reference
+// variables, their Resource* forms), with TensorFlow's names and semantics.
 //
 // Every index is checked before anything is written, so a bad index is an
 // InvalidArgument naming it and the range and leaves the variable as it
 // was (TensorFlow's CPU kernels may have applied the rows before it). A
 // scatter updates the variable in place under its lock, copying the buffer
 // first when a reader's snapshot still holds it (as AssignAdd does).
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <mutex>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -121,7 +123,7 @@ class ResourceGatherOp : public OpKernel {
   int64_t batch_dims_ = 0;
 };
 
-enum class ScatterKind { kAdd, kSub, kUpdate };
+enum class ScatterKind { kAdd, kSub, kUpdate, kMul, kDiv, kMax, kMin };
 
 template <typename T, typename Index, ScatterKind K>
 class ScatterOp : public OpKernel {
@@ -171,6 +173,17 @@ class ScatterOp : public OpKernel {
                       indices.shape().ToString(), ", variable '", var->name(),
                       "' ", vs.ToString(), ")")));
       OP_REQUIRES_OK(ctx, CheckIndices<Index>(indices, rows, var->name()));
+      if constexpr (K == ScatterKind::kDiv && std::is_integral_v<T>) {
+        // An integer division by zero would trap; TensorFlow's kernel
+        // leaves it to the CPU. Checked before anything is written.
+        const T* u = updates.data<T>();
+        for (int64_t i = 0; i < updates.NumElements(); ++i) {
+          OP_REQUIRES(ctx, u[i] != T(0),
+                      absl::InvalidArgumentError(absl::StrCat(
+                          "updates has a zero at flat position ", i,
+                          ": integer division by zero")));
+        }
+      }
       if (value->RefCount() > 1) {
         // Copy on write: a reader still holds the old value.
         Tensor copy;
@@ -189,6 +202,14 @@ class ScatterOp : public OpKernel {
             row[k] += x;
           } else if constexpr (K == ScatterKind::kSub) {
             row[k] -= x;
+          } else if constexpr (K == ScatterKind::kMul) {
+            row[k] *= x;
+          } else if constexpr (K == ScatterKind::kDiv) {
+            row[k] /= x;
+          } else if constexpr (K == ScatterKind::kMax) {
+            row[k] = std::max(row[k], x);
+          } else if constexpr (K == ScatterKind::kMin) {
+            row[k] = std::min(row[k], x);
           } else {
             row[k] = x;
           }
@@ -238,7 +259,16 @@ DFLOW_REGISTER_KERNEL(KernelDefBuilder("ResourceGather")
   DFLOW_REGISTER_SCATTER_ONE("ScatterSub", ScatterKind::kSub, T, int64_t);   \
   DFLOW_REGISTER_SCATTER_ONE("ScatterUpdate", ScatterKind::kUpdate, T,       \
                              int32_t);                                       \
-  DFLOW_REGISTER_SCATTER_ONE("ScatterUpdate", ScatterKind::kUpdate, T, int64_t)
+  DFLOW_REGISTER_SCATTER_ONE("ScatterUpdate", ScatterKind::kUpdate, T,       \
+                             int64_t);                                       \
+  DFLOW_REGISTER_SCATTER_ONE("ScatterMul", ScatterKind::kMul, T, int32_t);   \
+  DFLOW_REGISTER_SCATTER_ONE("ScatterMul", ScatterKind::kMul, T, int64_t);   \
+  DFLOW_REGISTER_SCATTER_ONE("ScatterDiv", ScatterKind::kDiv, T, int32_t);   \
+  DFLOW_REGISTER_SCATTER_ONE("ScatterDiv", ScatterKind::kDiv, T, int64_t);   \
+  DFLOW_REGISTER_SCATTER_ONE("ScatterMax", ScatterKind::kMax, T, int32_t);   \
+  DFLOW_REGISTER_SCATTER_ONE("ScatterMax", ScatterKind::kMax, T, int64_t);   \
+  DFLOW_REGISTER_SCATTER_ONE("ScatterMin", ScatterKind::kMin, T, int32_t);   \
+  DFLOW_REGISTER_SCATTER_ONE("ScatterMin", ScatterKind::kMin, T, int64_t)
 
 DFLOW_REGISTER_SCATTER(float);
 DFLOW_REGISTER_SCATTER(double);

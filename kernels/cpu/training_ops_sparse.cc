@@ -25,6 +25,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "graph/types.h"
+#include "kernels/cpu/training_ops_locks.h"
 #include "runtime/kernel_registry.h"
 #include "runtime/op_kernel.h"
 #include "runtime/variables.h"
@@ -57,26 +58,6 @@ struct SparseLayout<Sparse::kRMSProp> {
   static constexpr std::array<int, 4> kScalars = {3, 4, 5, 6};
   static constexpr int kGrad = 7;
   static constexpr int kIndices = 8;
-};
-
-// Locks each distinct mutex once, in address order (a global order, so
-// two sparse updates never deadlock; the dense kernels' std::lock never
-// blocks while holding a lock, so mixing the two is safe too).
-class OrderedLocks {
- public:
-  explicit OrderedLocks(std::vector<std::mutex*> mus) : mus_(std::move(mus)) {
-    std::sort(mus_.begin(), mus_.end());
-    mus_.erase(std::unique(mus_.begin(), mus_.end()), mus_.end());
-    for (std::mutex* mu : mus_) mu->lock();
-  }
-  ~OrderedLocks() {
-    for (auto it = mus_.rbegin(); it != mus_.rend(); ++it) (*it)->unlock();
-  }
-  OrderedLocks(const OrderedLocks&) = delete;
-  OrderedLocks& operator=(const OrderedLocks&) = delete;
-
- private:
-  std::vector<std::mutex*> mus_;
 };
 
 // One row's step: `v` the rows of the variables (var first), `g` the

@@ -81,6 +81,7 @@ void BuildGraphWithEveryOp(const Scope& root) {
                                      TensorShape({1024, 10}), DT_FLOAT);
   Output rows = ops::Const(opt, Tensor::FromVector<int32_t>({0, 3}));
   Output row_grad = ops::Fill(opt, {2, 10}, 0.5f);
+  Output row_grad_dense = ops::Fill(opt, {1024, 10}, 0.5f);
   ops::SparseApplyAdagrad(opt, table, table_slot, 0.1f, row_grad, rows);
   ops::SparseApplyMomentum(opt, table, table_slot, 0.1f, row_grad, rows, 0.9f);
   ops::SparseApplyRMSProp(opt, table, table_slot, table_slot2, 0.1f, 0.9f, 0.0f,
@@ -91,13 +92,97 @@ void BuildGraphWithEveryOp(const Scope& root) {
                                    rows, 0.9f);
   ops::ResourceSparseApplyRMSProp(opt, handle, accum_handle, accum_handle, 0.1f,
                                   0.9f, 0.0f, 1e-7f, row_grad, rows);
+  // The regularized optimizers, each in its four forms.
+  Output step = ops::Const(opt, Tensor::Scalar<int64_t>(3));
+  ops::ApplyAdadelta(opt, table, table_slot, table_slot2, 1.0f, 0.95f, 1e-7f,
+                     row_grad_dense);
+  ops::ResourceApplyAdadelta(opt, handle, accum_handle, accum_handle, 1.0f,
+                             0.95f, 1e-7f, update);
+  ops::SparseApplyAdadelta(opt, table, table_slot, table_slot2, 1.0f, 0.95f,
+                           1e-7f, row_grad, rows);
+  ops::ResourceSparseApplyAdadelta(opt, handle, accum_handle, accum_handle,
+                                   1.0f, 0.95f, 1e-7f, row_grad, rows);
+  ops::ApplyFtrl(opt, table, table_slot, table_slot2, row_grad_dense, 0.1f,
+                 0.01f, 0.01f, -0.5f);
+  ops::ResourceApplyFtrl(opt, handle, accum_handle, accum_handle, update, 0.1f,
+                         0.01f, 0.01f, -0.5f);
+  ops::SparseApplyFtrl(opt, table, table_slot, table_slot2, row_grad, rows,
+                       0.1f, 0.01f, 0.01f, -0.5f);
+  ops::ResourceSparseApplyFtrl(opt, handle, accum_handle, accum_handle,
+                               row_grad, rows, 0.1f, 0.01f, 0.01f, -0.5f);
+  ops::ApplyFtrlV2(opt, table, table_slot, table_slot2, row_grad_dense, 0.1f,
+                   0.01f, 0.01f, 0.1f, -0.5f);
+  ops::ResourceApplyFtrlV2(
+      opt, handle, accum_handle, accum_handle, update, 0.1f, 0.01f, 0.01f,
+      0.1f, -0.5f, ops::ApplyRegularizedAttrs().MultiplyLinearByLr(true));
+  ops::SparseApplyFtrlV2(opt, table, table_slot, table_slot2, row_grad, rows,
+                         0.1f, 0.01f, 0.01f, 0.1f, -0.5f);
+  ops::ResourceSparseApplyFtrlV2(opt, handle, accum_handle, accum_handle,
+                                 row_grad, rows, 0.1f, 0.01f, 0.01f, 0.1f,
+                                 -0.5f);
+  ops::ApplyProximalAdagrad(opt, table, table_slot, 0.1f, 0.01f, 0.01f,
+                            row_grad_dense);
+  ops::ResourceApplyProximalAdagrad(opt, handle, accum_handle, 0.1f, 0.01f,
+                                    0.01f, update);
+  ops::SparseApplyProximalAdagrad(opt, table, table_slot, 0.1f, 0.01f, 0.01f,
+                                  row_grad, rows);
+  ops::ResourceSparseApplyProximalAdagrad(opt, handle, accum_handle, 0.1f,
+                                          0.01f, 0.01f, row_grad, rows);
+  ops::ApplyProximalGradientDescent(opt, table, 0.1f, 0.01f, 0.01f,
+                                    row_grad_dense);
+  ops::ResourceApplyProximalGradientDescent(opt, handle, 0.1f, 0.01f, 0.01f,
+                                            update);
+  ops::SparseApplyProximalGradientDescent(opt, table, 0.1f, 0.01f, 0.01f,
+                                          row_grad, rows);
+  ops::ResourceSparseApplyProximalGradientDescent(opt, handle, 0.1f, 0.01f,
+                                                  0.01f, row_grad, rows);
+  ops::ApplyAdagradDA(opt, table, table_slot, table_slot2, row_grad_dense,
+                      0.1f, 0.01f, 0.01f, step);
+  ops::ResourceApplyAdagradDA(opt, handle, accum_handle, accum_handle, update,
+                              0.1f, 0.01f, 0.01f, step);
+  ops::SparseApplyAdagradDA(opt, table, table_slot, table_slot2, row_grad,
+                            rows, 0.1f, 0.01f, 0.01f, step);
+  ops::ResourceSparseApplyAdagradDA(opt, handle, accum_handle, accum_handle,
+                                    row_grad, rows, 0.1f, 0.01f, 0.01f, step);
   ops::ResourceGather(opt, handle, rows, DT_FLOAT);
+  // Snapshot, EnsureShape, Empty, MulNoNan and a SparseTensor's ops.
+  Output snap = ops::Snapshot(opt, row_grad);
+  Output ensured = ops::EnsureShape(opt, snap, TensorShape({-1, 10}));
+  ops::MulNoNan(opt, ensured, row_grad);
+  ops::Empty(opt, ops::Const(opt, Tensor::FromVector<int32_t>({2, 3})),
+             DT_FLOAT, /*init=*/true);
+  Output sp_indices = ops::Const(
+      opt, Tensor::FromVector<int64_t>({0, 1, 2, 0}, TensorShape({2, 2})));
+  Output sp_shape = ops::Const(opt, Tensor::FromVector<int64_t>({4, 3}));
+  Output sp_values = ops::Const(opt, Tensor::FromVector<float>({1, 2}));
+  ops::SparseToDense(opt, sp_indices, sp_shape, sp_values, 0.0f);
+  ops::SparseReshape(opt, sp_indices, sp_shape,
+                     ops::Const(opt, Tensor::FromVector<int64_t>({-1, 2})));
+  ops::SparseFillEmptyRows(opt, sp_indices, sp_values, sp_shape, 0.0f);
   ops::ResourceScatterAdd(opt, handle, rows, row_grad);
   ops::ResourceScatterSub(opt, handle, rows, row_grad);
   ops::ResourceScatterUpdate(opt, handle, rows, row_grad);
   ops::ScatterAdd(opt, table, rows, row_grad);
   ops::ScatterSub(opt, table, rows, row_grad);
   ops::ScatterUpdate(opt, table, rows, row_grad);
+  ops::ScatterMul(opt, table, rows, row_grad);
+  ops::ScatterDiv(opt, table, rows, row_grad);
+  ops::ScatterMax(opt, table, rows, row_grad);
+  ops::ScatterMin(opt, table, rows, row_grad);
+  ops::ResourceScatterMul(opt, handle, rows, row_grad);
+  ops::ResourceScatterDiv(opt, handle, rows, row_grad);
+  ops::ResourceScatterMax(opt, handle, rows, row_grad);
+  ops::ResourceScatterMin(opt, handle, rows, row_grad);
+  Output tuples = ops::Const(opt, Tensor::FromVector<int32_t>(
+                                      {0, 1, 3, 2}, TensorShape({2, 2})));
+  Output tuple_values = ops::Const(opt, Tensor::FromVector<float>({1, 2}));
+  ops::ScatterNdUpdate(opt, table, tuples, tuple_values);
+  ops::ScatterNdAdd(opt, table, tuples, tuple_values);
+  ops::ScatterNdSub(opt, table, tuples, tuple_values,
+                    ops::ScatterNdAttrs().BadIndicesPolicy("IGNORE"));
+  ops::ResourceScatterNdUpdate(opt, handle, tuples, tuple_values);
+  ops::ResourceScatterNdAdd(opt, handle, tuples, tuple_values);
+  ops::ResourceScatterNdSub(opt, handle, tuples, tuple_values);
   ops::IsVariableInitialized(opt, table);
   ops::VarIsInitializedOp(opt, handle);
   Output epochs =

@@ -262,7 +262,60 @@ TEST(KernelRegistryTest, EveryDeclaredOpHasAGpuDefinition) {
                                              "MatrixDeterminant",
                                              "LogMatrixDeterminant",
                                              "MatrixSolve",
-                                             "MatrixTriangularSolve"};
+                                             "MatrixTriangularSolve",
+                                             // Regularized optimizers
+                                             // (training_ops_regularized.cc).
+                                             "ApplyAdadelta",
+                                             "ResourceApplyAdadelta",
+                                             "SparseApplyAdadelta",
+                                             "ResourceSparseApplyAdadelta",
+                                             "ApplyFtrl",
+                                             "ResourceApplyFtrl",
+                                             "SparseApplyFtrl",
+                                             "ResourceSparseApplyFtrl",
+                                             "ApplyFtrlV2",
+                                             "ResourceApplyFtrlV2",
+                                             "SparseApplyFtrlV2",
+                                             "ResourceSparseApplyFtrlV2",
+                                             "ApplyProximalAdagrad",
+                                             "ResourceApplyProximalAdagrad",
+                                             "SparseApplyProximalAdagrad",
+                                             "ResourceSparseApplyProximalAdagrad",
+                                             "ApplyProximalGradientDescent",
+                                             "ResourceApplyProximalGradientDescent",
+                                             "SparseApplyProximalGradientDescent",
+                                             "ResourceSparseApplyProximalGradientDescent",
+                                             "ApplyAdagradDA",
+                                             "ResourceApplyAdagradDA",
+                                             "SparseApplyAdagradDA",
+                                             "ResourceSparseApplyAdagradDA",
+                                             // Variable scatters
+                                             // (state_ops_scatter.cc,
+                                             // index_ops_scatter_nd_variable.cc).
+                                             "ScatterMul",
+                                             "ScatterDiv",
+                                             "ScatterMax",
+                                             "ScatterMin",
+                                             "ResourceScatterMul",
+                                             "ResourceScatterDiv",
+                                             "ResourceScatterMax",
+                                             "ResourceScatterMin",
+                                             "ScatterNdUpdate",
+                                             "ScatterNdAdd",
+                                             "ScatterNdSub",
+                                             "ResourceScatterNdUpdate",
+                                             "ResourceScatterNdAdd",
+                                             "ResourceScatterNdSub",
+                                             // Snapshot, EnsureShape, Empty,
+                                             // MulNoNan and the SparseTensor
+                                             // ops.
+                                             "Snapshot",
+                                             "EnsureShape",
+                                             "Empty",
+                                             "MulNoNan",
+                                             "SparseToDense",
+                                             "SparseFillEmptyRows",
+                                             "SparseReshape"};
     if (kNoGpuYet->count(op) > 0) continue;
     if (kCpuOnly->count(op) > 0) {
       for (const KernelDef& def : Registry()->DefinitionsForOp(op)) {

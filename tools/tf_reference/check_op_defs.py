@@ -105,6 +105,28 @@ EXTRA_OPS = [
     "InitializeTableV2", "InitializeTableFromTextFileV2",
     "LookupTableImportV2", "LookupTableFindV2",
     "LookupTableSizeV2",
+    # The regularized optimizers in their four forms
+    # (graph/ops/training_ops.cc, kernels/cpu/training_ops_regularized.cc).
+    "ApplyAdadelta", "ResourceApplyAdadelta", "SparseApplyAdadelta",
+    "ResourceSparseApplyAdadelta", "ApplyFtrl", "ResourceApplyFtrl",
+    "SparseApplyFtrl", "ResourceSparseApplyFtrl", "ApplyFtrlV2",
+    "ResourceApplyFtrlV2", "SparseApplyFtrlV2", "ResourceSparseApplyFtrlV2",
+    "ApplyProximalAdagrad", "ResourceApplyProximalAdagrad",
+    "SparseApplyProximalAdagrad", "ResourceSparseApplyProximalAdagrad",
+    "ApplyProximalGradientDescent", "ResourceApplyProximalGradientDescent",
+    "SparseApplyProximalGradientDescent",
+    "ResourceSparseApplyProximalGradientDescent", "ApplyAdagradDA",
+    "ResourceApplyAdagradDA", "SparseApplyAdagradDA",
+    "ResourceSparseApplyAdagradDA",
+    # Variable scatters (graph/ops/state_ops.cc, state_ops_scatter_nd.cc).
+    "ScatterMul", "ScatterDiv", "ScatterMax", "ScatterMin",
+    "ResourceScatterMul", "ResourceScatterDiv", "ResourceScatterMax",
+    "ResourceScatterMin", "ScatterNdUpdate", "ScatterNdAdd", "ScatterNdSub",
+    "ResourceScatterNdUpdate", "ResourceScatterNdAdd", "ResourceScatterNdSub",
+    # graph/ops/array_ops_snapshot.cc, math_ops_logic.cc and
+    # index_ops_sparse_tensor.cc.
+    "Snapshot", "EnsureShape", "Empty", "MulNoNan", "SparseToDense",
+    "SparseFillEmptyRows", "SparseReshape",
 ]
 
 
