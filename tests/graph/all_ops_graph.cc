@@ -170,6 +170,22 @@ void BuildGraphWithEveryOp(const Scope& root) {
   Output no_pads = ops::Const(conv, {0, 0, 0, 0}, {2, 2});
   Output atrous = ops::SpaceToBatchND(conv, x, {2, 2}, no_pads);
   ops::BatchToSpaceND(conv, atrous, {2, 2}, no_pads);
+  Output to_depth = ops::SpaceToDepth(conv, x, 2);
+  ops::DepthToSpace(conv, to_depth, 2);
+  ops::MaxPoolWithArgmaxOutputs pooled_at =
+      ops::MaxPoolWithArgmax(conv, x, {1, 2, 2, 1}, {1, 2, 2, 1}, "SAME");
+  ops::MaxPoolGradWithArgmax(back, x, pooled_at.output, pooled_at.argmax,
+                             {1, 2, 2, 1}, {1, 2, 2, 1}, "SAME");
+  // 3-D pooling of a volume and its gradients.
+  Output volume = ops::Reshape(conv, x, {8, 4, 8, 32, 3});
+  Output max3d = ops::MaxPool3D(conv, volume, {1, 2, 2, 2, 1},
+                                {1, 2, 2, 2, 1}, "SAME");
+  Output avg3d = ops::AvgPool3D(conv, volume, {1, 2, 2, 2, 1},
+                                {1, 2, 2, 2, 1}, "VALID");
+  ops::MaxPool3DGrad(back, volume, max3d, max3d, {1, 2, 2, 2, 1},
+                     {1, 2, 2, 2, 1}, "SAME");
+  ops::AvgPool3DGrad(back, ops::Shape(back, volume), avg3d, {1, 2, 2, 2, 1},
+                     {1, 2, 2, 2, 1}, "VALID");
 
   // Fully connected part and losses.
   Scope fc = s.NewSubScope("fc");

@@ -219,7 +219,15 @@ TEST(KernelRegistryTest, EveryDeclaredOpHasAGpuDefinition) {
                                              "BackpropFilter",
                                              "MirrorPad", "MirrorPadGrad",
                                              "PadV2", "ResizeNearestNeighbor",
-                                             "ResizeNearestNeighborGrad"};
+                                             "ResizeNearestNeighborGrad",
+                                              // ops_e: space/depth, argmax
+                                              // pooling.
+                                              "SpaceToDepth", "DepthToSpace",
+                                              "MaxPoolWithArgmax",
+                                              "MaxPoolGradWithArgmax",
+                                              "MaxPool3D", "AvgPool3D",
+                                              "MaxPool3DGrad",
+                                              "AvgPool3DGrad"};
     if (kNoGpuYet->count(op) > 0) continue;
     if (kCpuOnly->count(op) > 0) {
       for (const KernelDef& def : Registry()->DefinitionsForOp(op)) {

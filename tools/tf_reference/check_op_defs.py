@@ -82,6 +82,12 @@ EXTRA_OPS = [
     "DepthwiseConv2dNativeBackpropInput",
     "DepthwiseConv2dNativeBackpropFilter", "MirrorPad", "MirrorPadGrad",
     "PadV2", "ResizeNearestNeighbor", "ResizeNearestNeighborGrad",
+    # Space/depth blocks and argmax pooling (slicing_ops_space_depth.cc,
+    # conv_ops_pool_argmax.cc).
+    "SpaceToDepth", "DepthToSpace", "MaxPoolWithArgmax",
+    "MaxPoolGradWithArgmax",
+    # 3-D pooling (conv_ops_pool3d.cc).
+    "MaxPool3D", "AvgPool3D", "MaxPool3DGrad", "AvgPool3DGrad",
 ]
 
 
