@@ -186,6 +186,13 @@ void BuildGraphWithEveryOp(const Scope& root) {
                      {1, 2, 2, 2, 1}, "SAME");
   ops::AvgPool3DGrad(back, ops::Shape(back, volume), avg3d, {1, 2, 2, 2, 1},
                      {1, 2, 2, 2, 1}, "VALID");
+  // 3-D convolution and its gradients.
+  Output filter3d = ops::Fill(conv, {3, 3, 3, 3, 4}, 0.25f);
+  Output conv3d = ops::Conv3D(conv, volume, filter3d, {1, 1, 2, 2, 1}, "SAME");
+  ops::Conv3DBackpropInputV2(back, ops::Shape(back, volume), filter3d, conv3d,
+                             {1, 1, 2, 2, 1}, "SAME");
+  ops::Conv3DBackpropFilterV2(back, volume, {3, 3, 3, 3, 4}, conv3d,
+                              {1, 1, 2, 2, 1}, "SAME");
 
   // Fully connected part and losses.
   Scope fc = s.NewSubScope("fc");

@@ -88,6 +88,8 @@ EXTRA_OPS = [
     "MaxPoolGradWithArgmax",
     # 3-D pooling (conv_ops_pool3d.cc).
     "MaxPool3D", "AvgPool3D", "MaxPool3DGrad", "AvgPool3DGrad",
+    # 3-D convolution (conv_ops_3d.cc).
+    "Conv3D", "Conv3DBackpropInputV2", "Conv3DBackpropFilterV2",
 ]
 
 
