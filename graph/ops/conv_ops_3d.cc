@@ -33,7 +33,8 @@ absl::Status Conv3DShape(InferenceContext* c) {
   DFLOW_RETURN_IF_ERROR(c->GetAttr("padding", &padding));
   DFLOW_RETURN_IF_ERROR(c->GetAttr("data_format", &format));
   bool ok = strides.size() == 5 && dilations.size() == 5;
-  for (size_t i = 0; ok && i < 5; ++i) ok = strides[i] >= 1 && dilations[i] >= 1;
+  for (size_t i = 0; ok && i < 5; ++i)
+    ok = strides[i] >= 1 && dilations[i] >= 1;
   if (!ok) {
     return InvalidArgument("strides [", absl::StrJoin(strides, ","),
                            "] and dilations [", absl::StrJoin(dilations, ","),
@@ -41,8 +42,7 @@ absl::Status Conv3DShape(InferenceContext* c) {
   }
   TensorShape in, filter;
   DFLOW_RETURN_IF_ERROR(c->WithRank(c->input(0), 5, "input 'input'", &in));
-  DFLOW_RETURN_IF_ERROR(
-      c->WithRank(c->input(1), 5, "input 'filter'", &filter));
+  DFLOW_RETURN_IF_ERROR(c->WithRank(c->input(1), 5, "input 'filter'", &filter));
   const bool ncdhw = format == "NCDHW";
   const int ch = ncdhw ? 1 : 4, first = ncdhw ? 2 : 1;
   if (strides[0] != 1 || strides[ch] != 1 || dilations[0] != 1 ||
@@ -158,8 +158,7 @@ Output BuildConv3D(const Scope& scope, const char* op,
 Output Conv3D(const Scope& scope, Input input, Input filter,
               std::vector<int64_t> strides, std::string padding,
               const Conv3DAttrs& attrs) {
-  return BuildConv3D(scope, "Conv3D", {input, filter}, strides, padding,
-                     attrs);
+  return BuildConv3D(scope, "Conv3D", {input, filter}, strides, padding, attrs);
 }
 
 Output Conv3DBackpropInputV2(const Scope& scope, Input input_sizes,
@@ -173,8 +172,8 @@ Output Conv3DBackpropInputV2(const Scope& scope, Input input_sizes,
 
 Output Conv3DBackpropFilterV2(const Scope& scope, Input input,
                               Input filter_sizes, Input out_backprop,
-                              std::vector<int64_t> strides,
-                              std::string padding, const Conv3DAttrs& attrs) {
+                              std::vector<int64_t> strides, std::string padding,
+                              const Conv3DAttrs& attrs) {
   return BuildConv3D(scope, "Conv3DBackpropFilterV2",
                      {input, filter_sizes, out_backprop}, strides, padding,
                      attrs);

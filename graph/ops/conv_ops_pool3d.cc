@@ -41,8 +41,7 @@ absl::Status Pooled3DShape(InferenceContext* c, const TensorShape& input,
                            "] must have 5 positive entries (", format, ")");
   }
   const int ch = format == "NCDHW" ? 1 : 4;
-  if (ksize[0] != 1 || strides[0] != 1 || ksize[ch] != 1 ||
-      strides[ch] != 1) {
+  if (ksize[0] != 1 || strides[0] != 1 || ksize[ch] != 1 || strides[ch] != 1) {
     return InvalidArgument("ksize [", absl::StrJoin(ksize, ","),
                            "] and strides [", absl::StrJoin(strides, ","),
                            "]: pooling the batch or channels is not supported");
@@ -77,9 +76,8 @@ absl::Status Pool3DShape(InferenceContext* c) {
 absl::Status MaxPool3DGradShape(InferenceContext* c) {
   TensorShape pooled, merged;
   DFLOW_RETURN_IF_ERROR(Pooled3DShape(c, c->input(0), &pooled));
-  DFLOW_RETURN_IF_ERROR(
-      c->MergeShapes(pooled, c->input(1), "pooled orig_input and orig_output",
-                     &merged));
+  DFLOW_RETURN_IF_ERROR(c->MergeShapes(
+      pooled, c->input(1), "pooled orig_input and orig_output", &merged));
   DFLOW_RETURN_IF_ERROR(
       c->MergeShapes(merged, c->input(2), "orig_output and grad", &merged));
   c->set_output(0, c->input(0));
@@ -123,8 +121,7 @@ DFLOW_REGISTER_OP("AvgPool3D")
     .Attr(kFormat)
     .Attr("T: {half, bfloat16, float, double}")
     .SetShapeFn(Pool3DShape)
-    .Doc(
-        "The mean of each ksize window of a volume (padding not counted).");
+    .Doc("The mean of each ksize window of a volume (padding not counted).");
 
 DFLOW_REGISTER_OP("MaxPool3DGrad")
     .Input("orig_input: TInput")

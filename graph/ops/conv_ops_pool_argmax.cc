@@ -79,8 +79,10 @@ absl::Status MaxPoolWithArgmaxShape(InferenceContext* c) {
 absl::Status MaxPoolGradWithArgmaxShape(InferenceContext* c) {
   TensorShape pooled, merged;
   DFLOW_RETURN_IF_ERROR(PooledShape(c, &pooled));
-  DFLOW_RETURN_IF_ERROR(c->MergeShapes(pooled, c->input(1), "pooled input and grad", &merged));
-  DFLOW_RETURN_IF_ERROR(c->MergeShapes(merged, c->input(2), "grad and argmax", &merged));
+  DFLOW_RETURN_IF_ERROR(
+      c->MergeShapes(pooled, c->input(1), "pooled input and grad", &merged));
+  DFLOW_RETURN_IF_ERROR(
+      c->MergeShapes(merged, c->input(2), "grad and argmax", &merged));
   c->set_output(0, c->input(0));
   return absl::OkStatus();
 }

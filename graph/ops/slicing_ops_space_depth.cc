@@ -42,8 +42,8 @@ absl::Status SpaceDepthShape(InferenceContext* c, bool to_depth) {
     const int64_t v = in.dim(i);
     if (v == kUnknown) continue;
     if (to_depth && v % block != 0) {
-      return InvalidArgument("dimension ", i, " of input ", in.ToString(),
-                             " (", format, ") must be divisible by block_size ",
+      return InvalidArgument("dimension ", i, " of input ", in.ToString(), " (",
+                             format, ") must be divisible by block_size ",
                              block);
     }
     out.set_dim(i, to_depth ? v / block : v * block);
@@ -51,10 +51,9 @@ absl::Status SpaceDepthShape(InferenceContext* c, bool to_depth) {
   const int64_t depth = in.dim(d);
   if (depth != kUnknown) {
     if (!to_depth && depth % sq != 0) {
-      return InvalidArgument("the depth ", depth, " of input ", in.ToString(),
-                             " (", format,
-                             ") must be divisible by block_size * block_size ",
-                             sq);
+      return InvalidArgument(
+          "the depth ", depth, " of input ", in.ToString(), " (", format,
+          ") must be divisible by block_size * block_size ", sq);
     }
     out.set_dim(d, to_depth ? depth * sq : depth / sq);
   }

@@ -49,8 +49,7 @@ struct Conv3DGeometry {
 // into `cols` ([r1 - r0, patch]), zeros for the padding; or adds them back
 // from `cols` into `img` (col2im).
 template <bool kToCols, typename T>
-void Im2Col(const Conv3DGeometry& g, int64_t r0, int64_t r1, T* img,
-            T* cols) {
+void Im2Col(const Conv3DGeometry& g, int64_t r0, int64_t r1, T* img, T* cols) {
   const int64_t c = g.in_c, patch = g.patch();
   for (int64_t r = r0; r < r1; ++r) {
     const int64_t o2 = r % g.out[2], o1 = (r / g.out[2]) % g.out[1],
@@ -120,10 +119,10 @@ class Conv3DBase : public OpKernel {
           input.ToString()));
     }
     if (filter.rank() != 5) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "filter must be 5-D [depth, height, width, in_channels, "
-          "out_channels], but has shape ",
-          filter.ToString()));
+      return absl::InvalidArgumentError(
+          absl::StrCat("filter must be 5-D [depth, height, width, in_channels, "
+                       "out_channels], but has shape ",
+                       filter.ToString()));
     }
     if (input.dim(4) != filter.dim(3)) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -163,8 +162,8 @@ class Conv3DBase : public OpKernel {
   // Rows of the im2col matrix per step.
   static int64_t RowsPerStep(const Conv3DGeometry& g) {
     return std::max<int64_t>(
-        1, std::min(g.positions(), kColsBudget / std::max<int64_t>(
-                                                      1, g.patch())));
+        1,
+        std::min(g.positions(), kColsBudget / std::max<int64_t>(1, g.patch())));
   }
 
   // Reads a shape vector input (input_sizes, filter_sizes) of 5 sizes.
@@ -225,10 +224,10 @@ class Conv3DOp : public Conv3DBase {
       for (int64_t r0 = 0; r0 < p; r0 += step) {
         const int64_t r1 = std::min(p, r0 + step);
         Im2Col<true>(g, r0, r1, in + b * image, cols.data());
-        OP_REQUIRES_OK(ctx, Gemm<T>(ctx->thread_pool(), false, false, r1 - r0,
-                                    g.out_c, patch, cols.data(), patch, w,
-                                    g.out_c, T(0),
-                                    o + (b * p + r0) * g.out_c, g.out_c));
+        OP_REQUIRES_OK(
+            ctx, Gemm<T>(ctx->thread_pool(), false, false, r1 - r0, g.out_c,
+                         patch, cols.data(), patch, w, g.out_c, T(0),
+                         o + (b * p + r0) * g.out_c, g.out_c));
       }
     }
   }
@@ -260,10 +259,10 @@ class Conv3DBackpropInputOp : public Conv3DBase {
     for (int64_t b = 0; b < g.batch; ++b) {
       for (int64_t r0 = 0; r0 < p; r0 += step) {
         const int64_t r1 = std::min(p, r0 + step);
-        OP_REQUIRES_OK(ctx, Gemm<T>(ctx->thread_pool(), false, true, r1 - r0,
-                                    patch, g.out_c,
-                                    d + (b * p + r0) * g.out_c, g.out_c, w,
-                                    g.out_c, T(0), cols.data(), patch));
+        OP_REQUIRES_OK(ctx,
+                       Gemm<T>(ctx->thread_pool(), false, true, r1 - r0, patch,
+                               g.out_c, d + (b * p + r0) * g.out_c, g.out_c, w,
+                               g.out_c, T(0), cols.data(), patch));
         Im2Col<false>(g, r0, r1, dx + b * image, cols.data());
       }
     }
@@ -307,20 +306,20 @@ class Conv3DBackpropFilterOp : public Conv3DBase {
   }
 };
 
-#define DFLOW_REGISTER_CONV3D(T)                                           \
-  DFLOW_REGISTER_KERNEL(                                                   \
+#define DFLOW_REGISTER_CONV3D(T)                                            \
+  DFLOW_REGISTER_KERNEL(                                                    \
       KernelDefBuilder("Conv3D").Device(kDeviceCpu).TypeConstraint<T>("T"), \
-      Conv3DOp<T>);                                                        \
-  DFLOW_REGISTER_KERNEL(KernelDefBuilder("Conv3DBackpropInputV2")          \
-                            .Device(kDeviceCpu)                            \
-                            .TypeConstraint<T>("T")                        \
+      Conv3DOp<T>);                                                         \
+  DFLOW_REGISTER_KERNEL(KernelDefBuilder("Conv3DBackpropInputV2")           \
+                            .Device(kDeviceCpu)                             \
+                            .TypeConstraint<T>("T")                         \
                             .TypeConstraint("Tshape", {DT_INT32, DT_INT64}) \
-                            .HostMemory("input_sizes"),                    \
-                        Conv3DBackpropInputOp<T>);                         \
-  DFLOW_REGISTER_KERNEL(KernelDefBuilder("Conv3DBackpropFilterV2")         \
-                            .Device(kDeviceCpu)                            \
-                            .TypeConstraint<T>("T")                        \
-                            .HostMemory("filter_sizes"),                   \
+                            .HostMemory("input_sizes"),                     \
+                        Conv3DBackpropInputOp<T>);                          \
+  DFLOW_REGISTER_KERNEL(KernelDefBuilder("Conv3DBackpropFilterV2")          \
+                            .Device(kDeviceCpu)                             \
+                            .TypeConstraint<T>("T")                         \
+                            .HostMemory("filter_sizes"),                    \
                         Conv3DBackpropFilterOp<T>)
 
 DFLOW_REGISTER_CONV3D(float);

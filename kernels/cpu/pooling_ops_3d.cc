@@ -57,7 +57,8 @@ class Pool3DBase : public OpKernel {
                     "NDHWC, but the node asks for ", format,
                     " (as TensorFlow's CPU kernel)")));
     bool ok = ksize_.size() == 5 && strides_.size() == 5;
-    for (size_t i = 0; ok && i < 5; ++i) ok = ksize_[i] >= 1 && strides_[i] >= 1;
+    for (size_t i = 0; ok && i < 5; ++i)
+      ok = ksize_[i] >= 1 && strides_[i] >= 1;
     ok = ok && ksize_[0] == 1 && strides_[0] == 1 && ksize_[4] == 1 &&
          strides_[4] == 1;
     OP_REQUIRES(ctx, ok,
@@ -115,8 +116,8 @@ class Pool3DBase : public OpKernel {
             for (int i = 0; i < 3; ++i) {
               const int64_t start = o[i] * g.stride[i] - g.pad[i];
               begin[i] = start < 0 ? 0 : start;
-              end[i] = start + g.window[i] < g.in[i] ? start + g.window[i]
-                                                     : g.in[i];
+              end[i] =
+                  start + g.window[i] < g.in[i] ? start + g.window[i] : g.in[i];
             }
             const int64_t at =
                 (((b * g.out[0] + op) * g.out[1] + orow) * g.out[2] + oc) *
@@ -164,35 +165,35 @@ class Pool3DOp : public Pool3DBase {
     const E* in = reinterpret_cast<const E*>(input.data<T>());
     E* o = reinterpret_cast<E*>(out->data<T>());
     std::vector<Acc<T>> acc(g.depth);
-    ForEachWindow(g, [&](int64_t b, int64_t at,
-                         const std::array<int64_t, 3>& begin,
-                         const std::array<int64_t, 3>& end) {
-      bool first = true;
-      int64_t count = 0;
-      ForEachPixel(g, b, begin, end, [&](int64_t pix) {
-        const E* v = in + pix;
-        if (first) {
+    ForEachWindow(
+        g, [&](int64_t b, int64_t at, const std::array<int64_t, 3>& begin,
+               const std::array<int64_t, 3>& end) {
+          bool first = true;
+          int64_t count = 0;
+          ForEachPixel(g, b, begin, end, [&](int64_t pix) {
+            const E* v = in + pix;
+            if (first) {
+              for (int64_t c = 0; c < g.depth; ++c) {
+                acc[c] = static_cast<Acc<T>>(v[c]);
+              }
+              first = false;
+            } else if constexpr (kMax) {
+              for (int64_t c = 0; c < g.depth; ++c) {
+                const Acc<T> x = static_cast<Acc<T>>(v[c]);
+                acc[c] = x > acc[c] ? x : acc[c];
+              }
+            } else {
+              for (int64_t c = 0; c < g.depth; ++c) {
+                acc[c] += static_cast<Acc<T>>(v[c]);
+              }
+            }
+            ++count;
+          });
+          const Acc<T> scale = kMax ? Acc<T>(1) : Acc<T>(1) / Acc<T>(count);
           for (int64_t c = 0; c < g.depth; ++c) {
-            acc[c] = static_cast<Acc<T>>(v[c]);
+            o[at + c] = static_cast<E>(kMax ? acc[c] : acc[c] * scale);
           }
-          first = false;
-        } else if constexpr (kMax) {
-          for (int64_t c = 0; c < g.depth; ++c) {
-            const Acc<T> x = static_cast<Acc<T>>(v[c]);
-            acc[c] = x > acc[c] ? x : acc[c];
-          }
-        } else {
-          for (int64_t c = 0; c < g.depth; ++c) {
-            acc[c] += static_cast<Acc<T>>(v[c]);
-          }
-        }
-        ++count;
-      });
-      const Acc<T> scale = kMax ? Acc<T>(1) : Acc<T>(1) / Acc<T>(count);
-      for (int64_t c = 0; c < g.depth; ++c) {
-        o[at + c] = static_cast<E>(kMax ? acc[c] : acc[c] * scale);
-      }
-    });
+        });
   }
 };
 
@@ -209,12 +210,12 @@ class MaxPool3DGradOp : public Pool3DBase {
     Pool3DGeometry g;
     OP_REQUIRES_OK(ctx, ComputeGeometry(orig_in.shape(), &g));
     const TensorShape pooled = g.output_shape();
-    OP_REQUIRES(ctx, orig_out.shape() == pooled && grad.shape() == pooled,
-                absl::InvalidArgumentError(absl::StrCat(
-                    "orig_output ", orig_out.shape().ToString(), " and grad ",
-                    grad.shape().ToString(), " must have the pooled shape ",
-                    pooled.ToString(), " of orig_input ",
-                    orig_in.shape().ToString())));
+    OP_REQUIRES(
+        ctx, orig_out.shape() == pooled && grad.shape() == pooled,
+        absl::InvalidArgumentError(absl::StrCat(
+            "orig_output ", orig_out.shape().ToString(), " and grad ",
+            grad.shape().ToString(), " must have the pooled shape ",
+            pooled.ToString(), " of orig_input ", orig_in.shape().ToString())));
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, orig_in.shape(), &out));
     const E* in = reinterpret_cast<const E*>(orig_in.data<T>());
@@ -222,24 +223,24 @@ class MaxPool3DGradOp : public Pool3DBase {
     std::vector<float> sum(orig_in.NumElements(), 0.0f);
     std::vector<float> best(g.depth);
     std::vector<int64_t> where(g.depth);
-    ForEachWindow(g, [&](int64_t b, int64_t at,
-                         const std::array<int64_t, 3>& begin,
-                         const std::array<int64_t, 3>& end) {
-      bool first = true;
-      ForEachPixel(g, b, begin, end, [&](int64_t pix) {
-        for (int64_t c = 0; c < g.depth; ++c) {
-          const float v = static_cast<float>(in[pix + c]);
-          if (first || v > best[c]) {
-            best[c] = v;
-            where[c] = pix + c;
+    ForEachWindow(
+        g, [&](int64_t b, int64_t at, const std::array<int64_t, 3>& begin,
+               const std::array<int64_t, 3>& end) {
+          bool first = true;
+          ForEachPixel(g, b, begin, end, [&](int64_t pix) {
+            for (int64_t c = 0; c < g.depth; ++c) {
+              const float v = static_cast<float>(in[pix + c]);
+              if (first || v > best[c]) {
+                best[c] = v;
+                where[c] = pix + c;
+              }
+            }
+            first = false;
+          });
+          for (int64_t c = 0; c < g.depth; ++c) {
+            sum[where[c]] += static_cast<float>(gr[at + c]);
           }
-        }
-        first = false;
-      });
-      for (int64_t c = 0; c < g.depth; ++c) {
-        sum[where[c]] += static_cast<float>(gr[at + c]);
-      }
-    });
+        });
     E* o = reinterpret_cast<E*>(out->data<T>());
     for (size_t i = 0; i < sum.size(); ++i) o[i] = static_cast<E>(sum[i]);
   }
@@ -254,8 +255,7 @@ class AvgPool3DGradOp : public Pool3DBase {
     using E = typename EigenElement<T>::type;
     const Tensor& shape_t = ctx->input(0);
     const Tensor& grad = ctx->input(1);
-    OP_REQUIRES(ctx,
-                shape_t.shape().rank() == 1 && shape_t.NumElements() == 5,
+    OP_REQUIRES(ctx, shape_t.shape().rank() == 1 && shape_t.NumElements() == 5,
                 absl::InvalidArgumentError(absl::StrCat(
                     "orig_input_shape must be a vector of 5 sizes, but has "
                     "shape ",
@@ -273,32 +273,31 @@ class AvgPool3DGradOp : public Pool3DBase {
     OP_REQUIRES(ctx, grad.shape() == g.output_shape(),
                 absl::InvalidArgumentError(absl::StrCat(
                     "grad ", grad.shape().ToString(),
-                    " must have the pooled shape ",
-                    g.output_shape().ToString(), " of orig_input_shape ",
-                    in_shape.ToString())));
+                    " must have the pooled shape ", g.output_shape().ToString(),
+                    " of orig_input_shape ", in_shape.ToString())));
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, in_shape, &out));
     const E* gr = reinterpret_cast<const E*>(grad.data<T>());
     std::vector<Acc<T>> sum(out->NumElements(), Acc<T>(0));
-    ForEachWindow(g, [&](int64_t b, int64_t at,
-                         const std::array<int64_t, 3>& begin,
-                         const std::array<int64_t, 3>& end) {
-      const int64_t count = (end[0] - begin[0]) * (end[1] - begin[1]) *
-                            (end[2] - begin[2]);
-      const Acc<T> scale = Acc<T>(1) / Acc<T>(count);
-      ForEachPixel(g, b, begin, end, [&](int64_t pix) {
-        for (int64_t c = 0; c < g.depth; ++c) {
-          sum[pix + c] += static_cast<Acc<T>>(gr[at + c]) * scale;
-        }
-      });
-    });
+    ForEachWindow(
+        g, [&](int64_t b, int64_t at, const std::array<int64_t, 3>& begin,
+               const std::array<int64_t, 3>& end) {
+          const int64_t count =
+              (end[0] - begin[0]) * (end[1] - begin[1]) * (end[2] - begin[2]);
+          const Acc<T> scale = Acc<T>(1) / Acc<T>(count);
+          ForEachPixel(g, b, begin, end, [&](int64_t pix) {
+            for (int64_t c = 0; c < g.depth; ++c) {
+              sum[pix + c] += static_cast<Acc<T>>(gr[at + c]) * scale;
+            }
+          });
+        });
     E* o = reinterpret_cast<E*>(out->data<T>());
     for (size_t i = 0; i < sum.size(); ++i) o[i] = static_cast<E>(sum[i]);
   }
 };
 
-#define DFLOW_REGISTER_POOL3D(OP, T, ...)                              \
-  DFLOW_REGISTER_KERNEL(                                               \
+#define DFLOW_REGISTER_POOL3D(OP, T, ...)                             \
+  DFLOW_REGISTER_KERNEL(                                              \
       KernelDefBuilder(OP).Device(kDeviceCpu).TypeConstraint<T>("T"), \
       __VA_ARGS__)
 

@@ -51,9 +51,9 @@ class ArgmaxPoolBase : public OpKernel {
     g->cols = in.dim(2);
     g->depth = in.dim(3);
     window::WindowDim r, c;
-    absl::Status s = window::ComputeWindow(g->rows, ksize_[window::kRowDim], 1,
-                                           strides_[window::kRowDim], padding_,
-                                           0, &r);
+    absl::Status s =
+        window::ComputeWindow(g->rows, ksize_[window::kRowDim], 1,
+                              strides_[window::kRowDim], padding_, 0, &r);
     if (s.ok()) {
       s = window::ComputeWindow(g->cols, ksize_[window::kColDim], 1,
                                 strides_[window::kColDim], padding_, 1, &c);
@@ -106,7 +106,8 @@ class MaxPoolWithArgmaxOp : public ArgmaxPoolBase {
           const int64_t x0 = ox * strides_[window::kColDim] - g.pad_left;
           const int64_t x_begin = x0 < 0 ? 0 : x0;
           const int64_t x_end = x0 + kc < g.cols ? x0 + kc : g.cols;
-          const int64_t at = ((b * g.out_rows + oy) * g.out_cols + ox) * g.depth;
+          const int64_t at =
+              ((b * g.out_rows + oy) * g.out_cols + ox) * g.depth;
           E* best = o + at;
           Idx* where = a + at;
           // The window's first pixel starts every channel's maximum; later
@@ -182,26 +183,26 @@ class MaxPoolGradWithArgmaxOp : public ArgmaxPoolBase {
   }
 };
 
-#define DFLOW_REGISTER_ARGMAX_POOL(T)                                      \
-  DFLOW_REGISTER_KERNEL(KernelDefBuilder("MaxPoolWithArgmax")              \
-                            .Device(kDeviceCpu)                            \
-                            .TypeConstraint<T>("T")                        \
-                            .TypeConstraint<int64_t>("Targmax"),           \
-                        MaxPoolWithArgmaxOp<T, int64_t>);                  \
-  DFLOW_REGISTER_KERNEL(KernelDefBuilder("MaxPoolWithArgmax")              \
-                            .Device(kDeviceCpu)                            \
-                            .TypeConstraint<T>("T")                        \
-                            .TypeConstraint<int32_t>("Targmax"),           \
-                        MaxPoolWithArgmaxOp<T, int32_t>);                  \
-  DFLOW_REGISTER_KERNEL(KernelDefBuilder("MaxPoolGradWithArgmax")          \
-                            .Device(kDeviceCpu)                            \
-                            .TypeConstraint<T>("T")                        \
-                            .TypeConstraint<int64_t>("Targmax"),           \
-                        MaxPoolGradWithArgmaxOp<T, int64_t>);              \
-  DFLOW_REGISTER_KERNEL(KernelDefBuilder("MaxPoolGradWithArgmax")          \
-                            .Device(kDeviceCpu)                            \
-                            .TypeConstraint<T>("T")                        \
-                            .TypeConstraint<int32_t>("Targmax"),           \
+#define DFLOW_REGISTER_ARGMAX_POOL(T)                             \
+  DFLOW_REGISTER_KERNEL(KernelDefBuilder("MaxPoolWithArgmax")     \
+                            .Device(kDeviceCpu)                   \
+                            .TypeConstraint<T>("T")               \
+                            .TypeConstraint<int64_t>("Targmax"),  \
+                        MaxPoolWithArgmaxOp<T, int64_t>);         \
+  DFLOW_REGISTER_KERNEL(KernelDefBuilder("MaxPoolWithArgmax")     \
+                            .Device(kDeviceCpu)                   \
+                            .TypeConstraint<T>("T")               \
+                            .TypeConstraint<int32_t>("Targmax"),  \
+                        MaxPoolWithArgmaxOp<T, int32_t>);         \
+  DFLOW_REGISTER_KERNEL(KernelDefBuilder("MaxPoolGradWithArgmax") \
+                            .Device(kDeviceCpu)                   \
+                            .TypeConstraint<T>("T")               \
+                            .TypeConstraint<int64_t>("Targmax"),  \
+                        MaxPoolGradWithArgmaxOp<T, int64_t>);     \
+  DFLOW_REGISTER_KERNEL(KernelDefBuilder("MaxPoolGradWithArgmax") \
+                            .Device(kDeviceCpu)                   \
+                            .TypeConstraint<T>("T")               \
+                            .TypeConstraint<int32_t>("Targmax"),  \
                         MaxPoolGradWithArgmaxOp<T, int32_t>)
 
 DFLOW_REGISTER_ARGMAX_POOL(float);

@@ -1,7 +1,8 @@
 // CPU kernels for SpaceToDepth and DepthToSpace. Both relate a "space"
 // tensor and a "depth" tensor with block size bs by
-//   NHWC: depth[b, h, w, (dy * bs + dx) * C + c] = space[b, h*bs+dy, w*bs+dx, c]
-//   NCHW: depth[b, (dy * bs + dx) * C + c, h, w] = space[b, c, h*bs+dy, w*bs+dx]
+//   NHWC: depth[b, h, w, (dy * bs + dx) * C + c] = space[b, h*bs+dy, w*bs+dx,
+//   c] NCHW: depth[b, (dy * bs + dx) * C + c, h, w] = space[b, c, h*bs+dy,
+//   w*bs+dx]
 // (C the space tensor's depth). SpaceToDepth fills the depth tensor,
 // DepthToSpace the space tensor. In NHWC the C channels move as one
 // contiguous run. TensorFlow's CPU kernels take NHWC only; NCHW costs
@@ -47,7 +48,8 @@ void MoveBlocks(const SpaceDepthGeometry& g, T* space, T* depth) {
         for (int64_t w = 0; w < ow; ++w) {
           T* d = depth + ((b * oh + h) * ow + w) * c * bs * bs;
           for (int64_t dy = 0; dy < bs; ++dy) {
-            T* s = space + ((b * g.height + h * bs + dy) * g.width + w * bs) * c;
+            T* s =
+                space + ((b * g.height + h * bs + dy) * g.width + w * bs) * c;
             // The bs pixels of one block row are contiguous in both.
             move(s, d + dy * bs * c, bs * c);
           }
@@ -100,9 +102,9 @@ class SpaceDepthOp : public OpKernel {
     const TensorShape& in = input.shape();
     const char* layout = nchw_ ? "NCHW" : "NHWC";
     OP_REQUIRES(ctx, in.rank() == 4,
-                absl::InvalidArgumentError(absl::StrCat(
-                    "input must be 4-D (", layout, "), but has shape ",
-                    in.ToString())));
+                absl::InvalidArgumentError(
+                    absl::StrCat("input must be 4-D (", layout,
+                                 "), but has shape ", in.ToString())));
     const int hd = nchw_ ? 2 : 1, wd = nchw_ ? 3 : 2, cd = nchw_ ? 1 : 3;
     const int64_t sq = block_ * block_;
     SpaceDepthGeometry g;
@@ -113,8 +115,8 @@ class SpaceDepthOp : public OpKernel {
     if (kToDepth) {
       OP_REQUIRES(ctx, in.dim(hd) % block_ == 0 && in.dim(wd) % block_ == 0,
                   absl::InvalidArgumentError(absl::StrCat(
-                      "height and width of input ", in.ToString(), " (",
-                      layout, ") must be divisible by block_size ", block_)));
+                      "height and width of input ", in.ToString(), " (", layout,
+                      ") must be divisible by block_size ", block_)));
       g.height = in.dim(hd);
       g.width = in.dim(wd);
       g.depth = in.dim(cd);
@@ -122,12 +124,12 @@ class SpaceDepthOp : public OpKernel {
       out_shape.set_dim(wd, g.width / block_);
       out_shape.set_dim(cd, g.depth * sq);
     } else {
-      OP_REQUIRES(ctx, in.dim(cd) % sq == 0,
-                  absl::InvalidArgumentError(absl::StrCat(
-                      "the depth ", in.dim(cd), " of input ", in.ToString(),
-                      " (", layout,
-                      ") must be divisible by block_size * block_size = ",
-                      sq)));
+      OP_REQUIRES(
+          ctx, in.dim(cd) % sq == 0,
+          absl::InvalidArgumentError(absl::StrCat(
+              "the depth ", in.dim(cd), " of input ", in.ToString(), " (",
+              layout,
+              ") must be divisible by block_size * block_size = ", sq)));
       g.height = in.dim(hd) * block_;
       g.width = in.dim(wd) * block_;
       g.depth = in.dim(cd) / sq;

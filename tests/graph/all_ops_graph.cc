@@ -193,6 +193,24 @@ void BuildGraphWithEveryOp(const Scope& root) {
                              {1, 1, 2, 2, 1}, "SAME");
   ops::Conv3DBackpropFilterV2(back, volume, {3, 3, 3, 3, 4}, conv3d,
                               {1, 1, 2, 2, 1}, "SAME");
+  // Bicubic and area resizing, color spaces.
+  Output bicubic = ops::ResizeBicubic(
+      conv, x, {48, 40}, ops::ResizeAttrs().HalfPixelCenters(true));
+  ops::ResizeBicubicGrad(back, bicubic, x,
+                         ops::ResizeAttrs().HalfPixelCenters(true));
+  ops::ResizeArea(conv, x, {16, 16});
+  Output hsv = ops::RGBToHSV(conv, x);
+  ops::HSVToRGB(conv, hsv);
+  ops::AdjustHue(conv, x, 0.25f);
+  ops::AdjustSaturation(conv, x, 1.5f);
+  // Box crops (as Faster R-CNN's ROI pooling) and image patches.
+  Output boxes = ops::Const(conv, {0.1f, 0.2f, 0.8f, 0.9f}, {1, 4});
+  Output box_ind = ops::Const(conv, {3}, {1});
+  Output crops = ops::CropAndResize(conv, x, boxes, box_ind, {7, 7});
+  ops::CropAndResizeGradImage(back, crops, boxes, box_ind, {8, 32, 32, 3},
+                              DT_FLOAT);
+  ops::ExtractImagePatches(conv, x, {1, 3, 3, 1}, {1, 2, 2, 1}, {1, 1, 1, 1},
+                           "SAME");
 
   // Fully connected part and losses.
   Scope fc = s.NewSubScope("fc");

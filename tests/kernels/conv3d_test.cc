@@ -63,7 +63,8 @@ TEST(Conv3DTest, TensorFlowsGraphGivesTensorFlowsValues) {
 // A plain 6-loop convolution for a shape larger than the im2col step.
 TEST(Conv3DTest, LargeConvolutionMatchesPlainLoop) {
   Scope root = Scope::NewRootScope();
-  Output x = ops::Placeholder(root, DT_FLOAT), w = ops::Placeholder(root, DT_FLOAT);
+  Output x = ops::Placeholder(root, DT_FLOAT),
+         w = ops::Placeholder(root, DT_FLOAT);
   const int64_t n = 1, d = 9, h = 20, wd = 20, c = 8, k = 3, oc = 5;
   std::vector<float> xv(n * d * h * wd * c), wv(k * k * k * c * oc);
   for (size_t i = 0; i < xv.size(); ++i) xv[i] = ((i * 7919) % 13) / 6.5f - 1;
@@ -125,7 +126,8 @@ void ExpectInvalid(const absl::Status& s, const std::string& text) {
 
 TEST(Conv3DTest, ShapeErrorsSayWhat) {
   Scope root = Scope::NewRootScope();
-  Output x = ops::Placeholder(root, DT_FLOAT), w = ops::Placeholder(root, DT_FLOAT),
+  Output x = ops::Placeholder(root, DT_FLOAT),
+         w = ops::Placeholder(root, DT_FLOAT),
          s = ops::Placeholder(root, DT_INT32);
   const std::vector<int64_t> ones = {1, 1, 1, 1, 1};
   const Tensor x5(DT_FLOAT, TensorShape({1, 4, 4, 4, 3}));
@@ -133,32 +135,29 @@ TEST(Conv3DTest, ShapeErrorsSayWhat) {
   ExpectInvalid(RunError(ops::Conv3D(root, x, w, ones, "VALID"),
                          {Tensor(DT_FLOAT, TensorShape({4, 4, 4, 3})), w5}),
                 "input must be 5-D");
-  ExpectInvalid(
-      RunError(ops::Conv3D(root, x, w, ones, "VALID"),
-               {x5, Tensor(DT_FLOAT, TensorShape({2, 2, 2, 4, 2}))}),
-      "has 3 channels but filter [2,2,2,4,2] expects 4");
-  ExpectInvalid(
-      RunError(ops::Conv3D(root, x, w, ones, "VALID"),
-               {x5, Tensor(DT_FLOAT, TensorShape({5, 2, 2, 3, 2}))}),
-      "smaller than the dilated filter");
+  ExpectInvalid(RunError(ops::Conv3D(root, x, w, ones, "VALID"),
+                         {x5, Tensor(DT_FLOAT, TensorShape({2, 2, 2, 4, 2}))}),
+                "has 3 channels but filter [2,2,2,4,2] expects 4");
+  ExpectInvalid(RunError(ops::Conv3D(root, x, w, ones, "VALID"),
+                         {x5, Tensor(DT_FLOAT, TensorShape({5, 2, 2, 3, 2}))}),
+                "smaller than the dilated filter");
   Output dx = ops::Conv3DBackpropInputV2(root, s, w, x, ones, "VALID");
   ExpectInvalid(
-      RunError(dx, {Tensor::FromVector<int32_t>({1, 4, 4, 4, 3},
-                                                TensorShape({5})),
-                    w5, Tensor(DT_FLOAT, TensorShape({1, 3, 3, 2, 2}))}),
+      RunError(dx,
+               {Tensor::FromVector<int32_t>({1, 4, 4, 4, 3}, TensorShape({5})),
+                w5, Tensor(DT_FLOAT, TensorShape({1, 3, 3, 2, 2}))}),
       "out_backprop has shape [1,3,3,2,2] but the convolution of input "
       "[1,4,4,4,3] with filter [2,2,2,3,2] gives [1,3,3,3,2]");
-  ExpectInvalid(RunError(dx, {Tensor::FromVector<int32_t>({1, 4, 4},
-                                                          TensorShape({3})),
-                              w5, Tensor(DT_FLOAT, TensorShape({1, 3, 3, 3, 2}))}),
-                "input_sizes must be a vector of 5 sizes");
-  Output dw = ops::Conv3DBackpropFilterV2(root, x, s, w, ones, "VALID");
   ExpectInvalid(
-      RunError(dw, {x5,
-                    Tensor::FromVector<int32_t>({2, 2, -2, 3, 2},
-                                                TensorShape({5})),
-                    Tensor(DT_FLOAT, TensorShape({1, 3, 3, 3, 2}))}),
-      "filter_sizes has a negative size -2 at 2");
+      RunError(dx, {Tensor::FromVector<int32_t>({1, 4, 4}, TensorShape({3})),
+                    w5, Tensor(DT_FLOAT, TensorShape({1, 3, 3, 3, 2}))}),
+      "input_sizes must be a vector of 5 sizes");
+  Output dw = ops::Conv3DBackpropFilterV2(root, x, s, w, ones, "VALID");
+  ExpectInvalid(RunError(dw, {x5,
+                              Tensor::FromVector<int32_t>({2, 2, -2, 3, 2},
+                                                          TensorShape({5})),
+                              Tensor(DT_FLOAT, TensorShape({1, 3, 3, 3, 2}))}),
+                "filter_sizes has a negative size -2 at 2");
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 // SpaceToDepth, DepthToSpace, MaxPoolWithArgmax, MaxPoolGradWithArgmax,
-// MaxPool3D, AvgPool3D, MaxPool3DGrad and AvgPool3DGrad on a graph TensorFlow 2.21 wrote, against TensorFlow's values
+// MaxPool3D, AvgPool3D, MaxPool3DGrad and AvgPool3DGrad on a graph
+// TensorFlow 2.21 wrote, against TensorFlow's values
 // (tools/tf_reference/make_space_depth_pooling_reference.py): block sizes
 // 2 and 3, float, double, int32 and int64, the gradients tf.gradients
 // writes through them, SAME/VALID argmax pooling with and without the batch
@@ -129,8 +130,7 @@ TEST(SpaceDepthPoolingTest, SpaceDepthShapeErrorsSayWhat) {
 
 TEST(SpaceDepthPoolingTest, ArgmaxPoolingErrorsSayWhat) {
   Scope root = Scope::NewRootScope();
-  Output x = Ph(root, DT_FLOAT), g = Ph(root, DT_FLOAT),
-         a = Ph(root, DT_INT64);
+  Output x = Ph(root, DT_FLOAT), g = Ph(root, DT_FLOAT), a = Ph(root, DT_INT64);
   ExpectInvalid(RunError(ops::MaxPoolWithArgmax(root, x, {1, 3, 3, 1},
                                                 {1, 1, 1, 1}, "VALID")
                              .output,
@@ -144,20 +144,18 @@ TEST(SpaceDepthPoolingTest, ArgmaxPoolingErrorsSayWhat) {
   Output grad = ops::MaxPoolGradWithArgmax(root, x, g, a, {1, 2, 2, 1},
                                            {1, 2, 2, 1}, "VALID");
   const Tensor in(DT_FLOAT, TensorShape({1, 4, 4, 1}));
-  const Tensor g22 = Tensor::FromVector<float>({1, 2, 3, 4},
-                                               TensorShape({1, 2, 2, 1}));
-  ExpectInvalid(
-      RunError(grad, {in, g22,
-                      Tensor::FromVector<int64_t>({0, 3, 16, 9},
-                                                  TensorShape({1, 2, 2, 1}))}),
-      "argmax[2] = 16 is outside [0, 16)");
-  ExpectInvalid(
-      RunError(grad, {in, Tensor(DT_FLOAT, TensorShape({1, 3, 2, 1})),
-                      Tensor(DT_INT64, TensorShape({1, 2, 2, 1}))}),
-      "grad must have the pooled shape [1,2,2,1]");
+  const Tensor g22 =
+      Tensor::FromVector<float>({1, 2, 3, 4}, TensorShape({1, 2, 2, 1}));
   ExpectInvalid(RunError(grad, {in, g22,
-                                Tensor(DT_INT64, TensorShape({1, 2, 1, 1}))}),
-                "argmax must have the pooled shape");
+                                Tensor::FromVector<int64_t>(
+                                    {0, 3, 16, 9}, TensorShape({1, 2, 2, 1}))}),
+                "argmax[2] = 16 is outside [0, 16)");
+  ExpectInvalid(RunError(grad, {in, Tensor(DT_FLOAT, TensorShape({1, 3, 2, 1})),
+                                Tensor(DT_INT64, TensorShape({1, 2, 2, 1}))}),
+                "grad must have the pooled shape [1,2,2,1]");
+  ExpectInvalid(
+      RunError(grad, {in, g22, Tensor(DT_INT64, TensorShape({1, 2, 1, 1}))}),
+      "argmax must have the pooled shape");
 }
 
 }  // namespace

@@ -90,6 +90,13 @@ EXTRA_OPS = [
     "MaxPool3D", "AvgPool3D", "MaxPool3DGrad", "AvgPool3DGrad",
     # 3-D convolution (conv_ops_3d.cc).
     "Conv3D", "Conv3DBackpropInputV2", "Conv3DBackpropFilterV2",
+    # Bicubic and area resizing, color spaces (image_ops_bicubic_area.cc,
+    # image_ops_color.cc).
+    "ResizeBicubic", "ResizeBicubicGrad", "ResizeArea", "RGBToHSV",
+    "HSVToRGB", "AdjustHue", "AdjustSaturation",
+    # Box crops and patches (image_ops_crop_and_resize.cc,
+    # image_ops_patches.cc).
+    "CropAndResize", "CropAndResizeGradImage", "ExtractImagePatches",
 ]
 
 
