@@ -41,8 +41,7 @@ T FromFloat(float v) {
   }
 }
 
-// Checks boxes [n, 4], box_ind [n] (each in [0, batch)) and a positive
-// 2-vector `size` (crop_size).
+// Checks boxes [n, 4] and box_ind [n] (each in [0, batch)); sets n.
 absl::Status CheckBoxes(const Tensor& boxes, const Tensor& box_ind,
                         int64_t batch, int64_t* n) {
   if (boxes.shape().rank() != 2 || boxes.shape().dim(1) != 4) {
@@ -108,11 +107,12 @@ bool ReadMethod(OpKernelConstruction* ctx, bool* nearest) {
   return true;
 }
 
-// Calls visit(b, y, x, image, weights...) for every in-image sample:
-// bilinear gives 4 (row, col, weight) taps, nearest one.
+// Calls visit(box, y, x, image index, inside, in_y, in_x) for every sample
+// of every box's crop_h x crop_w crop; `inside` says whether (in_y, in_x)
+// is in the image.
 template <typename Visit>
 void ForEachSample(const float* boxes, const int32_t* box_ind, int64_t n,
-                   int64_t ch, int64_t cw, int64_t h, int64_t w, bool nearest,
+                   int64_t ch, int64_t cw, int64_t h, int64_t w,
                    Visit&& visit) {
   for (int64_t b = 0; b < n; ++b) {
     const float* box = boxes + 4 * b;
@@ -127,7 +127,6 @@ void ForEachSample(const float* boxes, const int32_t* box_ind, int64_t n,
       }
     }
   }
-  (void)nearest;
 }
 
 template <typename T>
@@ -163,7 +162,7 @@ class CropAndResizeOp : public OpKernel {
     const T* img = image.data<T>();
     float* o = out->data<float>();
     ForEachSample(
-        boxes.data<float>(), box_ind.data<int32_t>(), n, ch, cw, h, w, nearest_,
+        boxes.data<float>(), box_ind.data<int32_t>(), n, ch, cw, h, w,
         [&](int64_t b, int64_t y, int64_t x, int64_t bi, bool in, float in_y,
             float in_x) {
           float* dst = o + ((b * ch + y) * cw + x) * d;
@@ -250,7 +249,7 @@ class CropAndResizeGradImageOp : public OpKernel {
       px[c] = FromFloat<T>(AsFloat(px[c]) + v);
     };
     ForEachSample(
-        boxes.data<float>(), box_ind.data<int32_t>(), n, ch, cw, h, w, nearest_,
+        boxes.data<float>(), box_ind.data<int32_t>(), n, ch, cw, h, w,
         [&](int64_t b, int64_t y, int64_t x, int64_t bi, bool in, float in_y,
             float in_x) {
           if (!in) return;
