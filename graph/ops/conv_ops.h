@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "graph/scope.h"
+#include "graph/types.h"
 
 namespace dflow {
 namespace ops {
@@ -154,6 +155,98 @@ Output MaxPoolGrad(const Scope& scope, Input orig_input, Input orig_output,
 Output AvgPoolGrad(const Scope& scope, Input orig_input_shape, Input grad,
                    std::vector<int64_t> ksize, std::vector<int64_t> strides,
                    std::string padding, const AvgPoolGradAttrs& attrs = {});
+
+// --- conv_ops_pool_argmax.cc: MaxPoolWithArgmax and its gradient. ---
+
+struct MaxPoolWithArgmaxAttrs {
+  DataType targmax = DT_INT64;
+  // Whether argmax counts the batch too (flat index into the whole input).
+  bool include_batch_in_index = false;
+
+  MaxPoolWithArgmaxAttrs& Targmax(DataType v) {
+    targmax = v;
+    return *this;
+  }
+  MaxPoolWithArgmaxAttrs& IncludeBatchInIndex(bool v) {
+    include_batch_in_index = v;
+    return *this;
+  }
+};
+struct MaxPoolWithArgmaxOutputs {
+  Output output;  // MaxPool's result (NHWC).
+  Output argmax;  // Flat input index of each maximum, (y * W + x) * C + c.
+};
+// `padding` is "SAME" or "VALID".
+MaxPoolWithArgmaxOutputs MaxPoolWithArgmax(
+    const Scope& scope, Input input, std::vector<int64_t> ksize,
+    std::vector<int64_t> strides, std::string padding,
+    const MaxPoolWithArgmaxAttrs& attrs = {});
+// Zeros of input's shape with each grad element added at its argmax.
+Output MaxPoolGradWithArgmax(const Scope& scope, Input input, Input grad,
+                             Input argmax, std::vector<int64_t> ksize,
+                             std::vector<int64_t> strides, std::string padding,
+                             const MaxPoolWithArgmaxAttrs& attrs = {});
+
+// --- conv_ops_3d.cc: 3-D convolution and its gradients. ---
+
+struct Conv3DAttrs {
+  std::string data_format = "NDHWC";  // or "NCDHW"
+  std::vector<int64_t> dilations = {1, 1, 1, 1, 1};
+  Conv3DAttrs& DataFormat(std::string v) {
+    data_format = std::move(v);
+    return *this;
+  }
+  Conv3DAttrs& Dilations(std::vector<int64_t> v) {
+    dilations = std::move(v);
+    return *this;
+  }
+};
+
+// `filter` is [depth, height, width, in_channels, out_channels]; strides has
+// 5 entries in data_format order; `padding` is "SAME" or "VALID".
+Output Conv3D(const Scope& scope, Input input, Input filter,
+              std::vector<int64_t> strides, std::string padding,
+              const Conv3DAttrs& attrs = {});
+// The gradient with respect to the input, whose shape `input_sizes` (int32
+// or int64 vector of 5) gives.
+Output Conv3DBackpropInputV2(const Scope& scope, Input input_sizes,
+                             Input filter, Input out_backprop,
+                             std::vector<int64_t> strides, std::string padding,
+                             const Conv3DAttrs& attrs = {});
+// The gradient with respect to the filter, whose shape `filter_sizes`
+// (int32 vector of 5) gives.
+Output Conv3DBackpropFilterV2(const Scope& scope, Input input,
+                              Input filter_sizes, Input out_backprop,
+                              std::vector<int64_t> strides,
+                              std::string padding,
+                              const Conv3DAttrs& attrs = {});
+
+// --- conv_ops_pool3d.cc: 3-D pooling and its gradients. ---
+
+struct Pool3DAttrs {
+  std::string data_format = "NDHWC";  // or "NCDHW"
+  Pool3DAttrs& DataFormat(std::string v) {
+    data_format = std::move(v);
+    return *this;
+  }
+};
+
+// ksize and strides have 5 entries in data_format order (batch and channel
+// 1); `padding` is "SAME" or "VALID".
+Output MaxPool3D(const Scope& scope, Input input, std::vector<int64_t> ksize,
+                 std::vector<int64_t> strides, std::string padding,
+                 const Pool3DAttrs& attrs = {});
+Output AvgPool3D(const Scope& scope, Input input, std::vector<int64_t> ksize,
+                 std::vector<int64_t> strides, std::string padding,
+                 const Pool3DAttrs& attrs = {});
+Output MaxPool3DGrad(const Scope& scope, Input orig_input, Input orig_output,
+                     Input grad, std::vector<int64_t> ksize,
+                     std::vector<int64_t> strides, std::string padding,
+                     const Pool3DAttrs& attrs = {});
+// `orig_input_shape` is the int32 shape of AvgPool3D's input.
+Output AvgPool3DGrad(const Scope& scope, Input orig_input_shape, Input grad,
+                     std::vector<int64_t> ksize, std::vector<int64_t> strides,
+                     std::string padding, const Pool3DAttrs& attrs = {});
 
 // --- Local response normalization (over the last dimension). ---
 

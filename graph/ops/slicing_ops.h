@@ -160,6 +160,18 @@ Output SpaceToBatchND(const Scope& scope, Input input, Input block_shape,
 Output BatchToSpaceND(const Scope& scope, Input input, Input block_shape,
                       Input crops);
 
+// --- slicing_ops_space_depth.cc: SpaceToDepth, DepthToSpace. ---
+
+// Moves each block_size x block_size block of height and width into the
+// depth: NHWC [B, H, W, C] -> [B, H / bs, W / bs, C * bs * bs], the block's
+// row-major offset the outer part of the new depth. data_format "NHWC" or
+// "NCHW".
+Output SpaceToDepth(const Scope& scope, Input input, int64_t block_size,
+                    const std::string& data_format = "NHWC");
+// SpaceToDepth's inverse (and gradient).
+Output DepthToSpace(const Scope& scope, Input input, int64_t block_size,
+                    const std::string& data_format = "NHWC");
+
 // --- Gradient helpers. ---
 
 // For tensors of shapes `shapes` (int32 or int64 vectors, one dtype)

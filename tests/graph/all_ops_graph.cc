@@ -255,6 +255,47 @@ void BuildGraphWithEveryOp(const Scope& root) {
   Output no_pads = ops::Const(conv, {0, 0, 0, 0}, {2, 2});
   Output atrous = ops::SpaceToBatchND(conv, x, {2, 2}, no_pads);
   ops::BatchToSpaceND(conv, atrous, {2, 2}, no_pads);
+  Output to_depth = ops::SpaceToDepth(conv, x, 2);
+  ops::DepthToSpace(conv, to_depth, 2);
+  ops::MaxPoolWithArgmaxOutputs pooled_at =
+      ops::MaxPoolWithArgmax(conv, x, {1, 2, 2, 1}, {1, 2, 2, 1}, "SAME");
+  ops::MaxPoolGradWithArgmax(back, x, pooled_at.output, pooled_at.argmax,
+                             {1, 2, 2, 1}, {1, 2, 2, 1}, "SAME");
+  // 3-D pooling of a volume and its gradients.
+  Output volume = ops::Reshape(conv, x, {8, 4, 8, 32, 3});
+  Output max3d = ops::MaxPool3D(conv, volume, {1, 2, 2, 2, 1},
+                                {1, 2, 2, 2, 1}, "SAME");
+  Output avg3d = ops::AvgPool3D(conv, volume, {1, 2, 2, 2, 1},
+                                {1, 2, 2, 2, 1}, "VALID");
+  ops::MaxPool3DGrad(back, volume, max3d, max3d, {1, 2, 2, 2, 1},
+                     {1, 2, 2, 2, 1}, "SAME");
+  ops::AvgPool3DGrad(back, ops::Shape(back, volume), avg3d, {1, 2, 2, 2, 1},
+                     {1, 2, 2, 2, 1}, "VALID");
+  // 3-D convolution and its gradients.
+  Output filter3d = ops::Fill(conv, {3, 3, 3, 3, 4}, 0.25f);
+  Output conv3d = ops::Conv3D(conv, volume, filter3d, {1, 1, 2, 2, 1}, "SAME");
+  ops::Conv3DBackpropInputV2(back, ops::Shape(back, volume), filter3d, conv3d,
+                             {1, 1, 2, 2, 1}, "SAME");
+  ops::Conv3DBackpropFilterV2(back, volume, {3, 3, 3, 3, 4}, conv3d,
+                              {1, 1, 2, 2, 1}, "SAME");
+  // Bicubic and area resizing, color spaces.
+  Output bicubic = ops::ResizeBicubic(
+      conv, x, {48, 40}, ops::ResizeAttrs().HalfPixelCenters(true));
+  ops::ResizeBicubicGrad(back, bicubic, x,
+                         ops::ResizeAttrs().HalfPixelCenters(true));
+  ops::ResizeArea(conv, x, {16, 16});
+  Output hsv = ops::RGBToHSV(conv, x);
+  ops::HSVToRGB(conv, hsv);
+  ops::AdjustHue(conv, x, 0.25f);
+  ops::AdjustSaturation(conv, x, 1.5f);
+  // Box crops (as Faster R-CNN's ROI pooling) and image patches.
+  Output boxes = ops::Const(conv, {0.1f, 0.2f, 0.8f, 0.9f}, {1, 4});
+  Output box_ind = ops::Const(conv, {3}, {1});
+  Output crops = ops::CropAndResize(conv, x, boxes, box_ind, {7, 7});
+  ops::CropAndResizeGradImage(back, crops, boxes, box_ind, {8, 32, 32, 3},
+                              DT_FLOAT);
+  ops::ExtractImagePatches(conv, x, {1, 3, 3, 1}, {1, 2, 2, 1}, {1, 1, 1, 1},
+                           "SAME");
 
   // Fully connected part and losses.
   Scope fc = s.NewSubScope("fc");

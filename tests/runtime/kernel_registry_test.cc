@@ -315,7 +315,25 @@ TEST(KernelRegistryTest, EveryDeclaredOpHasAGpuDefinition) {
                                              "MulNoNan",
                                              "SparseToDense",
                                              "SparseFillEmptyRows",
-                                             "SparseReshape"};
+                                             "SparseReshape",
+                                              // ops_e: space/depth, argmax
+                                              // pooling.
+                                              "SpaceToDepth", "DepthToSpace",
+                                              "MaxPoolWithArgmax",
+                                              "MaxPoolGradWithArgmax",
+                                              "MaxPool3D", "AvgPool3D",
+                                              "MaxPool3DGrad",
+                                              "AvgPool3DGrad", "Conv3D",
+                                              "Conv3DBackpropInputV2",
+                                              "Conv3DBackpropFilterV2",
+                                              "ResizeBicubic",
+                                              "ResizeBicubicGrad",
+                                              "ResizeArea", "RGBToHSV",
+                                              "HSVToRGB", "AdjustHue",
+                                              "AdjustSaturation",
+                                              "CropAndResize",
+                                              "CropAndResizeGradImage",
+                                              "ExtractImagePatches"};
     if (kNoGpuYet->count(op) > 0) continue;
     if (kCpuOnly->count(op) > 0) {
       for (const KernelDef& def : Registry()->DefinitionsForOp(op)) {

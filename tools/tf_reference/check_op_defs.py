@@ -127,6 +127,21 @@ EXTRA_OPS = [
     # index_ops_sparse_tensor.cc.
     "Snapshot", "EnsureShape", "Empty", "MulNoNan", "SparseToDense",
     "SparseFillEmptyRows", "SparseReshape",
+    # Space/depth blocks and argmax pooling (slicing_ops_space_depth.cc,
+    # conv_ops_pool_argmax.cc).
+    "SpaceToDepth", "DepthToSpace", "MaxPoolWithArgmax",
+    "MaxPoolGradWithArgmax",
+    # 3-D pooling (conv_ops_pool3d.cc).
+    "MaxPool3D", "AvgPool3D", "MaxPool3DGrad", "AvgPool3DGrad",
+    # 3-D convolution (conv_ops_3d.cc).
+    "Conv3D", "Conv3DBackpropInputV2", "Conv3DBackpropFilterV2",
+    # Bicubic and area resizing, color spaces (image_ops_bicubic_area.cc,
+    # image_ops_color.cc).
+    "ResizeBicubic", "ResizeBicubicGrad", "ResizeArea", "RGBToHSV",
+    "HSVToRGB", "AdjustHue", "AdjustSaturation",
+    # Box crops and patches (image_ops_crop_and_resize.cc,
+    # image_ops_patches.cc).
+    "CropAndResize", "CropAndResizeGradImage", "ExtractImagePatches",
 ]
 
 
