@@ -173,7 +173,15 @@ std::shared_ptr<TensorList> ListToChange(OpKernelContext* ctx, int i,
 
 namespace {
 
-using namespace tensor_list;  // NOLINT: this file's own helpers
+using tensor_list::CheckDtype;
+using tensor_list::Element;
+using tensor_list::ListInput;
+using tensor_list::ListKernel;
+using tensor_list::ListToChange;
+using tensor_list::MergeShapes;
+using tensor_list::PartialShape;
+using tensor_list::SetListOutput;
+using tensor_list::Zeros;
 
 // EmptyTensorList and TensorListReserve.
 class NewListOp : public ListKernel {

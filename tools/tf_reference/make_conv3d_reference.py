@@ -24,6 +24,8 @@ os.environ.setdefault("CUDA_VISIBLE_DEVICES", "")
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
+from value_cases import fmt, head  # noqa: E402
+
 tf1 = tf.compat.v1
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
                    "tests", "testdata", "tf_conv3d")
@@ -73,20 +75,6 @@ def build():
       input_sizes=tf.constant([1, 7, 7, 7, 3], tf.int64), filter=p["w"],
       out_backprop=p["xt"], strides=[1, 2, 2, 2, 1], padding="VALID")
   return {k: tf.identity(v, name="out_" + k) for k, v in cases.items()}
-
-
-def fmt(a):
-  a = np.asarray(a)
-  if a.dtype.kind in "iu":
-    return " ".join(str(int(v)) for v in a.flat)
-  spec = "%.17g" if a.dtype == np.float64 else "%.9g"
-  return " ".join(spec % v for v in a.flat)
-
-
-def head(kind, name, a):
-  a = np.asarray(a)
-  return "%s %s %s [%s]" % (kind, name, a.dtype.name,
-                            ",".join(str(d) for d in a.shape))
 
 
 def main():

@@ -27,6 +27,8 @@ os.environ.setdefault("CUDA_VISIBLE_DEVICES", "")
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
+from value_cases import fmt, head  # noqa: E402
+
 tf1 = tf.compat.v1
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
                    "tests", "testdata", "tf_einsum")
@@ -135,20 +137,6 @@ def build():
     fmts[name] = tf.strings.format(template, inputs, summarize=summarize,
                                    name="fmt_" + name)
   return outs, fmts
-
-
-def fmt(a):
-  a = np.asarray(a)
-  if a.dtype.kind in "iu":
-    return " ".join(str(int(v)) for v in a.flat)
-  spec = "%.17g" if a.dtype == np.float64 else "%.9g"
-  return " ".join(spec % v for v in a.flat)
-
-
-def head(kind, name, a):
-  a = np.asarray(a)
-  return "%s %s %s [%s]" % (kind, name, a.dtype.name,
-                            ",".join(str(d) for d in a.shape))
 
 
 def main():

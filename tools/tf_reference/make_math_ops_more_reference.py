@@ -28,6 +28,8 @@ os.environ.setdefault("CUDA_VISIBLE_DEVICES", "")
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
+from value_cases import fmt, head  # noqa: E402
+
 tf1 = tf.compat.v1
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
                    "tests", "testdata", "tf_math_ops_more")
@@ -226,20 +228,6 @@ def build():
   cases["Grad_linalg_dla"], cases["Grad_linalg_dspd"] = g[0], g[1]
   cases["Grad_linalg_drhs"] = g[2]
   return {k: tf.identity(v, name="out_" + k) for k, v in cases.items()}
-
-
-def fmt(a):
-  a = np.asarray(a)
-  if a.dtype.kind in "iub":
-    return " ".join(str(int(v)) for v in a.flat)
-  spec = "%.17g" if a.dtype == np.float64 else "%.9g"
-  return " ".join(spec % v for v in a.flat)
-
-
-def head(kind, name, a):
-  a = np.asarray(a)
-  return "%s %s %s [%s]" % (kind, name, a.dtype.name,
-                            ",".join(str(d) for d in a.shape))
 
 
 def main():

@@ -40,6 +40,8 @@ os.environ.setdefault("CUDA_VISIBLE_DEVICES", "")
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
+from value_cases import fmt, head  # noqa: E402
+
 tf1 = tf.compat.v1
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 OUT = os.path.join(ROOT, "tests", "testdata", "tf_string_ops")
@@ -277,20 +279,6 @@ def number_edges():
       except tf.errors.InvalidArgumentError:
         lines.append("%s %s ERR" % (dtype.name, word))
   return lines
-
-
-def fmt(a):
-  a = np.asarray(a)
-  if a.dtype.kind in "iub":
-    return " ".join(str(int(v)) for v in a.flat)
-  spec = "%.17g" if a.dtype == np.float64 else "%.9g"
-  return " ".join(spec % v for v in a.flat)
-
-
-def head(kind, name, a, dtype=None):
-  a = np.asarray(a)
-  return "%s %s %s [%s]" % (kind, name, dtype or a.dtype.name,
-                            ",".join(str(d) for d in a.shape))
 
 
 def main():
