@@ -17,6 +17,8 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "graph/npy_dtypes.h"
+#include "graph/npy_strings.h"
 
 namespace dflow {
 
@@ -58,154 +60,6 @@ std::string Printable(absl::string_view text) {
     }
   }
   return out;
-}
-
-// "<f4" and friends for every type a .npy can hold; nullptr otherwise.
-const char* DescrFor(DataType dtype) {
-  switch (dtype) {
-    case DT_BOOL:
-      return "|b1";
-    case DT_INT8:
-      return "|i1";
-    case DT_UINT8:
-      return "|u1";
-    case DT_INT16:
-      return "<i2";
-    case DT_UINT16:
-      return "<u2";
-    case DT_INT32:
-      return "<i4";
-    case DT_UINT32:
-      return "<u4";
-    case DT_INT64:
-      return "<i8";
-    case DT_UINT64:
-      return "<u8";
-    case DT_HALF:
-      return "<f2";
-    case DT_FLOAT:
-      return "<f4";
-    case DT_DOUBLE:
-      return "<f8";
-    case DT_COMPLEX64:
-      return "<c8";
-    case DT_COMPLEX128:
-      return "<c16";
-    default:
-      return nullptr;
-  }
-}
-
-// Maps a descr string ("<f4", "|b1", ...) to a DataType, or explains why
-// dflow cannot hold it.
-absl::StatusOr<DataType> DataTypeForDescr(absl::string_view descr,
-                                          absl::string_view source) {
-  absl::string_view rest = descr;
-  char order = '=';
-  if (!rest.empty() &&
-      absl::string_view("<>|=").find(rest[0]) != absl::string_view::npos) {
-    order = rest[0];
-    rest.remove_prefix(1);
-  }
-  if (rest.empty()) {
-    return NpyError(source, absl::StrCat("descr '", descr, "' is not a dtype"));
-  }
-  const char kind = rest[0];
-  rest.remove_prefix(1);
-  int size = 0;
-  if (rest.empty() || rest.size() > 4 ||
-      !std::all_of(rest.begin(), rest.end(), [](char c) {
-        return absl::ascii_isdigit(static_cast<unsigned char>(c));
-      })) {
-    size = -1;  // a structured or otherwise unusual descr, explained below
-  } else {
-    for (char c : rest) size = size * 10 + (c - '0');
-  }
-  switch (kind) {
-    case 'U':
-      return NpyError(
-          source, absl::StrCat("holds unicode strings (descr '", descr,
-                               "'); dflow loads numeric and bool arrays only"));
-    case 'S':
-    case 'a':
-      return NpyError(
-          source, absl::StrCat("holds byte strings (descr '", descr,
-                               "'); dflow loads numeric and bool arrays only"));
-    case 'O':
-      return NpyError(
-          source, absl::StrCat("holds Python objects (descr '", descr,
-                               "'), which need pickle; dflow loads numeric and "
-                               "bool arrays only: "
-                               "save e.g. np.asarray(a, dtype=np.float32)"));
-    case 'V':
-      return NpyError(
-          source,
-          absl::StrCat(
-              "holds raw void records (descr '", descr,
-              "'), as NumPy writes bfloat16 and other extension types; convert "
-              "to a standard type first, e.g. a.astype(np.float32)"));
-    case 'M':
-    case 'm':
-      return NpyError(
-          source,
-          absl::StrCat(
-              "holds datetime64/timedelta64 values (descr '", descr,
-              "'); convert them to integers first, e.g. a.astype(np.int64)"));
-    default:
-      break;
-  }
-  DataType dtype = DT_INVALID;
-  switch (kind) {
-    case 'b':
-      if (size == 1) dtype = DT_BOOL;
-      break;
-    case 'i':
-      if (size == 1) dtype = DT_INT8;
-      if (size == 2) dtype = DT_INT16;
-      if (size == 4) dtype = DT_INT32;
-      if (size == 8) dtype = DT_INT64;
-      break;
-    case 'u':
-      if (size == 1) dtype = DT_UINT8;
-      if (size == 2) dtype = DT_UINT16;
-      if (size == 4) dtype = DT_UINT32;
-      if (size == 8) dtype = DT_UINT64;
-      break;
-    case 'f':
-      if (size == 2) dtype = DT_HALF;
-      if (size == 4) dtype = DT_FLOAT;
-      if (size == 8) dtype = DT_DOUBLE;
-      break;
-    case 'c':
-      if (size == 8) dtype = DT_COMPLEX64;
-      if (size == 16) dtype = DT_COMPLEX128;
-      break;
-    default:
-      break;
-  }
-  if (dtype == DT_INVALID) {
-    return NpyError(
-        source,
-        absl::StrCat(
-            "descr '", descr,
-            "' is not a type dflow can load (bool, int8..64, "
-            "uint8..64, float16/32/64, complex64/128); convert the array, e.g. "
-            "a.astype(np.float32)"));
-  }
-  if (order == '>' && size > 1) {
-    return NpyError(source,
-                    absl::StrCat("holds big-endian data (descr '", descr,
-                                 "'); dflow reads "
-                                 "little-endian only: save a.astype('<",
-                                 descr.substr(1), "') instead"));
-  }
-  if (order == '|' && size > 1) {
-    return NpyError(
-        source,
-        absl::StrCat("descr '", descr, "' gives no byte order for a ", size,
-                     "-byte type; expected '<", descr.substr(1), "'"));
-  }
-  return dtype;
 }
 
 // The parsed values of the header dict.
@@ -425,8 +279,10 @@ uint64_t ReadLittleEndian(const char* p, int bytes) {
 absl::Status CheckDataSize(const NpyHeader& header, uint64_t available,
                            absl::string_view source, uint64_t* data_bytes) {
   const int64_t n = header.shape.num_elements();
-  const uint64_t elem = static_cast<uint64_t>(DataTypeSize(header.dtype));
-  if (n < 0 || (n > 0 && static_cast<uint64_t>(n) >
+  const uint64_t elem = static_cast<uint64_t>(
+      header.dtype == DT_STRING ? header.strings.item_bytes()
+                                : DataTypeSize(header.dtype));
+  if (n < 0 || (n > 0 && elem > 0 && static_cast<uint64_t>(n) >
                              std::numeric_limits<uint64_t>::max() / elem)) {
     return NpyError(source, absl::StrCat("shape ", header.shape.ToString(),
                                          " has more elements than fit in 64 "
@@ -471,8 +327,9 @@ std::string PythonTuple(absl::Span<const int64_t> dims) {
   return absl::StrCat("(", absl::StrJoin(dims, ", "), ")");
 }
 
-absl::StatusOr<std::string> NpyPreamble(const Tensor& tensor) {
-  const char* descr = DescrFor(tensor.dtype());
+absl::StatusOr<std::string> NpyPreamble(const Tensor& tensor,
+                                        const char* descr) {
+  if (descr == nullptr) descr = NpyDescrFor(tensor.dtype());
   if (descr == nullptr) {
     return absl::InvalidArgumentError(absl::StrCat(
         "a ", DataTypeName(tensor.dtype()),
@@ -516,31 +373,6 @@ absl::StatusOr<std::string> NpyPreamble(const Tensor& tensor) {
 }
 
 }  // namespace
-
-std::string NumpyTypeName(DataType dtype) {
-  switch (dtype) {
-    case DT_HALF:
-      return "float16";
-    case DT_FLOAT:
-      return "float32";
-    case DT_DOUBLE:
-      return "float64";
-    case DT_BOOL:
-    case DT_INT8:
-    case DT_INT16:
-    case DT_INT32:
-    case DT_INT64:
-    case DT_UINT8:
-    case DT_UINT16:
-    case DT_UINT32:
-    case DT_UINT64:
-    case DT_COMPLEX64:
-    case DT_COMPLEX128:
-      return DataTypeName(dtype);
-    default:
-      return absl::StrCat(DataTypeName(dtype), " (no NumPy equivalent)");
-  }
-}
 
 namespace {
 
@@ -627,9 +459,15 @@ absl::StatusOr<NpyHeader> ParseNpyHeader(absl::string_view bytes,
   absl::StatusOr<HeaderDict> dict =
       HeaderParser(text, source, header.major_version < 3).Parse();
   if (!dict.ok()) return dict.status();
-  absl::StatusOr<DataType> dtype = DataTypeForDescr(*dict->descr, source);
-  if (!dtype.ok()) return dtype.status();
-  header.dtype = *dtype;
+  if (std::optional<NpyStringLayout> strings =
+          NpyStringLayoutForDescr(*dict->descr)) {
+    header.dtype = DT_STRING;
+    header.strings = *strings;
+  } else {
+    absl::StatusOr<DataType> dtype = DataTypeForNpyDescr(*dict->descr, source);
+    if (!dtype.ok()) return dtype.status();
+    header.dtype = *dtype;
+  }
   if (*dict->fortran_order) {
     return NpyError(source,
                     "the array is in Fortran (column-major) order; dflow "
@@ -653,6 +491,11 @@ absl::StatusOr<Tensor> ParseNpy(absl::string_view bytes,
           *header, bytes.size() - header->data_offset, source, &data_bytes);
       !s.ok()) {
     return s;
+  }
+  if (header->dtype == DT_STRING) {
+    return DecodeNpyStrings(header->strings, header->shape,
+                            bytes.substr(header->data_offset, data_bytes),
+                            source);
   }
   absl::StatusOr<Tensor> tensor =
       Tensor::Allocate(DefaultCpuAllocator(), header->dtype, header->shape);
@@ -721,27 +564,53 @@ absl::StatusOr<Tensor> ReadNpyFile(const std::string& path) {
     return s;
   }
   absl::StatusOr<Tensor> tensor =
-      Tensor::Allocate(DefaultCpuAllocator(), header->dtype, header->shape);
+      header->dtype == DT_STRING
+          ? Tensor()
+          : Tensor::Allocate(DefaultCpuAllocator(), header->dtype,
+                             header->shape);
   if (!tensor.ok()) return NpyError(path, tensor.status().message());
+  // Strings are read whole, then decoded into the tensor.
+  std::string strings(header->dtype == DT_STRING ? data_bytes : 0, '\0');
+  void* into = header->dtype == DT_STRING ? strings.data() : tensor->raw_data();
   // Seek rather than trust the stream position: a (corrupt) header shorter
   // than two bytes would end inside the preamble bytes already read.
   if (data_bytes > 0) {
     if (std::fseek(f.get(), static_cast<long>(header->data_offset), SEEK_SET) !=
             0 ||
-        std::fread(tensor->raw_data(), 1, data_bytes, f.get()) != data_bytes) {
+        std::fread(into, 1, data_bytes, f.get()) != data_bytes) {
       return absl::DataLossError(absl::StrCat("could not read the ", data_bytes,
                                               " data bytes of npy file '", path,
                                               "'"));
     }
   }
+  if (header->dtype == DT_STRING) {
+    return DecodeNpyStrings(header->strings, header->shape, strings, path);
+  }
   if (absl::Status s = CheckBools(*tensor, path); !s.ok()) return s;
   return tensor;
 }
 
+namespace {
+
+// A string tensor's descr and data as `.npy` holds them (npy_strings.h).
+absl::StatusOr<EncodedNpyStrings> EncodeIfStrings(const Tensor& tensor) {
+  if (tensor.dtype() != DT_STRING || !tensor.IsInitialized()) {
+    return EncodedNpyStrings();
+  }
+  return EncodeNpyStrings(tensor);
+}
+
+}  // namespace
+
 absl::StatusOr<std::string> SerializeNpy(const Tensor& tensor) {
-  absl::StatusOr<std::string> out = NpyPreamble(tensor);
+  absl::StatusOr<EncodedNpyStrings> strings = EncodeIfStrings(tensor);
+  if (!strings.ok()) return strings.status();
+  absl::StatusOr<std::string> out = NpyPreamble(
+      tensor, strings->descr.empty() ? nullptr : strings->descr.c_str());
   if (!out.ok()) return out.status();
-  if (tensor.NumElements() > 0) {
+  if (!strings->descr.empty()) {
+    out->append(strings->data);
+  } else if (tensor.NumElements() > 0) {
     out->append(static_cast<const char*>(tensor.raw_data()),
                 tensor.TotalBytes());
   }
@@ -749,7 +618,15 @@ absl::StatusOr<std::string> SerializeNpy(const Tensor& tensor) {
 }
 
 absl::Status WriteNpyFile(const std::string& path, const Tensor& tensor) {
-  absl::StatusOr<std::string> preamble = NpyPreamble(tensor);
+  absl::StatusOr<EncodedNpyStrings> strings = EncodeIfStrings(tensor);
+  if (!strings.ok()) {
+    return absl::Status(strings.status().code(),
+                        absl::StrCat("cannot write '", path,
+                                     "': ", strings.status().message()));
+  }
+  const bool is_strings = !strings->descr.empty();
+  absl::StatusOr<std::string> preamble =
+      NpyPreamble(tensor, is_strings ? strings->descr.c_str() : nullptr);
   if (!preamble.ok()) {
     return absl::Status(preamble.status().code(),
                         absl::StrCat("cannot write '", path,
@@ -765,11 +642,14 @@ absl::Status WriteNpyFile(const std::string& path, const Tensor& tensor) {
     return absl::PermissionDeniedError(
         absl::StrCat("cannot write '", path, "': ", std::strerror(errno)));
   }
-  const size_t data_bytes = tensor.NumElements() > 0 ? tensor.TotalBytes() : 0;
+  const size_t data_bytes = is_strings                ? strings->data.size()
+                            : tensor.NumElements() > 0 ? tensor.TotalBytes()
+                                                       : 0;
+  const void* data = is_strings ? strings->data.data() : tensor.raw_data();
   bool ok =
       std::fwrite(preamble->data(), 1, preamble->size(), f) == preamble->size();
   if (ok && data_bytes > 0) {
-    ok = std::fwrite(tensor.raw_data(), 1, data_bytes, f) == data_bytes;
+    ok = std::fwrite(data, 1, data_bytes, f) == data_bytes;
   }
   ok = ok && std::fflush(f) == 0 && fsync(fileno(f)) == 0;
   const std::string why = ok ? "" : std::strerror(errno);

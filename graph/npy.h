@@ -4,9 +4,10 @@
 // Reads format versions 1.0, 2.0 and 3.0; writes 1.0, or 2.0 when the header
 // does not fit 1.0's 16-bit length, byte for byte as `numpy.save` does.
 // Arrays are little-endian and C (row-major) order. Element types: bool,
-// int8..int64, uint8..uint64, float16/32/64 and complex64/128. Everything
-// else (big-endian data, Fortran order, strings, objects, structured dtypes,
-// bfloat16) is an error that says what the file holds and how to convert it.
+// int8..int64, uint8..uint64, float16/32/64, complex64/128 and fixed-width
+// strings (graph/npy_strings.h: 'S' and 'U' in, 'S' out). Everything else
+// (big-endian data, Fortran order, objects, structured dtypes, bfloat16) is
+// an error that says what the file holds and how to convert it.
 // Files come from users, so every size in them is checked before it is used.
 #ifndef DFLOW_GRAPH_NPY_H_
 #define DFLOW_GRAPH_NPY_H_
@@ -17,6 +18,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "graph/npy_dtypes.h"  // NumpyTypeName
+#include "graph/npy_strings.h"
 #include "graph/tensor.h"
 #include "graph/tensor_shape.h"
 #include "graph/types.h"
@@ -35,6 +38,8 @@ struct NpyHeader {
   TensorShape shape;
   // Bytes before the array data: magic, version, length field and header.
   uint64_t data_offset = 0;
+  // For DT_STRING: the fixed-width layout (graph/npy_strings.h).
+  NpyStringLayout strings;
 };
 
 // Parses the preamble and header at the start of `bytes` (which may hold
@@ -52,10 +57,6 @@ absl::StatusOr<Tensor> ReadNpyFile(const std::string& path);
 absl::StatusOr<std::string> SerializeNpy(const Tensor& tensor);
 // Writes atomically: a temporary file in the same directory, then rename.
 absl::Status WriteNpyFile(const std::string& path, const Tensor& tensor);
-
-// NumPy's name for a dtype ("float32", "int64", "bool"), or the dflow name
-// with "(no NumPy equivalent)" for types `.npy` files cannot hold.
-std::string NumpyTypeName(DataType dtype);
 
 }  // namespace dflow
 

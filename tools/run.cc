@@ -79,7 +79,7 @@ constexpr char kUsage[] =
     "Runs the graph and prints every fetched tensor: dtype,\n"
     "shape, the first values and, for floats, min/max/mean. Feeds are NumPy\n"
     ".npy files (np.save(path, a.astype(np.float32)) for a float "
-    "placeholder).\n"
+    "placeholder;\nbytes or str arrays for a string one, str as UTF-8).\n"
     "With --out DIR each fetch is also written as DIR/<fetch>.npy, '/' and "
     "':'\nin its name replaced by '_' (layer1/Relu:0 -> "
     "layer1_Relu_0.npy).\n"

@@ -7,6 +7,7 @@
 #define DFLOW_GRAPH_OPS_INDEX_OPS_H_
 
 #include <cstdint>
+#include <vector>
 
 #include "absl/types/span.h"
 #include "graph/scope.h"
@@ -79,6 +80,10 @@ Output LowerBound(const Scope& scope, Input sorted_inputs, Input values,
                   DataType out_type = DT_INT32);
 Output UpperBound(const Scope& scope, Input sorted_inputs, Input values,
                   DataType out_type = DT_INT32);
+// Bucketize: for each element of `input` (int32, int64, float, double), the
+// number of `boundaries` (sorted ascending) that are <= it, as int32.
+Output Bucketize(const Scope& scope, Input input,
+                 const std::vector<float>& boundaries);
 
 // The coordinates of the true (non-zero) elements, int64 [n, rank(input)],
 // in row-major order.

@@ -1,8 +1,11 @@
-// Schemas, shape function and wrappers of LowerBound and UpperBound
-// (TensorFlow 2.21's array_ops.cc OpDefs): tf.searchsorted, row by row.
+// Schemas, shape functions and wrappers of LowerBound and UpperBound
+// (TensorFlow 2.21's array_ops.cc OpDefs): tf.searchsorted, row by row;
+// and Bucketize (math_ops.cc), each element searched in one sorted list of
+// boundaries (feature columns' bucketized_column, Keras's Discretization).
 // Part of the index_ops family (graph/ops/index_ops.h); the CPU kernels
 // are kernels/cpu/index_ops_search_sorted.cc.
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "graph/op_registry.h"
@@ -61,6 +64,18 @@ DFLOW_SEARCH_SORTED_OP("UpperBound",
 
 #undef DFLOW_SEARCH_SORTED_OP
 
+DFLOW_REGISTER_OP("Bucketize")
+    .Input("input: T")
+    .Output("output: int32")
+    .Attr("T: {int32, int64, float, double}")
+    .Attr("boundaries: list(float)")
+    .SetShapeFn([](InferenceContext* c) {
+      c->set_output(0, c->input(0));
+      return absl::OkStatus();
+    })
+    .Doc("For each element, how many of the sorted boundaries are <= it: "
+         "the index of its bucket.");
+
 Output SearchSorted(const Scope& scope, const std::string& op, Input sorted,
                     Input values, DataType out_type) {
   return FirstOutput(OpBuilder(scope, op)
@@ -82,6 +97,14 @@ Output LowerBound(const Scope& scope, Input sorted_inputs, Input values,
 Output UpperBound(const Scope& scope, Input sorted_inputs, Input values,
                   DataType out_type) {
   return SearchSorted(scope, "UpperBound", sorted_inputs, values, out_type);
+}
+
+Output Bucketize(const Scope& scope, Input input,
+                 const std::vector<float>& boundaries) {
+  return FirstOutput(OpBuilder(scope, "Bucketize")
+                         .Input(input)
+                         .Attr("boundaries", absl::Span<const float>(boundaries))
+                         .Finalize());
 }
 
 }  // namespace ops

@@ -83,6 +83,14 @@ absl::Status MomentumShape(InferenceContext* c) {
 absl::Status AdamShape(InferenceContext* c) {
   return ApplyShape(c, {0, 1, 2, 9}, {3, 4, 5, 6, 7, 8});
 }
+// AdamWithAmsgrad: vhat 3, the scalars 4..9, grad 10. AdaMax: m 1, v 2,
+// beta1_power, lr, beta1, beta2, epsilon 3..7, grad 8.
+absl::Status AdamWithAmsgradShape(InferenceContext* c) {
+  return ApplyShape(c, {0, 1, 2, 3, 10}, {4, 5, 6, 7, 8, 9});
+}
+absl::Status AdaMaxShape(InferenceContext* c) {
+  return ApplyShape(c, {0, 1, 2, 8}, {3, 4, 5, 6, 7});
+}
 
 // Adagrad: var 0, accum 1, lr 2, grad 3. AdagradV2: epsilon 3, grad 4.
 // RMSProp: var 0, ms 1, mom 2, lr..epsilon 3..6, grad 7. CenteredRMSProp:
@@ -283,6 +291,9 @@ struct OptimizerSchema {
   std::vector<const char*> attrs;  // beyond T and use_locking
   bool sparse;
   absl::Status (*shape_fn)(InferenceContext*);
+  // Keras's momentum and Adam with AMSGrad exist in the resource forms
+  // only.
+  bool resource_only = false;
 };
 
 const bool kRegisteredOptimizers = [] {
@@ -323,6 +334,37 @@ const bool kRegisteredOptimizers = [] {
        {"use_nesterov: bool = false"},
        true,
        SparseMomentumShape},
+      {"AdaMax",
+       {"var", "m", "v", "beta1_power", "lr", "beta1", "beta2", "epsilon",
+        "grad"},
+       3,
+       {},
+       false,
+       AdaMaxShape},
+      {"AdamWithAmsgrad",
+       {"var", "m", "v", "vhat", "beta1_power", "beta2_power", "lr", "beta1",
+        "beta2", "epsilon", "grad"},
+       4,
+       {},
+       false,
+       AdamWithAmsgradShape,
+       true},
+      // Keras's SGD with momentum: accum = accum * momentum - lr * grad;
+      // var += accum (nesterov: var += accum * momentum - lr * grad).
+      {"KerasMomentum",
+       {"var", "accum", "lr", "grad", "momentum"},
+       2,
+       {"use_nesterov: bool = false"},
+       false,
+       MomentumShape,
+       true},
+      {"KerasMomentum",
+       {"var", "accum", "lr", "grad", "indices", "momentum"},
+       2,
+       {"use_nesterov: bool = false"},
+       true,
+       SparseMomentumShape,
+       true},
       {"RMSProp",
        {"var", "ms", "mom", "lr", "rho", "momentum", "epsilon", "grad",
         "indices"},
@@ -411,6 +453,7 @@ const bool kRegisteredOptimizers = [] {
   };
   for (const OptimizerSchema& o : schemas) {
     for (bool resource : {false, true}) {
+      if (o.resource_only && !resource) continue;
       const std::string op =
           absl::StrCat(resource ? "Resource" : "", o.sparse ? "Sparse" : "",
                        "Apply", o.name);
@@ -640,6 +683,48 @@ Operation ResourceSparseApplyMomentum(const Scope& scope, Input var,
                                       Input indices, Input momentum,
                                       const ApplyMomentumAttrs& attrs) {
   return BuildUpdate(scope, "ResourceSparseApplyMomentum",
+                     {var, accum, lr, grad, indices, momentum},
+                     attrs.use_locking, "use_nesterov", attrs.use_nesterov);
+}
+Output ApplyAdaMax(const Scope& scope, Input var, Input m, Input v,
+                   Input beta1_power, Input lr, Input beta1, Input beta2,
+                   Input epsilon, Input grad, bool use_locking) {
+  return FirstOutput(BuildUpdate(
+      scope, "ApplyAdaMax",
+      {var, m, v, beta1_power, lr, beta1, beta2, epsilon, grad}, use_locking));
+}
+Operation ResourceApplyAdaMax(const Scope& scope, Input var, Input m, Input v,
+                              Input beta1_power, Input lr, Input beta1,
+                              Input beta2, Input epsilon, Input grad,
+                              bool use_locking) {
+  return BuildUpdate(
+      scope, "ResourceApplyAdaMax",
+      {var, m, v, beta1_power, lr, beta1, beta2, epsilon, grad}, use_locking);
+}
+Operation ResourceApplyAdamWithAmsgrad(const Scope& scope, Input var, Input m,
+                                       Input v, Input vhat, Input beta1_power,
+                                       Input beta2_power, Input lr,
+                                       Input beta1, Input beta2,
+                                       Input epsilon, Input grad,
+                                       bool use_locking) {
+  return BuildUpdate(scope, "ResourceApplyAdamWithAmsgrad",
+                     {var, m, v, vhat, beta1_power, beta2_power, lr, beta1,
+                      beta2, epsilon, grad},
+                     use_locking);
+}
+Operation ResourceApplyKerasMomentum(const Scope& scope, Input var,
+                                     Input accum, Input lr, Input grad,
+                                     Input momentum,
+                                     const ApplyMomentumAttrs& attrs) {
+  return BuildUpdate(scope, "ResourceApplyKerasMomentum",
+                     {var, accum, lr, grad, momentum}, attrs.use_locking,
+                     "use_nesterov", attrs.use_nesterov);
+}
+Operation ResourceSparseApplyKerasMomentum(const Scope& scope, Input var,
+                                           Input accum, Input lr, Input grad,
+                                           Input indices, Input momentum,
+                                           const ApplyMomentumAttrs& attrs) {
+  return BuildUpdate(scope, "ResourceSparseApplyKerasMomentum",
                      {var, accum, lr, grad, indices, momentum},
                      attrs.use_locking, "use_nesterov", attrs.use_nesterov);
 }

@@ -169,6 +169,34 @@ Operation ResourceSparseApplyMomentum(const Scope& scope, Input var,
                                       Input accum, Input lr, Input grad,
                                       Input indices, Input momentum,
                                       const ApplyMomentumAttrs& attrs = {});
+// AdaMax (Adam with an infinity-norm second moment): m += (grad - m) *
+// (1 - beta1); v = max(beta2 * v, |grad|); var -= lr / (1 - beta1_power) *
+// m / (v + epsilon).
+Output ApplyAdaMax(const Scope& scope, Input var, Input m, Input v,
+                   Input beta1_power, Input lr, Input beta1, Input beta2,
+                   Input epsilon, Input grad, bool use_locking = false);
+Operation ResourceApplyAdaMax(const Scope& scope, Input var, Input m, Input v,
+                              Input beta1_power, Input lr, Input beta1,
+                              Input beta2, Input epsilon, Input grad,
+                              bool use_locking = false);
+// Adam with AMSGrad (resource variables only): as Adam, with vhat =
+// max(vhat, v) in the denominator.
+Operation ResourceApplyAdamWithAmsgrad(const Scope& scope, Input var, Input m,
+                                       Input v, Input vhat, Input beta1_power,
+                                       Input beta2_power, Input lr,
+                                       Input beta1, Input beta2,
+                                       Input epsilon, Input grad,
+                                       bool use_locking = false);
+// Keras's SGD with momentum (resource variables only): accum = accum *
+// momentum - lr * grad; var += accum, or with use_nesterov var += accum *
+// momentum - lr * grad. The sparse form steps the rows named by indices.
+Operation ResourceApplyKerasMomentum(const Scope& scope, Input var,
+                                     Input accum, Input lr, Input grad,
+                                     Input momentum,
+                                     const ApplyMomentumAttrs& attrs = {});
+Operation ResourceSparseApplyKerasMomentum(
+    const Scope& scope, Input var, Input accum, Input lr, Input grad,
+    Input indices, Input momentum, const ApplyMomentumAttrs& attrs = {});
 Output SparseApplyRMSProp(const Scope& scope, Input var, Input ms, Input mom,
                           Input lr, Input rho, Input momentum, Input epsilon,
                           Input grad, Input indices,

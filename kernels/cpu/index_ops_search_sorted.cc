@@ -1,10 +1,13 @@
 // CPU kernels for LowerBound and UpperBound (tf.searchsorted): each row of
 // values searched in the same row of sorted_inputs by binary search
-// (std::lower_bound / std::upper_bound); rows split over the pool.
+// (std::lower_bound / std::upper_bound); rows split over the pool. And
+// Bucketize: std::upper_bound of each element in the float boundaries, the
+// element compared as TensorFlow's kernel compares it (T against float).
 #include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "graph/tensor.h"
@@ -58,6 +61,36 @@ class SearchSortedOp : public OpKernel {
   }
 };
 
+template <typename T>
+class BucketizeOp : public OpKernel {
+ public:
+  explicit BucketizeOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    ctx->SetStatus(ctx->GetAttr("boundaries", &boundaries_));
+    if (!std::is_sorted(boundaries_.begin(), boundaries_.end())) {
+      ctx->SetStatus(absl::InvalidArgumentError(
+          "boundaries must be sorted ascending (tf.raw_ops.Bucketize); sort "
+          "them, e.g. sorted(boundaries)"));
+    }
+  }
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& in = ctx->input(0);
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, in.shape(), &out));
+    const T* x = in.data<T>();
+    int32_t* o = out->data<int32_t>();
+    const std::vector<float>& b = boundaries_;
+    ParallelForShards(ctx, in.NumElements(), 20, [&](int64_t i0, int64_t i1) {
+      for (int64_t i = i0; i < i1; ++i) {
+        o[i] = static_cast<int32_t>(std::upper_bound(b.begin(), b.end(), x[i]) -
+                                    b.begin());
+      }
+    });
+  }
+
+ private:
+  std::vector<float> boundaries_;
+};
+
 #define DFLOW_REGISTER_SEARCH(T)                                  \
   DFLOW_REGISTER_KERNEL(KernelDefBuilder("LowerBound")            \
                             .Device(kDeviceCpu)                   \
@@ -84,6 +117,21 @@ DFLOW_REGISTER_SEARCH(float);
 DFLOW_REGISTER_SEARCH(double);
 DFLOW_REGISTER_SEARCH(int32_t);
 DFLOW_REGISTER_SEARCH(int64_t);
+DFLOW_REGISTER_KERNEL(
+    KernelDefBuilder("Bucketize").Device(kDeviceCpu).TypeConstraint<float>("T"),
+    BucketizeOp<float>);
+DFLOW_REGISTER_KERNEL(KernelDefBuilder("Bucketize")
+                          .Device(kDeviceCpu)
+                          .TypeConstraint<double>("T"),
+                      BucketizeOp<double>);
+DFLOW_REGISTER_KERNEL(KernelDefBuilder("Bucketize")
+                          .Device(kDeviceCpu)
+                          .TypeConstraint<int32_t>("T"),
+                      BucketizeOp<int32_t>);
+DFLOW_REGISTER_KERNEL(KernelDefBuilder("Bucketize")
+                          .Device(kDeviceCpu)
+                          .TypeConstraint<int64_t>("T"),
+                      BucketizeOp<int64_t>);
 
 #undef DFLOW_REGISTER_SEARCH
 

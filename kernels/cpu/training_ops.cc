@@ -1,6 +1,8 @@
 // Optimizer updates on the CPU: ApplyGradientDescent, ApplyMomentum,
-// ApplyAdam, ApplyAdagrad(V2), Apply(Centered)RMSProp and their
-// ResourceApply* twins (the sparse forms are in training_ops_sparse.cc), for float and double, with
+// ApplyAdam, ApplyAdaMax, ApplyAdagrad(V2), Apply(Centered)RMSProp and their
+// ResourceApply* twins, ResourceApplyKerasMomentum and
+// ResourceApplyAdamWithAmsgrad (the sparse forms
+// are in training_ops_sparse.cc), for float and double, with
 // TensorFlow's formulas (written in the same order of operations as
 // TensorFlow's CPU functors, so results agree to the last bit or nearly).
 //
@@ -53,7 +55,10 @@ constexpr int64_t kMinParallelElements = 32768;
 enum class Algorithm {
   kGradientDescent,
   kMomentum,
+  kKerasMomentum,
   kAdam,
+  kAdamWithAmsgrad,
+  kAdaMax,
   kAdagrad,
   kAdagradV2,
   kRMSProp,
@@ -77,11 +82,27 @@ struct Layout<Algorithm::kMomentum> {
   static constexpr int kGrad = 3;
 };
 template <>
+struct Layout<Algorithm::kKerasMomentum> : Layout<Algorithm::kMomentum> {};
+template <>
 struct Layout<Algorithm::kAdam> {
   static constexpr int kNumVars = 3;  // var, m, v
   // beta1_power, beta2_power, lr, beta1, beta2, epsilon
   static constexpr std::array<int, 6> kScalars = {3, 4, 5, 6, 7, 8};
   static constexpr int kGrad = 9;
+};
+template <>
+struct Layout<Algorithm::kAdamWithAmsgrad> {
+  static constexpr int kNumVars = 4;  // var, m, v, vhat
+  // beta1_power, beta2_power, lr, beta1, beta2, epsilon
+  static constexpr std::array<int, 6> kScalars = {4, 5, 6, 7, 8, 9};
+  static constexpr int kGrad = 10;
+};
+template <>
+struct Layout<Algorithm::kAdaMax> {
+  static constexpr int kNumVars = 3;  // var, m, v
+  // beta1_power, lr, beta1, beta2, epsilon
+  static constexpr std::array<int, 5> kScalars = {3, 4, 5, 6, 7};
+  static constexpr int kGrad = 8;
 };
 template <>
 struct Layout<Algorithm::kAdagrad> {
@@ -156,6 +177,24 @@ void MomentumBlock(const Operands<T, 2, 2>& o, int64_t begin, int64_t end) {
   }
 }
 
+// Keras's SGD with momentum (ResourceApplyKerasMomentum): the accumulator
+// holds the step itself, lr folded in, and is added to the variable.
+template <typename T>
+void KerasMomentumBlock(const Operands<T, 2, 2>& o, int64_t begin,
+                        int64_t end) {
+  const T lr = o.scalars[0];
+  const T momentum = o.scalars[1];
+  auto grad = In(o.grad, begin, end);
+  auto accum = Out(o.out[1], begin, end);
+  accum = In(o.in[1], begin, end) * momentum - grad * lr;
+  auto var = Out(o.out[0], begin, end);
+  if (o.use_nesterov) {
+    var = In(o.in[0], begin, end) + (accum * momentum - grad * lr);
+  } else {
+    var = In(o.in[0], begin, end) + accum;
+  }
+}
+
 template <typename T>
 void AdamBlock(const Operands<T, 3, 6>& o, int64_t begin, int64_t end) {
   const T beta1_power = o.scalars[0];
@@ -180,6 +219,49 @@ void AdamBlock(const Operands<T, 3, 6>& o, int64_t begin, int64_t end) {
   } else {
     var = In(o.in[0], begin, end) - (m * alpha) / (v.sqrt() + epsilon);
   }
+}
+
+// Adam whose denominator is the largest second moment seen so far (vhat).
+template <typename T>
+void AdamWithAmsgradBlock(const Operands<T, 4, 6>& o, int64_t begin,
+                          int64_t end) {
+  const T beta1_power = o.scalars[0];
+  const T beta2_power = o.scalars[1];
+  const T lr = o.scalars[2];
+  const T beta1 = o.scalars[3];
+  const T beta2 = o.scalars[4];
+  const T epsilon = o.scalars[5];
+  const T alpha = lr * std::sqrt(T(1) - beta2_power) / (T(1) - beta1_power);
+  auto grad = In(o.grad, begin, end);
+  auto m = Out(o.out[1], begin, end);
+  m = In(o.in[1], begin, end) +
+      (grad - In(o.in[1], begin, end)) * (T(1) - beta1);
+  auto v = Out(o.out[2], begin, end);
+  v = In(o.in[2], begin, end) +
+      (grad.square() - In(o.in[2], begin, end)) * (T(1) - beta2);
+  auto vhat = Out(o.out[3], begin, end);
+  vhat = In(o.in[3], begin, end).cwiseMax(v);
+  auto var = Out(o.out[0], begin, end);
+  var = In(o.in[0], begin, end) - (m * alpha) / (vhat.sqrt() + epsilon);
+}
+
+// AdaMax: the second moment is an exponentially weighted infinity norm.
+template <typename T>
+void AdaMaxBlock(const Operands<T, 3, 5>& o, int64_t begin, int64_t end) {
+  const T beta1_power = o.scalars[0];
+  const T lr = o.scalars[1];
+  const T beta1 = o.scalars[2];
+  const T beta2 = o.scalars[3];
+  const T epsilon = o.scalars[4];
+  auto grad = In(o.grad, begin, end);
+  auto m = Out(o.out[1], begin, end);
+  m = In(o.in[1], begin, end) +
+      (grad - In(o.in[1], begin, end)) * (T(1) - beta1);
+  auto v = Out(o.out[2], begin, end);
+  v = (In(o.in[2], begin, end) * beta2).cwiseMax(grad.abs());
+  auto var = Out(o.out[0], begin, end);
+  var = In(o.in[0], begin, end) -
+        (m / (v + epsilon)) * (lr / (T(1) - beta1_power));
 }
 
 // Adagrad and RMSProp run as plain loops with std::sqrt: Eigen's
@@ -264,8 +346,14 @@ void UpdateBlock(const Ops& o, int64_t begin, int64_t end) {
     GradientDescentBlock<T>(o, begin, end);
   } else if constexpr (A == Algorithm::kMomentum) {
     MomentumBlock<T>(o, begin, end);
+  } else if constexpr (A == Algorithm::kKerasMomentum) {
+    KerasMomentumBlock<T>(o, begin, end);
   } else if constexpr (A == Algorithm::kAdam) {
     AdamBlock<T>(o, begin, end);
+  } else if constexpr (A == Algorithm::kAdamWithAmsgrad) {
+    AdamWithAmsgradBlock<T>(o, begin, end);
+  } else if constexpr (A == Algorithm::kAdaMax) {
+    AdaMaxBlock<T>(o, begin, end);
   } else if constexpr (A == Algorithm::kAdagrad) {
     AdagradBlock<T>(o, begin, end);
   } else if constexpr (A == Algorithm::kAdagradV2) {
@@ -280,7 +368,8 @@ void UpdateBlock(const Ops& o, int64_t begin, int64_t end) {
 // Rough cycles per element, for the thread pool's block sizes.
 template <Algorithm A>
 constexpr int64_t CyclesPerElement() {
-  return A == Algorithm::kAdam || A == Algorithm::kRMSProp ||
+  return A == Algorithm::kAdam || A == Algorithm::kAdamWithAmsgrad ||
+                 A == Algorithm::kAdaMax || A == Algorithm::kRMSProp ||
                  A == Algorithm::kCenteredRMSProp
              ? 8
          : A == Algorithm::kGradientDescent ? 2
@@ -490,7 +579,17 @@ class ApplyOp : public OpKernel {
   DFLOW_REGISTER_APPLY("ApplyAdagrad", Algorithm::kAdagrad, T);             \
   DFLOW_REGISTER_APPLY("ApplyAdagradV2", Algorithm::kAdagradV2, T);         \
   DFLOW_REGISTER_APPLY("ApplyRMSProp", Algorithm::kRMSProp, T);             \
-  DFLOW_REGISTER_APPLY("ApplyCenteredRMSProp", Algorithm::kCenteredRMSProp, T)
+  DFLOW_REGISTER_APPLY("ApplyCenteredRMSProp", Algorithm::kCenteredRMSProp, T); \
+  DFLOW_REGISTER_APPLY("ApplyAdaMax", Algorithm::kAdaMax, T);               \
+  /* These two exist in the resource form only. */                          \
+  DFLOW_REGISTER_KERNEL(KernelDefBuilder("ResourceApplyKerasMomentum")      \
+                            .Device(kDeviceCpu)                             \
+                            .TypeConstraint<T>("T"),                        \
+                        ApplyOp<T, Algorithm::kKerasMomentum>);             \
+  DFLOW_REGISTER_KERNEL(KernelDefBuilder("ResourceApplyAdamWithAmsgrad")    \
+                            .Device(kDeviceCpu)                             \
+                            .TypeConstraint<T>("T"),                        \
+                        ApplyOp<T, Algorithm::kAdamWithAmsgrad>)
 
 DFLOW_REGISTER_APPLY_ALL(float);
 DFLOW_REGISTER_APPLY_ALL(double);

@@ -1,6 +1,6 @@
 // Sparse optimizer updates on the CPU: SparseApplyAdagrad,
 // SparseApplyMomentum, SparseApplyRMSProp and their ResourceSparseApply*
-// twins, for float and double. Row indices[i] of the variable and of its
+// twins, and ResourceSparseApplyKerasMomentum, for float and double. Row indices[i] of the variable and of its
 // slots takes the step with gradient row grad[i]; rows not named keep their
 // values, and a repeated index steps its row once per occurrence, in order.
 //
@@ -33,7 +33,7 @@
 namespace dflow {
 namespace {
 
-enum class Sparse { kAdagrad, kMomentum, kRMSProp };
+enum class Sparse { kAdagrad, kMomentum, kKerasMomentum, kRMSProp };
 
 template <Sparse A>
 struct SparseLayout;
@@ -50,6 +50,9 @@ struct SparseLayout<Sparse::kMomentum> {
   static constexpr std::array<int, 2> kScalars = {2, 5};  // lr, momentum
   static constexpr int kGrad = 3;
   static constexpr int kIndices = 4;
+};
+template <>
+struct SparseLayout<Sparse::kKerasMomentum> : SparseLayout<Sparse::kMomentum> {
 };
 template <>
 struct SparseLayout<Sparse::kRMSProp> {
@@ -90,6 +93,21 @@ void StepRow(const std::array<T*, SparseLayout<A>::kNumVars>& v, const T* g,
         var[k] -= lr * g[k] + lr * momentum * accum[k];
       } else {
         var[k] -= lr * accum[k];
+      }
+    }
+  } else if constexpr (A == Sparse::kKerasMomentum) {
+    // Keras's SGD: the accumulator is the step, lr folded in.
+    const T lr = s[0];
+    const T momentum = s[1];
+    const bool use_nesterov = flag;
+    T* var = v[0];
+    T* accum = v[1];
+    for (int64_t k = 0; k < n; ++k) {
+      accum[k] = accum[k] * momentum - g[k] * lr;
+      if (use_nesterov) {
+        var[k] += accum[k] * momentum - g[k] * lr;
+      } else {
+        var[k] += accum[k];
       }
     }
   } else {
@@ -264,6 +282,18 @@ class SparseApplyOp : public OpKernel {
 DFLOW_REGISTER_SPARSE("SparseApplyAdagrad", Sparse::kAdagrad);
 DFLOW_REGISTER_SPARSE("SparseApplyMomentum", Sparse::kMomentum);
 DFLOW_REGISTER_SPARSE("SparseApplyRMSProp", Sparse::kRMSProp);
+
+// Keras's momentum has the resource form only.
+#define DFLOW_REGISTER_KERAS_MOMENTUM(T, Index)                          \
+  DFLOW_REGISTER_KERNEL(KernelDefBuilder("ResourceSparseApplyKerasMomentum") \
+                            .Device(kDeviceCpu)                          \
+                            .TypeConstraint<T>("T")                      \
+                            .TypeConstraint<Index>("Tindices"),          \
+                        SparseApplyOp<T, Index, Sparse::kKerasMomentum>)
+DFLOW_REGISTER_KERAS_MOMENTUM(float, int32_t);
+DFLOW_REGISTER_KERAS_MOMENTUM(float, int64_t);
+DFLOW_REGISTER_KERAS_MOMENTUM(double, int32_t);
+DFLOW_REGISTER_KERAS_MOMENTUM(double, int64_t);
 
 }  // namespace
 }  // namespace dflow

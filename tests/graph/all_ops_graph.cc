@@ -58,6 +58,13 @@ void BuildGraphWithEveryOp(const Scope& root) {
   ops::ResourceApplyAdam(opt, handle, accum_handle, accum_handle, 0.9f, 0.999f,
                          1e-3f, 0.9f, 0.999f, 1e-7f, update,
                          ops::ResourceApplyAdamAttrs().UseNesterov(true));
+  ops::ApplyAdaMax(opt, counter, slot_m, slot_v, 0.9f, 1e-3f, 0.9f, 0.999f,
+                   1e-7f, 1.0f);
+  ops::ResourceApplyAdaMax(opt, handle, accum_handle, accum_handle, 0.9f, 1e-3f,
+                           0.9f, 0.999f, 1e-7f, update);
+  ops::ResourceApplyAdamWithAmsgrad(opt, handle, accum_handle, accum_handle,
+                                    accum_handle, 0.9f, 0.999f, 1e-3f, 0.9f,
+                                    0.999f, 1e-7f, update);
 
   ops::ApplyAdagrad(opt, counter, slot_m, 0.1f, 1.0f);
   ops::ApplyAdagradV2(opt, counter, slot_m, 0.1f, 1e-7f, 1.0f);
@@ -90,6 +97,10 @@ void BuildGraphWithEveryOp(const Scope& root) {
                                   rows);
   ops::ResourceSparseApplyMomentum(opt, handle, accum_handle, 0.1f, row_grad,
                                    rows, 0.9f);
+  ops::ResourceApplyKerasMomentum(opt, handle, accum_handle, 0.1f, update,
+                                  0.9f);
+  ops::ResourceSparseApplyKerasMomentum(opt, handle, accum_handle, 0.1f,
+                                        row_grad, rows, 0.9f);
   ops::ResourceSparseApplyRMSProp(opt, handle, accum_handle, accum_handle, 0.1f,
                                   0.9f, 0.0f, 1e-7f, row_grad, rows);
   // The regularized optimizers, each in its four forms.
@@ -820,6 +831,7 @@ void BuildGraphWithEveryOp(const Scope& root) {
   ops::StringLength(ix, ops::Const(ix, "s3://bucket"));
   ops::UniqueWithCounts(ix, ids);
   ops::LowerBound(ix, ops::Const(ix, {1, 3, 5}), ids);
+  ops::Bucketize(ix, ids, {0.5f, 2.0f});
   ops::UpperBound(ix, ops::Const(ix, {1, 3, 5}), ids);
   ops::Print(ix, ids, {ids}, "ids: ");
   ops::Diag(ix, ids);

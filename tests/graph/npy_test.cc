@@ -217,6 +217,33 @@ TEST(NpyNumpyFilesTest, WritesTheSameBytesAsNumpy) {
   }
 }
 
+// Strings as `dflow run --feed` takes them from np.save of a bytes or str
+// array, and back (NumPy writes bytes.npy's '|S3' as dflow does).
+TEST(NpyNumpyFilesTest, FixedWidthStrings) {
+  Tensor bytes = ReadTestdata("bytes.npy");
+  ASSERT_EQ(bytes.dtype(), DT_STRING);
+  EXPECT_EQ(bytes.shape(), TensorShape({2, 2}));
+  EXPECT_EQ(Values<std::string>(bytes),
+            (std::vector<std::string>{"a", "", "xyz", std::string("q\0r", 3)}));
+  Tensor unicode = ReadTestdata("unicode.npy");
+  EXPECT_EQ(Values<std::string>(unicode),
+            (std::vector<std::string>{"ab", "c\xc3\xa9",
+                                      "\xe2\x82\xac\xf0\x9d\x84\x9e"}));
+  absl::StatusOr<std::string> ours = SerializeNpy(bytes);
+  ASSERT_TRUE(ours.ok()) << ours.status();
+  EXPECT_EQ(*ours, ReadBytes(absl::StrCat(kTestdata, "bytes.npy")));
+  // Written and read back: the UTF-8 bytes as they were.
+  absl::StatusOr<Tensor> back = ReadBoth(*SerializeNpy(unicode), "utf8.npy");
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(Values<std::string>(*back), Values<std::string>(unicode));
+  // A trailing NUL would not survive NumPy's reading: refused.
+  absl::StatusOr<std::string> nul =
+      SerializeNpy(Tensor::FromVector<std::string>({std::string("a\0", 2)}));
+  ASSERT_FALSE(nul.ok());
+  EXPECT_THAT(std::string(nul.status().message()),
+              HasSubstr("element 0 ends in a NUL byte"));
+}
+
 TEST(NpyNumpyFilesTest, RefusesWhatDflowCannotHold) {
   struct Case {
     const char* file;
@@ -225,7 +252,8 @@ TEST(NpyNumpyFilesTest, RefusesWhatDflowCannotHold) {
   for (const Case& c : std::vector<Case>{
            {"big_endian.npy", "big-endian data (descr '>f4')"},
            {"fortran_order.npy", "Fortran (column-major) order"},
-           {"unicode.npy", "unicode strings (descr '<U3')"},
+           {"big_endian_unicode.npy",
+            "big-endian unicode strings (descr '>U3')"},
            {"object.npy", "Python objects (descr '|O')"},
            {"structured.npy", "structured dtype"},
        }) {
@@ -341,7 +369,7 @@ TEST(NpyRoundTripTest, TypesNumpyLacksAreErrors) {
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(s.message()), HasSubstr("bfloat16"));
   EXPECT_THAT(std::string(s.message()), HasSubstr("bf16.npy"));
-  EXPECT_FALSE(SerializeNpy(Tensor::FromVector<std::string>({"a"})).ok());
+  EXPECT_FALSE(SerializeNpy(Tensor(DT_RESOURCE, TensorShape({1}))).ok());
   EXPECT_FALSE(ReadNpyFile(TempPath("bf16.npy")).ok());  // nothing written
 }
 
@@ -439,8 +467,16 @@ TEST(NpyMalformedTest, EachProblemIsNamed) {
        "big-endian data (descr '>i8'); dflow reads little-endian only: save "
        "a.astype('<i8')"},
       {"unicode.npy",
-       with("{'descr': '<U5', 'fortran_order': False, 'shape': (0,), }"),
-       "unicode strings (descr '<U5')"},
+       with("{'descr': '>U5', 'fortran_order': False, 'shape': (0,), }"),
+       "big-endian unicode strings (descr '>U5')"},
+      {"bad_string.npy",
+       with("{'descr': '|Sx', 'fortran_order': False, 'shape': (0,), }"),
+       "descr '|Sx' is not a fixed-width string type"},
+      {"bad_code_point.npy",
+       with("{'descr': '<U1', 'fortran_order': False, 'shape': (1,), }",
+            std::string("\x00\xd8\x00\x00", 4)),
+       "element 0 holds 55296 at character 0, which is not a Unicode code "
+       "point"},
       {"object.npy",
        with("{'descr': '|O', 'fortran_order': False, 'shape': (0,), }"),
        "Python objects (descr '|O')"},

@@ -1,5 +1,5 @@
 // UniqueWithCounts, Erfinv, Ndtri, EuclideanNorm, Diag, DiagPart,
-// LowerBound/UpperBound, Print and uint8/uint16/int8 arithmetic
+// LowerBound/UpperBound, Bucketize, Print and uint8/uint16/int8 arithmetic
 // (tf.image.convert_image_dtype) on a graph TensorFlow 2.21 wrote, against
 // TensorFlow's values (tools/tf_reference/make_misc_ops_reference.py); then
 // their bad inputs, each an InvalidArgument saying what is wrong.
@@ -75,6 +75,9 @@ TEST(MiscOpsTest, BadInputsSayWhat) {
                          {Tensor(DT_FLOAT, TensorShape({2, 3})),
                           Tensor(DT_FLOAT, TensorShape({3, 3}))}),
                 "must have one rank >= 1 and equal leading dimensions");
+  ExpectInvalid(RunError(ops::Bucketize(root, x, {1.0f, 0.5f}),
+                         {Tensor::FromVector<float>({1.0f})}),
+                "boundaries must be sorted ascending");
   ExpectInvalid(RunError(ops::UniqueWithCounts(root, x).y,
                          {Tensor(DT_FLOAT, TensorShape({2, 2}))}),
                 "unique expects a 1D vector");

@@ -39,6 +39,10 @@ EXTRA_OPS = [
     "Transpose", "Pad", "Unpack", "SplitV", "OnesLike", "Max", "Min",
     "Rank", "AvgPool", "AvgPoolGrad", "RandomStandardNormal", "Cumsum",
     "Cumprod", "IdentityN", "SigmoidGrad", "TanhGrad", "Add",
+    # Keras's optimizers (tools/tf_probe/keras_probe.py).
+    "ResourceApplyKerasMomentum", "ResourceSparseApplyKerasMomentum",
+    "ApplyAdaMax", "ResourceApplyAdaMax", "ResourceApplyAdamWithAmsgrad",
+    "Bucketize",
     # tf.image (issue 21) and the CIFAR-10 reader.
     "ReverseV2", "AdjustContrastv2", "ResizeBilinear", "ResizeBilinearGrad",
     "RandomUniformInt", "FixedLengthRecordReaderV2",

@@ -2,6 +2,7 @@
 """TensorFlow 2.21's values for ops the op probe found missing in session 14
 that no other reference covers: UniqueWithCounts, Erfinv, Ndtri,
 EuclideanNorm, Diag, DiagPart, LowerBound/UpperBound (tf.searchsorted),
+Bucketize (Keras's Discretization, feature columns' bucketized_column),
 Print (tf.compat.v1.Print passes its input on) and Mul/AddV2/Sub of uint8,
 uint16 and int8 (tf.image.convert_image_dtype).
 
@@ -80,6 +81,17 @@ def build():
   cases["lower64"] = tf.searchsorted(p["sorted1"], p["vals1"], side="left",
                                      out_type=tf.int64)
   cases["upper64"] = tf.searchsorted(p["sorted1"], p["vals1"], side="right")
+  # Bucketize: values on, between and outside the boundaries, each dtype.
+  bounds = [-1.0, 0.0, 0.5, 3.0]
+  cases["bucketize"] = tf.raw_ops.Bucketize(input=p["vals"], boundaries=bounds)
+  cases["bucketize_i64"] = tf.raw_ops.Bucketize(input=p["vals1"],
+                                                boundaries=[0.5, 3.0, 9.5])
+  cases["bucketize_f64"] = tf.raw_ops.Bucketize(
+      input=tf.cast(p["vals"], tf.float64) + 1e-9, boundaries=bounds)
+  cases["bucketize_i32"] = tf.raw_ops.Bucketize(input=p["d2"],
+                                                boundaries=[1.0, 1.5, 4.0])
+  cases["bucketize_empty"] = tf.raw_ops.Bucketize(input=p["vals"],
+                                                  boundaries=[])
   cases["print"] = tf1.Print(p["d"] * 2.0, [p["d"], p["ids"]],
                              message="d and ids: ", summarize=4) + 1.0
   cases["img8_to_float"] = tf.image.convert_image_dtype(p["img8"], tf.float32)

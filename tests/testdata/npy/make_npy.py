@@ -62,11 +62,15 @@ def main():
          version=(2, 0))
     save("v3_float32.npy", np.array([1.0, 2.0, 3.0], dtype=np.float32),
          version=(3, 0))
+    # Fixed-width strings: bytes (an inner NUL kept, trailing ones dropped
+    # on reading, as NumPy does) and UCS-4 unicode (dflow gives UTF-8).
+    save("bytes.npy", np.array([[b"a", b""], [b"xyz", b"q\x00r"]]))
+    save("unicode.npy", np.array(["ab", "c\u00e9", "\u20ac\U0001d11e"]))
     # Files dflow must refuse, each with a clear error.
     save("big_endian.npy", np.array([1.0, 2.0], dtype=">f4"))
     save("fortran_order.npy",
          np.asfortranarray(np.arange(6, dtype=np.float32).reshape(2, 3)))
-    save("unicode.npy", np.array(["ab", "cde"]))
+    save("big_endian_unicode.npy", np.array(["ab", "cde"], dtype=">U3"))
     save("object.npy", np.array([1, "a"], dtype=object), allow_pickle=True)
     save("structured.npy", np.zeros(2, dtype=[("a", "<f4"), ("b", "<i4")]))
 
