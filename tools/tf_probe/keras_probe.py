@@ -377,5 +377,121 @@ def _(C):
                 drop_off=L.Dropout(0.3)(x, training=False))
 
 
+@case("keras_masked_lstm_text")
+def _(C):
+    ids = C.ph(np.array([[3, 5, 2, 0, 0], [7, 1, 0, 0, 0], [4, 4, 4, 4, 9]], np.int32), name="ids")
+    e = L.Embedding(10, 6, mask_zero=True, embeddings_initializer=keras.initializers.RandomUniform(-1, 1, seed=41))
+    h = e(ids)
+    lstm = L.LSTM(4, return_sequences=True, kernel_initializer=keras.initializers.GlorotUniform(seed=42),
+                  recurrent_initializer=keras.initializers.Orthogonal(seed=43))(h)
+    gru = L.GRU(3, reset_after=False, kernel_initializer=keras.initializers.GlorotUniform(seed=44),
+                recurrent_initializer=keras.initializers.Orthogonal(seed=45))(h)
+    unrolled = L.SimpleRNN(3, unroll=True, kernel_initializer=keras.initializers.GlorotUniform(seed=46),
+                           recurrent_initializer=keras.initializers.Orthogonal(seed=47))(h)
+    pooled = L.GlobalAveragePooling1D()(lstm, mask=e.compute_mask(ids))
+    _init(C)
+    return dict(lstm=lstm, gru=gru, unrolled=unrolled, pooled=pooled)
+
+
+@case("keras_conv_variants_more")
+def _(C):
+    x = C.f(2, 10, 10, 4, name="x")
+    s = _seeded()
+    grouped = L.Conv2D(4, 3, groups=2, padding="same", **s)(x)
+    dilated = L.Conv2D(3, 3, dilation_rate=2, padding="same", **s)(x)
+    strided = L.Conv2D(3, (3, 2), strides=(2, 3), padding="valid", **s)(x)
+    sep1d = L.SeparableConv1D(3, 3, depthwise_initializer=keras.initializers.GlorotUniform(seed=51),
+                              pointwise_initializer=keras.initializers.GlorotUniform(seed=52))(C.f(2, 9, 4, name="x1"))
+    up_bilinear = L.UpSampling2D(2, interpolation="bilinear")(x)
+    lc = L.LocallyConnected1D(2, 3, **s)(C.f(2, 7, 3, name="x2")) if hasattr(L, "LocallyConnected1D") else None
+    out = dict(grouped=grouped, dilated=dilated, strided=strided, sep1d=sep1d, up_bilinear=up_bilinear)
+    if lc is not None:
+        out["local1d"] = lc
+    _init(C)
+    return out
+
+
+@case("keras_attention_masks")
+def _(C):
+    q = C.f(2, 4, 8, name="q")
+    v = C.f(2, 6, 8, name="v")
+    mask = C.ph(np.array([[1, 1, 1, 0, 0, 0], [1, 1, 1, 1, 1, 0]], bool), name="vmask")
+    att = L.Attention(use_scale=True, score_mode="dot")
+    a = att([q, v], mask=[None, mask])
+    causal = L.Attention()([q, q], use_causal_mask=True)
+    mha = L.MultiHeadAttention(2, 4, kernel_initializer=keras.initializers.GlorotUniform(seed=61))
+    m = mha(q, v, attention_mask=tf.tile(mask[:, None, :], [1, 4, 1]))
+    self_causal = L.MultiHeadAttention(2, 4, kernel_initializer=keras.initializers.GlorotUniform(seed=62))(
+        q, q, use_causal_mask=True)
+    sm = L.Softmax()(tf.matmul(q, v, transpose_b=True), mask=tf.tile(mask[:, None, :], [1, 4, 1]))
+    _init(C)
+    return dict(att=a, causal=causal, mha=m, self_causal=self_causal, masked_softmax=sm)
+
+
+@case("keras_norm_variants_train", steps=2)
+def _(C):
+    x = C.n(8, 5, 5, 4, name="x")
+    y = C.i(8, lo=0, hi=2, name="y")
+    inp = keras.Input(tensor=x)
+    h = L.BatchNormalization(momentum=0.8, center=False)(inp, training=True)
+    h = L.BatchNormalization(virtual_batch_size=4)(h, training=True)
+    h = L.LayerNormalization(center=False, scale=False)(h)
+    h = L.Conv2D(3, 1, **_seeded())(h)
+    h = L.BatchNormalization(renorm=True)(h, training=True)
+    logits = L.Dense(2, **_seeded())(L.Flatten()(h))
+    model = keras.Model(inp, logits)
+    loss = tf.reduce_mean(keras.losses.sparse_categorical_crossentropy(y, logits, from_logits=True))
+    # SGD: Adam's m / sqrt(v) turns float32 rounding in near-zero gradients
+    # of this chain of normalizations into visible differences (each layer
+    # alone matches TensorFlow under Adam too).
+    opt = keras.optimizers.legacy.SGD(0.1)
+    updates = opt.get_updates(loss, model.trainable_weights)
+    C.targets.append(tf.group(*(updates + model.updates), name="train_op"))
+    _init(C)
+    return dict(loss=loss)
+
+
+@case("keras_text_vectorization")
+def _(C):
+    text = C.ph(np.array([b"The cat sat", b"a dog, a CAT!", b"sat"]), name="text")
+    tv = L.TextVectorization(output_mode="int", output_sequence_length=4,
+                             vocabulary=["the", "cat", "sat", "a", "dog"])
+    tv_split = L.TextVectorization(output_mode="int", vocabulary=["cat", "sat", "a"], standardize="lower",
+                                   split="whitespace")
+    _init(C)
+    C.init.append(tf1.tables_initializer())
+    return dict(ints=tv(text), ragged_pad=tv_split(text))
+
+
+@case("keras_mixed_precision_dense")
+def _(C):
+    x = C.f(4, 6, name="x")
+    d = L.Dense(5, dtype=keras.mixed_precision.Policy("mixed_float16"), **_seeded())
+    c = L.Conv1D(2, 3, dtype=keras.mixed_precision.Policy("mixed_float16"), **_seeded())
+    y = d(x)
+    z = c(tf.reshape(x, [4, 6, 1]))
+    _init(C)
+    C.tol["y"] = (2e-3, 2e-3)
+    C.tol["z"] = (2e-3, 2e-3)
+    return dict(y=y, z=z, y32=tf.cast(y, tf.float32))
+
+
+@case("keras_losses_weighted")
+def _(C):
+    yt = C.f(6, 4, lo=0, hi=1, name="yt")
+    logits = C.n(6, 4, name="logits")
+    w = C.f(6, lo=0, hi=2, name="w")
+    lab = C.i(6, lo=0, hi=4, name="lab")
+    kl = keras.losses
+    return dict(
+        cce_sum=kl.CategoricalCrossentropy(from_logits=True, reduction="sum")(yt, logits, sample_weight=w),
+        scce_none=kl.SparseCategoricalCrossentropy(from_logits=True, reduction="none")(lab, logits),
+        scce_weighted=kl.SparseCategoricalCrossentropy(from_logits=True)(lab, logits, sample_weight=w),
+        bce_focal=kl.BinaryFocalCrossentropy(gamma=2.0, from_logits=True)(yt, logits),
+        mse_weighted=kl.MeanSquaredError()(yt, logits, sample_weight=w),
+        huber_sum=kl.Huber(reduction="sum_over_batch_size")(yt, logits),
+    )
+
+
 if __name__ == "__main__":
     H.main()
