@@ -1,5 +1,6 @@
 // Fused batch normalization on the CPU: FusedBatchNorm, V2, V3 and their
-// gradients, for float x and statistics, in every data format (the channel
+// gradients, for float, half and bfloat16 x (V2 and V3; V1 is float only)
+// and float statistics, in every data format (the channel
 // dimension is located, not transposed to: x is read as [outer, C, inner],
 // inner = 1 for channels-last formats).
 //
@@ -10,10 +11,13 @@
 // the given mean and variance. reserve_space_1/2 carry the batch mean and
 // biased variance (the given ones in inference) to the gradient. Sums run
 // in double, so results agree with TensorFlow's float sums within 1e-5.
+// Half and bfloat16 x are computed in float and rounded once on output, as
+// TensorFlow's CPU kernel does (mixed-precision Keras models).
 #include <cmath>
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -23,6 +27,19 @@
 
 namespace dflow {
 namespace {
+
+// x's elements as float, and back (half and bfloat16 round to nearest even).
+float ToFloat(float v) { return v; }
+float ToFloat(float16 v) { return v.ToFloat(); }
+float ToFloat(bfloat16 v) { return v.ToFloat(); }
+template <typename T>
+T FromFloat(float v) {
+  if constexpr (std::is_same_v<T, float>) {
+    return v;
+  } else {
+    return T::FromFloat(v);
+  }
+}
 
 // x viewed as [outer, depth, inner].
 struct ChannelLayout {
@@ -60,6 +77,7 @@ absl::Status CheckChannelVector(const Tensor& t, const char* name,
   return absl::OkStatus();
 }
 
+template <typename T>
 class FusedBatchNormOp : public OpKernel {
  public:
   explicit FusedBatchNormOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
@@ -97,8 +115,8 @@ class FusedBatchNormOp : public OpKernel {
       Tensor* reserve3 = nullptr;
       OP_REQUIRES_OK(ctx, ctx->allocate_output(5, TensorShape({0}), &reserve3));
     }
-    const float* xs = x.data<float>();
-    float* ys = y->data<float>();
+    const T* xs = x.data<T>();
+    T* ys = y->data<T>();
     float* batch_mean = stats[0]->data<float>();
     float* batch_var = stats[1]->data<float>();
     float* saved_mean = stats[2]->data<float>();
@@ -113,13 +131,15 @@ class FusedBatchNormOp : public OpKernel {
         } else {
           double sum = 0;
           for (int64_t o = 0; o < l.outer; ++o) {
-            for (int64_t i = 0; i < l.inner; ++i) sum += xs[l.index(o, c, i)];
+            for (int64_t i = 0; i < l.inner; ++i) {
+              sum += ToFloat(xs[l.index(o, c, i)]);
+            }
           }
           const double m = sum / n;
           double sq = 0;
           for (int64_t o = 0; o < l.outer; ++o) {
             for (int64_t i = 0; i < l.inner; ++i) {
-              const double d = xs[l.index(o, c, i)] - m;
+              const double d = ToFloat(xs[l.index(o, c, i)]) - m;
               sq += d * d;
             }
           }
@@ -149,7 +169,7 @@ class FusedBatchNormOp : public OpKernel {
       for (int64_t o = 0; o < l.outer; ++o) {
         for (int64_t i = 0; i < l.inner; ++i) {
           const int64_t k = l.index(o, c, i);
-          ys[k] = (xs[k] - mean) * factor + shift;
+          ys[k] = FromFloat<T>((ToFloat(xs[k]) - mean) * factor + shift);
         }
       }
     }
@@ -162,6 +182,7 @@ class FusedBatchNormOp : public OpKernel {
   bool is_training_ = true;
 };
 
+template <typename T>
 class FusedBatchNormGradOp : public OpKernel {
  public:
   explicit FusedBatchNormGradOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
@@ -197,9 +218,9 @@ class FusedBatchNormGradOp : public OpKernel {
     // (its CPU kernel returns one-element scalars instead).
     OP_REQUIRES_OK(ctx, ctx->allocate_output(3, TensorShape({0}), &r1));
     OP_REQUIRES_OK(ctx, ctx->allocate_output(4, TensorShape({0}), &r2));
-    const float* xs = x.data<float>();
-    const float* g = dy.data<float>();
-    float* out = dx->data<float>();
+    const T* xs = x.data<T>();
+    const T* g = dy.data<T>();
+    T* out = dx->data<T>();
     const int64_t n = l.count();
     for (int64_t c = 0; c < l.depth; ++c) {
       const double mean = mean_t.data<float>()[c];
@@ -210,8 +231,9 @@ class FusedBatchNormGradOp : public OpKernel {
       for (int64_t o = 0; o < l.outer; ++o) {
         for (int64_t i = 0; i < l.inner; ++i) {
           const int64_t k = l.index(o, c, i);
-          sum_dy += g[k];
-          sum_dy_xc += g[k] * (xs[k] - mean);
+          const float gk = ToFloat(g[k]);
+          sum_dy += gk;
+          sum_dy_xc += gk * (ToFloat(xs[k]) - mean);
         }
       }
       dscale->data<float>()[c] = static_cast<float>(sum_dy_xc * rsqrt_var);
@@ -223,10 +245,11 @@ class FusedBatchNormGradOp : public OpKernel {
       for (int64_t o = 0; o < l.outer; ++o) {
         for (int64_t i = 0; i < l.inner; ++i) {
           const int64_t k = l.index(o, c, i);
-          out[k] = static_cast<float>(
-              is_training_
-                  ? coef * (g[k] - mean_dy - (xs[k] - mean) * mean_dy_xc)
-                  : coef * g[k]);
+          const float gk = ToFloat(g[k]);
+          const float xk = ToFloat(xs[k]);
+          out[k] = FromFloat<T>(static_cast<float>(
+              is_training_ ? coef * (gk - mean_dy - (xk - mean) * mean_dy_xc)
+                           : coef * gk));
         }
       }
     }
@@ -240,20 +263,25 @@ class FusedBatchNormGradOp : public OpKernel {
 
 DFLOW_REGISTER_KERNEL(
     KernelDefBuilder("FusedBatchNorm").Device(kDeviceCpu).TypeConstraint<float>("T"),
-    FusedBatchNormOp);
+    FusedBatchNormOp<float>);
 DFLOW_REGISTER_KERNEL(
     KernelDefBuilder("FusedBatchNormGrad").Device(kDeviceCpu).TypeConstraint<float>("T"),
-    FusedBatchNormGradOp);
-#define DFLOW_REGISTER_BATCH_NORM(op, kernel)    \
-  DFLOW_REGISTER_KERNEL(KernelDefBuilder(op)     \
-                            .Device(kDeviceCpu)  \
-                            .TypeConstraint<float>("T") \
-                            .TypeConstraint<float>("U"), \
-                        kernel)
-DFLOW_REGISTER_BATCH_NORM("FusedBatchNormV2", FusedBatchNormOp);
-DFLOW_REGISTER_BATCH_NORM("FusedBatchNormV3", FusedBatchNormOp);
-DFLOW_REGISTER_BATCH_NORM("FusedBatchNormGradV2", FusedBatchNormGradOp);
-DFLOW_REGISTER_BATCH_NORM("FusedBatchNormGradV3", FusedBatchNormGradOp);
+    FusedBatchNormGradOp<float>);
+#define DFLOW_REGISTER_BATCH_NORM(op, kernel, T)                      \
+  DFLOW_REGISTER_KERNEL(KernelDefBuilder(op)                          \
+                            .Device(kDeviceCpu)                       \
+                            .TypeConstraint<T>("T")                   \
+                            .TypeConstraint<float>("U"),              \
+                        kernel<T>)
+#define DFLOW_REGISTER_BATCH_NORMS(T)                                 \
+  DFLOW_REGISTER_BATCH_NORM("FusedBatchNormV2", FusedBatchNormOp, T); \
+  DFLOW_REGISTER_BATCH_NORM("FusedBatchNormV3", FusedBatchNormOp, T); \
+  DFLOW_REGISTER_BATCH_NORM("FusedBatchNormGradV2", FusedBatchNormGradOp, T); \
+  DFLOW_REGISTER_BATCH_NORM("FusedBatchNormGradV3", FusedBatchNormGradOp, T)
+DFLOW_REGISTER_BATCH_NORMS(float);
+DFLOW_REGISTER_BATCH_NORMS(float16);
+DFLOW_REGISTER_BATCH_NORMS(bfloat16);
+#undef DFLOW_REGISTER_BATCH_NORMS
 #undef DFLOW_REGISTER_BATCH_NORM
 
 }  // namespace

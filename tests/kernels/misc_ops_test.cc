@@ -1,5 +1,6 @@
 // UniqueWithCounts, Erfinv, Ndtri, EuclideanNorm, Diag, DiagPart,
-// LowerBound/UpperBound, Bucketize, Print and uint8/uint16/int8 arithmetic
+// LowerBound/UpperBound, Bucketize, half and bfloat16 FusedBatchNormV3,
+// Print and uint8/uint16/int8 arithmetic
 // (tf.image.convert_image_dtype) on a graph TensorFlow 2.21 wrote, against
 // TensorFlow's values (tools/tf_reference/make_misc_ops_reference.py); then
 // their bad inputs, each an InvalidArgument saying what is wrong.

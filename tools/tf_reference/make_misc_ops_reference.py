@@ -3,6 +3,7 @@
 that no other reference covers: UniqueWithCounts, Erfinv, Ndtri,
 EuclideanNorm, Diag, DiagPart, LowerBound/UpperBound (tf.searchsorted),
 Bucketize (Keras's Discretization, feature columns' bucketized_column),
+FusedBatchNormV3 and its gradient on float16 and bfloat16 (mixed precision),
 Print (tf.compat.v1.Print passes its input on) and Mul/AddV2/Sub of uint8,
 uint16 and int8 (tf.image.convert_image_dtype).
 
@@ -50,6 +51,8 @@ FEEDS = {
     "img8": np.array([[0, 17, 255], [128, 3, 64]], np.uint8),
     "img16": np.array([0, 300, 65535], np.uint16),
     "i8": np.array([-128, -1, 0, 5, 127], np.int8),
+    "bn_x": np.round(rng.uniform(-2, 2, (2, 3, 3, 4)), 3).astype(np.float32),
+    "bn_dy": np.round(rng.uniform(-1, 1, (2, 3, 3, 4)), 3).astype(np.float32),
 }
 
 
@@ -92,6 +95,23 @@ def build():
                                                 boundaries=[1.0, 1.5, 4.0])
   cases["bucketize_empty"] = tf.raw_ops.Bucketize(input=p["vals"],
                                                   boundaries=[])
+  # Batch normalization of half and bfloat16 x (float statistics), in
+  # training and inference, with the gradient tf.gradients writes; outputs
+  # cast to float32 for the comparison.
+  scale = tf.constant([1.5, 0.5, 1.0, 2.0])
+  offset = tf.constant([0.1, -0.2, 0.0, 0.3])
+  for name, dt in (("f16", tf.float16), ("bf16", tf.bfloat16)):
+    xh = tf.cast(p["bn_x"], dt)
+    y, bm, bv = tf1.nn.fused_batch_norm(xh, scale, offset, epsilon=1e-3)
+    cases["bn_%s_train" % name] = tf.cast(y, tf.float32)
+    cases["bn_%s_mean" % name] = bm
+    cases["bn_%s_var" % name] = bv
+    dx, dscale = tf.gradients(y, [xh, scale], tf.cast(p["bn_dy"], dt))
+    cases["bn_%s_dx" % name] = tf.cast(dx, tf.float32)
+    cases["bn_%s_dscale" % name] = dscale
+    yi, _, _ = tf1.nn.fused_batch_norm(xh, scale, offset, mean=bm, variance=bv,
+                                       epsilon=1e-3, is_training=False)
+    cases["bn_%s_infer" % name] = tf.cast(yi, tf.float32)
   cases["print"] = tf1.Print(p["d"] * 2.0, [p["d"], p["ids"]],
                              message="d and ids: ", summarize=4) + 1.0
   cases["img8_to_float"] = tf.image.convert_image_dtype(p["img8"], tf.float32)
