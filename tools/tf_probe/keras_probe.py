@@ -470,10 +470,13 @@ def _(C):
     c = L.Conv1D(2, 3, dtype=keras.mixed_precision.Policy("mixed_float16"), **_seeded())
     y = d(x)
     z = c(tf.reshape(x, [4, 6, 1]))
+    # 4-D, so Keras writes a FusedBatchNormV3 of half x.
+    bn = L.BatchNormalization(dtype=keras.mixed_precision.Policy("mixed_float16"))(
+        tf.reshape(z, [4, 2, 2, 2]), training=True)
     _init(C)
-    C.tol["y"] = (2e-3, 2e-3)
-    C.tol["z"] = (2e-3, 2e-3)
-    return dict(y=y, z=z, y32=tf.cast(y, tf.float32))
+    for k in ("y", "z", "bn"):
+        C.tol[k] = (2e-3, 2e-3)
+    return dict(y=y, z=z, y32=tf.cast(y, tf.float32), bn=bn)
 
 
 @case("keras_losses_weighted")
