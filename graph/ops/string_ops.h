@@ -149,7 +149,7 @@ Output UnsortedSegmentJoin(const Scope& scope, Input inputs,
 // --- string_ops_unicode.cc: Unicode decoding and encoding (ICU). ---
 
 // What to do with malformed input (or, for UnicodeEncode, code points
-// outside [0, 0x10FFFF]): "strict" fails, "replace" puts
+// outside [0, 0x10FFFF] and surrogates): "strict" fails, "replace" puts
 // replacement_char in its place, "ignore" drops it. With
 // replace_control_characters, code points below 0x20 count as malformed.
 struct UnicodeErrorAttrs {

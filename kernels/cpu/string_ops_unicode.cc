@@ -20,6 +20,7 @@
 #include "unicode/ucnv_err.h"
 #include "unicode/unistr.h"
 #include "unicode/uscript.h"
+#include "unicode/utf.h"
 
 namespace dflow {
 namespace {
@@ -302,15 +303,16 @@ class UnicodeEncodeOp : public OpKernel {
       icu::UnicodeString text;
       for (int64_t i = IndexAt(splits, r); i < IndexAt(splits, r + 1); ++i) {
         UChar32 c = v[i];
-        if (c > UCHAR_MAX_VALUE || c < UCHAR_MIN_VALUE) {
+        // Surrogates (U+D800..U+DFFF) are no characters either: TensorFlow
+        // replaces or drops them too.
+        if (c > UCHAR_MAX_VALUE || c < UCHAR_MIN_VALUE || U_IS_SURROGATE(c)) {
           OP_REQUIRES(ctx, !errors_.strict,
                       absl::InvalidArgumentError(absl::StrCat(
                           "Code point value out of valid Unicode range: "
                           "input_values[",
                           i, "] = ", c, " (errors='strict')")));
-          // "ignore" appends it anyway, and ICU drops it, as in
-          // TensorFlow.
-          if (!errors_.ignore) c = errors_.replacement;
+          if (errors_.ignore) continue;
+          c = errors_.replacement;
         }
         text.append(c);
       }

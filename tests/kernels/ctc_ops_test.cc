@@ -119,7 +119,7 @@ TEST(CTCOpsTest, LossRefusesLabelsAndLengthsThatCannotAlign) {
       LossError({}, {x, Index({0, 0, 0, 1, 1, 0}), Int32s({4, 2, 1}),
                      Int32s({4, 3})}),
       "Saw a non-null label (index >= num_classes - 1) following a null");
-  ExpectInvalid(LossError({}, {x, two_labels, Int32s({1})}),
+  ExpectInvalid(LossError({}, {x, two_labels, Int32s({1}), Int32s({4, 3})}),
                 "labels_indices and labels_values must contain the same "
                 "number of rows");
   ExpectInvalid(LossError({}, {Tensor::FromVector<float>({1, 2}, {2}),

@@ -41,7 +41,7 @@ TEST(TextOpsTest, TensorFlowsGraphGivesTensorFlowsValues) {
   const std::vector<StringFetch> strings =
       testing_tf_values::ReadStringFetches(std::string(kDir) + "strings.txt");
   ASSERT_GT(lines.size(), 100u);
-  ASSERT_GT(strings.size(), 40u);
+  ASSERT_GT(strings.size(), 30u);
   absl::StatusOr<GraphDef> def =
       ReadGraphDefFile(std::string(kDir) + "graph.pb");
   ASSERT_TRUE(def.ok()) << def.status();
@@ -74,14 +74,17 @@ TEST(TextOpsTest, TensorFlowsGraphGivesTensorFlowsValues) {
     ASSERT_EQ(got.dtype(), DtypeOf(want.dtype));
     EXPECT_EQ(got.shape(), TensorShape(want.shape));
     ASSERT_EQ(got.NumElements(), static_cast<int64_t>(want.values.size()));
-    // Decoded labels, splits, counts: exact. CTC losses and gradients sum
-    // exponentials over many paths: within a few float32 ulps (TensorFlow
-    // runs Eigen's exp without FMA, dflow with it).
-    const double tol = want.dtype == "float32"   ? 2e-6
-                       : want.dtype == "float64" ? 1e-13
+    // Exact but for a few CTC gradient elements (2 or 3 of 90 per loss,
+    // off by under 1e-8: the softmax's exp, which TensorFlow's build runs
+    // without FMA and dflow's with it).
+    const double tol = want.dtype == "float32"   ? 1e-7
+                       : want.dtype == "float64" ? 1e-15
                                                  : 0;
+    const bool single = want.dtype == "float32";
     for (int64_t i = 0; i < got.NumElements(); ++i) {
-      const double w = want.values[i];
+      // "%.9g" gives float32 values back exactly once rounded to float.
+      const double w = single ? static_cast<float>(want.values[i])
+                              : want.values[i];
       const double g = Element(got, i);
       if (std::isinf(w)) {
         EXPECT_EQ(g, w) << "element " << i;
@@ -186,7 +189,9 @@ TEST(TextOpsTest, NGramsRegexAndJoinsCheckTheirInputs) {
   Output splits = ops::Placeholder(root, DT_INT64);
   ops::StringNGramsOutputs ng = ops::StringNGrams(root, data, splits);
   ExpectInvalid(RunError(ng.ngrams, {Strings({"a", "b"}), Int64s({0, 3})}),
-                "Last split value must be data size. Expected 2, got 3");
+                "Invalid split value 3, must be in [0, 2]");
+  ExpectInvalid(RunError(ng.ngrams, {Strings({"a", "b"}), Int64s({0, 1})}),
+                "Last split value must be data size. Expected 2, got 1");
   ExpectInvalid(RunError(ng.ngrams, {Strings({"a", "b"}), Int64s({1, 2})}),
                 "First split value must be 0, got 1");
   ExpectInvalid(RunError(ng.ngrams, {Strings({"a", "b"}), Int64s({0, 2, 1})}),
@@ -282,7 +287,7 @@ TEST(TextOpsTest, RaggedOpsRefuseMalformedPartitions) {
                 "rt_nested_splits[0] ends at 3 but what it partitions has 4");
 
   Output counts = ops::DenseBincount(root, values, ops::Const(root, 4),
-                                     ops::Const(root, std::vector<float>{}));
+                                     ops::Placeholder(root, DT_FLOAT));
   ExpectInvalid(RunError(counts, {Int32s({1, -2}), Tensor::Scalar<int32_t>(4),
                                   Tensor::FromVector<float>({}, {0})}),
                 "Input arr must be non-negative! input[1] = -2");
