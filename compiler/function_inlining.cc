@@ -57,7 +57,10 @@ absl::Status CheckCallableFrom(absl::string_view label, const std::string& name,
   }
   path->push_back(name);
   for (const NodeDef& body : it->second->node_def()) {
-    for (const std::string& callee : CalledFunctions(body)) {
+    std::vector<std::string> callees = CalledFunctions(body);
+    // A direct call: the op is the function's name.
+    if (functions.contains(body.op())) callees.push_back(body.op());
+    for (const std::string& callee : callees) {
       if (absl::Status s =
               CheckCallableFrom(label, callee, functions, path, checked);
           !s.ok()) {
@@ -116,6 +119,78 @@ absl::StatusOr<int> OutputIndex(const Node& node, absl::string_view arg,
 
 absl::Status Prefixed(absl::string_view where, const absl::Status& s) {
   return absl::Status(s.code(), absl::StrCat(where, ": ", s.message()));
+}
+
+// The type of a signature argument of `callee` called with `attrs`.
+absl::StatusOr<DataType> ArgType(
+    const OpDef::ArgDef& arg,
+    const google::protobuf::Map<std::string, AttrValue>& attrs) {
+  if (!arg.number_attr().empty() || !arg.type_list_attr().empty()) {
+    return absl::UnimplementedError(absl::StrCat(
+        "argument '", arg.name(),
+        "' is a list; direct calls of functions with list arguments are "
+        "not supported (call it through PartitionedCall)"));
+  }
+  if (arg.type_attr().empty()) return arg.type();
+  auto it = attrs.find(arg.type_attr());
+  if (it == attrs.end() || it->second.value_case() != AttrValue::kType) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "argument '", arg.name(), "' takes its type from attr '",
+        arg.type_attr(), "', which the call does not set"));
+  }
+  return it->second.type();
+}
+
+// A body node whose op is a function of the library (TensorFlow's direct
+// call: while_v2 wraps loop bodies so, "<body>_Wrapper" calling "<body>")
+// becomes the PartitionedCall of that function, which is inlined as every
+// other call. References to its outputs use the callee's output argument
+// names ("body:add_3:0"), resolved against `callee` (kept for that).
+absl::Status DirectCallAsPartitionedCall(const FunctionDef& callee,
+                                         NodeDef* def) {
+  NameAttrList f;
+  f.set_name(def->op());
+  AttrValue tin, tout;
+  for (const auto& [key, value] : def->attr()) {
+    if (!key.empty() && key[0] == '_') continue;  // the node's own
+    (*f.mutable_attr())[key] = value;
+  }
+  for (const OpDef::ArgDef& in : callee.signature().input_arg()) {
+    absl::StatusOr<DataType> t = ArgType(in, def->attr());
+    if (!t.ok()) return t.status();
+    tin.mutable_list()->add_type(*t);
+  }
+  for (const OpDef::ArgDef& out : callee.signature().output_arg()) {
+    absl::StatusOr<DataType> t = ArgType(out, def->attr());
+    if (!t.ok()) return t.status();
+    tout.mutable_list()->add_type(*t);
+  }
+  google::protobuf::Map<std::string, AttrValue> kept;
+  for (const auto& [key, value] : def->attr()) {
+    if (!key.empty() && key[0] == '_') kept[key] = value;
+  }
+  *def->mutable_attr() = std::move(kept);
+  (*def->mutable_attr())["Tin"] = std::move(tin);
+  (*def->mutable_attr())["Tout"] = std::move(tout);
+  *(*def->mutable_attr())["f"].mutable_func() = std::move(f);
+  def->set_op("PartitionedCall");
+  return absl::OkStatus();
+}
+
+// The flat output index of output arg `arg` (element `index`) of a direct
+// call of `callee` (plain arguments only: DirectCallAsPartitionedCall
+// refused the others).
+absl::StatusOr<int> DirectCallOutputIndex(const FunctionDef& callee,
+                                          absl::string_view call,
+                                          absl::string_view arg, int index) {
+  const auto& outs = callee.signature().output_arg();
+  for (int i = 0; i < outs.size(); ++i) {
+    if (outs[i].name() == arg && index == 0) return i;
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("the call '", call, "' of function '",
+                   callee.signature().name(), "' has no output '", arg, ":",
+                   index, "'"));
 }
 
 }  // namespace
@@ -181,6 +256,8 @@ absl::StatusOr<InstantiatedFunction> InstantiateFunction(
   InstantiatedFunction result;
   // First every node, then the edges (bodies are in no particular order).
   absl::flat_hash_map<std::string, Node*> body;
+  // Body nodes that call a library function directly: the callee.
+  absl::flat_hash_map<std::string, const FunctionDef*> direct_calls;
   for (const NodeDef& node : fdef.node_def()) {
     NodeDef def = node;
     def.clear_input();
@@ -188,6 +265,13 @@ absl::StatusOr<InstantiatedFunction> InstantiateFunction(
     if (def.device().empty()) def.set_device(std::string(device));
     if (absl::Status s = SubstitutePlaceholders(func.attr(), &def); !s.ok()) {
       return Prefixed(where, s);
+    }
+    if (auto callee = functions.find(def.op()); callee != functions.end()) {
+      if (absl::Status s = DirectCallAsPartitionedCall(*callee->second, &def);
+          !s.ok()) {
+        return Prefixed(absl::StrCat(where, ", node '", node.name(), "'"), s);
+      }
+      direct_calls[node.name()] = callee->second;
     }
     absl::StatusOr<Node*> n =
         AddNodeWithUniqueName(graph, std::move(def), {}, where);
@@ -212,7 +296,11 @@ absl::StatusOr<InstantiatedFunction> InstantiateFunction(
       return absl::InvalidArgumentError(
           absl::StrCat(where, ": bad output index in '", ref, "'"));
     }
-    absl::StatusOr<int> index = OutputIndex(*it->second, parts[1], k);
+    auto direct = direct_calls.find(parts[0]);
+    absl::StatusOr<int> index =
+        direct != direct_calls.end()
+            ? DirectCallOutputIndex(*direct->second, parts[0], parts[1], k)
+            : OutputIndex(*it->second, parts[1], k);
     if (!index.ok()) {
       return absl::InvalidArgumentError(
           absl::StrCat(where, ": ", index.status().message()));

@@ -3,8 +3,9 @@
 // compiler/lower_functional_while.h) share. A call's arguments become edges
 // from nodes the caller chose (Switch outputs, a loop's Identities), its
 // returns the outputs the caller wires on; `node:out_arg:k` references,
-// function attrs (`$T` placeholders) and nested calls are resolved here, so
-// each lowering only builds its own control structure around the body.
+// function attrs (`$T` placeholders) and nested calls (PartitionedCall, and
+// direct calls whose op is a function's name) are resolved here, so each
+// lowering only builds its own control structure around the body.
 #ifndef DFLOW_COMPILER_FUNCTION_INLINING_H_
 #define DFLOW_COMPILER_FUNCTION_INLINING_H_
 

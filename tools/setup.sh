@@ -19,6 +19,7 @@ PACKAGES=(
   zlib1g-dev            # gzip readers (datasets)
   libre2-dev            # RE2 regular expressions (StaticRegexFullMatch)
   libfarmhash-dev       # FarmHash Fingerprint64: TF's string hash buckets
+  libicu-dev            # ICU: Unicode decoding, scripts and case (text ops)
   dataset-fashion-mnist # Fashion-MNIST IDX files in /usr/share/datasets (data/)
   python3               # tools/test.sh reads Bazel's test.xml files
   libleveldb-dev        # LevelDB tables: the .index of V2 checkpoints (formats/)

@@ -1,12 +1,13 @@
 // Gradients of the neural-network ops (graph/ops/nn_ops.h: activations,
-// softmax, losses, bias) and the convolution ops (graph/ops/conv_ops.h:
-// Conv2D, pooling, LRN), following TensorFlow's nn_grad.py. Most are one
-// op: the forward op's own gradient op (ReluGrad, BiasAddGrad,
-// Conv2DBackprop*, MaxPoolGrad, AvgPoolGrad, LRNGrad) with the forward op's
-// attrs. The gradient ops that are themselves differentiable in TensorFlow
-// get second-order gradients here too (ReluGrad, BiasAddGrad, the Conv2D
-// backprops, AvgPoolGrad); MaxPoolGrad and LRNGrad have none (TensorFlow
-// needs MaxPoolGradGrad, which dflow does not have).
+// softmax, losses, bias; graph/ops/ctc_ops.h's CTC loss) and the
+// convolution ops (graph/ops/conv_ops.h: Conv2D, pooling, LRN), following
+// TensorFlow's nn_grad.py. Most are one op: the forward op's own gradient
+// op (ReluGrad, BiasAddGrad, Conv2DBackprop*, MaxPoolGrad, AvgPoolGrad,
+// LRNGrad) with the forward op's attrs. The gradient ops that are
+// themselves differentiable in TensorFlow get second-order gradients here
+// too (ReluGrad, BiasAddGrad, the Conv2D backprops, AvgPoolGrad);
+// MaxPoolGrad and LRNGrad have none (TensorFlow needs MaxPoolGradGrad,
+// which dflow does not have).
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -205,6 +206,27 @@ absl::Status SparseSoftmaxCrossEntropyGradFn(
 }
 DFLOW_REGISTER_GRADIENT("SparseSoftmaxCrossEntropyWithLogits",
                         SparseSoftmaxCrossEntropyGradFn);
+
+// CTC loss (graph/ops/ctc_ops.h): the kernel's own gradient output scaled
+// by each entry's incoming gradient, as TensorFlow's ctc_ops.py; that
+// output is itself not differentiable (PreventGradient), and the labels
+// and lengths get none.
+absl::Status CTCLossGradFn(const Scope& scope, const Operation& op,
+                           absl::Span<const Output> grad_outputs,
+                           std::vector<Output>* grad_inputs) {
+  const Output gradient = ops::PreventGradient(
+      scope, op.output(1),
+      "Currently there is no way to take the second derivative of ctc_loss "
+      "due to the fused implementation's interaction with tf.gradients()");
+  *grad_inputs = {
+      ops::Mul(scope, ops::ExpandDims(scope, grad_outputs[0], -1), gradient),
+      NoGradient(), NoGradient(), NoGradient()};
+  return absl::OkStatus();
+}
+DFLOW_REGISTER_GRADIENT("CTCLoss", CTCLossGradFn);
+DFLOW_REGISTER_GRADIENT("CTCLossV2", CTCLossGradFn);
+DFLOW_REGISTER_NO_GRADIENT("CTCGreedyDecoder");
+DFLOW_REGISTER_NO_GRADIENT("CTCBeamSearchDecoder");
 
 // sum(t^2) / 2: dt = t * g (g is a scalar).
 absl::Status L2LossGradFn(const Scope& scope, const Operation& op,

@@ -221,6 +221,22 @@ OutputList SparseFillEmptyRows(const Scope& scope, Input indices,
                                Input values, Input dense_shape,
                                Input default_value);
 
+// --- index_ops_counts.cc: DenseBincount and EditDistance. ---
+
+// output[v] = how many times v occurs in `input` (a scalar, vector or,
+// per row, matrix of int32/int64), or the sum of the matching `weights`
+// (same shape as input, or empty for counts); with binary_output, 1 where
+// it occurs. Values >= size are ignored; negative ones are an error.
+Output DenseBincount(const Scope& scope, Input input, Input size,
+                     Input weights, bool binary_output = false);
+// The Levenshtein distance between hypothesis and truth (SparseTensors of
+// equal rank, sequences along the last dimension), per position of the
+// other dimensions; with normalize, divided by the truth's length.
+Output EditDistance(const Scope& scope, Input hypothesis_indices,
+                    Input hypothesis_values, Input hypothesis_shape,
+                    Input truth_indices, Input truth_values,
+                    Input truth_shape, bool normalize = true);
+
 }  // namespace ops
 }  // namespace dflow
 

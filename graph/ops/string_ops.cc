@@ -1,5 +1,6 @@
 // Schemas and wrappers of TensorFlow 2.21's string ops (string_ops.cc and
-// logging_ops.cc OpDefs): StaticRegexFullMatch, StringLength, and
+// logging_ops.cc OpDefs): StaticRegexFullMatch, RegexFullMatch,
+// StringLength, and
 // StringFormat with PrintV2 (tf.print).
 #include "graph/ops/string_ops.h"
 
@@ -18,6 +19,22 @@ DFLOW_REGISTER_OP("StaticRegexFullMatch")
     .Attr("pattern: string")
     .SetShapeFn(shape_fns::UnchangedShape)
     .Doc("Whether each string matches the RE2 pattern as a whole.");
+
+// RegexFullMatch: input's shape (the pattern is a scalar).
+absl::Status RegexFullMatchShape(InferenceContext* c) {
+  TensorShape pattern;
+  DFLOW_RETURN_IF_ERROR(c->WithRank(c->input(1), 0, "input 'pattern'",
+                                    &pattern));
+  c->set_output(0, c->input(0));
+  return absl::OkStatus();
+}
+
+DFLOW_REGISTER_OP("RegexFullMatch")
+    .Input("input: string")
+    .Input("pattern: string")
+    .Output("output: bool")
+    .SetShapeFn(RegexFullMatchShape)
+    .Doc("Whether each string matches the scalar RE2 pattern as a whole.");
 
 DFLOW_REGISTER_OP("StringLength")
     .Input("input: string")
@@ -80,6 +97,12 @@ Output StaticRegexFullMatch(const Scope& scope, Input input,
                      .Input(input)
                      .Attr("pattern", std::string(pattern))
                      .Finalize();
+  return op.valid() ? op.output(0) : Output();
+}
+
+Output RegexFullMatch(const Scope& scope, Input input, Input pattern) {
+  Operation op =
+      OpBuilder(scope, "RegexFullMatch").Input(input).Input(pattern).Finalize();
   return op.valid() ? op.output(0) : Output();
 }
 

@@ -75,14 +75,16 @@ DFLOW_REGISTER_OP("StringLower")
     .Output("output: string")
     .Attr("encoding: string = ''")
     .SetShapeFn(shape_fns::UnchangedShape)
-    .Doc("Each string with ASCII letters lower-cased.");
+    .Doc("Each string lower-cased: ASCII letters, or with encoding "
+         "'utf-8' every cased letter.");
 
 DFLOW_REGISTER_OP("StringUpper")
     .Input("input: string")
     .Output("output: string")
     .Attr("encoding: string = ''")
     .SetShapeFn(shape_fns::UnchangedShape)
-    .Doc("Each string with ASCII letters upper-cased.");
+    .Doc("Each string upper-cased: ASCII letters, or with encoding "
+         "'utf-8' every cased letter.");
 
 DFLOW_REGISTER_OP("StringStrip")
     .Input("input: string")
@@ -138,12 +140,22 @@ Output StringUnary(const Scope& scope, const char* op, Input input) {
 }
 }  // namespace
 
-Output StringLower(const Scope& scope, Input input) {
-  return StringUnary(scope, "StringLower", input);
+Output StringLower(const Scope& scope, Input input,
+                   absl::string_view encoding) {
+  Operation op = OpBuilder(scope, "StringLower")
+                     .Input(input)
+                     .Attr("encoding", std::string(encoding))
+                     .Finalize();
+  return op.valid() ? op.output(0) : Output();
 }
 
-Output StringUpper(const Scope& scope, Input input) {
-  return StringUnary(scope, "StringUpper", input);
+Output StringUpper(const Scope& scope, Input input,
+                   absl::string_view encoding) {
+  Operation op = OpBuilder(scope, "StringUpper")
+                     .Input(input)
+                     .Attr("encoding", std::string(encoding))
+                     .Finalize();
+  return op.valid() ? op.output(0) : Output();
 }
 
 Output StringStrip(const Scope& scope, Input input) {

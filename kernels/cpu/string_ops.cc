@@ -2,8 +2,11 @@
 // whole, with RE2 (TensorFlow's regex engine, so syntax and semantics are
 // the same). The pattern is compiled once, when the kernel is built; a bad
 // pattern fails there, naming the pattern and RE2's reason.
-// StringLength: each string's length in bytes or in UTF-8 characters.
+// RegexFullMatch: the same with the pattern a tensor, compiled when it
+// changes. StringLength: each string's length in bytes or in UTF-8
+// characters.
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -39,6 +42,55 @@ class StaticRegexFullMatchOp : public OpKernel {
 
  private:
   std::unique_ptr<RE2> re_;
+};
+
+class RegexFullMatchOp : public OpKernel {
+ public:
+  explicit RegexFullMatchOp(OpKernelConstruction* ctx) : OpKernel(ctx) {}
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& input = ctx->input(0);
+    const Tensor& pattern = ctx->input(1);
+    OP_REQUIRES(ctx, pattern.shape().rank() == 0,
+                absl::InvalidArgumentError(
+                    absl::StrCat("Pattern must be scalar, but received ",
+                                 pattern.shape().ToString())));
+    std::shared_ptr<const RE2> re;
+    OP_REQUIRES_OK(ctx, Compiled(*pattern.data<std::string>(), &re));
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, input.shape(), &out));
+    const std::string* in = input.data<std::string>();
+    bool* o = out->data<bool>();
+    for (int64_t i = 0; i < input.NumElements(); ++i) {
+      o[i] = RE2::FullMatch(in[i], *re);
+    }
+  }
+
+ private:
+  // The pattern is nearly always the same from step to step (a Const):
+  // the last one compiled is kept.
+  absl::Status Compiled(const std::string& pattern,
+                        std::shared_ptr<const RE2>* re) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (last_ != nullptr && last_->pattern() == pattern) {
+        *re = last_;
+        return absl::OkStatus();
+      }
+    }
+    auto made = std::make_shared<const RE2>(pattern, RE2::Quiet);
+    if (!made->ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Invalid pattern: ", pattern, ", error: ", made->error()));
+    }
+    *re = made;
+    std::lock_guard<std::mutex> lock(mu_);
+    last_ = std::move(made);
+    return absl::OkStatus();
+  }
+
+  std::mutex mu_;
+  std::shared_ptr<const RE2> last_;  // mu_
 };
 
 class StringLengthOp : public OpKernel {
@@ -77,6 +129,8 @@ class StringLengthOp : public OpKernel {
 
 DFLOW_REGISTER_KERNEL(KernelDefBuilder("StringLength").Device(kDeviceCpu),
                       StringLengthOp);
+DFLOW_REGISTER_KERNEL(KernelDefBuilder("RegexFullMatch").Device(kDeviceCpu),
+                      RegexFullMatchOp);
 DFLOW_REGISTER_KERNEL(KernelDefBuilder("StaticRegexFullMatch")
                           .Device(kDeviceCpu),
                       StaticRegexFullMatchOp);

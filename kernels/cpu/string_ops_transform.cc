@@ -1,7 +1,7 @@
 // CPU kernels of the string-to-string ops (graph/ops/string_ops_transform.cc)
-// as TensorFlow 2.21 computes them: ASCII lower/upper case and whitespace
-// strip, Substr in bytes or UTF-8 characters with pos/len broadcast against
-// the strings, ReduceJoin, and regex replacement with RE2 (TensorFlow's
+// as TensorFlow 2.21 computes them: lower/upper case (ASCII, or with ICU
+// for encoding "utf-8") and whitespace strip, Substr in bytes or UTF-8
+// characters with pos/len broadcast against the strings, ReduceJoin, and regex replacement with RE2 (TensorFlow's
 // engine, so patterns and \N rewrites mean the same).
 #include <algorithm>
 #include <cstdint>
@@ -16,6 +16,8 @@
 #include "re2/re2.h"
 #include "runtime/kernel_registry.h"
 #include "runtime/op_kernel.h"
+#include "unicode/locid.h"
+#include "unicode/unistr.h"
 
 namespace dflow {
 namespace {
@@ -24,15 +26,7 @@ namespace {
 class StringMapOp : public OpKernel {
  public:
   using Fn = void (*)(std::string*);
-  StringMapOp(OpKernelConstruction* ctx, Fn fn) : OpKernel(ctx), fn_(fn) {
-    std::string encoding;
-    // Only ASCII case is implemented; TensorFlow's "utf-8" case needs ICU.
-    if (ctx->GetAttr("encoding", &encoding).ok() && !encoding.empty()) {
-      ctx->SetStatus(absl::UnimplementedError(absl::StrCat(
-          "encoding '", encoding,
-          "' is not supported: only '' (ASCII letters) is; leave it empty")));
-    }
-  }
+  StringMapOp(OpKernelConstruction* ctx, Fn fn) : OpKernel(ctx), fn_(fn) {}
 
   void Compute(OpKernelContext* ctx) override {
     const Tensor& input = ctx->input(0);
@@ -50,15 +44,52 @@ class StringMapOp : public OpKernel {
   Fn fn_;
 };
 
+// The case ops' `encoding`: "" maps ASCII letters only; "utf-8" every
+// cased letter with ICU, as TensorFlow does (ICU's root-locale mapping:
+// TensorFlow's takes ICU's default locale, which is the root one unless
+// the process sets another).
+bool Utf8Case(OpKernelConstruction* ctx) {
+  std::string encoding;
+  absl::Status s = ctx->GetAttr("encoding", &encoding);
+  if (!s.ok()) {
+    ctx->SetStatus(s);
+    return false;
+  }
+  if (!encoding.empty() && encoding != "utf-8") {
+    ctx->SetStatus(absl::InvalidArgumentError(
+        absl::StrCat("only utf-8 or '' (no encoding) is supported, received ",
+                     encoding)));
+  }
+  return encoding == "utf-8";
+}
+
+// TensorFlow converts the string's c_str() with ICU's "UTF-8" converter:
+// the text ends at the first NUL byte, and so does the result; malformed
+// bytes become U+FFFD.
+void IcuLower(std::string* s) {
+  icu::UnicodeString text(s->c_str(), "UTF-8");
+  text.toLower(icu::Locale::getRoot());
+  s->clear();
+  text.toUTF8String(*s);
+}
+void IcuUpper(std::string* s) {
+  icu::UnicodeString text(s->c_str(), "UTF-8");
+  text.toUpper(icu::Locale::getRoot());
+  s->clear();
+  text.toUTF8String(*s);
+}
+void AsciiLower(std::string* s) { absl::AsciiStrToLower(s); }
+void AsciiUpper(std::string* s) { absl::AsciiStrToUpper(s); }
+
 class StringLowerOp : public StringMapOp {
  public:
   explicit StringLowerOp(OpKernelConstruction* ctx)
-      : StringMapOp(ctx, [](std::string* s) { absl::AsciiStrToLower(s); }) {}
+      : StringMapOp(ctx, Utf8Case(ctx) ? IcuLower : AsciiLower) {}
 };
 class StringUpperOp : public StringMapOp {
  public:
   explicit StringUpperOp(OpKernelConstruction* ctx)
-      : StringMapOp(ctx, [](std::string* s) { absl::AsciiStrToUpper(s); }) {}
+      : StringMapOp(ctx, Utf8Case(ctx) ? IcuUpper : AsciiUpper) {}
 };
 class StringStripOp : public StringMapOp {
  public:

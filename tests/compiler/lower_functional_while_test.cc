@@ -467,5 +467,62 @@ TEST(LowerFunctionalWhileTest, LoopThatChangesNothingKeepsItsBackEdges) {
   EXPECT_TRUE(HasControlEdge(graph, "w/merge_0", "w/cond/five"));
 }
 
+// A body that calls another function directly, its op the function's
+// name (TensorFlow's while_v2 writes "<body>_Wrapper" functions so), and
+// reads the callee's outputs by its output argument names.
+TEST(LowerFunctionalWhileTest, BodyCallingAFunctionDirectlyComputesTheLoop) {
+  GraphDef def = LoopGraph("While");
+  FunctionDef* wrapper = def.mutable_library()->add_function();
+  ASSERT_TRUE(google::protobuf::TextFormat::ParseFromString(
+      R"pb(
+        signature {
+          name: "body_f_Wrapper"
+          input_arg { name: "arg0" type: DT_INT32 }
+          input_arg { name: "arg1" type: DT_FLOAT }
+          output_arg { name: "a" type: DT_INT32 }
+          output_arg { name: "b" type: DT_FLOAT }
+        }
+        node_def {
+          name: "body_f"
+          op: "body_f"
+          input: "arg0"
+          input: "arg1"
+          attr {
+            key: "_disable_call_shape_inference"
+            value { b: true }
+          }
+        }
+        ret { key: "a" value: "body_f:i_next:0" }
+        ret { key: "b" value: "body_f:x_next:0" }
+      )pb",
+      wrapper));
+  for (NodeDef& node : *def.mutable_node()) {
+    if (node.name() == "w") {
+      (*node.mutable_attr())["body"].mutable_func()->set_name(
+          "body_f_Wrapper");
+    }
+  }
+  absl::StatusOr<std::unique_ptr<Session>> session = Session::Create(def);
+  ASSERT_TRUE(session.ok()) << session.status();
+  Tensor x(DT_FLOAT, TensorShape({2}));
+  x.data<float>()[0] = 1.5f;
+  x.data<float>()[1] = -2.0f;
+  std::vector<Tensor> out;
+  absl::Status s = (*session)->Run({{"x", x}}, {"out", "w:0"}, {}, &out);
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_FLOAT_EQ(out[0].data<float>()[0], 1.5f * 32);
+  EXPECT_EQ(out[1].data<int32_t>()[0], 5);
+
+  // An output the callee does not have is an error naming it.
+  (*wrapper->mutable_ret())["b"] = "body_f:no_such:0";
+  session = Session::Create(def);
+  absl::Status bad = session.ok() ? (*session)->Run({{"x", x}}, {"out"}, {},
+                                                    &out)
+                                  : session.status();
+  EXPECT_THAT(std::string(bad.message()),
+              HasSubstr("the call 'body_f' of function 'body_f' has no output "
+                        "'no_such:0'"));
+}
+
 }  // namespace
 }  // namespace dflow

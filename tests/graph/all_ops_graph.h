@@ -12,6 +12,9 @@ namespace dflow {
 // Builds the graph in `root`; errors end up in root.status().
 void BuildGraphWithEveryOp(const Scope& root);
 
+// Parts of it kept in files of their own (called by BuildGraphWithEveryOp).
+void BuildTextAndCtcOps(const Scope& root);  // all_ops_graph_text.cc
+
 }  // namespace dflow
 
 #endif  // DFLOW_TESTS_GRAPH_ALL_OPS_GRAPH_H_

@@ -42,43 +42,11 @@ using testing_tf_values::Line;
 
 constexpr char kDir[] = "tests/testdata/tf_string_ops/";
 
-// strings.txt: "fetch <name> string [<dims>] | x<hex> ...".
-struct StringFetch {
-  Line line;  // kind, name, shape (values empty)
-  std::vector<std::string> values;
-};
+using testing_tf_values::StringFetch;
 
 std::vector<StringFetch> ReadStringFetches() {
-  std::ifstream in(std::string(kDir) + "strings.txt");
-  EXPECT_TRUE(in.good());
-  std::vector<StringFetch> fetches;
-  std::string text;
-  while (std::getline(in, text)) {
-    if (text.empty() || text[0] == '#') continue;
-    std::vector<std::string> halves = absl::StrSplit(text, " | ");
-    std::vector<std::string> head = absl::StrSplit(halves[0], ' ');
-    EXPECT_EQ(head.size(), 4u) << text;
-    if (head.size() != 4) continue;
-    StringFetch fetch;
-    fetch.line = Line{head[0], head[1], head[2], {}, {}};
-    absl::string_view dims = head[3];
-    absl::ConsumePrefix(&dims, "[");
-    absl::ConsumeSuffix(&dims, "]");
-    for (absl::string_view d : absl::StrSplit(dims, ',', absl::SkipEmpty())) {
-      int64_t v = 0;
-      EXPECT_TRUE(absl::SimpleAtoi(d, &v)) << text;
-      fetch.line.shape.push_back(v);
-    }
-    if (halves.size() > 1) {
-      for (absl::string_view v :
-           absl::StrSplit(halves[1], ' ', absl::SkipEmpty())) {
-        EXPECT_TRUE(absl::ConsumePrefix(&v, "x")) << text;
-        fetch.values.push_back(absl::HexStringToBytes(v));
-      }
-    }
-    fetches.push_back(std::move(fetch));
-  }
-  return fetches;
+  return testing_tf_values::ReadStringFetches(std::string(kDir) +
+                                              "strings.txt");
 }
 
 // The int64 fetches of cases.txt, exactly (a double loses hashes' low

@@ -3,7 +3,10 @@
 // tools/tf_reference/make_special_math_reference.py and
 // make_array_ops_reference.py, one line per feed or fetch:
 //   feed|fetch <name> <NumPy dtype> [<shape>] | v0 v1 ...
-// (no shape: a vector; values "%.9g"/"%.17g" or nan, inf, -inf).
+// (no shape: a vector; values "%.9g"/"%.17g" or nan, inf, -inf). String
+// fetches live in a file of their own (strings.txt), one per line:
+//   fetch <name> string [<shape>] | x<hex> x<hex> ...
+// (each string's bytes in hex after an 'x'; "x" alone is empty).
 #ifndef DFLOW_TESTS_KERNELS_TF_VALUE_CASES_H_
 #define DFLOW_TESTS_KERNELS_TF_VALUE_CASES_H_
 
@@ -15,6 +18,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
@@ -148,6 +152,45 @@ inline double Element(const Tensor& t, int64_t i) {
       ADD_FAILURE() << "unexpected dtype " << DataTypeName(t.dtype());
       return 0;
   }
+}
+
+// A string fetch of strings.txt: its line (values empty) and its strings.
+struct StringFetch {
+  Line line;
+  std::vector<std::string> values;
+};
+
+inline std::vector<StringFetch> ReadStringFetches(const std::string& path) {
+  std::ifstream in(path);
+  EXPECT_TRUE(in.good()) << path;
+  std::vector<StringFetch> fetches;
+  std::string text;
+  while (std::getline(in, text)) {
+    if (text.empty() || text[0] == '#') continue;
+    std::vector<std::string> halves = absl::StrSplit(text, " | ");
+    std::vector<std::string> head = absl::StrSplit(halves[0], ' ');
+    EXPECT_EQ(head.size(), 4u) << text;
+    if (head.size() != 4) continue;
+    StringFetch fetch;
+    fetch.line = Line{head[0], head[1], head[2], {}, {}};
+    absl::string_view dims = head[3];
+    absl::ConsumePrefix(&dims, "[");
+    absl::ConsumeSuffix(&dims, "]");
+    for (absl::string_view d : absl::StrSplit(dims, ',', absl::SkipEmpty())) {
+      int64_t v = 0;
+      EXPECT_TRUE(absl::SimpleAtoi(d, &v)) << text;
+      fetch.line.shape.push_back(v);
+    }
+    if (halves.size() > 1) {
+      for (absl::string_view v :
+           absl::StrSplit(halves[1], ' ', absl::SkipEmpty())) {
+        EXPECT_TRUE(absl::ConsumePrefix(&v, "x")) << text;
+        fetch.values.push_back(absl::HexStringToBytes(v));
+      }
+    }
+    fetches.push_back(std::move(fetch));
+  }
+  return fetches;
 }
 
 // Runs `dir`/graph.pb with every feed of `lines` and fetches every fetch

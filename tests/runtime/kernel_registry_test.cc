@@ -339,7 +339,26 @@ TEST(KernelRegistryTest, EveryDeclaredOpHasAGpuDefinition) {
                                               "AdjustSaturation",
                                               "CropAndResize",
                                               "CropAndResizeGradImage",
-                                              "ExtractImagePatches"};
+                                              "ExtractImagePatches",
+                                              // Text models and CTC.
+                                              "RegexFullMatch",
+                                              "StringNGrams",
+                                              "UnsortedSegmentJoin",
+                                              "UnicodeDecode",
+                                              "UnicodeDecodeWithOffsets",
+                                              "UnicodeEncode",
+                                              "UnicodeTranscode",
+                                              "UnicodeScript",
+                                              "RaggedTensorToTensor",
+                                              "RaggedTensorToSparse",
+                                              "RaggedRange",
+                                              "RaggedGather",
+                                              "DenseBincount",
+                                              "EditDistance",
+                                              "CTCLoss",
+                                              "CTCLossV2",
+                                              "CTCGreedyDecoder",
+                                              "CTCBeamSearchDecoder"};
     if (kNoGpuYet->count(op) > 0) continue;
     if (kCpuOnly->count(op) > 0) {
       for (const KernelDef& def : Registry()->DefinitionsForOp(op)) {

@@ -2374,6 +2374,97 @@ def _(C):
     C.init.append(tf1.variables_initializer([v for v in tf1.global_variables() if v not in vs], name='init_ema'))
     C.targets.append(train)
     return dict(loss=loss, avg_b2_after=after)
+# ================================================================ text models and CTC (text family)
+@case('text_ngrams_regex_join')
+def _(C):
+    words = S(['the quick brown fox', '', 'jumps over', 'a'])
+    sp = tf.strings.split(words)
+    return dict(bigrams=tf.strings.ngrams(sp, 2), ngrams13=tf.strings.ngrams(sp, (1, 3), separator='_'),
+                padded=tf.strings.ngrams(sp, 3, pad_values=('<s>', '</s>'), padding_width=1),
+                short=tf.strings.ngrams(sp, 4, pad_values='#', padding_width=1, preserve_short_sequences=True),
+                dense=tf.strings.ngrams(S([['a', 'b', 'c'], ['d', 'e', 'f']]), 2),
+                rfm=tf.strings.regex_full_match(words, tf.identity(S('.*o.*'))),
+                join=tf.strings.unsorted_segment_join(S(['a', '', 'b', 'c']), [1, 1, 0, 1], 3, separator='+'))
+
+
+@case('text_unicode')
+def _(C):
+    u = S(['h\u00e9llo', '\u4e2d\u6587', '\U0001F600!', '', 'stra\u00dfe', '\u0391\u03a3'])
+    bad = S([b'ok\x80ok', b'\xe4\xb8x', b'end\xe2\x82'])
+    cps = C.ph(np.array([72, 0xE9, 0x1F600, -3, 0x110000, 0x4E2D], np.int32))
+    dec, off = tf.strings.unicode_decode_with_offsets(u, 'UTF-8')
+    return dict(decode=tf.strings.unicode_decode(u, 'UTF-8'), dec=dec, off=off,
+                bad_replace=tf.strings.unicode_decode(bad, 'UTF-8'),
+                bad_ignore=tf.strings.unicode_decode(bad, 'UTF-8', errors='ignore'),
+                utf16=tf.strings.unicode_decode(S([b'\x00h\xd8\x3d\xde\x00']), 'UTF-16-BE'),
+                encode8=tf.strings.unicode_encode(tf.RaggedTensor.from_row_splits(cps, [0, 3, 6]), 'UTF-8'),
+                encode16=tf.strings.unicode_encode(tf.RaggedTensor.from_row_splits(cps, [0, 3, 6]), 'UTF-16-BE'),
+                transcode=tf.strings.unicode_transcode(u, 'UTF-8', 'UTF-32-BE'),
+                script=tf.strings.unicode_script(tf.constant([72, 0x416, 0x4E2D, 0x627, 0x30, -1])),
+                lower=tf.strings.lower(u, encoding='utf-8'), upper=tf.strings.upper(u, encoding='utf-8'),
+                split=tf.strings.unicode_split(u, 'UTF-8'))
+
+
+@case('text_ragged')
+def _(C):
+    import tf_keras
+    words = S(['the quick brown fox', '', 'jumps over the dog', 'a'])
+    sp = tf.strings.split(words)
+    n = C.ph(np.array([3, 0, 2], np.int32))
+    tv = tf_keras.layers.TextVectorization(output_mode='int', output_sequence_length=5,
+                                           vocabulary=['the', 'fox', 'dog', 'quick'])
+    out = tv(words)
+    C.init.append(tf1.tables_initializer(name='tables_init'))
+    rsp = sp.to_sparse()
+    return dict(dense=sp.to_tensor(), dense_pad=sp.to_tensor(default_value='<pad>', shape=[5, 3]),
+                sparse=rsp, lengths=sp.row_lengths(), bytes=tf.strings.bytes_split(S(['abc', '', 'de'])),
+                range=tf.ragged.range(n), gather=tf.gather(sp, [3, 0, 2]), concat=tf.concat([sp, sp], axis=1),
+                sliced=sp[:, :2], counts=tf.math.bincount(tf.constant([1, 1, 3, 0])),
+                hashed=tf.strings.to_hash_bucket_fast(sp, 20).to_tensor(), vectorized=out)
+
+
+@case('ctc_decoders')
+def _(C):
+    T, B, K = 8, 3, 5
+    logits = C.n(T, B, K, scale=2.0)
+    seq = C.ph(np.array([8, 5, 7], np.int32))
+    g, gl = tf.nn.ctc_greedy_decoder(logits, seq)
+    b, bl = tf1.nn.ctc_beam_search_decoder(logits, seq, beam_width=4, top_paths=2)
+    bn, bnl = tf1.nn.ctc_beam_search_decoder(logits, seq, beam_width=3, merge_repeated=False)
+    truth = tf.SparseTensor(tf.constant([[0, 0], [0, 1], [1, 0], [2, 0], [2, 1]], tf.int64),
+                            tf.constant([1, 2, 3, 0, 2], tf.int64), [3, 2])
+    return dict(greedy=g[0], greedy_lp=gl, beam0=b[0], beam1=b[1], beam_lp=bl, beam_nomerge=bn[0], beam_nomerge_lp=bnl,
+                edit=tf.edit_distance(g[0], truth), edit_raw=tf.edit_distance(b[0], truth, normalize=False))
+
+
+@case('ctc_loss_grad', tol=(2e-5, 2e-5))
+def _(C):
+    T, B, K = 7, 2, 5
+    logits = C.f(T, B, K, lo=-2, hi=2)
+    seq = C.ph(np.array([7, 5], np.int32))
+    lab = tf.SparseTensor(tf.constant([[0, 0], [0, 1], [0, 2], [1, 0], [1, 1]], tf.int64),
+                          tf.constant([1, 1, 2, 3, 2], tf.int32), [2, 3])
+    lab1 = tf.SparseTensor(lab.indices, lab.values + 1, lab.dense_shape)
+    l1 = tf1.nn.ctc_loss(lab, logits, seq)
+    l1c = tf1.nn.ctc_loss(lab, logits, seq, preprocess_collapse_repeated=True, ctc_merge_repeated=False)
+    l2 = tf.nn.ctc_loss(lab1, logits, None, seq, blank_index=0)
+    l64 = tf1.nn.ctc_loss(lab, tf.cast(logits, tf.float64), seq)
+    return dict(l1=l1, l1c=l1c, l2=l2, l64=l64, g1=tf.gradients(tf.reduce_sum(l1), logits)[0],
+                g1c=tf.gradients(tf.reduce_sum(l1c), logits)[0], g2=tf.gradients(tf.reduce_sum(l2), logits)[0])
+
+
+@case('ctc_train', steps=3, tol=(2e-5, 2e-5))
+def _(C):
+    T, B, K = 6, 2, 4
+    w = tf1.get_variable('ctc_logits', initializer=C.arr(T, B, K), use_resource=True)
+    seq = C.ph(np.array([6, 4], np.int32))
+    lab = tf.SparseTensor(tf.constant([[0, 0], [0, 1], [1, 0]], tf.int64), tf.constant([1, 2, 0], tf.int32), [2, 2])
+    loss = tf.reduce_mean(tf1.nn.ctc_loss(lab, w, seq))
+    C.init.append(tf1.global_variables_initializer())
+    C.targets.append(tf1.train.GradientDescentOptimizer(0.5).minimize(loss))
+    return dict(loss=loss, w=w.read_value())
+
+
 # ================================================================ main
 FINDINGS = [
     '1. **Missing ops dominate**: dflow registers 255 ops; most FAIL-ERRORs are unknown ops (list below), including very common '

@@ -146,6 +146,13 @@ EXTRA_OPS = [
     # Box crops and patches (image_ops_crop_and_resize.cc,
     # image_ops_patches.cc).
     "CropAndResize", "CropAndResizeGradImage", "ExtractImagePatches",
+    # Text models and CTC (string_ops_text.cc, string_ops_unicode.cc,
+    # ragged_ops.cc, index_ops_counts.cc, ctc_ops.cc).
+    "RegexFullMatch", "StringNGrams", "UnsortedSegmentJoin", "UnicodeDecode",
+    "UnicodeDecodeWithOffsets", "UnicodeEncode", "UnicodeTranscode",
+    "UnicodeScript", "RaggedTensorToTensor", "RaggedTensorToSparse",
+    "RaggedRange", "RaggedGather", "DenseBincount", "EditDistance",
+    "CTCLoss", "CTCLossV2", "CTCGreedyDecoder", "CTCBeamSearchDecoder",
 ]
 
 
