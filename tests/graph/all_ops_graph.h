@@ -12,6 +12,10 @@ namespace dflow {
 // Builds the graph in `root`; errors end up in root.status().
 void BuildGraphWithEveryOp(const Scope& root);
 
+// Parts of it in sibling files, each given the graph's [8, 32, 32, 3]
+// float images `x`: all_ops_graph_images.cc.
+void AddImageOpsToEveryOpGraph(const Scope& root, Output x);
+
 }  // namespace dflow
 
 #endif  // DFLOW_TESTS_GRAPH_ALL_OPS_GRAPH_H_

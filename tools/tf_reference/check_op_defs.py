@@ -142,6 +142,18 @@ EXTRA_OPS = [
     # Box crops and patches (image_ops_crop_and_resize.cc,
     # image_ops_patches.cc).
     "CropAndResize", "CropAndResizeGradImage", "ExtractImagePatches",
+    # Detection post-processing, codecs and the remaining geometry
+    # (image_ops_nms.cc, image_ops_codecs.cc, image_ops_geometry.cc).
+    "NonMaxSuppression", "NonMaxSuppressionV2", "NonMaxSuppressionV3",
+    "NonMaxSuppressionV4", "NonMaxSuppressionV5",
+    "NonMaxSuppressionWithOverlaps", "CombinedNonMaxSuppression",
+    "DecodeJpeg", "DecodeAndCropJpeg", "DecodePng", "DecodeGif", "DecodeBmp",
+    "DecodeImage", "ExtractJpegShape", "EncodeJpeg",
+    "EncodeJpegVariableQuality", "EncodePng", "ScaleAndTranslate",
+    "ScaleAndTranslateGrad", "Dilation2D", "Dilation2DBackpropInput",
+    "Dilation2DBackpropFilter", "ExtractVolumePatches", "DrawBoundingBoxes",
+    "DrawBoundingBoxesV2", "SampleDistortedBoundingBox",
+    "SampleDistortedBoundingBoxV2", "StatelessSampleDistortedBoundingBox",
 ]
 
 
