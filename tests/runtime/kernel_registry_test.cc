@@ -359,7 +359,8 @@ TEST(KernelRegistryTest, EveryDeclaredOpHasAGpuDefinition) {
                                               "DrawBoundingBoxesV2",
                                               "SampleDistortedBoundingBox",
                                               "SampleDistortedBoundingBoxV2",
-                                              "StatelessSampleDistortedBoundingBox"};
+                                              "StatelessSampleDistortedBoundingBox",
+                                              "AdjustContrast"};
     if (kNoGpuYet->count(op) > 0) continue;
     if (kCpuOnly->count(op) > 0) {
       for (const KernelDef& def : Registry()->DefinitionsForOp(op)) {

@@ -154,6 +154,7 @@ EXTRA_OPS = [
     "Dilation2DBackpropFilter", "ExtractVolumePatches", "DrawBoundingBoxes",
     "DrawBoundingBoxesV2", "SampleDistortedBoundingBox",
     "SampleDistortedBoundingBoxV2", "StatelessSampleDistortedBoundingBox",
+    "AdjustContrast",
 ]
 
 
