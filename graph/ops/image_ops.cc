@@ -96,27 +96,6 @@ DFLOW_REGISTER_OP("AdjustContrastv2")
         "Scales each channel's distance from its mean over the image's "
         "height and width by contrast_factor.");
 
-// The deprecated first version (raw_ops.AdjustContrast): float output
-// clamped to [min_value, max_value]; kernel
-// kernels/cpu/image_ops_adjust_contrast.cc.
-DFLOW_REGISTER_OP("AdjustContrast")
-    .Input("images: T")
-    .Input("contrast_factor: float")
-    .Input("min_value: float")
-    .Input("max_value: float")
-    .Output("output: float")
-    .Attr("T: {uint8, int8, int16, int32, int64, float, double}")
-    .SetShapeFn([](InferenceContext* c) {
-      TensorShape bound;
-      for (int i = 2; i <= 3; ++i) {
-        DFLOW_RETURN_IF_ERROR(InputWithRank(*c, i, 0, &bound));
-      }
-      return AdjustContrastShape(c);
-    })
-    .Doc(
-        "AdjustContrastv2 in float, each result clamped to [min_value, "
-        "max_value].");
-
 DFLOW_REGISTER_OP("ResizeBilinear")
     .Input("images: T")
     .Input("size: int32")
@@ -180,12 +159,6 @@ Output AdjustContrastv2(const Scope& scope, Input images,
                         Input contrast_factor) {
   return FirstOutput(
       Build(scope, "AdjustContrastv2", {images, contrast_factor}));
-}
-
-Output AdjustContrast(const Scope& scope, Input images, Input contrast_factor,
-                      Input min_value, Input max_value) {
-  return FirstOutput(Build(scope, "AdjustContrast",
-                           {images, contrast_factor, min_value, max_value}));
 }
 
 Output ResizeBilinear(const Scope& scope, Input images, Input size,

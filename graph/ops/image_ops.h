@@ -24,11 +24,6 @@ namespace ops {
 Output AdjustContrastv2(const Scope& scope, Input images,
                         Input contrast_factor);
 
-// The deprecated AdjustContrast: the same in float for integer or float
-// images, clamped to [min_value, max_value] (float scalars).
-Output AdjustContrast(const Scope& scope, Input images, Input contrast_factor,
-                      Input min_value, Input max_value);
-
 struct ResizeAttrs {
   bool align_corners = false;
   bool half_pixel_centers = false;

@@ -65,7 +65,6 @@ void AddImageOpsToEveryOpGraph(const Scope& root, Output x) {
   ops::DrawBoundingBoxes(s, x, batch_boxes);
   ops::DrawBoundingBoxesV2(s, x, batch_boxes,
                            ops::Const(s, {1.0f, 0.0f, 0.0f, 1.0f}, {1, 4}));
-  ops::AdjustContrast(s, pixels, 1.5f, 0.0f, 255.0f);
   Output image_size = ops::Const(s, {32, 32, 3}, {3});
   Output one_box = ops::Const(s, {0.1f, 0.1f, 0.8f, 0.9f}, {1, 1, 4});
   ops::SampleDistortedBoundingBox(s, image_size, one_box,

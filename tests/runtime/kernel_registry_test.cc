@@ -359,8 +359,7 @@ TEST(KernelRegistryTest, EveryDeclaredOpHasAGpuDefinition) {
                                               "DrawBoundingBoxesV2",
                                               "SampleDistortedBoundingBox",
                                               "SampleDistortedBoundingBoxV2",
-                                              "StatelessSampleDistortedBoundingBox",
-                                              "AdjustContrast"};
+                                              "StatelessSampleDistortedBoundingBox"};
     if (kNoGpuYet->count(op) > 0) continue;
     if (kCpuOnly->count(op) > 0) {
       for (const KernelDef& def : Registry()->DefinitionsForOp(op)) {

@@ -154,7 +154,6 @@ EXTRA_OPS = [
     "Dilation2DBackpropFilter", "ExtractVolumePatches", "DrawBoundingBoxes",
     "DrawBoundingBoxesV2", "SampleDistortedBoundingBox",
     "SampleDistortedBoundingBoxV2", "StatelessSampleDistortedBoundingBox",
-    "AdjustContrast",
 ]
 
 

@@ -6,8 +6,7 @@ image_ops_codecs.cc and image_ops_geometry.cc: non-maximum suppression
 crops, header shapes), ScaleAndTranslate through tf.image.resize's
 lanczos/gaussian/mitchellcubic/antialiased methods and its gradient,
 Dilation2D/erosion and their gradients, ExtractVolumePatches,
-DrawBoundingBoxes/V2, the SampleDistortedBoundingBox family and the
-deprecated AdjustContrast.
+DrawBoundingBoxes/V2 and the SampleDistortedBoundingBox family.
 
 Writes tests/testdata/tf_image_more/:
   graph.pb      one TF-written GraphDef (tf.compat.v1 graph mode): shaped
@@ -373,12 +372,6 @@ def build(files, rgb):
   cases["Draw_v2_half"] = tf.cast(R.DrawBoundingBoxesV2(
       images=tf.cast(canvas, tf.float16), boxes=dboxes,
       colors=tf.zeros([0, 3])), tf.float32)
-
-  cases["AdjustContrast_v1_u8"] = R.AdjustContrast(
-      images=tf.constant(rgb[:4, :5][None]), contrast_factor=1.7,
-      min_value=20.0, max_value=230.0)
-  cases["AdjustContrast_v1_f32"] = R.AdjustContrast(
-      images=canvas, contrast_factor=0.4, min_value=0.1, max_value=0.3)
 
   # --- Sampled crops (TensorFlow's Philox streams).
   size = ph("image_size", np.array([40, 60, 3], np.int32))
