@@ -4,11 +4,12 @@
 // black where it does not reach), its pixels clipped to the canvas; the
 // frame's transparent color index (from its graphics control block) keeps
 // what is below. A file giflib reads only partly still decodes, except
-// when no frame or not the last frame's pixels arrived.
+// when no frame arrived whole (a frame cut short is left out).
 #include <gif_lib.h>
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 
@@ -39,14 +40,15 @@ const char* Reason(int code) {
   return s == nullptr ? "unknown error" : s;
 }
 
-bool Compose(GifFileType* gif, bool first_only, const Allocate& allocate,
-             std::string* error) {
-  if (gif->ImageCount <= 0) {
+// Composes the first `count` frames of `gif`.
+bool Compose(GifFileType* gif, int count, bool first_only,
+             const Allocate& allocate, std::string* error) {
+  if (count <= 0) {
     *error = "the GIF file has no image";
     return false;
   }
   int width = 0, height = 0;
-  for (int k = 0; k < gif->ImageCount; ++k) {
+  for (int k = 0; k < count; ++k) {
     width = std::max(width, gif->SavedImages[k].ImageDesc.Width);
     height = std::max(height, gif->SavedImages[k].ImageDesc.Height);
   }
@@ -54,7 +56,7 @@ bool Compose(GifFileType* gif, bool first_only, const Allocate& allocate,
     *error = "the GIF file's frames are empty";
     return false;
   }
-  const int frames = first_only ? 1 : gif->ImageCount;
+  const int frames = first_only ? 1 : count;
   uint8_t* out = allocate(frames, height, width, 3);
   if (out == nullptr) return false;
   const int64_t frame_size = int64_t{width} * height * 3;
@@ -111,6 +113,71 @@ bool Compose(GifFileType* gif, bool first_only, const Allocate& allocate,
   return true;
 }
 
+// giflib's DGifSlurp, except that it counts the frames read whole: a file
+// cut inside a frame keeps the frames before it (as TensorFlow's giflib
+// does), where DGifSlurp would keep the cut frame's unread pixels too.
+// Each frame's extension blocks (its graphics control block) are attached
+// once its pixels are read.
+bool ReadFrames(GifFileType* gif, int* complete) {
+  GifRecordType type = UNDEFINED_RECORD_TYPE;
+  do {
+    if (DGifGetRecordType(gif, &type) == GIF_ERROR) return false;
+    if (type == IMAGE_DESC_RECORD_TYPE) {
+      if (DGifGetImageDesc(gif) == GIF_ERROR) return false;
+      SavedImage* frame = &gif->SavedImages[gif->ImageCount - 1];
+      const int w = frame->ImageDesc.Width, h = frame->ImageDesc.Height;
+      if (w <= 0 || h <= 0 || w > INT32_MAX / h) {
+        gif->Error = D_GIF_ERR_DATA_TOO_BIG;
+        return false;
+      }
+      // Freed with the file (DGifCloseFile frees every frame's pixels).
+      frame->RasterBits = static_cast<GifByteType*>(
+          std::malloc(static_cast<size_t>(w) * h));
+      if (frame->RasterBits == nullptr) {
+        gif->Error = D_GIF_ERR_NOT_ENOUGH_MEM;
+        return false;
+      }
+      if (frame->ImageDesc.Interlace) {
+        static const int kOffset[] = {0, 4, 2, 1}, kJump[] = {8, 8, 4, 2};
+        for (int pass = 0; pass < 4; ++pass) {
+          for (int y = kOffset[pass]; y < h; y += kJump[pass]) {
+            if (DGifGetLine(gif, frame->RasterBits + int64_t{y} * w, w) ==
+                GIF_ERROR) {
+              return false;
+            }
+          }
+        }
+      } else if (DGifGetLine(gif, frame->RasterBits, w * h) == GIF_ERROR) {
+        return false;
+      }
+      frame->ExtensionBlocks = gif->ExtensionBlocks;
+      frame->ExtensionBlockCount = gif->ExtensionBlockCount;
+      gif->ExtensionBlocks = nullptr;
+      gif->ExtensionBlockCount = 0;
+      *complete = gif->ImageCount;
+    } else if (type == EXTENSION_RECORD_TYPE) {
+      int function = 0;
+      GifByteType* block = nullptr;
+      if (DGifGetExtension(gif, &function, &block) == GIF_ERROR) return false;
+      if (block != nullptr &&
+          GifAddExtensionBlock(&gif->ExtensionBlockCount, &gif->ExtensionBlocks,
+                               function, block[0], &block[1]) == GIF_ERROR) {
+        return false;
+      }
+      for (;;) {
+        if (DGifGetExtensionNext(gif, &block) == GIF_ERROR) return false;
+        if (block == nullptr) break;
+        if (GifAddExtensionBlock(&gif->ExtensionBlockCount,
+                                 &gif->ExtensionBlocks, CONTINUE_EXT_FUNC_CODE,
+                                 block[0], &block[1]) == GIF_ERROR) {
+          return false;
+        }
+      }
+    }
+  } while (type != TERMINATE_RECORD_TYPE);
+  return true;
+}
+
 }  // namespace
 
 bool GifDecode(absl::string_view data, bool first_only,
@@ -128,17 +195,14 @@ bool GifDecode(absl::string_view data, bool first_only,
     if (gif != nullptr) DGifCloseFile(gif, &code);
     return false;
   }
+  int complete = 0;
+  const bool read = ReadFrames(gif, &complete);
   bool ok = true;
-  if (DGifSlurp(gif) != GIF_OK) {
-    // TensorFlow keeps what arrived unless nothing usable did.
-    if (gif->ImageCount <= 0 ||
-        gif->SavedImages[gif->ImageCount - 1].RasterBits == nullptr ||
-        gif->Error == D_GIF_ERR_EOF_TOO_SOON) {
-      *error = absl::StrCat("cannot read the GIF file: ", Reason(gif->Error));
-      ok = false;
-    }
+  if (!read && (complete == 0 || gif->Error == D_GIF_ERR_EOF_TOO_SOON)) {
+    *error = absl::StrCat("cannot read the GIF file: ", Reason(gif->Error));
+    ok = false;
   }
-  if (ok) ok = Compose(gif, first_only, allocate, error);
+  if (ok) ok = Compose(gif, complete, first_only, allocate, error);
   DGifCloseFile(gif, &code);
   return ok;
 }

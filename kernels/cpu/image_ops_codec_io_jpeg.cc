@@ -63,6 +63,9 @@ struct MemorySource {
   const JOCTET* data;
   size_t size;
   bool recover;
+  bool eoi_inserted;  // the fake end marker was handed out once already
+  const JOCTET* stuck_at;  // where a refill with data left last returned
+  uint64_t stuck_calls;    // how many refills in a row returned there
 };
 
 const JOCTET kFakeEoi[2] = {0xFF, JPEG_EOI};
@@ -79,8 +82,32 @@ boolean FillInputBuffer(j_decompress_ptr cinfo) {
     ERREXIT(cinfo, JERR_INPUT_EMPTY);
     return FALSE;
   }
-  if (src->pub.bytes_in_buffer > 0) return src->recover ? TRUE : FALSE;
-  if (src->pub.next_input_byte != kFakeEoi && src->recover) {
+  // Asked to refill with data left: only a corrupt stream does that.
+  // TensorFlow then answers "go on" every time. The decoder may ask again
+  // from the same place while it still makes progress (once per block at
+  // most), but some corrupt progressive files make it ask forever (and
+  // TensorFlow hang): more calls without progress than the image has
+  // blocks is an error here.
+  if (src->pub.bytes_in_buffer > 0) {
+    if (!src->recover) return FALSE;
+    if (src->stuck_at != src->pub.next_input_byte) {
+      src->stuck_at = src->pub.next_input_byte;
+      src->stuck_calls = 0;
+    }
+    const uint64_t blocks = (uint64_t{cinfo->image_width} / 8 + 1) *
+                            (uint64_t{cinfo->image_height} / 8 + 1) *
+                            std::max(cinfo->num_components, 1);
+    if (++src->stuck_calls > 64 + 4 * blocks) {
+      ERREXIT(cinfo, JERR_FILE_READ);
+      return FALSE;
+    }
+    return TRUE;
+  }
+  // Once only: TensorFlow compares the read position with its marker's
+  // start, which a consumed marker has passed, so a decoder that keeps
+  // asking would get end markers forever.
+  if (src->recover && !src->eoi_inserted) {
+    src->eoi_inserted = true;
     WARNMS(cinfo, JWRN_JPEG_EOF);
     src->pub.next_input_byte = kFakeEoi;
     src->pub.bytes_in_buffer = 2;
@@ -116,6 +143,9 @@ void SetSource(j_decompress_ptr cinfo, MemorySource* src,
   src->data = reinterpret_cast<const JOCTET*>(data.data());
   src->size = data.size();
   src->recover = recover;
+  src->eoi_inserted = false;
+  src->stuck_at = nullptr;
+  src->stuck_calls = 0;
   cinfo->src = &src->pub;
 }
 

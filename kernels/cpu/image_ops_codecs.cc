@@ -7,8 +7,9 @@
 // so DecodeJpeg also reads PNG and single-frame GIF files and DecodePng
 // JPEGs; what an op returns for each format (3-D or 4-D, which channel
 // counts, which formats it refuses) follows TensorFlow's kernel. uint16 and
-// float outputs of 8-bit formats are the samples times 257 and / 255; a
-// PNG decodes to float through 16 bits (/ 65535). A bad or truncated file
+// float outputs of 8-bit formats are the samples times 256 (TensorFlow's
+// floor(65536 / 256), not 257) and / 255; a PNG decodes to float through
+// 16 bits (/ 65535). A bad or truncated file
 // is an InvalidArgument saying what libjpeg, libpng or giflib found.
 // Encoded bytes come from Debian's libraries and may differ from
 // TensorFlow's (other library versions); they decode to the same pixels.
@@ -171,7 +172,7 @@ class DecodeImageOp : public OpKernel {
     } else if (dtype_ == DT_UINT16) {
       uint16_t* dst = out->data<uint16_t>();
       for (int64_t i = 0; i < n; ++i) {
-        dst[i] = static_cast<uint16_t>(scratch_[i] * 257);
+        dst[i] = static_cast<uint16_t>(scratch_[i] * 256);
       }
     } else {
       float* dst = out->data<float>();
