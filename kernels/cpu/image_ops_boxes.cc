@@ -101,11 +101,18 @@ class DrawBoundingBoxesOp : public OpKernel {
       for (int64_t k = 0; k < bs.dim(1); ++k) {
         const float* box = b + (n * bs.dim(1) + k) * 4;
         const std::vector<float>& color = colors[k % colors.size()];
-        // float * int64 is a float product, then truncated (TensorFlow's).
-        const int64_t top = static_cast<int64_t>(box[0] * static_cast<float>(height - 1));
-        const int64_t bottom = static_cast<int64_t>(box[2] * static_cast<float>(height - 1));
-        const int64_t left = static_cast<int64_t>(box[1] * static_cast<float>(width - 1));
-        const int64_t right = static_cast<int64_t>(box[3] * static_cast<float>(width - 1));
+        // float * int64 is a float product, then truncated (TensorFlow's);
+        // clamped first so that NaN or a huge coordinate converts to a
+        // defined integer (far outside: the box is skipped).
+        auto edge = [](float v, int64_t size) {
+          const float p = v * static_cast<float>(size - 1);
+          return static_cast<int64_t>(std::isnan(p) ? -4e18f
+                                                    : std::clamp(p, -4e18f, 4e18f));
+        };
+        const int64_t top = edge(box[0], height);
+        const int64_t bottom = edge(box[2], height);
+        const int64_t left = edge(box[1], width);
+        const int64_t right = edge(box[3], width);
         if (top > bottom || left > right) continue;
         if (top >= height || bottom < 0 || left >= width || right < 0) continue;
         const int64_t top_c = std::max<int64_t>(top, 0);

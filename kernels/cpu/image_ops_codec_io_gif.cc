@@ -126,7 +126,9 @@ bool ReadFrames(GifFileType* gif, int* complete) {
       if (DGifGetImageDesc(gif) == GIF_ERROR) return false;
       SavedImage* frame = &gif->SavedImages[gif->ImageCount - 1];
       const int w = frame->ImageDesc.Width, h = frame->ImageDesc.Height;
-      if (w <= 0 || h <= 0 || w > INT32_MAX / h) {
+      // (2^29 pixels at most, the bound of the JPEG and PNG decoders, so
+      // a small file cannot claim gigabytes.)
+      if (w <= 0 || h <= 0 || int64_t{w} * h >= (int64_t{1} << 29)) {
         gif->Error = D_GIF_ERR_DATA_TOO_BIG;
         return false;
       }

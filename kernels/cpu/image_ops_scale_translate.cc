@@ -132,7 +132,8 @@ Spans ComputeSpans(Kernel k, int64_t out_size, int64_t in_size, float scale,
   std::vector<float> temp;
   for (int64_t x = 0; x < out_size; ++x) {
     const float sample = (static_cast<float>(x) + 0.5f) * inv_scale + inv_translate;
-    if (sample < 0 || sample > static_cast<float>(in_size)) continue;
+    // Written so that a NaN sample is skipped too.
+    if (!(sample >= 0 && sample <= static_cast<float>(in_size))) continue;
     int64_t start = static_cast<int64_t>(
         std::ceil(sample - radius * kernel_scale - 0.5f));
     int64_t end = static_cast<int64_t>(
@@ -279,6 +280,11 @@ absl::Status ReadScaleTranslation(OpKernelContext* ctx, float* row_scale,
   if (!(*row_scale > 0 && *col_scale > 0)) {
     return absl::InvalidArgumentError(absl::StrCat(
         "scale [", *row_scale, ",", *col_scale, "] must be positive"));
+  }
+  // A scale whose inverse overflows would widen the kernel to infinity.
+  if (!std::isfinite(1.0f / *row_scale) || !std::isfinite(1.0f / *col_scale)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "scale [", *row_scale, ",", *col_scale, "] is too small"));
   }
   return ReadPair(ctx->input(3), "translation", row_t, col_t);
 }
