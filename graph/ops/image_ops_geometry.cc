@@ -99,9 +99,14 @@ absl::Status Dilation2DShape(InferenceContext* c) {
   for (int i = 1; i <= 2; ++i) {
     const int64_t k = filter.dim(i - 1);
     if (k == kUnknown) continue;
-    int64_t o = kUnknown;
-    DFLOW_RETURN_IF_ERROR(WindowedDim(in.dim(i), k + (k - 1) * (rates[i] - 1),
-                                      strides[i], padding == "SAME", &o));
+    int64_t o = kUnknown, eff = 0;
+    if (__builtin_mul_overflow(k - 1, rates[i] - 1, &eff) ||
+        __builtin_add_overflow(eff, k, &eff)) {
+      return InvalidArgument("the dilated filter of ", k, " taps at rate ",
+                             rates[i], " is too large");
+    }
+    DFLOW_RETURN_IF_ERROR(
+        WindowedDim(in.dim(i), eff, strides[i], padding == "SAME", &o));
     out.set_dim(i, o);
   }
   c->set_output(0, out);
@@ -140,9 +145,14 @@ absl::Status ExtractVolumePatchesShape(InferenceContext* c) {
         WindowedDim(in.dim(i), ksizes[i], strides[i], padding == "SAME", &o));
     out.set_dim(i, o);
   }
-  if (in.dim(4) != kUnknown) {
-    out.set_dim(4, ksizes[1] * ksizes[2] * ksizes[3] * in.dim(4));
+  int64_t depth = in.dim(4);
+  for (int i = 1; i <= 3 && depth != kUnknown; ++i) {
+    if (__builtin_mul_overflow(depth, ksizes[i], &depth)) {
+      return InvalidArgument("patches of ksizes [", absl::StrJoin(ksizes, ","),
+                             "] are too large");
+    }
   }
+  out.set_dim(4, depth);
   c->set_output(0, out);
   return absl::OkStatus();
 }

@@ -119,7 +119,10 @@ absl::Status CombinedNmsShape(InferenceContext* c) {
       out = total[0];
     } else if (c->ConstantInputAsInts(2, &per_class) &&
                per_class.size() == 1 && classes != kUnknown) {
-      out = std::min(total[0], per_class[0] * classes);
+      int64_t all = 0;
+      out = __builtin_mul_overflow(per_class[0], classes, &all)
+                ? total[0]
+                : std::min(total[0], all);
     }
   }
   c->set_output(0, TensorShape({batch, out, 4}));

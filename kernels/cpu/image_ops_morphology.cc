@@ -69,10 +69,15 @@ class DilationBase : public OpKernel {
             rates_[3] == 1,
         absl::InvalidArgumentError(
             "strides and rates must be 1 in the batch and depth dimensions"));
+    // (TensorFlow reads them as int32.)
+    constexpr int64_t kMax = std::numeric_limits<int32_t>::max();
     OP_REQUIRES(ctx,
                 strides_[1] > 0 && strides_[2] > 0 && rates_[1] > 0 &&
-                    rates_[2] > 0,
-                absl::InvalidArgumentError("strides and rates must be positive"));
+                    rates_[2] > 0 && strides_[1] <= kMax &&
+                    strides_[2] <= kMax && rates_[1] <= kMax &&
+                    rates_[2] <= kMax,
+                absl::InvalidArgumentError(
+                    "strides and rates must be positive int32 values"));
   }
 
  protected:
@@ -94,8 +99,14 @@ class DilationBase : public OpKernel {
                   fs.dim(0),    fs.dim(1),    strides_[1], strides_[2],
                   rates_[1],    rates_[2],    0,          0,
                   0,            0};
-    const int64_t eff_rows = g->f_rows + (g->f_rows - 1) * (g->rate_rows - 1);
-    const int64_t eff_cols = g->f_cols + (g->f_cols - 1) * (g->rate_cols - 1);
+    int64_t eff_rows = 0, eff_cols = 0;
+    if (__builtin_mul_overflow(g->f_rows - 1, g->rate_rows - 1, &eff_rows) ||
+        __builtin_add_overflow(eff_rows, g->f_rows, &eff_rows) ||
+        __builtin_mul_overflow(g->f_cols - 1, g->rate_cols - 1, &eff_cols) ||
+        __builtin_add_overflow(eff_cols, g->f_cols, &eff_cols) ||
+        eff_rows > (int64_t{1} << 40) || eff_cols > (int64_t{1} << 40)) {
+      return absl::InvalidArgumentError("the dilated filter is too large");
+    }
     absl::Status s = WindowedSize(g->in_rows, eff_rows, g->stride_rows, same_,
                                   &g->out_rows, &g->pad_top);
     if (!s.ok()) return s;

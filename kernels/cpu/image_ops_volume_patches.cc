@@ -70,7 +70,11 @@ class ExtractVolumePatchesOp : public OpKernel {
       }
     }
     const int64_t n = s.dim(0), d = s.dim(4);
-    const int64_t patch = ksize_[0] * ksize_[1] * ksize_[2] * d;
+    int64_t patch = d;
+    for (int i = 0; i < 3; ++i) {
+      OP_REQUIRES(ctx, !__builtin_mul_overflow(patch, ksize_[i], &patch),
+                  absl::InvalidArgumentError("the patches are too large"));
+    }
     Tensor* result = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(
                             0, TensorShape({n, out[0], out[1], out[2], patch}),
