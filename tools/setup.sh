@@ -20,6 +20,9 @@ PACKAGES=(
   libre2-dev            # RE2 regular expressions (StaticRegexFullMatch)
   libfarmhash-dev       # FarmHash Fingerprint64: TF's string hash buckets
   libicu-dev            # ICU: Unicode decoding, scripts and case (text ops)
+  libjpeg62-turbo-dev   # libjpeg-turbo: DecodeJpeg / EncodeJpeg (TF's JPEG library)
+  libpng-dev            # libpng: DecodePng / EncodePng
+  libgif-dev            # giflib: DecodeGif
   dataset-fashion-mnist # Fashion-MNIST IDX files in /usr/share/datasets (data/)
   python3               # tools/test.sh reads Bazel's test.xml files
   libleveldb-dev        # LevelDB tables: the .index of V2 checkpoints (formats/)

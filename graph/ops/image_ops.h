@@ -124,6 +124,174 @@ Output ExtractImagePatches(const Scope& scope, Input images,
                            const std::vector<int64_t>& rates,
                            const std::string& padding);
 
+
+// --- image_ops_nms.cc: non-maximum suppression. ---
+
+// Greedy non-maximum suppression of `boxes` ([n, 4], any two opposite
+// corners) by descending `scores` ([n]): the indices (int32, at most
+// max_output_size) of the boxes kept, each overlapping every box kept
+// before it by at most the IOU threshold; equal scores go by index.
+Output NonMaxSuppression(const Scope& scope, Input boxes, Input scores,
+                         Input max_output_size, float iou_threshold = 0.5f);
+Output NonMaxSuppressionV2(const Scope& scope, Input boxes, Input scores,
+                           Input max_output_size, Input iou_threshold);
+// Boxes scored <= score_threshold are never kept.
+Output NonMaxSuppressionV3(const Scope& scope, Input boxes, Input scores,
+                           Input max_output_size, Input iou_threshold,
+                           Input score_threshold);
+// {selected_indices, valid_outputs}; with `pad` the indices are padded
+// with zeros to max_output_size.
+OutputList NonMaxSuppressionV4(const Scope& scope, Input boxes, Input scores,
+                               Input max_output_size, Input iou_threshold,
+                               Input score_threshold, bool pad = false);
+// {selected_indices, selected_scores, valid_outputs}; soft_nms_sigma > 0
+// decays overlapping boxes' scores by exp(-iou^2 / (2 sigma)) instead of
+// dropping them (Bodla et al.'s soft-NMS).
+OutputList NonMaxSuppressionV5(const Scope& scope, Input boxes, Input scores,
+                               Input max_output_size, Input iou_threshold,
+                               Input score_threshold, Input soft_nms_sigma,
+                               bool pad = false);
+// NonMaxSuppressionV3 on a given [n, n] overlap matrix instead of IOUs.
+Output NonMaxSuppressionWithOverlaps(const Scope& scope, Input overlaps,
+                                     Input scores, Input max_output_size,
+                                     Input overlap_threshold,
+                                     Input score_threshold);
+// Per-class NMS of a batch (boxes [batch, n, q, 4] with q 1 or classes,
+// scores [batch, n, classes]), then the best max_total_size survivors of
+// all classes: {nmsed_boxes, nmsed_scores, nmsed_classes,
+// valid_detections}.
+OutputList CombinedNonMaxSuppression(const Scope& scope, Input boxes,
+                                     Input scores, Input max_per_class,
+                                     Input max_total_size, Input iou_threshold,
+                                     Input score_threshold,
+                                     bool pad_per_class = false,
+                                     bool clip_boxes = true);
+
+// --- image_ops_codecs.cc: JPEG, PNG, GIF and BMP files. ---
+
+struct DecodeJpegAttrs {
+  int channels = 0;  // 0: the file's, 1 or 3
+  int ratio = 1;     // 1, 2, 4 or 8: decode downscaled
+  bool fancy_upscaling = true;
+  bool try_recover_truncated = false;
+  float acceptable_fraction = 1.0f;
+  std::string dct_method;  // "", "INTEGER_FAST" or "INTEGER_ACCURATE"
+};
+
+// A scalar string holding a JPEG file -> [height, width, channels] uint8.
+Output DecodeJpeg(const Scope& scope, Input contents,
+                  const DecodeJpegAttrs& attrs = {});
+// Only crop_window (int32 [y, x, height, width]) of it.
+Output DecodeAndCropJpeg(const Scope& scope, Input contents, Input crop_window,
+                         const DecodeJpegAttrs& attrs = {});
+// A PNG file -> [height, width, channels] of `dtype` (uint8 or uint16).
+Output DecodePng(const Scope& scope, Input contents, int channels = 0,
+                 DataType dtype = DT_UINT8);
+// A GIF file -> [frames, height, width, 3] uint8.
+Output DecodeGif(const Scope& scope, Input contents);
+Output DecodeBmp(const Scope& scope, Input contents, int channels = 0);
+// Any of the four formats; `dtype` uint8, uint16 or float (in [0, 1]).
+Output DecodeImage(const Scope& scope, Input contents, int channels = 0,
+                   DataType dtype = DT_UINT8, bool expand_animations = true);
+// [height, width, channels] from a JPEG file's header.
+Output ExtractJpegShape(const Scope& scope, Input contents,
+                        DataType output_type = DT_INT32);
+
+struct EncodeJpegAttrs {
+  std::string format;  // "", "grayscale" or "rgb"
+  int quality = 95;
+  bool progressive = false;
+  bool optimize_size = false;
+  bool chroma_downsampling = true;
+  std::string density_unit = "in";
+  int x_density = 300;
+  int y_density = 300;
+  std::string xmp_metadata;
+};
+
+// A [height, width, 1 or 3] uint8 image -> a JPEG file (scalar string).
+Output EncodeJpeg(const Scope& scope, Input image,
+                  const EncodeJpegAttrs& attrs = {});
+Output EncodeJpegVariableQuality(const Scope& scope, Input images,
+                                 Input quality);
+// A [height, width, 1 to 4] uint8 or uint16 image -> a PNG file.
+Output EncodePng(const Scope& scope, Input image, int compression = -1);
+
+// --- image_ops_geometry.cc: filtered resampling, morphology, volume
+// patches, box drawing and sampling. ---
+
+// Resamples NHWC `images` to `size` (int32 [h, w]) at `scale` and
+// `translation` (float [2] each, rows then columns) with `kernel_type`
+// (lanczos1/3/5, gaussian, box, triangle, keyscubic, mitchellcubic),
+// widening the kernel when downscaling with `antialias`; float output.
+Output ScaleAndTranslate(const Scope& scope, Input images, Input size,
+                         Input scale, Input translation,
+                         const std::string& kernel_type = "lanczos3",
+                         bool antialias = true);
+// Its gradient: float `grads` of the resized shape summed back into
+// original_image's shape.
+Output ScaleAndTranslateGrad(const Scope& scope, Input grads,
+                             Input original_image, Input scale,
+                             Input translation,
+                             const std::string& kernel_type = "lanczos3",
+                             bool antialias = true);
+
+// Grayscale dilation of NHWC `input` by `filter` [rows, cols, depth]
+// (tf.nn.dilation2d); strides and rates [1, r, c, 1], padding "SAME" or
+// "VALID". The gradients go to the winning tap of each window.
+Output Dilation2D(const Scope& scope, Input input, Input filter,
+                  const std::vector<int64_t>& strides,
+                  const std::vector<int64_t>& rates,
+                  const std::string& padding);
+Output Dilation2DBackpropInput(const Scope& scope, Input input, Input filter,
+                               Input out_backprop,
+                               const std::vector<int64_t>& strides,
+                               const std::vector<int64_t>& rates,
+                               const std::string& padding);
+Output Dilation2DBackpropFilter(const Scope& scope, Input input, Input filter,
+                                Input out_backprop,
+                                const std::vector<int64_t>& strides,
+                                const std::vector<int64_t>& rates,
+                                const std::string& padding);
+
+// The ksizes [1, p, r, c, 1] patches of NDHWC `input` every `strides`,
+// flattened (plane, row, col, channel) into the depth.
+Output ExtractVolumePatches(const Scope& scope, Input input,
+                            const std::vector<int64_t>& ksizes,
+                            const std::vector<int64_t>& strides,
+                            const std::string& padding);
+
+// Images with `boxes` ([batch, n, 4] normalized y1, x1, y2, x2) outlined;
+// V2 cycles through `colors` ([num_colors, >= channels]).
+Output DrawBoundingBoxes(const Scope& scope, Input images, Input boxes);
+Output DrawBoundingBoxesV2(const Scope& scope, Input images, Input boxes,
+                           Input colors);
+
+struct SampleDistortedAttrs {
+  int64_t seed = 0, seed2 = 0;        // stateful versions only
+  float min_object_covered = 0.1f;    // V1 only (an input in V2)
+  std::vector<float> aspect_ratio_range = {0.75f, 1.33f};
+  std::vector<float> area_range = {0.05f, 1.0f};
+  int max_attempts = 100;
+  bool use_image_if_no_bounding_boxes = false;
+};
+
+// A random crop of an image of `image_size` ([h, w, c]) covering at least
+// min_object_covered of one of `bounding_boxes` ([batch, n, 4]): {begin,
+// size} for Slice and the crop as a [1, 1, 4] box.
+OutputList SampleDistortedBoundingBox(const Scope& scope, Input image_size,
+                                      Input bounding_boxes,
+                                      const SampleDistortedAttrs& attrs = {});
+OutputList SampleDistortedBoundingBoxV2(const Scope& scope, Input image_size,
+                                        Input bounding_boxes,
+                                        Input min_object_covered,
+                                        const SampleDistortedAttrs& attrs = {});
+// The same as a pure function of `seed` (int32 or int64 [2]).
+OutputList StatelessSampleDistortedBoundingBox(
+    const Scope& scope, Input image_size, Input bounding_boxes,
+    Input min_object_covered, Input seed,
+    const SampleDistortedAttrs& attrs = {});
+
 }  // namespace ops
 }  // namespace dflow
 

@@ -363,6 +363,7 @@ void BuildGraphWithEveryOp(const Scope& root) {
   ops::ResizeNearestNeighborGrad(img, nearest, {32, 32},
                                  ops::ResizeAttrs().AlignCorners(true));
   ops::RandomUniformInt(img, {3}, 0, 9, ops::RandomAttrs().Seed(2));
+  AddImageOpsToEveryOpGraph(s, x);
 
   // Shapes and slicing.
   Scope a_s = s.NewSubScope("array");

@@ -12,8 +12,10 @@ namespace dflow {
 // Builds the graph in `root`; errors end up in root.status().
 void BuildGraphWithEveryOp(const Scope& root);
 
-// Parts of it kept in files of their own (called by BuildGraphWithEveryOp).
+// Parts of it kept in files of their own (called by BuildGraphWithEveryOp):
 void BuildTextAndCtcOps(const Scope& root);  // all_ops_graph_text.cc
+// all_ops_graph_images.cc, given the graph's [8, 32, 32, 3] float images.
+void AddImageOpsToEveryOpGraph(const Scope& root, Output x);
 
 }  // namespace dflow
 

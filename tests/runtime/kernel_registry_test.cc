@@ -358,7 +358,33 @@ TEST(KernelRegistryTest, EveryDeclaredOpHasAGpuDefinition) {
                                               "CTCLoss",
                                               "CTCLossV2",
                                               "CTCGreedyDecoder",
-                                              "CTCBeamSearchDecoder"};
+                                              "CTCBeamSearchDecoder",
+                                              // images: NMS, codecs,
+                                              // geometry.
+                                              "NonMaxSuppression",
+                                              "NonMaxSuppressionV2",
+                                              "NonMaxSuppressionV3",
+                                              "NonMaxSuppressionV4",
+                                              "NonMaxSuppressionV5",
+                                              "NonMaxSuppressionWithOverlaps",
+                                              "CombinedNonMaxSuppression",
+                                              "DecodeJpeg",
+                                              "DecodeAndCropJpeg",
+                                              "DecodePng", "DecodeGif",
+                                              "DecodeBmp", "DecodeImage",
+                                              "ExtractJpegShape", "EncodeJpeg",
+                                              "EncodeJpegVariableQuality",
+                                              "EncodePng", "ScaleAndTranslate",
+                                              "ScaleAndTranslateGrad",
+                                              "Dilation2D",
+                                              "Dilation2DBackpropInput",
+                                              "Dilation2DBackpropFilter",
+                                              "ExtractVolumePatches",
+                                              "DrawBoundingBoxes",
+                                              "DrawBoundingBoxesV2",
+                                              "SampleDistortedBoundingBox",
+                                              "SampleDistortedBoundingBoxV2",
+                                              "StatelessSampleDistortedBoundingBox"};
     if (kNoGpuYet->count(op) > 0) continue;
     if (kCpuOnly->count(op) > 0) {
       for (const KernelDef& def : Registry()->DefinitionsForOp(op)) {

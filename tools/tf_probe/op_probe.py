@@ -2465,6 +2465,88 @@ def _(C):
     return dict(loss=loss, w=w.read_value())
 
 
+# ---------------------------------------------------------------- images
+# (NMS, codecs, filtered resizing, morphology, box sampling: the images
+# family, graph/ops/image_ops_nms.cc, image_ops_codecs.cc,
+# image_ops_geometry.cc.)
+@case('images_nms_raw')
+def _(C):
+    y1 = np.array([0, 0.1, 0.05, 0.6, 0.62, 0.0, 0.3, 0.9], np.float32)
+    x1 = np.array([0, 0.1, 0.0, 0.6, 0.6, 0.5, 0.3, 0.0], np.float32)
+    boxes = C.ph(np.stack([y1, x1, y1 + 0.3, x1 + 0.3], 1))
+    scores = C.ph(np.array([0.9, 0.8, 0.8, 0.7, 0.65, 0.3, 0.3, 0.05], np.float32))
+    R = tf.raw_ops
+    v4 = R.NonMaxSuppressionV4(boxes=boxes, scores=scores, max_output_size=6, iou_threshold=0.4,
+                               score_threshold=0.1, pad_to_max_output_size=True)
+    v5 = R.NonMaxSuppressionV5(boxes=boxes, scores=scores, max_output_size=8, iou_threshold=1.0,
+                               score_threshold=0.01, soft_nms_sigma=0.4)
+    cb = C.f(2, 8, 3, 4, lo=-0.1, hi=1.1)
+    cs = C.f(2, 8, 3, lo=0.0, hi=1.0)
+    comb = tf.image.combined_non_max_suppression(cb, cs, 3, 5, 0.5, 0.3, clip_boxes=False)
+    return dict(v4=v4[0], v4_n=v4[1], v5=v5[0], v5_scores=v5[1], v5_n=v5[2],
+                v2=tf.image.non_max_suppression(boxes, scores, 4, 0.5), comb_boxes=comb.nmsed_boxes,
+                comb_scores=comb.nmsed_scores, comb_classes=comb.nmsed_classes, comb_n=comb.valid_detections)
+
+
+@case('images_codecs_more')
+def _(C):
+    rng = np.random.RandomState(5)
+    y, x = np.mgrid[0:16, 0:20]
+    img = np.clip(np.stack([128 + 100 * np.sin(x / 3.0 + k) * np.cos(y / 4.0) for k in range(3)], -1)
+                  + rng.uniform(-10, 10, (16, 20, 3)), 0, 255).astype(np.uint8)
+    with tf1.Session(graph=tf.Graph()) as s:
+        jpg, png16 = s.run([tf.io.encode_jpeg(img, quality=85),
+                            tf.io.encode_png(tf.cast(img, tf.uint16) * 257)])
+    j = tf.constant(jpg)
+    pixels = C.ph(img)
+    return dict(dec=tf.io.decode_jpeg(j), dec_accurate=tf.io.decode_jpeg(j, dct_method='INTEGER_ACCURATE'),
+                ratio2=tf.io.decode_jpeg(j, ratio=2), crop=tf.image.decode_and_crop_jpeg(j, [2, 3, 10, 12]),
+                shape=tf.image.extract_jpeg_shape(j), png16=tf.io.decode_png(tf.constant(png16), dtype=tf.uint16),
+                png_float=tf.io.decode_image(tf.constant(png16), dtype=tf.float32),
+                png_roundtrip=tf.io.decode_png(tf.io.encode_png(pixels)),
+                jpeg_roundtrip_shape=tf.shape(tf.io.decode_jpeg(tf.io.encode_jpeg(pixels))))
+
+
+@case('images_resize_filters_grad')
+def _(C):
+    x = _img(C, n=1, h=8, w=9)
+    outs = {}
+    for m, aa in [('lanczos3', False), ('lanczos5', True), ('gaussian', True), ('mitchellcubic', False),
+                  ('bilinear', True), ('bicubic', True)]:
+        y = tf.image.resize(x, [5, 13], method=m, antialias=aa)
+        outs[m + ('_aa' if aa else '')] = y
+        outs['d_' + m] = tf.gradients(tf.reduce_sum(tf.sin(y)), x)[0]
+    return outs
+
+
+@case('images_morph_patches_draw')
+def _(C):
+    x = C.f(2, 7, 6, 3)
+    k = C.f(2, 3, 3)
+    d = tf.nn.dilation2d(x, k, [1, 2, 1, 1], 'SAME', 'NHWC', [1, 1, 2, 1])
+    e = tf.nn.erosion2d(x, k, [1, 1, 1, 1], 'VALID', 'NHWC', [1, 1, 1, 1])
+    dx, dk = tf.gradients(tf.reduce_sum(d * d) + tf.reduce_sum(e), [x, k])
+    v = C.f(1, 4, 5, 6, 2)
+    boxes = C.ph(np.array([[[0.1, 0.1, 0.6, 0.8]], [[0.3, -0.2, 1.2, 0.5]]], np.float32))
+    return dict(dil=d, ero=e, dx=dx, dk=dk,
+                vol=tf.extract_volume_patches(v, [1, 2, 3, 2, 1], [1, 1, 2, 2, 1], 'SAME'),
+                draw=tf.image.draw_bounding_boxes(tf.abs(x), boxes, tf.constant([[1.0, 0.5, 0.0]])))
+
+
+@case('images_inception_crop')
+def _(C):
+    image = _img(C, n=1, h=30, w=40)[0]
+    bbox = C.ph(np.array([[[0.1, 0.2, 0.7, 0.9]]], np.float32))
+    begin, size, box = tf.image.sample_distorted_bounding_box(
+        tf.shape(image), bbox, seed=7, min_object_covered=0.1, aspect_ratio_range=[0.75, 1.33],
+        area_range=[0.05, 1.0], max_attempts=100, use_image_if_no_bounding_boxes=True)
+    crop = tf.slice(image, begin, size)
+    sbegin, ssize, sbox = tf.image.stateless_sample_distorted_bounding_box(
+        tf.shape(image), bbox, seed=[3, 4], min_object_covered=0.2)
+    return dict(begin=begin, size=size, box=box, crop=tf.image.resize(crop[None], [16, 16])[0],
+                sbegin=sbegin, ssize=ssize, sbox=sbox)
+
+
 # ================================================================ main
 FINDINGS = [
     '1. **Missing ops dominate**: dflow registers 255 ops; most FAIL-ERRORs are unknown ops (list below), including very common '

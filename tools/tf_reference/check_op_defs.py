@@ -153,6 +153,18 @@ EXTRA_OPS = [
     "UnicodeScript", "RaggedTensorToTensor", "RaggedTensorToSparse",
     "RaggedRange", "RaggedGather", "DenseBincount", "EditDistance",
     "CTCLoss", "CTCLossV2", "CTCGreedyDecoder", "CTCBeamSearchDecoder",
+    # Detection post-processing, codecs and the remaining geometry
+    # (image_ops_nms.cc, image_ops_codecs.cc, image_ops_geometry.cc).
+    "NonMaxSuppression", "NonMaxSuppressionV2", "NonMaxSuppressionV3",
+    "NonMaxSuppressionV4", "NonMaxSuppressionV5",
+    "NonMaxSuppressionWithOverlaps", "CombinedNonMaxSuppression",
+    "DecodeJpeg", "DecodeAndCropJpeg", "DecodePng", "DecodeGif", "DecodeBmp",
+    "DecodeImage", "ExtractJpegShape", "EncodeJpeg",
+    "EncodeJpegVariableQuality", "EncodePng", "ScaleAndTranslate",
+    "ScaleAndTranslateGrad", "Dilation2D", "Dilation2DBackpropInput",
+    "Dilation2DBackpropFilter", "ExtractVolumePatches", "DrawBoundingBoxes",
+    "DrawBoundingBoxesV2", "SampleDistortedBoundingBox",
+    "SampleDistortedBoundingBoxV2", "StatelessSampleDistortedBoundingBox",
 ]
 
 
