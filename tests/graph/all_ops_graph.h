@@ -12,6 +12,10 @@ namespace dflow {
 // Builds the graph in `root`; errors end up in root.status().
 void BuildGraphWithEveryOp(const Scope& root);
 
+// Its complex-number, FFT and audio ops (all_ops_graph_signal.cc), called
+// by BuildGraphWithEveryOp.
+void BuildComplexAndSignalOps(const Scope& root);
+
 }  // namespace dflow
 
 #endif  // DFLOW_TESTS_GRAPH_ALL_OPS_GRAPH_H_

@@ -2374,6 +2374,46 @@ def _(C):
     C.init.append(tf1.variables_initializer([v for v in tf1.global_variables() if v not in vs], name='init_ema'))
     C.targets.append(train)
     return dict(loss=loss, avg_b2_after=after)
+# ================================================================ complex numbers, FFTs, tf.signal and audio (complexfft)
+@case('signal_stft_mfcc_pipeline')
+def _(C):
+    x = C.f(2, 2000)
+    stft = tf.signal.stft(x, 400, 160, fft_length=512)
+    power = tf.math.real(stft * tf.math.conj(stft))
+    mel = tf.tensordot(power, tf.signal.linear_to_mel_weight_matrix(40, 257, 16000, 20.0, 7600.0), 1)
+    log_mel = tf.math.log(mel + 1e-6)
+    mfcc = tf.signal.mfccs_from_log_mel_spectrograms(log_mel)[..., :13]
+    inv = tf.signal.inverse_stft(stft, 400, 160, fft_length=512, window_fn=tf.signal.inverse_stft_window_fn(160))
+    dx = tf.gradients(tf.reduce_sum(mfcc) + tf.reduce_sum(inv * x[:, :inv.shape[1]]), x)[0]
+    ola = tf.signal.overlap_and_add(tf.signal.frame(x, 64, 32, pad_end=True), 32)
+    return dict(stft_abs=tf.abs(stft), log_mel=log_mel, mfcc=mfcc, inverse=inv, dx=dx, overlap_add=ola)
+
+
+@case('audio_spectrogram_mfcc')
+def _(C):
+    a = C.f(8000, 1, lo=-0.9, hi=0.9)
+    wav = tf.audio.encode_wav(a, 16000)
+    audio, rate = tf.audio.decode_wav(wav, desired_channels=1)
+    spec = tf.raw_ops.AudioSpectrogram(input=audio, window_size=480, stride=160, magnitude_squared=True)
+    mfcc = tf.raw_ops.Mfcc(spectrogram=spec, sample_rate=rate, dct_coefficient_count=40)
+    mag = tf.raw_ops.AudioSpectrogram(input=audio, window_size=256, stride=128)
+    return dict(audio=audio, rate=rate, spectrogram=spec, mfcc=mfcc, magnitude=mag,
+                wav_bytes=tf.io.decode_raw(wav, tf.uint8))
+
+
+@case('complex_fft_nd')
+def _(C):
+    z = C.ph((C.arr(2, 6, 8) + 1j * C.arr(2, 6, 8)).astype(np.complex64))
+    z128 = C.ph((C.arr(3, 10) + 1j * C.arr(3, 10)).astype(np.complex128))
+    v = C.f(2, 4, 6, 8)
+    s = tf.signal
+    return dict(rfft2d=s.rfft2d(v), rfft3d_crop=s.rfft3d(v, [3, 5, 6]), irfft2d=s.irfft2d(z, [6, 14]),
+                irfft3d=s.irfft3d(s.rfft3d(v)), ifft3d=s.ifft3d(z[None]), fft128=s.fft(z128),
+                irfft128=s.irfft(z128, [19]), dv=tf.gradients(tf.reduce_sum(tf.abs(s.rfft2d(v)) ** 2), v)[0],
+                zmm=tf.matmul(z, z, adjoint_a=True), zsqrt=tf.sqrt(z), zlog=tf.math.log(z128),
+                zsign=tf.sign(z), zrecip=tf.math.reciprocal(z), zprod=tf.reduce_prod(z128, 1))
+
+
 # ================================================================ main
 FINDINGS = [
     '1. **Missing ops dominate**: dflow registers 255 ops; most FAIL-ERRORs are unknown ops (list below), including very common '
