@@ -14,13 +14,15 @@
 // the transcendental functions are the C++ library's (std::sin, ...), as
 // Eigen's scalar path for complex numbers calls them. Formulas that differ
 // from the textbook ones follow TensorFlow's functors: ComplexAbs is
-// std::abs (hypot: no overflow for large parts), Sign(z) = z / |z| (0 at
-// 0), SquaredDifference = d * conj(d), the gradient helpers use conj(y)
-// and give 0 wherever the incoming gradient is 0, Log1p and Expm1 keep
-// their accuracy near 0.
+// std::abs (hypot: no overflow for large parts), Log is (ln |z|, arg z),
+// Log1p is Kahan's form of it, Sign(z) = z / |z| (0 at 0), DivNoNan is 0
+// where the numerator x conj(y) is (flushed to) 0, SquaredDifference =
+// d * conj(d), the gradient helpers use conj(y) and give 0 wherever the
+// incoming gradient is 0.
 #include <cmath>
 #include <complex>
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 
 #include "kernels/cpu/cwise_ops_common.h"
@@ -193,13 +195,47 @@ DFLOW_COMPLEX_FN(AsinhFn, std::asinh(z));
 DFLOW_COMPLEX_FN(AcoshFn, std::acosh(z));
 DFLOW_COMPLEX_FN(AtanhFn, std::atanh(z));
 DFLOW_COMPLEX_FN(ReciprocalFn, C(R(1)) / z);
-// z / |z|, and 0 for 0.
-DFLOW_COMPLEX_FN(SignFn, std::abs(z) == R(0) ? C(0) : z / std::abs(z));
-// log|1 + z| = log1p(2x + x^2 + y^2) / 2 keeps the accuracy of small z.
-DFLOW_COMPLEX_FN(Log1pFn,
-                 C(R(0.5) * std::log1p(z.real() * (R(2) + z.real()) +
-                                       z.imag() * z.imag()),
-                   std::atan2(z.imag(), R(1) + z.real())));
+
+#undef DFLOW_COMPLEX_FN
+
+// z / |z| as z * (1 / |z|), 0 for 0, as Eigen's sign of a complex number.
+struct SignFn {
+  template <typename C>
+  static C Map(const C& z) {
+    using R = typename C::value_type;
+    const R magnitude = std::abs(z);
+    if (magnitude == R(0)) return C(0);
+    const R inv = R(1) / magnitude;
+    return C(z.real() * inv, z.imag() * inv);
+  }
+};
+
+// Eigen's complex log, as TensorFlow computes it: (ln |z|, arg z).
+template <typename C>
+C ComplexLog(const C& z) {
+  return C(std::log(std::abs(z)), std::atan2(z.imag(), z.real()));
+}
+struct LogFn {
+  template <typename C>
+  static C Map(const C& z) {
+    return ComplexLog(z);
+  }
+};
+
+// Eigen's log1p of a complex number (TensorFlow's): Kahan's
+// z * log(u) / (u - 1) with u = 1 + z, z itself where u rounds to 1. Its
+// real part keeps log|u|'s absolute rounding error (about one ulp of 1),
+// which the test values carry.
+struct Log1pFn {
+  template <typename C>
+  static C Map(const C& z) {
+    using R = typename C::value_type;
+    const C u = C(R(1) + z.real(), z.imag());
+    const C log_u = ComplexLog(u);
+    if (u == C(R(1)) || u == log_u) return z;
+    return z * (log_u / C(u.real() - R(1), u.imag()));
+  }
+};
 // Re(e^z - 1) = expm1(x) - 2 e^x sin^2(y / 2), as Eigen computes it.
 struct Expm1Fn {
   template <typename C>
@@ -212,18 +248,30 @@ struct Expm1Fn {
   }
 };
 
-#undef DFLOW_COMPLEX_FN
-
 struct PowFn {
   template <typename C>
   static C Map(const C& x, const C& y) {
     return std::pow(x, y);
   }
 };
+// TensorFlow's complex DivNoNan: 0 where y is 0 and also where x *
+// conj(y), the numerator of x / y, is 0 (so that a |y|^2 that underflows
+// cannot make 0 / 0). TensorFlow's kernels run with denormals flushed to
+// zero, so a numerator below the smallest normal number counts as 0 there:
+// tf.sign(1e-20 + 1e-20i), which is DivNoNan(z, |z|), is 0. dflow flushes
+// just this test, to give the same values.
 struct DivNoNanFn {
   template <typename C>
   static C Map(const C& x, const C& y) {
-    return y == C(0) ? C(0) : x / y;
+    using R = typename C::value_type;
+    if (y == C(0)) return C(0);
+    const C numerator = x * std::conj(y);
+    const R tiny = std::numeric_limits<R>::min();
+    if (std::fabs(numerator.real()) < tiny &&
+        std::fabs(numerator.imag()) < tiny) {
+      return C(0);
+    }
+    return x / y;
   }
 };
 struct MulNoNanFn {
@@ -241,7 +289,7 @@ struct XdivyFn {
 struct XlogyFn {
   template <typename C>
   static C Map(const C& x, const C& y) {
-    return x == C(0) ? C(0) : x * std::log(y);
+    return x == C(0) ? C(0) : x * ComplexLog(y);
   }
 };
 struct SquaredDifferenceFn {
@@ -335,7 +383,7 @@ DFLOW_REGISTER_COMPLEX("Square", UnaryOp, SquareFunctor);
 DFLOW_REGISTER_COMPLEX("Sqrt", UnaryOp, SqrtFunctor);
 DFLOW_REGISTER_COMPLEX("Rsqrt", UnaryOp, RsqrtFunctor);
 DFLOW_REGISTER_COMPLEX("Exp", UnaryOp, ExpFunctor);
-DFLOW_REGISTER_COMPLEX("Log", UnaryOp, LogFunctor);
+DFLOW_REGISTER_COMPLEX("Log", UnaryOp, UnaryFunctor<LogFn>);
 DFLOW_REGISTER_COMPLEX("Tanh", UnaryOp, TanhFunctor);
 DFLOW_REGISTER_COMPLEX("Sigmoid", UnaryOp, SigmoidFunctor);
 

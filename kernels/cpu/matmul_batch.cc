@@ -123,7 +123,7 @@ class BatchMatMulOp : public OpKernel {
     if (out->NumElements() == 0) return;
     T* o = out->data<T>();
     if (k == 0) {
-      std::memset(o, 0, sizeof(T) * out->NumElements());
+      std::fill_n(o, out->NumElements(), T(0));
       return;
     }
     // Offsets (in matrices) of each batch's x and y.

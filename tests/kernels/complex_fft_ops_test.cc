@@ -45,10 +45,22 @@ using testing_tf_values::FlatValue;
 using testing_tf_values::Line;
 using testing_tf_values::NumValues;
 
-// Runs dir's graph and compares every fetch; returns the largest error
-// seen relative to the fetch's scale, per precision (single, double).
+// The largest error seen relative to its fetch's scale, and where.
+struct Worst {
+  double error = 0;
+  std::string fetch;
+  void Update(double e, const std::string& name) {
+    if (e > error) {
+      error = e;
+      fetch = name;
+    }
+  }
+};
+
+// Runs dir's graph and compares every fetch; records the largest errors
+// per precision (single, double).
 void ExpectTensorFlowsValues(const std::string& dir, size_t min_lines,
-                             double* worst_single, double* worst_double) {
+                             Worst* worst_single, Worst* worst_double) {
   const std::vector<Line> lines =
       testing_tf_values::ReadLines(dir + "cases.txt");
   ASSERT_GT(lines.size(), min_lines);
@@ -71,7 +83,7 @@ void ExpectTensorFlowsValues(const std::string& dir, size_t min_lines,
     for (double w : want.values) {
       if (std::isfinite(w)) scale = std::max(scale, std::fabs(w));
     }
-    double* worst = single ? worst_single : worst_double;
+    Worst* worst = single ? worst_single : worst_double;
     for (int64_t i = 0; i < NumValues(got); ++i) {
       const double w = want.values[i];
       const double g = FlatValue(got, i);
@@ -82,26 +94,30 @@ void ExpectTensorFlowsValues(const std::string& dir, size_t min_lines,
             << "value " << i << ": " << g << " vs " << w;
       } else {
         EXPECT_NEAR(g, w, rtol * (std::fabs(w) + scale)) << "value " << i;
-        if (scale > 0) *worst = std::max(*worst, std::fabs(g - w) / scale);
+        if (scale > 0) worst->Update(std::fabs(g - w) / scale, want.name);
       }
     }
   }
 }
 
+void Report(const Worst& single, const Worst& dbl) {
+  std::cout << "largest error / fetch scale: single " << single.error << " ("
+            << single.fetch << "), double " << dbl.error << " (" << dbl.fetch
+            << ")\n";
+}
+
 TEST(ComplexFftOpsTest, ComplexAndFftGraphGivesTensorFlowsValues) {
-  double single = 0, dbl = 0;
+  Worst single, dbl;
   ExpectTensorFlowsValues("tests/testdata/tf_complex_fft/", 80, &single,
                           &dbl);
-  std::cout << "largest error / fetch scale: float " << single << ", double "
-            << dbl << "\n";
+  Report(single, dbl);
 }
 
 TEST(ComplexFftOpsTest, SignalAndAudioGraphGivesTensorFlowsValues) {
-  double single = 0, dbl = 0;
+  Worst single, dbl;
   ExpectTensorFlowsValues("tests/testdata/tf_audio_signal/", 20, &single,
                           &dbl);
-  std::cout << "largest error / fetch scale: float " << single << ", double "
-            << dbl << "\n";
+  Report(single, dbl);
 }
 
 // --- Against a direct DFT. ---

@@ -110,7 +110,10 @@ def build_complex(p):
   c["Log1p"] = tf.math.log1p(z * 1e-3)
   c["Expm1"] = tf.math.expm1(z * 1e-3)
   c["Reciprocal"] = tf.math.reciprocal(z)
+  # tf.sign of a complex tensor is DivNoNan(z, |z|); the Sign op itself
+  # is z / |z| too.
   c["Sign"] = tf.sign(zodd)
+  c["Sign_op"] = R.Sign(x=zodd)
   c["Tanh"] = tf.tanh(z)
   c["Sigmoid"] = tf.sigmoid(z)
   c["Sin"] = tf.sin(z)
