@@ -3,7 +3,7 @@
 // complex64/complex128 kernels of the element-wise ops TensorFlow 2.21
 // registers for complex types on its CPU and that TF graphs reach
 // (tf.signal's spectrograms and their gradients, complex arithmetic):
-//   binary, broadcasting: Add, AddV2, Sub, Mul, Div, RealDiv, Pow,
+//   binary, broadcasting: Add, AddV2, Sub, Mul, RealDiv, Pow,
 //     DivNoNan, MulNoNan, Xdivy, Xlogy, SquaredDifference, and the gradient
 //     helpers SqrtGrad, RsqrtGrad, ReciprocalGrad, TanhGrad, SigmoidGrad;
 //   unary: Neg, Square, Sqrt, Rsqrt, Exp, Log, Tanh, Sigmoid, Sin, Cos, Tan,
@@ -376,7 +376,6 @@ DFLOW_REGISTER_COMPLEX("Add", BinaryOp, AddFunctor);
 DFLOW_REGISTER_COMPLEX("AddV2", BinaryOp, AddFunctor);
 DFLOW_REGISTER_COMPLEX("Sub", BinaryOp, SubFunctor);
 DFLOW_REGISTER_COMPLEX("Mul", BinaryOp, MulFunctor);
-DFLOW_REGISTER_COMPLEX("Div", BinaryOp, DivFunctor);
 DFLOW_REGISTER_COMPLEX("RealDiv", BinaryOp, DivFunctor);
 DFLOW_REGISTER_COMPLEX("Neg", UnaryOp, NegFunctor);
 DFLOW_REGISTER_COMPLEX("Square", UnaryOp, SquareFunctor);
