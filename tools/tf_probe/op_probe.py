@@ -2414,6 +2414,30 @@ def _(C):
                 zsign=tf.sign(z), zrecip=tf.math.reciprocal(z), zprod=tf.reduce_prod(z128, 1))
 
 
+@case('complex_array_ops')
+def _(C):
+    z = C.ph((C.arr(3, 4) + 1j * C.arr(3, 4)).astype(np.complex64))
+    w = C.ph((C.arr(2, 3) + 1j * C.arr(2, 3)).astype(np.complex128))
+    i = C.i(3, lo=0, hi=3)
+    b = C.b(3, 4)
+    parts = tf.split(z, 2, axis=1)
+    return dict(pack=tf.stack([z, z]), unpack=tf.unstack(z)[1], concat=tf.concat([z, z], 1), split=parts[1],
+                splitv=tf.split(z, [1, 3], axis=1)[1], reshape=tf.reshape(z, [2, 6]), transpose=tf.transpose(z),
+                slice=z[1:, :2], strided=z[::-1, ::2], tile=tf.tile(w, [2, 1]), pad=tf.pad(z, [[1, 0], [0, 2]]),
+                gather=tf.gather(z, i), gather_nd=tf.gather_nd(z, [[0, 1], [2, 3]]), expand=tf.expand_dims(w, 0),
+                squeeze=tf.squeeze(tf.expand_dims(w, 1)), reverse=tf.reverse(z, [1]), where=tf.where(b, z, -z),
+                select_v1=tf1.where(b, z, tf.zeros_like(z)), ones=tf.ones_like(w), fill=tf.fill([2, 2], tf.constant(1 + 2j, tf.complex64)),
+                bcast=tf.broadcast_to(w[:1], [3, 3]), cumsum=tf.cumsum(z, 1), cumprod=tf.math.cumprod(w, 1),
+                seg=tf.math.unsorted_segment_sum(z, [0, 1, 0], 2), scatter=tf.scatter_nd([[1], [0]], w, [3, 3]),
+                roll=tf.roll(z, 1, 1), diag=tf.linalg.diag(w[0]), diag_part=tf.linalg.diag_part(tf.reshape(z, [2, 2, 3])),
+                eye_mul=tf.linalg.matmul(tf.eye(3, dtype=tf.complex128), w, transpose_b=True), mean=tf.reduce_mean(z),
+                addn=tf.add_n([w, w]), sq_diff=tf.math.squared_difference(z, 1j * z), pow=tf.pow(w, 2.0 + 0j),
+                tscatter=tf.tensor_scatter_nd_add(z, [[1, 2]], tf.constant([1 - 1j], tf.complex64)),
+                band=tf.linalg.band_part(tf.reshape(z, [2, 2, 3]), 0, 1),
+                stitch=tf.dynamic_stitch([[0, 2], [1]], [w[:, :2], w[:1, 1:]]),
+                xlogy=tf.math.xlogy(z, z + 2), zeros_like=tf.zeros_like(z), ident=tf.identity_n([z, w])[1])
+
+
 # ================================================================ main
 FINDINGS = [
     '1. **Missing ops dominate**: dflow registers 255 ops; most FAIL-ERRORs are unknown ops (list below), including very common '

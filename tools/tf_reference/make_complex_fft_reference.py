@@ -133,6 +133,15 @@ def build_complex(p):
   c["Cast_c64_to_f32"] = tf.cast(z, tf.float32)
   c["Cast_f32_to_c64"] = tf.cast(x, tf.complex64)
   c["Cast_c64_to_c128"] = tf.cast(z, tf.complex128)
+  # Moving complex elements around.
+  c["Gather"] = tf.gather(z, [2, 0, 2], axis=0)
+  c["SelectV2"] = tf.where(tf.abs(z) > 0.7, z, w)
+  c["UnsortedSegmentSum"] = tf.math.unsorted_segment_sum(z128, [1, 0], 3)
+  c["MatrixDiag"] = tf.linalg.diag(z[:2, :3])
+  c["MatrixBandPart"] = tf.linalg.band_part(p["m"], 0, 1)
+  c["TensorScatterAdd"] = tf.tensor_scatter_nd_add(z, [[1, 2], [0, 0]],
+                                                   w[0, :2])
+  c["DynamicStitch"] = tf.dynamic_stitch([[2, 0], [1]], [z[:2], z[2:]])
   # The FFTs.
   c["FFT"] = s.fft(z)
   c["IFFT"] = s.ifft(z)
