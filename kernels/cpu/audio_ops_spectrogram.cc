@@ -10,6 +10,7 @@
 // re^2 + im^2 is rounded to float once (|X| is then sqrtf of that float).
 // TensorFlow transforms with Ooura's rdft, dflow with FFTW: the doubles
 // differ in their last bits, the floats rarely by one ulp.
+#include <algorithm>
 #include <cmath>
 #include <complex>
 #include <cstdint>
@@ -41,17 +42,20 @@ class AudioSpectrogramOp : public OpKernel {
       ctx->SetStatus(ctx->GetAttr("magnitude_squared", &magnitude_squared_));
     }
     if (!ctx->status().ok()) return;
-    if (window_size_ < 2 || window_size_ > fftw::kMaxPoints) {
+    if (window_size_ < 2 || window_size_ > fftw::kMaxPoints / 2) {
       ctx->SetStatus(absl::InvalidArgumentError(absl::StrCat(
-          "window_size must be in [2, 2^30], got ", window_size_)));
-    } else if (stride_ < 1) {
+          "window_size must be in [2, 2^29], got ", window_size_)));
+      return;
+    }
+    if (stride_ < 1) {
       ctx->SetStatus(absl::InvalidArgumentError(
           absl::StrCat("stride must be > 0, got ", stride_)));
+      return;
     }
     // The periodic Hann window, with pi as TensorFlow computes it.
     const double pi = std::atan(1) * 4;
-    window_.resize(window_size_ > 0 ? window_size_ : 0);
-    for (int64_t i = 0; i < static_cast<int64_t>(window_.size()); ++i) {
+    window_.resize(window_size_);
+    for (int64_t i = 0; i < window_size_; ++i) {
       window_[i] = 0.5 - 0.5 * std::cos((2 * pi * i) / window_size_);
     }
   }
@@ -73,33 +77,40 @@ class AudioSpectrogramOp : public OpKernel {
                             0, TensorShape({channels, frames, bins}), &out));
     const int64_t count = channels * frames;  // transforms, channel-major
     if (count == 0) return;
-    // Windowed, zero-padded frames in double, then all transforms at once.
+    // Windowed, zero-padded frames in double, transformed a chunk at a time
+    // (bounded scratch memory however long the signal).
+    constexpr int64_t kChunk = 256;
     const float* x = input.data<float>();
-    std::vector<double> windowed(count * fft_length, 0.0);
-    ParallelForShards(ctx, count, 2 * window_size_, [&](int64_t b0,
-                                                        int64_t b1) {
-      for (int64_t b = b0; b < b1; ++b) {
-        const int64_t c = b / frames, start = (b % frames) * stride_;
-        double* w = windowed.data() + b * fft_length;
-        for (int64_t j = 0; j < window_size_; ++j) {
-          w[j] = static_cast<double>(x[(start + j) * channels + c]) *
-                 window_[j];
-        }
-      }
-    });
-    std::vector<std::complex<double>> spectrum(count * bins);
-    OP_REQUIRES_OK(ctx, fftw::RealToComplex<double>(
-                            ctx, {fft_length}, count, windowed.data(),
-                            spectrum.data()));
     float* o = out->data<float>();
     const bool squared = magnitude_squared_;
-    ParallelForElements(ctx, count * bins, 4, [&](int64_t i0, int64_t i1) {
-      for (int64_t i = i0; i < i1; ++i) {
-        const double re = spectrum[i].real(), im = spectrum[i].imag();
-        const float power = static_cast<float>(re * re + im * im);
-        o[i] = squared ? power : std::sqrt(power);
-      }
-    });
+    std::vector<double> windowed(std::min(count, kChunk) * fft_length, 0.0);
+    std::vector<std::complex<double>> spectrum(std::min(count, kChunk) * bins);
+    for (int64_t first = 0; first < count; first += kChunk) {
+      const int64_t n = std::min(kChunk, count - first);
+      ParallelForShards(ctx, n, 2 * window_size_, [&](int64_t b0, int64_t b1) {
+        for (int64_t b = b0; b < b1; ++b) {
+          const int64_t frame = first + b;
+          const int64_t c = frame / frames;
+          const int64_t start = (frame % frames) * stride_;
+          double* w = windowed.data() + b * fft_length;
+          for (int64_t j = 0; j < window_size_; ++j) {
+            w[j] = static_cast<double>(x[(start + j) * channels + c]) *
+                   window_[j];
+          }
+        }
+      });
+      OP_REQUIRES_OK(ctx, fftw::RealToComplex<double>(
+                              ctx, {fft_length}, n, windowed.data(),
+                              spectrum.data()));
+      float* chunk_out = o + first * bins;
+      ParallelForElements(ctx, n * bins, 4, [&](int64_t i0, int64_t i1) {
+        for (int64_t i = i0; i < i1; ++i) {
+          const double re = spectrum[i].real(), im = spectrum[i].imag();
+          const float power = static_cast<float>(re * re + im * im);
+          chunk_out[i] = squared ? power : std::sqrt(power);
+        }
+      });
+    }
   }
 
  private:

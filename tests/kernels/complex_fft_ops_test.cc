@@ -28,6 +28,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "graph/ops/ops.h"
 #include "graph/tensor.h"
@@ -183,6 +184,42 @@ TEST(ComplexFftOpsTest, TransformsOfAnyLengthMatchADirectDft) {
                   1e-12 * n);
       EXPECT_NEAR(gr[k].imag(), static_cast<double>(want_r[k].imag()),
                   1e-12 * n);
+    }
+  }
+}
+
+// Frames of several channels, more than one chunk of transforms, against
+// the definition: |sum_j x[start + j] w_j exp(-2 pi i jk / 512)|^2.
+TEST(ComplexFftOpsTest, SpectrogramFramesMatchADirectDft) {
+  constexpr int kSamples = 20000, kChannels = 3, kWindow = 300, kStride = 100;
+  Scope root = Scope::NewRootScope();
+  Output x = ops::Placeholder(root, DT_FLOAT);
+  Output spec = ops::AudioSpectrogram(root, x, kWindow, kStride, true);
+  ASSERT_TRUE(root.status().ok()) << root.status();
+  Tensor xt(DT_FLOAT, TensorShape({kSamples, kChannels}));
+  for (int64_t i = 0; i < xt.NumElements(); ++i) {
+    xt.data<float>()[i] = std::sin(0.37f * i) * std::cos(0.0011f * i);
+  }
+  absl::StatusOr<std::vector<Tensor>> got = RunKernel(spec.node(), {xt});
+  ASSERT_TRUE(got.ok()) << got.status();
+  const int frames = 1 + (kSamples - kWindow) / kStride;
+  ASSERT_EQ((*got)[0].shape(), TensorShape({kChannels, frames, 257}));
+  const long double pi = std::acos(-1.0L);
+  for (int c : {0, 1, 2}) {
+    for (int f : {0, 100, frames - 1}) {
+      SCOPED_TRACE(absl::StrCat("channel ", c, " frame ", f));
+      std::vector<std::complex<double>> frame(512, 0.0);
+      for (int j = 0; j < kWindow; ++j) {
+        const long double w = 0.5L - 0.5L * std::cos(2 * pi * j / kWindow);
+        frame[j] = static_cast<double>(
+            w * xt.data<float>()[(f * kStride + j) * kChannels + c]);
+      }
+      const std::vector<std::complex<long double>> want = DirectDft(frame);
+      const float* row = (*got)[0].data<float>() + (c * frames + f) * 257;
+      for (int k = 0; k < 257; ++k) {
+        const double power = static_cast<double>(std::norm(want[k]));
+        EXPECT_NEAR(row[k], power, 1e-6 * power + 1e-9) << "bin " << k;
+      }
     }
   }
 }
