@@ -12,6 +12,7 @@ PACKAGES=(
   libeigen3-dev         # CPU kernels
   libdnnl-dev           # oneDNN: float GEMM/convolutions by CPU features
   libopenblas-dev       # BLAS: small float, double and complex products
+  libfftw3-dev          # FFTW 3: the FFT ops and audio spectrograms (kernels/cpu/spectral_ops*)
   libgtest-dev          # GoogleTest
   libgmock-dev          # GoogleMock
   libbenchmark-dev      # Google Benchmark

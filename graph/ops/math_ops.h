@@ -288,6 +288,20 @@ struct CastAttrs {
 Output Cast(const Scope& scope, Input x, DataType DstT,
             const CastAttrs& attrs = {});
 
+// --- Complex numbers (math_ops_complex.cc). ---
+
+// real + i * imag (broadcasting): complex64 from float, complex128 from
+// double.
+Output Complex(const Scope& scope, Input real, Input imag);
+// Parts of a complex64 (complex128) tensor as float (double): the real and
+// imaginary parts, the argument atan2(imag, real) and the modulus |x|.
+Output Real(const Scope& scope, Input x);
+Output Imag(const Scope& scope, Input x);
+Output Angle(const Scope& scope, Input x);
+Output ComplexAbs(const Scope& scope, Input x);
+// The complex conjugate (same dtype).
+Output Conj(const Scope& scope, Input x);
+
 }  // namespace ops
 
 // --- Operators on Output. ---

@@ -4,6 +4,7 @@
 #define DFLOW_GRAPH_OPS_OPS_H_
 
 #include "graph/ops/array_ops.h"
+#include "graph/ops/audio_ops.h"
 #include "graph/ops/check_ops.h"
 #include "graph/ops/collective_ops.h"
 #include "graph/ops/conv_ops.h"
@@ -20,6 +21,7 @@
 #include "graph/ops/random_ops.h"
 #include "graph/ops/shape_ops.h"
 #include "graph/ops/slicing_ops.h"
+#include "graph/ops/spectral_ops.h"
 #include "graph/ops/state_ops.h"
 #include "graph/ops/string_ops.h"
 #include "graph/ops/summary_ops.h"

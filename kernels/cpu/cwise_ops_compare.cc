@@ -1,6 +1,6 @@
 // Element-wise comparisons with broadcasting: Less, Greater, LessEqual,
 // GreaterEqual, Equal and NotEqual (bool results). Equal and NotEqual also
-// compare bool and string tensors, and with incompatible_shape_error=false
+// compare bool, string and complex tensors, and with incompatible_shape_error=false
 // answer a scalar `false` (Equal) or `true` (NotEqual) for shapes that do
 // not broadcast (TensorFlow's rule).
 #include <string>
@@ -111,6 +111,8 @@ DFLOW_REGISTER_EQUAL(int64_t);
 DFLOW_REGISTER_EQUAL(uint8_t);
 DFLOW_REGISTER_EQUAL(bool);
 DFLOW_REGISTER_EQUAL(std::string);
+DFLOW_REGISTER_EQUAL(complex64);
+DFLOW_REGISTER_EQUAL(complex128);
 DFLOW_REGISTER_NOT_EQUAL(float16);
 DFLOW_REGISTER_NOT_EQUAL(bfloat16);
 DFLOW_REGISTER_NOT_EQUAL(float);
@@ -122,6 +124,8 @@ DFLOW_REGISTER_NOT_EQUAL(int64_t);
 DFLOW_REGISTER_NOT_EQUAL(uint8_t);
 DFLOW_REGISTER_NOT_EQUAL(bool);
 DFLOW_REGISTER_NOT_EQUAL(std::string);
+DFLOW_REGISTER_NOT_EQUAL(complex64);
+DFLOW_REGISTER_NOT_EQUAL(complex128);
 
 }  // namespace
 }  // namespace dflow

@@ -217,6 +217,8 @@ DFLOW_REGISTER_SELECT(int32_t);
 DFLOW_REGISTER_SELECT(int64_t);
 DFLOW_REGISTER_SELECT(bool);
 DFLOW_REGISTER_SELECT(std::string);
+DFLOW_REGISTER_SELECT(complex64);
+DFLOW_REGISTER_SELECT(complex128);
 
 }  // namespace
 }  // namespace cwise

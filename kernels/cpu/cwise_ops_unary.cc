@@ -138,6 +138,8 @@ DFLOW_REGISTER_ADDN(float);
 DFLOW_REGISTER_ADDN(double);
 DFLOW_REGISTER_ADDN(int32_t);
 DFLOW_REGISTER_ADDN(int64_t);
+DFLOW_REGISTER_ADDN(complex64);
+DFLOW_REGISTER_ADDN(complex128);
 
 }  // namespace
 }  // namespace cwise

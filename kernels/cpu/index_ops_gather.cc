@@ -137,6 +137,8 @@ DFLOW_REGISTER_GATHER(int32_t);
 DFLOW_REGISTER_GATHER(int64_t);
 DFLOW_REGISTER_GATHER(bool);
 DFLOW_REGISTER_GATHER(std::string);
+DFLOW_REGISTER_GATHER(complex64);
+DFLOW_REGISTER_GATHER(complex128);
 
 }  // namespace
 }  // namespace dflow

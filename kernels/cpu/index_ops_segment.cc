@@ -153,6 +153,11 @@ DFLOW_REGISTER_UNSORTED_SEGMENTS(float);
 DFLOW_REGISTER_UNSORTED_SEGMENTS(double);
 DFLOW_REGISTER_UNSORTED_SEGMENTS(int32_t);
 DFLOW_REGISTER_UNSORTED_SEGMENTS(int64_t);
+// Complex numbers have sums and products, not maxima (as in TensorFlow).
+DFLOW_REGISTER_UNSORTED_SEGMENT("UnsortedSegmentSum", Sum, complex64);
+DFLOW_REGISTER_UNSORTED_SEGMENT("UnsortedSegmentSum", Sum, complex128);
+DFLOW_REGISTER_UNSORTED_SEGMENT("UnsortedSegmentProd", Prod, complex64);
+DFLOW_REGISTER_UNSORTED_SEGMENT("UnsortedSegmentProd", Prod, complex128);
 
 // ParallelDynamicStitch may take any of a duplicate index's values: the
 // sequential kernel's (the last one) is one of them.
@@ -174,6 +179,8 @@ DFLOW_REGISTER_STITCH(int32_t);
 DFLOW_REGISTER_STITCH(int64_t);
 DFLOW_REGISTER_STITCH(bool);
 DFLOW_REGISTER_STITCH(std::string);
+DFLOW_REGISTER_STITCH(complex64);
+DFLOW_REGISTER_STITCH(complex128);
 
 }  // namespace
 }  // namespace dflow

@@ -126,6 +126,15 @@ DFLOW_REGISTER_TENSOR_SCATTER("TensorScatterUpdate", Assign, int32_t);
 DFLOW_REGISTER_TENSOR_SCATTER("TensorScatterUpdate", Assign, int64_t);
 DFLOW_REGISTER_TENSOR_SCATTER("TensorScatterUpdate", Assign, bool);
 DFLOW_REGISTER_TENSOR_SCATTER("TensorScatterUpdate", Assign, std::string);
+// Complex numbers: updates, sums and differences (no order for max/min).
+DFLOW_REGISTER_TENSOR_SCATTER("TensorScatterUpdate", Assign, complex64);
+DFLOW_REGISTER_TENSOR_SCATTER("TensorScatterUpdate", Assign, complex128);
+DFLOW_REGISTER_TENSOR_SCATTER("TensorScatterAdd", segment_reducers::Sum,
+                              complex64);
+DFLOW_REGISTER_TENSOR_SCATTER("TensorScatterAdd", segment_reducers::Sum,
+                              complex128);
+DFLOW_REGISTER_TENSOR_SCATTER("TensorScatterSub", Subtract, complex64);
+DFLOW_REGISTER_TENSOR_SCATTER("TensorScatterSub", Subtract, complex128);
 
 }  // namespace
 }  // namespace dflow

@@ -6,10 +6,13 @@
 // Gemm (kernel_util_blas.h): large products split themselves over the
 // pool; many small ones are split by batch, each Gemm on one thread, which
 // gives the same bits (Gemm's float rows do not depend on the split).
-// float and double (V3: Ta = Tb = Tout).
+// float, double, complex64 and complex128 (V3: Ta = Tb = Tout); a complex
+// adjoint conjugates as well as transposes (into a copy of the input).
 #include <algorithm>
+#include <complex>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -26,6 +29,19 @@ namespace {
 // Products of at least this many multiply-adds run one at a time, each
 // split by Gemm; smaller ones are split by batch.
 constexpr int64_t kLargeProduct = int64_t{1} << 20;
+
+template <typename T>
+constexpr bool kIsComplex =
+    std::is_same_v<T, complex64> || std::is_same_v<T, complex128>;
+
+// The conjugates of t's elements, in `storage`.
+template <typename T>
+const T* Conjugated(const Tensor& t, std::vector<T>* storage) {
+  const T* p = t.data<T>();
+  storage->resize(t.NumElements());
+  for (int64_t i = 0; i < t.NumElements(); ++i) (*storage)[i] = std::conj(p[i]);
+  return storage->data();
+}
 
 template <typename T>
 class BatchMatMulOp : public OpKernel {
@@ -107,7 +123,7 @@ class BatchMatMulOp : public OpKernel {
     if (out->NumElements() == 0) return;
     T* o = out->data<T>();
     if (k == 0) {
-      std::memset(o, 0, sizeof(T) * out->NumElements());
+      std::fill_n(o, out->NumElements(), T(0));
       return;
     }
     // Offsets (in matrices) of each batch's x and y.
@@ -130,6 +146,12 @@ class BatchMatMulOp : public OpKernel {
     }
     const T* xp = x.data<T>();
     const T* yp = y.data<T>();
+    std::vector<T> x_conj, y_conj;
+    if constexpr (kIsComplex<T>) {
+      // Gemm transposes; the adjoint of a complex matrix also conjugates.
+      if (adj_x_) xp = Conjugated(x, &x_conj);
+      if (adj_y_) yp = Conjugated(y, &y_conj);
+    }
     const int64_t x_size = x_rows * x_cols, y_size = y_rows * y_cols;
     const int64_t macs = m * n * k;
     auto product = [&](ThreadPool* pool, int64_t b) {
@@ -188,6 +210,8 @@ class BatchMatMulV2Op : public BatchMatMulOp<T> {
 
 DFLOW_REGISTER_BATCH_MATMUL(float);
 DFLOW_REGISTER_BATCH_MATMUL(double);
+DFLOW_REGISTER_BATCH_MATMUL(complex64);
+DFLOW_REGISTER_BATCH_MATMUL(complex128);
 
 #undef DFLOW_REGISTER_BATCH_MATMUL
 

@@ -883,6 +883,7 @@ void BuildGraphWithEveryOp(const Scope& root) {
   ops::CollectiveBroadcastRecv(coll, DT_FLOAT, {8, 10}, 2, 1, 3);
 
   BuildTextAndCtcOps(s);
+  BuildComplexAndSignalOps(s);
   (void)id;
 }
 

@@ -16,6 +16,9 @@ void BuildGraphWithEveryOp(const Scope& root);
 void BuildTextAndCtcOps(const Scope& root);  // all_ops_graph_text.cc
 // all_ops_graph_images.cc, given the graph's [8, 32, 32, 3] float images.
 void AddImageOpsToEveryOpGraph(const Scope& root, Output x);
+// Its complex-number, FFT and audio ops (all_ops_graph_signal.cc), called
+// by BuildGraphWithEveryOp.
+void BuildComplexAndSignalOps(const Scope& root);
 
 }  // namespace dflow
 

@@ -3,8 +3,11 @@
 // tools/tf_reference/make_special_math_reference.py and
 // make_array_ops_reference.py, one line per feed or fetch:
 //   feed|fetch <name> <NumPy dtype> [<shape>] | v0 v1 ...
-// (no shape: a vector; values "%.9g"/"%.17g" or nan, inf, -inf). String
-// fetches live in a file of their own (strings.txt), one per line:
+// (no shape: a vector; values "%.9g"/"%.17g" or nan, inf, -inf). A complex64
+// or complex128 element is two values, its real and imaginary parts
+// (re0 im0 re1 im1 ...): Line::values holds them interleaved, and
+// FlatValue reads a tensor the same way. String fetches live in a file of
+// their own (strings.txt), one per line:
 //   fetch <name> string [<shape>] | x<hex> x<hex> ...
 // (each string's bytes in hex after an 'x'; "x" alone is empty).
 #ifndef DFLOW_TESTS_KERNELS_TF_VALUE_CASES_H_
@@ -32,8 +35,12 @@ namespace testing_tf_values {
 struct Line {
   std::string kind, name, dtype;  // dtype: NumPy's name ("float32", ...)
   std::vector<int64_t> shape;     // [n] when the file gives none
-  std::vector<double> values;
+  std::vector<double> values;  // complex: re, im per element
 };
+
+inline bool IsComplexName(const std::string& numpy_name) {
+  return numpy_name == "complex64" || numpy_name == "complex128";
+}
 
 inline double ParseValue(absl::string_view v) {
   if (v == "nan") return std::nan("");
@@ -64,7 +71,8 @@ inline std::vector<Line> ReadLines(const std::string& path) {
       line.values.push_back(ParseValue(v));
     }
     if (head.size() == 3) {
-      line.shape = {static_cast<int64_t>(line.values.size())};
+      const size_t per = IsComplexName(line.dtype) ? 2 : 1;
+      line.shape = {static_cast<int64_t>(line.values.size() / per)};
     } else {
       absl::string_view dims = head[3];
       absl::ConsumePrefix(&dims, "[");
@@ -89,15 +97,32 @@ inline DataType DtypeOf(const std::string& numpy_name) {
   if (numpy_name == "uint8") return DT_UINT8;
   if (numpy_name == "uint16") return DT_UINT16;
   if (numpy_name == "int8") return DT_INT8;
+  if (numpy_name == "complex64") return DT_COMPLEX64;
+  if (numpy_name == "complex128") return DT_COMPLEX128;
   ADD_FAILURE() << "unexpected dtype " << numpy_name;
   return DT_INVALID;
 }
 
 inline Tensor FeedTensor(const Line& line) {
   Tensor t(DtypeOf(line.dtype), TensorShape(line.shape));
-  EXPECT_EQ(t.NumElements(), static_cast<int64_t>(line.values.size()))
+  const int64_t per = IsComplexName(line.dtype) ? 2 : 1;
+  EXPECT_EQ(per * t.NumElements(), static_cast<int64_t>(line.values.size()))
       << line.name;
+  if (per * t.NumElements() != static_cast<int64_t>(line.values.size())) {
+    return t;
+  }
   for (int64_t i = 0; i < t.NumElements(); ++i) {
+    if (t.dtype() == DT_COMPLEX64) {
+      t.data<complex64>()[i] =
+          complex64(static_cast<float>(line.values[2 * i]),
+                    static_cast<float>(line.values[2 * i + 1]));
+      continue;
+    }
+    if (t.dtype() == DT_COMPLEX128) {
+      t.data<complex128>()[i] =
+          complex128(line.values[2 * i], line.values[2 * i + 1]);
+      continue;
+    }
     const double v = line.values[i];
     switch (t.dtype()) {
       case DT_FLOAT:
@@ -191,6 +216,25 @@ inline std::vector<StringFetch> ReadStringFetches(const std::string& path) {
     fetches.push_back(std::move(fetch));
   }
   return fetches;
+}
+
+// The number of values a tensor has in the file's format (two per complex
+// element), and value j of them: Element(t, j) for real types, for complex
+// types the real (j even) or imaginary (j odd) part of element j / 2.
+inline int64_t NumValues(const Tensor& t) {
+  return (t.dtype() == DT_COMPLEX64 || t.dtype() == DT_COMPLEX128 ? 2 : 1) *
+         t.NumElements();
+}
+inline double FlatValue(const Tensor& t, int64_t j) {
+  if (t.dtype() == DT_COMPLEX64) {
+    const complex64 z = t.data<complex64>()[j / 2];
+    return j % 2 == 0 ? z.real() : z.imag();
+  }
+  if (t.dtype() == DT_COMPLEX128) {
+    const complex128 z = t.data<complex128>()[j / 2];
+    return j % 2 == 0 ? z.real() : z.imag();
+  }
+  return Element(t, j);
 }
 
 // Runs `dir`/graph.pb with every feed of `lines` and fetches every fetch

@@ -86,7 +86,9 @@ TEST(KernelRegistryTest, EveryDeclaredOpHasAGpuDefinition) {
         "ParseExampleV2", "ParseSingleExample", "DecodeRaw",
         "RandomShuffle",
         // Counting epochs (string_input_producer's num_epochs).
-        "CountUpTo", "ResourceCountUpTo"};
+        "CountUpTo", "ResourceCountUpTo",
+        // Audio (kernels/cpu/audio_ops_*.cc): CPU-only in TF too.
+        "DecodeWav", "EncodeWav", "AudioSpectrogram", "Mfcc"};
     // No GPU definition yet, though TensorFlow has one: conditionals
     // (Switch and Merge run on the CPU under soft placement until their GPU
     // kernels come; If/StatelessIf never reach placement, the
@@ -384,7 +386,17 @@ TEST(KernelRegistryTest, EveryDeclaredOpHasAGpuDefinition) {
                                               "DrawBoundingBoxesV2",
                                               "SampleDistortedBoundingBox",
                                               "SampleDistortedBoundingBoxV2",
-                                              "StatelessSampleDistortedBoundingBox"};
+                                              "StatelessSampleDistortedBoundingBox",
+                                              // Complex numbers and FFTs
+                                              // (cwise_ops_complex.cc,
+                                              // spectral_ops.cc).
+                                              "Complex", "Real", "Imag",
+                                              "Angle", "ComplexAbs", "Conj",
+                                              "FFT", "IFFT", "FFT2D",
+                                              "IFFT2D", "FFT3D", "IFFT3D",
+                                              "RFFT", "IRFFT", "RFFT2D",
+                                              "IRFFT2D", "RFFT3D",
+                                              "IRFFT3D"};
     if (kNoGpuYet->count(op) > 0) continue;
     if (kCpuOnly->count(op) > 0) {
       for (const KernelDef& def : Registry()->DefinitionsForOp(op)) {

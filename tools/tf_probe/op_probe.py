@@ -2545,6 +2545,68 @@ def _(C):
         tf.shape(image), bbox, seed=[3, 4], min_object_covered=0.2)
     return dict(begin=begin, size=size, box=box, crop=tf.image.resize(crop[None], [16, 16])[0],
                 sbegin=sbegin, ssize=ssize, sbox=sbox)
+# ================================================================ complex numbers, FFTs, tf.signal and audio (complexfft)
+@case('signal_stft_mfcc_pipeline')
+def _(C):
+    x = C.f(2, 2000)
+    stft = tf.signal.stft(x, 400, 160, fft_length=512)
+    power = tf.math.real(stft * tf.math.conj(stft))
+    mel = tf.tensordot(power, tf.signal.linear_to_mel_weight_matrix(40, 257, 16000, 20.0, 7600.0), 1)
+    log_mel = tf.math.log(mel + 1e-6)
+    mfcc = tf.signal.mfccs_from_log_mel_spectrograms(log_mel)[..., :13]
+    inv = tf.signal.inverse_stft(stft, 400, 160, fft_length=512, window_fn=tf.signal.inverse_stft_window_fn(160))
+    dx = tf.gradients(tf.reduce_sum(mfcc) + tf.reduce_sum(inv * x[:, :inv.shape[1]]), x)[0]
+    ola = tf.signal.overlap_and_add(tf.signal.frame(x, 64, 32, pad_end=True), 32)
+    return dict(stft_abs=tf.abs(stft), log_mel=log_mel, mfcc=mfcc, inverse=inv, dx=dx, overlap_add=ola)
+
+
+@case('audio_spectrogram_mfcc')
+def _(C):
+    a = C.f(8000, 1, lo=-0.9, hi=0.9)
+    wav = tf.audio.encode_wav(a, 16000)
+    audio, rate = tf.audio.decode_wav(wav, desired_channels=1)
+    spec = tf.raw_ops.AudioSpectrogram(input=audio, window_size=480, stride=160, magnitude_squared=True)
+    mfcc = tf.raw_ops.Mfcc(spectrogram=spec, sample_rate=rate, dct_coefficient_count=40)
+    mag = tf.raw_ops.AudioSpectrogram(input=audio, window_size=256, stride=128)
+    return dict(audio=audio, rate=rate, spectrogram=spec, mfcc=mfcc, magnitude=mag,
+                wav_bytes=tf.io.decode_raw(wav, tf.uint8))
+
+
+@case('complex_fft_nd')
+def _(C):
+    z = C.ph((C.arr(2, 6, 8) + 1j * C.arr(2, 6, 8)).astype(np.complex64))
+    z128 = C.ph((C.arr(3, 10) + 1j * C.arr(3, 10)).astype(np.complex128))
+    v = C.f(2, 4, 6, 8)
+    s = tf.signal
+    return dict(rfft2d=s.rfft2d(v), rfft3d_crop=s.rfft3d(v, [3, 5, 6]), irfft2d=s.irfft2d(z, [6, 14]),
+                irfft3d=s.irfft3d(s.rfft3d(v)), ifft3d=s.ifft3d(z[None]), fft128=s.fft(z128),
+                irfft128=s.irfft(z128, [19]), dv=tf.gradients(tf.reduce_sum(tf.abs(s.rfft2d(v)) ** 2), v)[0],
+                zmm=tf.matmul(z, z, adjoint_a=True), zsqrt=tf.sqrt(z), zlog=tf.math.log(z128),
+                zsign=tf.sign(z), zrecip=tf.math.reciprocal(z), zprod=tf.reduce_prod(z128, 1))
+
+
+@case('complex_array_ops')
+def _(C):
+    z = C.ph((C.arr(3, 4) + 1j * C.arr(3, 4)).astype(np.complex64))
+    w = C.ph((C.arr(2, 3) + 1j * C.arr(2, 3)).astype(np.complex128))
+    i = C.i(3, lo=0, hi=3)
+    b = C.b(3, 4)
+    parts = tf.split(z, 2, axis=1)
+    return dict(pack=tf.stack([z, z]), unpack=tf.unstack(z)[1], concat=tf.concat([z, z], 1), split=parts[1],
+                splitv=tf.split(z, [1, 3], axis=1)[1], reshape=tf.reshape(z, [2, 6]), transpose=tf.transpose(z),
+                slice=z[1:, :2], strided=z[::-1, ::2], tile=tf.tile(w, [2, 1]), pad=tf.pad(z, [[1, 0], [0, 2]]),
+                gather=tf.gather(z, i), gather_nd=tf.gather_nd(z, [[0, 1], [2, 3]]), expand=tf.expand_dims(w, 0),
+                squeeze=tf.squeeze(tf.expand_dims(w, 1)), reverse=tf.reverse(z, [1]), where=tf.where(b, z, -z),
+                select_v1=tf1.where(b, z, tf.zeros_like(z)), ones=tf.ones_like(w), fill=tf.fill([2, 2], tf.constant(1 + 2j, tf.complex64)),
+                bcast=tf.broadcast_to(w[:1], [3, 3]), cumsum=tf.cumsum(z, 1), cumprod=tf.math.cumprod(w, 1),
+                seg=tf.math.unsorted_segment_sum(z, [0, 1, 0], 2), scatter=tf.scatter_nd([[1], [0]], w, [3, 3]),
+                roll=tf.roll(z, 1, 1), diag=tf.linalg.diag(w[0]), diag_part=tf.linalg.diag_part(tf.reshape(z, [2, 2, 3])),
+                eye_mul=tf.linalg.matmul(tf.eye(3, dtype=tf.complex128), w, transpose_b=True), mean=tf.reduce_mean(z),
+                addn=tf.add_n([w, w]), sq_diff=tf.math.squared_difference(z, 1j * z), pow=tf.pow(w, 2.0 + 0j),
+                tscatter=tf.tensor_scatter_nd_add(z, [[1, 2]], tf.constant([1 - 1j], tf.complex64)),
+                band=tf.linalg.band_part(tf.reshape(z, [2, 2, 3]), 0, 1),
+                stitch=tf.dynamic_stitch([[0, 2], [1]], [w[:, :2], w[:1, 1:]]),
+                xlogy=tf.math.xlogy(z, z + 2), zeros_like=tf.zeros_like(z), ident=tf.identity_n([z, w])[1])
 
 
 # ================================================================ main

@@ -165,6 +165,12 @@ EXTRA_OPS = [
     "Dilation2DBackpropFilter", "ExtractVolumePatches", "DrawBoundingBoxes",
     "DrawBoundingBoxesV2", "SampleDistortedBoundingBox",
     "SampleDistortedBoundingBoxV2", "StatelessSampleDistortedBoundingBox",
+    # Complex numbers, FFTs and audio (math_ops_complex.cc, spectral_ops.cc,
+    # audio_ops.cc).
+    "Complex", "Real", "Imag", "Angle", "ComplexAbs", "Conj", "FFT", "IFFT",
+    "FFT2D", "IFFT2D", "FFT3D", "IFFT3D", "RFFT", "IRFFT", "RFFT2D",
+    "IRFFT2D", "RFFT3D", "IRFFT3D", "DecodeWav", "EncodeWav",
+    "AudioSpectrogram", "Mfcc",
 ]
 
 

@@ -5,7 +5,9 @@ scripts that write them:
   feed|fetch <name> <NumPy dtype> [<d0>,<d1>,...] | v0 v1 ...
 
 integers and bools as integers, float64 with "%.17g" and other floats with
-"%.9g" (both exact), row-major.
+"%.9g" (both exact), row-major. A complex element is two values, its real
+and imaginary parts (complex128's with "%.17g", complex64's with "%.9g"):
+"re0 im0 re1 im1 ...", with the complex dtype named in the line.
 """
 import numpy as np
 
@@ -14,6 +16,9 @@ def fmt(a):
   a = np.asarray(a)
   if a.dtype.kind in "iub":
     return " ".join(str(int(v)) for v in a.flat)
+  if a.dtype.kind == "c":
+    spec = "%.17g" if a.dtype == np.complex128 else "%.9g"
+    return " ".join(spec % p for v in a.flat for p in (v.real, v.imag))
   spec = "%.17g" if a.dtype == np.float64 else "%.9g"
   return " ".join(spec % v for v in a.flat)
 
