@@ -12,6 +12,10 @@ namespace dflow {
 // Builds the graph in `root`; errors end up in root.status().
 void BuildGraphWithEveryOp(const Scope& root);
 
+// The parts BuildGraphWithEveryOp builds from sibling files, one per op
+// family (all_ops_graph_<family>.cc).
+void BuildRandomSamplingOps(const Scope& root);
+
 }  // namespace dflow
 
 #endif  // DFLOW_TESTS_GRAPH_ALL_OPS_GRAPH_H_

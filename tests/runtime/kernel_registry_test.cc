@@ -333,7 +333,39 @@ TEST(KernelRegistryTest, EveryDeclaredOpHasAGpuDefinition) {
                                               "AdjustSaturation",
                                               "CropAndResize",
                                               "CropAndResizeGradImage",
-                                              "ExtractImagePatches"};
+                                              "ExtractImagePatches",
+                                              // random: sampled
+                                              // distributions, stateless
+                                              // ops, shuffles, candidate
+                                              // samplers.
+                                              "Multinomial",
+                                              "StatelessMultinomial",
+                                              "RandomGamma",
+                                              "StatelessRandomGammaV2",
+                                              "StatelessRandomGammaV3",
+                                              "RandomPoissonV2",
+                                              "StatelessRandomPoisson",
+                                              "StatelessRandomBinomial",
+                                              "ParameterizedTruncatedNormal",
+                                              "StatelessParameterizedTruncatedNormal",
+                                              "StatelessRandomUniformIntV2",
+                                              "StatelessRandomUniformFullIntV2",
+                                              "StatelessRandomGetKeyCounterAlg",
+                                              "StatelessRandomGetAlg",
+                                              "StatelessRandomUniform",
+                                              "StatelessRandomNormal",
+                                              "StatelessTruncatedNormal",
+                                              "StatelessRandomUniformInt",
+                                              "StatelessRandomUniformFullInt",
+                                              "StatelessShuffle",
+                                              "RandomIndexShuffle",
+                                              "UniformCandidateSampler",
+                                              "LogUniformCandidateSampler",
+                                              "LearnedUnigramCandidateSampler",
+                                              "ThreadUnsafeUnigramCandidateSampler",
+                                              "FixedUnigramCandidateSampler",
+                                              "AllCandidateSampler",
+                                              "ComputeAccidentalHits"};
     if (kNoGpuYet->count(op) > 0) continue;
     if (kCpuOnly->count(op) > 0) {
       for (const KernelDef& def : Registry()->DefinitionsForOp(op)) {

@@ -142,6 +142,21 @@ EXTRA_OPS = [
     # Box crops and patches (image_ops_crop_and_resize.cc,
     # image_ops_patches.cc).
     "CropAndResize", "CropAndResizeGradImage", "ExtractImagePatches",
+    # Random sampling: distributions, stateless ops, shuffles and the
+    # candidate samplers of sampled losses (random_ops_*.cc).
+    "Multinomial", "StatelessMultinomial", "RandomGamma",
+    "StatelessRandomGammaV2", "StatelessRandomGammaV3", "RandomPoissonV2",
+    "StatelessRandomPoisson", "StatelessRandomBinomial",
+    "ParameterizedTruncatedNormal", "StatelessParameterizedTruncatedNormal",
+    "StatelessRandomUniformIntV2", "StatelessRandomUniformFullIntV2",
+    "StatelessRandomGetKeyCounterAlg", "StatelessRandomGetAlg",
+    "StatelessRandomUniform", "StatelessRandomNormal",
+    "StatelessTruncatedNormal", "StatelessRandomUniformInt",
+    "StatelessRandomUniformFullInt", "StatelessShuffle", "RandomIndexShuffle",
+    "UniformCandidateSampler", "LogUniformCandidateSampler",
+    "LearnedUnigramCandidateSampler", "ThreadUnsafeUnigramCandidateSampler",
+    "FixedUnigramCandidateSampler", "AllCandidateSampler",
+    "ComputeAccidentalHits",
 ]
 
 
