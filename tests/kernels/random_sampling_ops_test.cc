@@ -222,14 +222,15 @@ TEST(RandomSamplingTest, SampleMeansAndVariances) {
   Scope root = Scope::NewRootScope();
   const ops::RandomAttrs seeds = ops::RandomAttrs().Seed(17).Seed2(5);
   constexpr int kN = 20000;
-  Output gamma = ops::RandomGamma(root, {kN}, ops::Const(root, {0.4, 3.0}),
+  Output gamma = ops::RandomGamma(root, {kN}, ops::Const(root, Tensor::FromVector<double>({0.4, 3.0})),
                                   seeds);
   Output poisson = ops::RandomPoissonV2(root, {kN},
-                                        ops::Const(root, {2.5, 30.0}),
+                                        ops::Const(root, Tensor::FromVector<double>({2.5, 30.0})),
                                         DT_DOUBLE, seeds);
   Output binomial = ops::StatelessRandomBinomial(
       root, {kN, 2}, ops::Const(root, {int64_t{3}, int64_t{4}}),
-      ops::Const(root, {8.0, 60.0}), ops::Const(root, {0.3, 0.7}), DT_DOUBLE);
+      ops::Const(root, Tensor::FromVector<double>({8.0, 60.0})),
+      ops::Const(root, Tensor::FromVector<double>({0.3, 0.7})), DT_DOUBLE);
   Output categorical =
       ops::Multinomial(root, ops::Const(root, {0.0f, std::log(3.0f)}, {1, 2}),
                        kN, DT_INT64, seeds);
