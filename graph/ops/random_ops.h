@@ -162,6 +162,18 @@ Output StatelessShuffle(const Scope& scope, Input value, Input key,
 Output RandomIndexShuffle(const Scope& scope, Input index, Input seed,
                           Input max_index, int64_t rounds = 4);
 
+// --- tf.random.Generator: state in an int64 resource variable. ---
+
+// The state ([3]: counter low, counter high, key for Philox, alg 1 or 3)
+// before its counter moves on by 256 * delta (uint64) blocks.
+Output RngReadAndSkip(const Scope& scope, Input resource, Input alg,
+                      Input delta);
+// Binomial draws from the state (algorithm: int64 scalar, Philox), which
+// moves on past the blocks they may use.
+Output StatefulRandomBinomial(const Scope& scope, Input resource,
+                              Input algorithm, Input shape, Input counts,
+                              Input probs, DataType dtype = DT_INT64);
+
 // --- Candidate samplers (tf.nn.sampled_softmax_loss, tf.nn.nce_loss). ---
 
 // true_classes: int64 [batch, num_true]. sampled_candidates: int64

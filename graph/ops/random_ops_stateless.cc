@@ -1,7 +1,11 @@
 // Schemas, shape functions and wrappers of TensorFlow's stateless random
 // ops (version 2: key and counter as inputs), as in TensorFlow 2.21's
-// stateless_random_ops_v2.cc. Their values depend only on the inputs, and
-// the kernels reproduce TensorFlow's numbers for the Philox algorithm.
+// stateless_random_ops_v2.cc: uniform, normal and truncated normal floats,
+// bounded and full-range integers, gamma, and the ops that turn a [2] seed
+// into a key, counter and algorithm. Their values depend only on the
+// inputs, and the kernels reproduce TensorFlow's numbers for the Philox
+// algorithm. (StatelessShuffle is in random_ops_shuffle.cc; the [2]-seed
+// ops of version 1 in random_ops_stateless_seeded.cc.)
 #include <vector>
 
 #include "absl/status/status.h"

@@ -1,12 +1,13 @@
-// StatelessRandomBinomial (tf.random.stateless_binomial) on the CPU,
-// drawing TensorFlow's samples for a given seed.
+// StatelessRandomBinomial (tf.random.stateless_binomial) and
+// StatefulRandomBinomial (tf.random.Generator.binomial) on the CPU, drawing
+// TensorFlow's samples for a given seed or generator state.
 //
 // counts and probs broadcast to a batch shape the output shape ends with;
 // the output is [samples..., batch...] and draw o = b * samples_per_batch +
 // s (sample s of batch member b) lands at [s, b]. With n = count and p =
 // prob (q = 1 - p above 0.5, the result then n minus the draw):
 //   n <= 0 or p <= 0: 0;  p >= 1: n;  p NaN: NaN (an integer output gets
-//   what the conversion of NaN gives);
+//   what x86 converts NaN to, as TensorFlow's);
 //   n p >= 10: Hormann's BTRS ("The generation of binomial random
 //     variates", 1993), from the draw's blocks at 256 * o;
 //   otherwise inversion: sums of geometric variables ceil(log u /
@@ -141,6 +142,8 @@ double BinomialDraw(double count, double prob, uint64_t o,
   if (count <= 0.0 || prob <= 0.0) return 0;
   if (prob >= 1.0) return count;
   if (std::isnan(prob)) return NAN;
+  // TensorFlow's inversion never ends for a NaN count; dflow returns NaN.
+  if (std::isnan(count)) return NAN;
   const bool flip = prob > 0.5;
   const double p = flip ? Round<T>(1 - prob) : prob;
   PhiloxRandom gen = base;
@@ -156,47 +159,100 @@ double BinomialDraw(double count, double prob, uint64_t o,
   return flip ? count - k : k;
 }
 
+// The output shape (input `shape`, which must end with the broadcast shape
+// of counts and probs) and the broadcast; an error on bad input.
+absl::Status BinomialShapes(const Tensor& shape_t, const Tensor& counts,
+                            const Tensor& probs, TensorShape* shape,
+                            absl::StatusOr<ParamBroadcast>* bcast) {
+  *bcast = ParamBroadcast::Make({counts.shape(), probs.shape()});
+  if (!bcast->ok()) return bcast->status();
+  if (absl::Status s = RandomShapeFromTensor(shape_t, shape); !s.ok()) {
+    return s;
+  }
+  if (!ShapeEndsWith(*shape, (*bcast)->shape())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "shape ", shape->ToString(),
+        " must end with the broadcast shape of counts and probs ",
+        (*bcast)->shape().ToString()));
+  }
+  return absl::OkStatus();
+}
+
+// Fills `out` ([samples..., batch...]) from `base`.
+template <typename T, typename U>
+void FillBinomial(OpKernelContext* ctx, const ParamBroadcast& bcast,
+                  const Tensor& counts, const Tensor& probs,
+                  const PhiloxRandom& base, Tensor* out) {
+  const int64_t size = out->NumElements();
+  if (size == 0) return;
+  const int64_t num_batches = bcast.shape().num_elements();
+  const int64_t samples_per_batch = size / num_batches;
+  const T* count_data = counts.data<T>();
+  const T* prob_data = probs.data<T>();
+  U* data = out->data<U>();
+  constexpr int64_t kCostPerDraw = 600;
+  ParallelForShards(
+      ctx, size, kCostPerDraw, [&](int64_t begin, int64_t end) {
+        for (int64_t o = begin; o < end; ++o) {
+          const int64_t b = o / samples_per_batch;
+          const int64_t s = o % samples_per_batch;
+          const double count = ToDouble(count_data[bcast.Index(0, b)]);
+          const double prob = ToDouble(prob_data[bcast.Index(1, b)]);
+          data[s * num_batches + b] = FromDouble<U>(
+              BinomialDraw<T>(count, prob, static_cast<uint64_t>(o), base));
+        }
+      });
+}
+
 template <typename T, typename U>
 class StatelessRandomBinomialOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
 
   void Compute(OpKernelContext* ctx) override {
-    const Tensor& counts = ctx->input(2);
-    const Tensor& probs = ctx->input(3);
     PhiloxRandom base;
     OP_REQUIRES_OK(ctx, PhiloxFromSeedTensor(ctx->input(1), &base));
-    absl::StatusOr<ParamBroadcast> bcast =
-        ParamBroadcast::Make({counts.shape(), probs.shape()});
-    OP_REQUIRES_OK(ctx, bcast.status());
     TensorShape shape;
-    OP_REQUIRES_OK(ctx, RandomShapeFromTensor(ctx->input(0), &shape));
-    OP_REQUIRES(ctx, ShapeEndsWith(shape, bcast->shape()),
-                absl::InvalidArgumentError(absl::StrCat(
-                    "shape ", shape.ToString(),
-                    " must end with the broadcast shape of counts and probs ",
-                    bcast->shape().ToString())));
+    absl::StatusOr<ParamBroadcast> bcast = absl::UnknownError("unset");
+    OP_REQUIRES_OK(ctx, BinomialShapes(ctx->input(0), ctx->input(2),
+                                       ctx->input(3), &shape, &bcast));
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape, &out));
-    if (shape.num_elements() == 0) return;
+    FillBinomial<T, U>(ctx, *bcast, ctx->input(2), ctx->input(3), base, out);
+  }
+};
+
+// tf.random.Generator.binomial: draws from the generator state (input 0),
+// which moves on by TensorFlow's reservation, num_batches * 2 * 100 *
+// (samples_per_batch + 3) / 4 elements of 256 blocks each.
+template <typename T, typename U>
+class StatefulRandomBinomialOp : public OpKernel {
+ public:
+  using OpKernel::OpKernel;
+
+  void Compute(OpKernelContext* ctx) override {
+    TensorShape shape;
+    absl::StatusOr<ParamBroadcast> bcast = absl::UnknownError("unset");
+    OP_REQUIRES_OK(ctx, BinomialShapes(ctx->input(2), ctx->input(3),
+                                       ctx->input(4), &shape, &bcast));
+    const Tensor& alg = ctx->input(1);
+    OP_REQUIRES(ctx, alg.shape().rank() == 0,
+                absl::InvalidArgumentError(absl::StrCat(
+                    "algorithm must be a scalar, got shape ",
+                    alg.shape().ToString())));
+    OP_REQUIRES_OK(ctx, CheckPhiloxAlgorithm(alg.data<int64_t>()[0]));
     const int64_t num_batches = bcast->shape().num_elements();
-    const int64_t samples_per_batch = shape.num_elements() / num_batches;
-    const T* count_data = counts.data<T>();
-    const T* prob_data = probs.data<T>();
-    U* data = out->data<U>();
-    constexpr int64_t kCostPerDraw = 600;
-    ParallelForShards(
-        ctx, shape.num_elements(), kCostPerDraw,
-        [&](int64_t begin, int64_t end) {
-          for (int64_t o = begin; o < end; ++o) {
-            const int64_t b = o / samples_per_batch;
-            const int64_t s = o % samples_per_batch;
-            const double count = ToDouble(count_data[bcast->Index(0, b)]);
-            const double prob = ToDouble(prob_data[bcast->Index(1, b)]);
-            data[s * num_batches + b] = FromDouble<U>(
-                BinomialDraw<T>(count, prob, static_cast<uint64_t>(o), base));
-          }
-        });
+    const int64_t samples_per_batch =
+        num_batches == 0 ? 0 : shape.num_elements() / num_batches;
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape, &out));
+    const uint64_t elements = static_cast<uint64_t>(
+        num_batches * 2 * 100 * (samples_per_batch + 3) / 4);
+    PhiloxRandom base;
+    OP_REQUIRES_OK(ctx, ReadAndSkipGeneratorState(ctx, ctx->input_var(0),
+                                                  elements * 256, &base,
+                                                  nullptr));
+    FillBinomial<T, U>(ctx, *bcast, ctx->input(3), ctx->input(4), base, out);
   }
 };
 
@@ -207,7 +263,13 @@ class StatelessRandomBinomialOp : public OpKernel {
                             .TypeConstraint<U>("dtype")                     \
                             .TypeConstraint("S", {DT_INT32, DT_INT64})      \
                             .TypeConstraint("Tseed", {DT_INT32, DT_INT64}), \
-                        StatelessRandomBinomialOp<T, U>)
+                        StatelessRandomBinomialOp<T, U>);                   \
+  DFLOW_REGISTER_KERNEL(KernelDefBuilder("StatefulRandomBinomial")          \
+                            .Device(kDeviceCpu)                             \
+                            .TypeConstraint<T>("T")                         \
+                            .TypeConstraint<U>("dtype")                     \
+                            .TypeConstraint("S", {DT_INT32, DT_INT64}),     \
+                        StatefulRandomBinomialOp<T, U>)
 #define DFLOW_REGISTER_BINOMIAL_ALL(U) \
   DFLOW_REGISTER_BINOMIAL(float16, U); \
   DFLOW_REGISTER_BINOMIAL(float, U);   \

@@ -12,9 +12,12 @@
 //   rate >= 10: Hormann's transformed rejection ("The transformed rejection
 //     method for generating Poisson random variables", 1993): u, v uniform,
 //     u -= 0.5, us = 0.5 - |u|, k = floor((2a / us + b) u + rate + 0.43)
-//     with b = 0.931 + 2.53 sqrt(rate), a = -0.059 + 0.02483 b; accept k
-//     when us >= 0.07 and v <= 0.9277 - 3.6224 / (b - 2), reject k < 0 or
-//     us < 0.013 < v... (the rest of TensorFlow's test with lgamma).
+//     with b = 0.931 + 2.53 sqrt(rate), a = -0.059 + 0.02483 b; k above
+//     the output type's largest value is drawn again; accept k when us >=
+//     0.07 and v <= 0.9277 - 3.6224 / (b - 2); reject k < 0, or us < 0.013
+//     with v > us; otherwise accept when log(v inv_alpha / (a / us^2 + b))
+//     <= -rate + k log(rate) - lgamma(k + 1), inv_alpha = 1.1239 + 1.1328 /
+//     (b - 3.4).
 // The result is converted to the output type (C++ conversion; half through
 // float).
 #include <cmath>

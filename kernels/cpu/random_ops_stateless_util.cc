@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -69,14 +70,7 @@ absl::Status PhiloxFromSeedTensor(const Tensor& seed, PhiloxRandom* gen) {
   return absl::OkStatus();
 }
 
-absl::Status PhiloxFromKeyCounterAlg(const Tensor& key_t,
-                                     const Tensor& counter_t,
-                                     const Tensor& alg_t, PhiloxRandom* gen) {
-  if (alg_t.shape().rank() != 0 || alg_t.dtype() != DT_INT32) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "alg must be an int32 scalar, got shape ", alg_t.shape().ToString()));
-  }
-  const int alg = alg_t.data<int32_t>()[0];
+absl::Status CheckPhiloxAlgorithm(int64_t alg) {
   if (alg == kAlgThreefry) {
     return absl::UnimplementedError(
         "the ThreeFry algorithm (alg 2) is not implemented; use Philox (1) "
@@ -85,6 +79,64 @@ absl::Status PhiloxFromKeyCounterAlg(const Tensor& key_t,
   if (alg != kAlgPhilox && alg != kAlgAutoSelect) {
     return absl::InvalidArgumentError(
         absl::StrCat("Unsupported algorithm id: ", alg));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status ReadAndSkipGeneratorState(OpKernelContext* ctx, Var* var,
+                                       uint64_t skip_blocks,
+                                       PhiloxRandom* before,
+                                       int64_t* before_words) {
+  if (var == nullptr) {
+    return absl::InternalError("the resource input is not a variable");
+  }
+  std::lock_guard<std::mutex> lock(var->mu());
+  if (!var->initialized()) return UninitializedValueError(var->name());
+  Tensor* value = var->value();
+  if (value->dtype() != DT_INT64 || value->shape().rank() != 1 ||
+      value->NumElements() < 3) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the generator state '", var->name(),
+        "' must be an int64 vector of at least 3 (Philox's counter and key), "
+        "got ", DataTypeName(value->dtype()), " ",
+        value->shape().ToString()));
+  }
+  if (value->RefCount() > 1) {
+    // Copy on write: someone else still reads the old state.
+    Tensor copy;
+    absl::Status s = ctx->allocate_temp(DT_INT64, value->shape(), &copy);
+    if (!s.ok()) return s;
+    std::copy_n(value->data<int64_t>(), value->NumElements(),
+                copy.data<int64_t>());
+    *value = std::move(copy);
+  }
+  int64_t* words = value->data<int64_t>();
+  const uint64_t c0 = static_cast<uint64_t>(words[0]);
+  const uint64_t c1 = static_cast<uint64_t>(words[1]);
+  const uint64_t k = static_cast<uint64_t>(words[2]);
+  if (before_words != nullptr) std::copy_n(words, 3, before_words);
+  *before = PhiloxRandom(
+      {static_cast<uint32_t>(c0), static_cast<uint32_t>(c0 >> 32),
+       static_cast<uint32_t>(c1), static_cast<uint32_t>(c1 >> 32)},
+      {static_cast<uint32_t>(k), static_cast<uint32_t>(k >> 32)});
+  PhiloxRandom after = *before;
+  after.Skip(skip_blocks);
+  const PhiloxRandom::Block& c = after.counter();
+  words[0] = static_cast<int64_t>(c[0] | uint64_t{c[1]} << 32);
+  words[1] = static_cast<int64_t>(c[2] | uint64_t{c[3]} << 32);
+  return absl::OkStatus();
+}
+
+absl::Status PhiloxFromKeyCounterAlg(const Tensor& key_t,
+                                     const Tensor& counter_t,
+                                     const Tensor& alg_t, PhiloxRandom* gen) {
+  if (alg_t.shape().rank() != 0 || alg_t.dtype() != DT_INT32) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "alg must be an int32 scalar, got shape ", alg_t.shape().ToString()));
+  }
+  if (absl::Status s = CheckPhiloxAlgorithm(alg_t.data<int32_t>()[0]);
+      !s.ok()) {
+    return s;
   }
   if (key_t.shape().rank() != 1 || key_t.NumElements() != 1) {
     return absl::InvalidArgumentError(absl::StrCat(

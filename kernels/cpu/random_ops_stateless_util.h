@@ -1,6 +1,6 @@
 // Input checks the random kernels share: the `shape` input, the generator
 // of a stateless op's [2] seed or of its key, counter and algorithm inputs,
-// and the broadcasting of distribution parameters (binomial counts and
+// the state of a tf.random.Generator, and the broadcasting of distribution parameters (binomial counts and
 // probabilities, truncated-normal bounds) over the batch dimensions. Each
 // returns InvalidArgument naming the input and the problem; the executor
 // adds the node and op.
@@ -15,6 +15,8 @@
 #include "graph/tensor.h"
 #include "graph/tensor_shape.h"
 #include "kernels/cpu/random_ops_philox.h"
+#include "runtime/op_kernel.h"
+#include "runtime/variables.h"
 
 namespace dflow {
 
@@ -30,6 +32,20 @@ absl::Status PhiloxFromSeedTensor(const Tensor& seed, PhiloxRandom* gen);
 // is Philox on CPUs as on GPUs). ThreeFry (2) is Unimplemented.
 absl::Status PhiloxFromKeyCounterAlg(const Tensor& key, const Tensor& counter,
                                      const Tensor& alg, PhiloxRandom* gen);
+
+// An algorithm id: Philox (1) or auto-select (3) are OK, ThreeFry (2) is
+// Unimplemented, anything else InvalidArgument.
+absl::Status CheckPhiloxAlgorithm(int64_t alg);
+
+// tf.random.Generator's state variable (an int64 vector of at least 3:
+// counter low and high words, key): with its lock held, checks it, sets
+// `*before` to its generator and `before_words` (when not null) to its
+// first three words, and moves its counter on by `skip_blocks` (copying
+// the value first when another tensor still shares its buffer).
+absl::Status ReadAndSkipGeneratorState(OpKernelContext* ctx, Var* var,
+                                       uint64_t skip_blocks,
+                                       PhiloxRandom* before,
+                                       int64_t* before_words);
 
 // `shape` ends with `tail` (the parameters' shape a stateless op's draws
 // are laid out over: [samples..., batch...]).

@@ -42,6 +42,13 @@ void BuildRandomSamplingOps(const Scope& root) {
   ops::RandomIndexShuffle(s, int64_t{3}, ops::Const(s, {1, 2, 3}),
                           int64_t{9});
 
+  Output state = ops::VarHandleOp(s.WithOpName("generator_state"), DT_INT64,
+                                 TensorShape({3}));
+  Output skipped = ops::RngReadAndSkip(
+      s, state, 1, ops::Const(s, Tensor::Scalar<uint64_t>(4)));
+  ops::StatefulRandomBinomial(s.WithControlDependencies(skipped), state,
+                              int64_t{1}, shape, ops::Const(s, 5.0f), 0.5f);
+
   Output classes = ops::Const(s, {int64_t{1}, int64_t{4}, int64_t{7}},
                               {3, 1});
   ops::CandidateSample uniform =

@@ -1,6 +1,7 @@
 // The random sampling ops (graph/ops/random_ops.h: Multinomial, RandomGamma,
 // RandomPoissonV2, ParameterizedTruncatedNormal, the shuffles, the stateless
-// ops of both versions and the candidate samplers) against TensorFlow:
+// ops of both versions, tf.random.Generator's RngReadAndSkip and
+// StatefulRandomBinomial, and the candidate samplers) against TensorFlow:
 //   - a graph TensorFlow 2.21 wrote, run twice: every fetch of both runs is
 //     TensorFlow's (the stateful ops continue their streams between runs,
 //     the learned unigram samplers their counts);
@@ -181,6 +182,10 @@ TEST(RandomSamplingTest, TwoRunsGiveTensorFlowsSamples) {
     }
   }
   ASSERT_GT(fetches.size(), 100u);
+  // `init` sets the tf.random.Generator's state.
+  std::vector<Tensor> none;
+  const absl::Status init = (*session)->Run({}, {}, {"init"}, &none);
+  ASSERT_TRUE(init.ok()) << init;
   for (const char* kind : {"fetch", "fetch2"}) {
     SCOPED_TRACE(kind);
     ASSERT_EQ(want[kind].size(), fetches.size());

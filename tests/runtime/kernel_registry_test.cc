@@ -365,7 +365,9 @@ TEST(KernelRegistryTest, EveryDeclaredOpHasAGpuDefinition) {
                                               "ThreadUnsafeUnigramCandidateSampler",
                                               "FixedUnigramCandidateSampler",
                                               "AllCandidateSampler",
-                                              "ComputeAccidentalHits"};
+                                              "ComputeAccidentalHits",
+                                              "RngReadAndSkip",
+                                              "StatefulRandomBinomial"};
     if (kNoGpuYet->count(op) > 0) continue;
     if (kCpuOnly->count(op) > 0) {
       for (const KernelDef& def : Registry()->DefinitionsForOp(op)) {

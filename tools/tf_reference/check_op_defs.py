@@ -156,7 +156,7 @@ EXTRA_OPS = [
     "UniformCandidateSampler", "LogUniformCandidateSampler",
     "LearnedUnigramCandidateSampler", "ThreadUnsafeUnigramCandidateSampler",
     "FixedUnigramCandidateSampler", "AllCandidateSampler",
-    "ComputeAccidentalHits",
+    "ComputeAccidentalHits", "RngReadAndSkip", "StatefulRandomBinomial",
 ]
 
 

@@ -11,11 +11,13 @@ tf_random_sampling/
              ops: stateless_categorical, _gamma, _poisson, _binomial,
              _parameterized_truncated_normal, _uniform with integer
              dtypes (bounded and full range), stateless_shuffle,
-             index_shuffle and the version-1 seed ops (tf.raw_ops). Each
+             index_shuffle and the version-1 seed ops (tf.raw_ops), and a
+             tf.random.Generator's skip and binomial (`init` sets its
+             state). Each
              result is named out_<case> (half outputs cast to float32,
              unsigned ones to int64).
   cases.txt  TensorFlow's values of two session runs of all fetches
-             together: `fetch` lines for the first run, `fetch2` for the
+             together (after `init`): `fetch` lines for the first run, `fetch2` for the
              second (the stateful ops move on in their streams between
              runs; the stateless ones repeat). See
              tests/kernels/tf_value_cases.h for the line format.
@@ -217,6 +219,18 @@ def sampling_cases(feeds):
       maxval=tf.constant(9, tf.int64))
   c["v1_uniform_full"] = R.StatelessRandomUniformFullInt(
       shape=[4], seed=seed, dtype=tf.uint32)
+  # --- tf.random.Generator: its state moves on through RngReadAndSkip
+  # (skip; normal & co. read it so, then Bitcast it for the stateless ops)
+  # and StatefulRandomBinomial, in this order (control edges: the state is
+  # one variable).
+  gen = tf.random.Generator.from_seed(5)
+  c["gen_skip"] = gen.skip(7)
+  with tf.control_dependencies([c["gen_skip"]]):
+    c["gen_binomial"] = gen.binomial([3, 2], [10.0, 40.0],
+                                     [0.3, 0.6], dtype=tf.int32)
+  with tf.control_dependencies([c["gen_binomial"]]):
+    c["gen_skip_after"] = gen.skip(1)
+  tf.group(tf1.global_variables_initializer(), name="init")
   return {k: tf.identity(comparable(v), name="out_" + k)
           for k, v in c.items()}
 
@@ -244,9 +258,10 @@ def write_sampling():
     outs = sampling_cases(feeds)
   os.makedirs(out_dir, exist_ok=True)
   with open(os.path.join(out_dir, "graph.pb"), "wb") as f:
-    f.write(g.as_graph_def().SerializeToString())
+    f.write(g.as_graph_def().SerializeToString(deterministic=True))
   with tf1.Session(graph=g, config=CONFIG) as sess:
     feed = {g.get_tensor_by_name(k + ":0"): v for k, v in feeds.items()}
+    sess.run("init")
     names = sorted(outs)
     runs = [sess.run([outs[n] for n in names], feed) for _ in range(2)]
   lines = ["# Two runs of every fetch: `fetch` the first, `fetch2` the second."]
@@ -306,7 +321,7 @@ def write_word2vec():
       fetches.append(name)
   os.makedirs(out_dir, exist_ok=True)
   with open(os.path.join(out_dir, "graph.pb"), "wb") as f:
-    f.write(g.as_graph_def().SerializeToString())
+    f.write(g.as_graph_def().SerializeToString(deterministic=True))
   with tf1.Session(graph=g, config=CONFIG) as sess:
     feed = {g.get_tensor_by_name(k + ":0"): v for k, v in feeds.items()}
     sess.run("init")
