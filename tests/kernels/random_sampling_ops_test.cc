@@ -463,5 +463,33 @@ TEST(RandomSamplingTest, ShuffleAndIndexShuffleBadInputs) {
   EXPECT_THAT(s.message(), HasSubstr("Unsupported algorithm id: 9"));
 }
 
+TEST(RandomSamplingTest, GeneratorStateBadInputs) {
+  Scope root = Scope::NewRootScope();
+  Output state = ops::VarHandleOp(root.WithOpName("state"), DT_INT64,
+                                  TensorShape({2}));
+  Operation init = ops::AssignVariableOp(
+      root.WithOpName("init"), state,
+      ops::Const(root, {int64_t{1}, int64_t{2}}));
+  Output alg = Ph(root, "alg", DT_INT32);
+  Output skip = ops::RngReadAndSkip(
+      root.WithOpName("skip"), state, alg,
+      ops::Const(root, Tensor::Scalar<uint64_t>(3)));
+  std::unique_ptr<Session> s = MakeSession(root);
+  ASSERT_NE(s, nullptr);
+  std::vector<Tensor> out;
+  absl::Status st =
+      s->Run({{"alg", Tensor::Scalar<int32_t>(1)}}, {skip.name()}, {}, &out);
+  EXPECT_EQ(st.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(st.message(), HasSubstr("uninitialized"));
+  ASSERT_TRUE(s->Run({}, {}, {init.node()->name()}, &out).ok());
+  st = s->Run({{"alg", Tensor::Scalar<int32_t>(1)}}, {skip.name()}, {}, &out);
+  EXPECT_EQ(st.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(st.message(),
+              AllOf(HasSubstr("skip"), HasSubstr("RngReadAndSkip"),
+                    HasSubstr("must be an int64 vector of at least 3")));
+  st = s->Run({{"alg", Tensor::Scalar<int32_t>(2)}}, {skip.name()}, {}, &out);
+  EXPECT_EQ(st.code(), absl::StatusCode::kUnimplemented);
+}
+
 }  // namespace
 }  // namespace dflow

@@ -2453,6 +2453,19 @@ def _(C):
     C.init.append(tf1.global_variables_initializer())
     C.targets.append(tf1.train.GradientDescentOptimizer(0.3).minimize(loss))
     return dict(loss=loss, nce=nce, sampled_softmax=ssm, emb_row=tf.reduce_sum(emb.read_value(), 1))
+
+
+@case('random_generator', steps=2)
+def _(C):
+    # normal/uniform of a Generator also need Bitcast (of the state words).
+    gen = tf.random.Generator.from_seed(11)
+    skip = gen.skip(3)
+    with tf.control_dependencies([skip]):
+        binomial = gen.binomial([4, 3], C.ph(np.array([5.0, 30.0, 200.0], np.float32)), 0.4)
+    with tf.control_dependencies([binomial]):
+        after = gen.skip(1)
+    C.init.append(tf1.global_variables_initializer())
+    return dict(skip=skip, binomial=binomial, after=after)
 # ================================================================ main
 FINDINGS = [
     '1. **Missing ops dominate**: dflow registers 255 ops; most FAIL-ERRORs are unknown ops (list below), including very common '
