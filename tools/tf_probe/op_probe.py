@@ -2483,7 +2483,8 @@ FINDINGS = [
     '4. FusedBatchNormV3 with float16 input has only a GPU kernel in dflow (TF has a CPU one) (`fused_batch_norm_infer`).',
     '5. No wrong values in any op dflow does run: all PASS graphs plus %s fetches value-checked in "subset" re-runs of failing graphs match TF. '
     'Informational only: float->int8 cast of an out-of-range value saturates (127) where TF wraps (-32) (UB in C++); '
-    'seeded random_uniform/normal/truncated_normal/dropout even reproduce TF\'s values, random_shuffle does not (compared by shape only).',
+    'seeded random_uniform/normal/truncated_normal/dropout/shuffle/categorical/gamma/poisson and the candidate samplers '
+    'reproduce TF\'s values (the random-sampling cases compare them exactly).',
 ]
 def _report(results, path):
     lines = ['# dflow vs TensorFlow %s op probe' % tf.__version__, '',
