@@ -16,9 +16,10 @@
 // random_ops_distributions.h makes them) and every value of a group is
 // tried before the next block; TensorFlow computes in the output type
 // (half rounding each operation, as Eigen::half does here) and so does
-// dflow. All batches read one generator in turn (TensorFlow's order when
-// the op runs in one shard: one intra-op thread, or little work; its
-// multi-threaded runs start a shard elsewhere in the stream).
+// dflow. All batches read one generator in turn: TensorFlow's order when
+// the op runs as one shard, as it did with 1 to 8 intra-op threads and up
+// to 2 million samples (a shard starting at another batch would start
+// elsewhere in the stream).
 //
 // Layout: the stateful op fills batch b's samples at [b, ...] (rows of the
 // shape); with scalar parameters TensorFlow regroups the output into

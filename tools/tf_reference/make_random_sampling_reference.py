@@ -33,9 +33,10 @@ tf_random_word2vec/
              a fourth time).
 
 Read by tests/kernels/random_sampling_ops_test.cc. The reference runs with
-one intra-op thread: several TensorFlow kernels (Multinomial, the
-parameterized truncated normal) read their stream in a layout that depends
-on how many shards their work is cut into.
+one intra-op thread: two TensorFlow kernels (Multinomial, the
+parameterized truncated normal) would read their stream in another layout
+if they cut their work into several shards (they did not with up to 8
+threads either).
 
 Run: python3 tools/tf_reference/make_random_sampling_reference.py
 """
