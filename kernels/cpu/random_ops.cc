@@ -13,7 +13,6 @@
 // start of that range, so successive steps continue the stream and
 // concurrent steps get disjoint numbers. Within a step the layout of
 // random_ops_distributions.h makes the values independent of threading.
-#include <atomic>
 #include <cstdint>
 #include <limits>
 #include <mutex>
@@ -118,9 +117,8 @@ class PhiloxRandomOp : public OpKernel {
  public:
   using T = typename Distribution::Element;
 
-  explicit PhiloxRandomOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    stream_ = StreamFromSeedAttrs(ctx);
-  }
+  explicit PhiloxRandomOp(OpKernelConstruction* ctx)
+      : OpKernel(ctx), stream_(ctx) {}
 
   void Compute(OpKernelContext* ctx) override {
     TensorShape shape;
@@ -132,8 +130,7 @@ class PhiloxRandomOp : public OpKernel {
     // does not wrap.
     const uint64_t reserved =
         static_cast<uint64_t>(size) * kBlocksReservedPerElement;
-    PhiloxRandom base = stream_;
-    base.Skip(next_block_.fetch_add(reserved, std::memory_order_relaxed));
+    const PhiloxRandom base = stream_.Reserve(reserved);
     if (size == 0) return;
     T* data = out->data<T>();
     const Distribution dist;
@@ -145,10 +142,7 @@ class PhiloxRandomOp : public OpKernel {
   }
 
  private:
-  PhiloxRandom stream_;  // block 0 of (seed, seed2)
-  // Blocks handed out so far (the low 64 bits of the counter; wrapping
-  // after 2^64 blocks restarts the stream rather than carrying into seed2).
-  std::atomic<uint64_t> next_block_{0};
+  PhiloxReservations stream_;
 };
 
 // RandomUniformInt: PhiloxRandomOp's stream and reservation (TensorFlow
@@ -156,9 +150,8 @@ class PhiloxRandomOp : public OpKernel {
 template <typename T>
 class RandomUniformIntOp : public OpKernel {
  public:
-  explicit RandomUniformIntOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    stream_ = StreamFromSeedAttrs(ctx);
-  }
+  explicit RandomUniformIntOp(OpKernelConstruction* ctx)
+      : OpKernel(ctx), stream_(ctx) {}
 
   void Compute(OpKernelContext* ctx) override {
     TensorShape shape;
@@ -184,10 +177,8 @@ class RandomUniformIntOp : public OpKernel {
     using Dist = UniformIntDistribution<T>;
     using Unsigned = typename Dist::Unsigned;
     const Dist dist(lo, static_cast<Unsigned>(hi) - static_cast<Unsigned>(lo));
-    PhiloxRandom base = stream_;
-    base.Skip(next_block_.fetch_add(
-        static_cast<uint64_t>(size) * kBlocksReservedPerElement,
-        std::memory_order_relaxed));
+    const PhiloxRandom base = stream_.Reserve(static_cast<uint64_t>(size) *
+                                              kBlocksReservedPerElement);
     T* data = out->data<T>();
     ParallelForShards(ctx, NumRandomGroups<Dist>(size), Dist::kCostPerGroup,
                       [&](int64_t begin, int64_t end) {
@@ -196,8 +187,7 @@ class RandomUniformIntOp : public OpKernel {
   }
 
  private:
-  PhiloxRandom stream_;
-  std::atomic<uint64_t> next_block_{0};
+  PhiloxReservations stream_;
 };
 
 DFLOW_REGISTER_KERNEL(KernelDefBuilder("RandomUniformInt")

@@ -216,7 +216,6 @@ struct TruncatedNormalDistribution {
   }
 };
 
-// Groups needed for `size` elements.
 // Integers on [lo, lo + range) as TensorFlow draws them: int32 takes one
 // word per element (4 per block), int64 two (the first the low half, 2 per
 // block), and the value is lo + bits % range. The modulo leaves a bias of
@@ -251,6 +250,31 @@ struct UniformIntDistribution {
   Unsigned range = 1;
 };
 
+// Integers over all of T's values (int32, uint32: a word each, 4 per
+// block; int64, uint64: two words, the first the low half, 2 per block):
+// TensorFlow's UniformFullIntDistribution.
+template <typename T>
+struct UniformFullIntDistribution {
+  using Element = T;
+  static constexpr bool kIs64 = sizeof(T) == 8;
+  static constexpr int kGroupSize = kIs64 ? 2 : 4;
+  static constexpr uint64_t kBlocksPerGroup = 1;
+  static constexpr int64_t kCostPerGroup = 40;
+
+  void operator()(PhiloxRandom* gen, T* out) const {
+    const PhiloxRandom::Block b = (*gen)();
+    if constexpr (kIs64) {
+      for (int i = 0; i < 2; ++i) {
+        out[i] = static_cast<T>(uint64_t{b[2 * i]} |
+                                uint64_t{b[2 * i + 1]} << 32);
+      }
+    } else {
+      for (int i = 0; i < 4; ++i) out[i] = static_cast<T>(b[i]);
+    }
+  }
+};
+
+// Groups needed for `size` elements.
 template <class D>
 int64_t NumRandomGroups(int64_t size) {
   return (size + D::kGroupSize - 1) / D::kGroupSize;

@@ -19,6 +19,7 @@
 #define DFLOW_KERNELS_CPU_RANDOM_OPS_PHILOX_H_
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 
 namespace dflow {
@@ -89,6 +90,21 @@ class PhiloxRandom {
   Key key_{};
 };
 
+// The generator a stateless op's [2] seed (s0, s1) stands for, as
+// TensorFlow's GenerateKey scrambles it: the seed words as a counter, one
+// Philox block of it under a fixed key; the block's first two words become
+// the key and its last two the upper half of the counter (the lower half
+// starts at 0). StatelessRandomGetKeyCounter outputs the same key and
+// counter.
+inline PhiloxRandom PhiloxFromSeedPair(uint64_t s0, uint64_t s1) {
+  constexpr PhiloxRandom::Key kScrambleKey = {0x3ec8f720u, 0x02461e29u};
+  const PhiloxRandom::Block mix = PhiloxRandom::Compute(
+      {static_cast<uint32_t>(s0), static_cast<uint32_t>(s0 >> 32),
+       static_cast<uint32_t>(s1), static_cast<uint32_t>(s1 >> 32)},
+      kScrambleKey);
+  return PhiloxRandom({0, 0, mix[2], mix[3]}, {mix[0], mix[1]});
+}
+
 // A fresh 64-bit seed from the operating system's entropy: the stateful
 // random ops' seed when both seed attrs are 0 (random_ops.cc).
 uint64_t NondeterministicSeed();
@@ -98,6 +114,32 @@ class OpKernelConstruction;
 // The stream of a stateful random op's "seed" and "seed2" attrs (both 0: a
 // nondeterministic seed, as in TensorFlow); a missing attr fails `ctx`.
 PhiloxRandom StreamFromSeedAttrs(OpKernelConstruction* ctx);
+
+// A stateful op's stream and the blocks its runs have taken so far
+// (TensorFlow's GuardedPhiloxRandom): each run reserves a range of blocks
+// with one atomic add and draws only from it, so runs continue the stream
+// and concurrent runs get disjoint numbers. The ranges are TensorFlow's, so
+// the second and later runs give TensorFlow's numbers too.
+class PhiloxReservations {
+ public:
+  explicit PhiloxReservations(OpKernelConstruction* ctx)
+      : base_(StreamFromSeedAttrs(ctx)) {}
+
+  // The generator at the first of `blocks` fresh blocks (128 bits each).
+  PhiloxRandom Reserve(uint64_t blocks) {
+    PhiloxRandom gen = base_;
+    gen.Skip(next_block_.fetch_add(blocks, std::memory_order_relaxed));
+    return gen;
+  }
+  // TensorFlow's ReserveSamples32: room for `words` 32-bit words.
+  PhiloxRandom ReserveWords(uint64_t words) { return Reserve((words + 3) / 4); }
+
+ private:
+  PhiloxRandom base_;  // block 0 of (seed, seed2)
+  // The low 64 bits of the counter handed out so far (wrapping after 2^64
+  // blocks restarts the stream rather than carrying into seed2).
+  std::atomic<uint64_t> next_block_{0};
+};
 
 }  // namespace dflow
 

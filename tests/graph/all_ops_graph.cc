@@ -884,6 +884,7 @@ void BuildGraphWithEveryOp(const Scope& root) {
 
   BuildTextAndCtcOps(s);
   BuildComplexAndSignalOps(s);
+  BuildRandomSamplingOps(s);
   (void)id;
 }
 

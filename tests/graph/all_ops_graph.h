@@ -19,6 +19,9 @@ void AddImageOpsToEveryOpGraph(const Scope& root, Output x);
 // Its complex-number, FFT and audio ops (all_ops_graph_signal.cc), called
 // by BuildGraphWithEveryOp.
 void BuildComplexAndSignalOps(const Scope& root);
+// The parts BuildGraphWithEveryOp builds from sibling files, one per op
+// family (all_ops_graph_<family>.cc).
+void BuildRandomSamplingOps(const Scope& root);
 
 }  // namespace dflow
 

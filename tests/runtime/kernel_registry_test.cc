@@ -396,7 +396,41 @@ TEST(KernelRegistryTest, EveryDeclaredOpHasAGpuDefinition) {
                                               "IFFT2D", "FFT3D", "IFFT3D",
                                               "RFFT", "IRFFT", "RFFT2D",
                                               "IRFFT2D", "RFFT3D",
-                                              "IRFFT3D"};
+                                              "IRFFT3D",
+                                              // random: sampled
+                                              // distributions, stateless
+                                              // ops, shuffles, candidate
+                                              // samplers.
+                                              "Multinomial",
+                                              "StatelessMultinomial",
+                                              "RandomGamma",
+                                              "StatelessRandomGammaV2",
+                                              "StatelessRandomGammaV3",
+                                              "RandomPoissonV2",
+                                              "StatelessRandomPoisson",
+                                              "StatelessRandomBinomial",
+                                              "ParameterizedTruncatedNormal",
+                                              "StatelessParameterizedTruncatedNormal",
+                                              "StatelessRandomUniformIntV2",
+                                              "StatelessRandomUniformFullIntV2",
+                                              "StatelessRandomGetKeyCounterAlg",
+                                              "StatelessRandomGetAlg",
+                                              "StatelessRandomUniform",
+                                              "StatelessRandomNormal",
+                                              "StatelessTruncatedNormal",
+                                              "StatelessRandomUniformInt",
+                                              "StatelessRandomUniformFullInt",
+                                              "StatelessShuffle",
+                                              "RandomIndexShuffle",
+                                              "UniformCandidateSampler",
+                                              "LogUniformCandidateSampler",
+                                              "LearnedUnigramCandidateSampler",
+                                              "ThreadUnsafeUnigramCandidateSampler",
+                                              "FixedUnigramCandidateSampler",
+                                              "AllCandidateSampler",
+                                              "ComputeAccidentalHits",
+                                              "RngReadAndSkip",
+                                              "StatefulRandomBinomial"};
     if (kNoGpuYet->count(op) > 0) continue;
     if (kCpuOnly->count(op) > 0) {
       for (const KernelDef& def : Registry()->DefinitionsForOp(op)) {

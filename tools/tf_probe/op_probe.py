@@ -2609,6 +2609,98 @@ def _(C):
                 xlogy=tf.math.xlogy(z, z + 2), zeros_like=tf.zeros_like(z), ident=tf.identity_n([z, w])[1])
 
 
+# ================================================================ random sampling (random_ops_*: values compared exactly)
+@case('random_distributions_exact', steps=2)
+def _(C):
+    logits = C.f(4, 6, lo=-2.0, hi=2.0)
+    alpha = C.ph(np.array([0.3, 1.0, 4.5], np.float32))
+    rate = C.ph(np.array([0.7, 6.0, 25.0], np.float32))
+    R = tf.raw_ops
+    return dict(categorical=tf.random.categorical(logits, 9, seed=31),
+                categorical_i32=tf.random.categorical(tf.cast(logits, tf.float64), 5, seed=32, dtype=tf.int32),
+                gamma=tf.random.gamma([4], alpha, beta=2.0, seed=33),
+                gamma_f64=tf.random.gamma([2, 2], tf.cast(alpha, tf.float64), dtype=tf.float64, seed=34),
+                poisson=tf.random.poisson([5], rate, seed=35),
+                poisson_i64=tf.random.poisson([3], rate, dtype=tf.int64, seed=36),
+                shuffle=tf.random.shuffle(tf.range(13), seed=37),
+                shuffle_2d=tf.random.shuffle(tf.reshape(tf.range(18.0), [6, 3]), seed=38),
+                ptn=R.ParameterizedTruncatedNormal(shape=[3, 5], means=[0.0, 1.0, 3.0], stdevs=[1.0, 2.0, 0.5],
+                                                   minvals=[-1.0, 4.0, 2.9], maxvals=[1.0, np.inf, 3.1], seed=1234,
+                                                   seed2=39),
+                uniform_int64=tf.random.uniform([5], -7, 1 << 40, dtype=tf.int64, seed=40))
+
+
+@case('stateless_random_more')
+def _(C):
+    seed = C.ph(np.array([-3, 77], np.int64))
+    alpha = C.ph(np.array([0.3, 1.0, 4.5], np.float32))
+    counts = C.ph(np.array([10.0, 50.0, 3.0], np.float32))
+    probs = C.ph(np.array([0.2, 0.6, 0.99], np.float32))
+    return dict(s_gamma=tf.random.stateless_gamma([4, 3], seed, alpha),
+                s_poisson=tf.random.stateless_poisson([4, 3], seed, alpha * 9.0, dtype=tf.int32),
+                s_binomial=tf.random.stateless_binomial([5, 3], seed, counts, probs),
+                s_ptn=tf.random.stateless_parameterized_truncated_normal([6, 3], seed, [0.0, 1.0, -2.0], 1.0,
+                                                                         [-0.5, 1.5, -np.inf], [0.5, np.inf, -1.0]),
+                s_uint=tf.random.stateless_uniform([4], seed, -10, 10, dtype=tf.int64),
+                s_full=tf.random.stateless_uniform([4], seed, None, None, dtype=tf.int32),
+                s_philox=tf.random.stateless_normal([4], seed, alg='philox'),
+                s_shuffle=tf.random.experimental.stateless_shuffle(tf.reshape(tf.range(12), [4, 3]), seed),
+                s_index_shuffle=tf.random.experimental.index_shuffle(tf.range(8, dtype=tf.int64), seed, 7),
+                s_split=tf.random.experimental.stateless_split(seed, 2),
+                s_fold_in=tf.random.experimental.stateless_fold_in(seed, 5),
+                s_keras_init=tf.keras.initializers.GlorotUniform(seed=3)([3, 2]))
+
+
+@case('candidate_samplers', steps=2)
+def _(C):
+    tc = C.ph(np.array([[2, 9], [0, 4], [7, 7]], np.int64))
+    out = {}
+    for name, fn in [('uniform', lambda u, s: tf.random.uniform_candidate_sampler(tc, 2, 5, u, 12, seed=s)),
+                     ('log_uniform', lambda u, s: tf.random.log_uniform_candidate_sampler(tc, 2, 5, u, 40, seed=s)),
+                     ('learned', lambda u, s: tf.random.learned_unigram_candidate_sampler(tc, 2, 5, u, 10, seed=s)),
+                     ('fixed', lambda u, s: tf.random.fixed_unigram_candidate_sampler(
+                         tc, 2, 5, u, 10, unigrams=[3.0, 1.0, 4.0, 1.0, 5.0, 9.0, 2.0, 6.0, 5.0, 3.0],
+                         distortion=0.5, seed=s)),
+                     ('all', lambda u, s: tf.random.all_candidate_sampler(tc, 2, 10, u, seed=s))]:
+        for k, unique in enumerate((True, False)):
+            sv = fn(unique, 50 + 2 * len(out) + k)
+            tag = '%s_%s' % (name, 'u' if unique else 'r')
+            out[tag + '_cand'], out[tag + '_true'], out[tag + '_samp'] = sv
+    hits = tf.nn.compute_accidental_hits(tc, out['uniform_u_cand'], 2)
+    out['hits_idx'], out['hits_ids'], out['hits_w'] = hits
+    return out
+
+
+@case('word2vec_nce_sampled_softmax', steps=3)
+def _(C):
+    vocab, dim, batch = 30, 5, 8
+    center = C.i(batch, lo=0, hi=vocab)
+    context = C.i(batch, 1, lo=0, hi=vocab, dtype=np.int64)
+    emb = tf1.get_variable('emb', initializer=C.arr(vocab, dim))
+    nw = tf1.get_variable('nce_w', initializer=C.arr(vocab, dim) * 0.5)
+    nb = tf1.get_variable('nce_b', initializer=np.zeros(vocab, np.float32))
+    sw = tf1.get_variable('sm_w', initializer=C.arr(vocab, dim) * 0.5)
+    sb = tf1.get_variable('sm_b', initializer=np.zeros(vocab, np.float32))
+    x = tf.nn.embedding_lookup(emb, center)
+    nce = tf.reduce_mean(tf.nn.nce_loss(nw, nb, context, x, 4, vocab))
+    ssm = tf.reduce_mean(tf1.nn.sampled_softmax_loss(sw, sb, context, x, 4, vocab, seed=12))
+    loss = nce + ssm
+    C.init.append(tf1.global_variables_initializer())
+    C.targets.append(tf1.train.GradientDescentOptimizer(0.3).minimize(loss))
+    return dict(loss=loss, nce=nce, sampled_softmax=ssm, emb_row=tf.reduce_sum(emb.read_value(), 1))
+
+
+@case('random_generator', steps=2)
+def _(C):
+    # normal/uniform of a Generator also need Bitcast (of the state words).
+    gen = tf.random.Generator.from_seed(11)
+    skip = gen.skip(3)
+    with tf.control_dependencies([skip]):
+        binomial = gen.binomial([4, 3], C.ph(np.array([5.0, 30.0, 200.0], np.float32)), 0.4)
+    with tf.control_dependencies([binomial]):
+        after = gen.skip(1)
+    C.init.append(tf1.global_variables_initializer())
+    return dict(skip=skip, binomial=binomial, after=after)
 # ================================================================ main
 FINDINGS = [
     '1. **Missing ops dominate**: dflow registers 255 ops; most FAIL-ERRORs are unknown ops (list below), including very common '
@@ -2626,7 +2718,8 @@ FINDINGS = [
     '4. FusedBatchNormV3 with float16 input has only a GPU kernel in dflow (TF has a CPU one) (`fused_batch_norm_infer`).',
     '5. No wrong values in any op dflow does run: all PASS graphs plus %s fetches value-checked in "subset" re-runs of failing graphs match TF. '
     'Informational only: float->int8 cast of an out-of-range value saturates (127) where TF wraps (-32) (UB in C++); '
-    'seeded random_uniform/normal/truncated_normal/dropout even reproduce TF\'s values, random_shuffle does not (compared by shape only).',
+    'seeded random_uniform/normal/truncated_normal/dropout/shuffle/categorical/gamma/poisson and the candidate samplers '
+    'reproduce TF\'s values (the random-sampling cases compare them exactly).',
 ]
 def _report(results, path):
     lines = ['# dflow vs TensorFlow %s op probe' % tf.__version__, '',

@@ -171,6 +171,21 @@ EXTRA_OPS = [
     "FFT2D", "IFFT2D", "FFT3D", "IFFT3D", "RFFT", "IRFFT", "RFFT2D",
     "IRFFT2D", "RFFT3D", "IRFFT3D", "DecodeWav", "EncodeWav",
     "AudioSpectrogram", "Mfcc",
+    # Random sampling: distributions, stateless ops, shuffles and the
+    # candidate samplers of sampled losses (random_ops_*.cc).
+    "Multinomial", "StatelessMultinomial", "RandomGamma",
+    "StatelessRandomGammaV2", "StatelessRandomGammaV3", "RandomPoissonV2",
+    "StatelessRandomPoisson", "StatelessRandomBinomial",
+    "ParameterizedTruncatedNormal", "StatelessParameterizedTruncatedNormal",
+    "StatelessRandomUniformIntV2", "StatelessRandomUniformFullIntV2",
+    "StatelessRandomGetKeyCounterAlg", "StatelessRandomGetAlg",
+    "StatelessRandomUniform", "StatelessRandomNormal",
+    "StatelessTruncatedNormal", "StatelessRandomUniformInt",
+    "StatelessRandomUniformFullInt", "StatelessShuffle", "RandomIndexShuffle",
+    "UniformCandidateSampler", "LogUniformCandidateSampler",
+    "LearnedUnigramCandidateSampler", "ThreadUnsafeUnigramCandidateSampler",
+    "FixedUnigramCandidateSampler", "AllCandidateSampler",
+    "ComputeAccidentalHits", "RngReadAndSkip", "StatefulRandomBinomial",
 ]
 
 

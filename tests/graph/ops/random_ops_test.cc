@@ -156,5 +156,78 @@ TEST(RandomOpsTest, IntegerDTypeIsRejected) {
       AllOf(HasSubstr("'u'"), HasSubstr("RandomUniform"), HasSubstr("dtype")));
 }
 
+// --- The sampling ops: shapes the build knows. ---
+
+TEST(RandomSamplingShapesTest, DistributionsAppendTheParameterShape) {
+  Scope root = Scope::NewRootScope();
+  Output alpha = ops::Const(root, {0.5f, 1.0f, 2.0f});
+  EXPECT_EQ(ops::RandomGamma(root, {4, 2}, alpha).shape(),
+            TensorShape({4, 2, 3}));
+  EXPECT_EQ(ops::RandomPoissonV2(root, {5}, alpha, DT_INT32).shape(),
+            TensorShape({5, 3}));
+  EXPECT_EQ(ops::RandomPoissonV2(root, {5}, alpha, DT_INT32).dtype(),
+            DT_INT32);
+  Output logits = ops::Placeholder(root, DT_FLOAT,
+                                   ops::PlaceholderAttrs().Shape({7, 4}));
+  EXPECT_EQ(ops::Multinomial(root, logits, 9).shape(), TensorShape({7, 9}));
+  EXPECT_EQ(ops::Multinomial(root, logits, 9, DT_INT32).dtype(), DT_INT32);
+  Output seed = ops::Const(root, {int64_t{1}, int64_t{2}});
+  EXPECT_EQ(ops::StatelessMultinomial(root, logits,
+                                      ops::Placeholder(root, DT_INT32), seed)
+                .shape(),
+            TensorShape({7, -1}));
+  EXPECT_EQ(ops::StatelessRandomBinomial(root, {6, 3}, seed, 5.0f, 0.5f)
+                .shape(),
+            TensorShape({6, 3}));
+  EXPECT_TRUE(root.ok()) << root.status();
+}
+
+TEST(RandomSamplingShapesTest, CandidateSamplers) {
+  Scope root = Scope::NewRootScope();
+  Output classes = ops::Placeholder(root, DT_INT64,
+                                    ops::PlaceholderAttrs().Shape({-1, 2}));
+  ops::CandidateSample s =
+      ops::LogUniformCandidateSampler(root, classes, 2, 5, true, 100);
+  EXPECT_EQ(s.sampled_candidates.shape(), TensorShape({5}));
+  EXPECT_EQ(s.true_expected_count.shape(), TensorShape({-1, 2}));
+  EXPECT_EQ(s.sampled_expected_count.shape(), TensorShape({5}));
+  EXPECT_TRUE(s.sampled_candidates.node()->IsStateful());
+  ops::AccidentalHits hits =
+      ops::ComputeAccidentalHits(root, classes, s.sampled_candidates, 2);
+  EXPECT_EQ(hits.ids.shape(), TensorShape({-1}));
+  EXPECT_EQ(hits.weights.dtype(), DT_FLOAT);
+  EXPECT_TRUE(root.ok()) << root.status();
+  // num_true must match true_classes' columns.
+  ops::UniformCandidateSampler(root.WithOpName("cols"), classes, 3, 5, false,
+                               10);
+  EXPECT_THAT(root.status().message(),
+              AllOf(HasSubstr("'cols'"), HasSubstr("num_true (3)")));
+}
+
+TEST(RandomSamplingShapesTest, SeedsAndIndexShuffle) {
+  Scope root = Scope::NewRootScope();
+  Output scalar = ops::RandomIndexShuffle(
+      root, int64_t{3}, ops::Const(root, {1, 2, 3}), int64_t{9});
+  EXPECT_EQ(scalar.shape(), TensorShape({}));
+  Output vec = ops::RandomIndexShuffle(
+      root, ops::Const(root, {int64_t{1}, int64_t{2}}),
+      ops::Const(root, {1, 2, 3}), int64_t{9});
+  EXPECT_EQ(vec.shape(), TensorShape({2}));
+  ops::KeyCounterAlg kca = ops::StatelessRandomGetKeyCounterAlg(
+      root, ops::Const(root, {int64_t{1}, int64_t{2}}));
+  EXPECT_EQ(kca.alg.shape(), TensorShape({}));
+  EXPECT_EQ(ops::StatelessRandomUniformFullIntV2(root, {3, 2}, kca.key,
+                                                 kca.counter, kca.alg)
+                .dtype(),
+            DT_UINT64);
+  EXPECT_TRUE(root.ok()) << root.status();
+  ops::StatelessRandomPoisson(root.WithOpName("bad_seed"), {3},
+                              ops::Const(root, {int64_t{1}, int64_t{2},
+                                                int64_t{3}}),
+                              1.0f, DT_FLOAT);
+  EXPECT_THAT(root.status().message(),
+              AllOf(HasSubstr("'bad_seed'"), HasSubstr("seed")));
+}
+
 }  // namespace
 }  // namespace dflow
