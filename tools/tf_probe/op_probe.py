@@ -272,7 +272,7 @@ def _invoke(b, idxs, outdir, targets=True):
         return cmd, 'timeout', (e.stdout or b'').decode('utf-8', 'replace') if isinstance(e.stdout, bytes) else (e.stdout or ''), 'timeout (60 s subprocess timeout)'
 
 
-_UNSAVEABLE = re.compile(r'cannot write .*a (string|bfloat16|complex\w*|qint\w*|variant|resource) tensor cannot be saved')
+_UNSAVEABLE = re.compile(r'cannot write .*a (string|bfloat16|complex\w*|qint\w*|variant|resource) tensor.* cannot be saved')
 
 
 def _real_errors(stderr):
