@@ -33,6 +33,9 @@
 namespace dflow {
 namespace {
 
+using random_internal::FromDouble;
+using random_internal::ToDouble;
+
 // Uniform doubles two per block, the second of each pair first.
 class Uniforms {
  public:
@@ -114,24 +117,6 @@ double Round(double v) {
     return static_cast<float>(v);
   } else {
     return v;
-  }
-}
-
-template <typename T>
-double ToDouble(T v) {
-  if constexpr (std::is_same_v<T, float16>) {
-    return v.ToFloat();
-  } else {
-    return static_cast<double>(v);
-  }
-}
-
-template <typename U>
-U FromDouble(double v) {
-  if constexpr (std::is_same_v<U, float16>) {
-    return float16::FromFloat(static_cast<float>(v));
-  } else {
-    return static_cast<U>(v);
   }
 }
 

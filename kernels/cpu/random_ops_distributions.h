@@ -91,6 +91,26 @@ T FromFloat(float f) {
   }
 }
 
+// A value of T (float16, bfloat16 or a standard arithmetic type) as a
+// double, and a double rounded to T (the 2-byte types through float): what
+// the samplers compute in and store.
+template <typename T>
+double ToDouble(T v) {
+  if constexpr (std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>) {
+    return v.ToFloat();
+  } else {
+    return static_cast<double>(v);
+  }
+}
+template <typename T>
+T FromDouble(double v) {
+  if constexpr (std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>) {
+    return T::FromFloat(static_cast<float>(v));
+  } else {
+    return static_cast<T>(v);
+  }
+}
+
 // Uniform [0, 1) in T from one word (half and bfloat16 use its low bits;
 // the results are exact in T).
 template <typename T>

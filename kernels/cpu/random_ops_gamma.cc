@@ -36,26 +36,11 @@
 namespace dflow {
 namespace {
 
+using random_internal::FromDouble;
+using random_internal::ToDouble;
+
 // Blocks reserved per draw (TensorFlow's kReservedSamplesPerOutput).
 constexpr uint64_t kBlocksPerDraw = 256;
-
-template <typename T>
-double ToDouble(T v) {
-  if constexpr (std::is_same_v<T, float16>) {
-    return v.ToFloat();
-  } else {
-    return static_cast<double>(v);
-  }
-}
-
-template <typename T>
-T FromDouble(double v) {
-  if constexpr (std::is_same_v<T, float16>) {
-    return float16::FromFloat(static_cast<float>(v));
-  } else {
-    return static_cast<T>(v);
-  }
-}
 
 // Pairs of doubles from whole blocks, handed out second one first.
 template <class Distribution>

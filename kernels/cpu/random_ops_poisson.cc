@@ -39,25 +39,10 @@
 namespace dflow {
 namespace {
 
+using random_internal::FromDouble;
+using random_internal::ToDouble;
+
 constexpr uint64_t kBlocksPerDraw = 256;
-
-template <typename T>
-double ToDouble(T v) {
-  if constexpr (std::is_same_v<T, float16>) {
-    return v.ToFloat();
-  } else {
-    return static_cast<double>(v);
-  }
-}
-
-template <typename U>
-U FromDouble(double v) {
-  if constexpr (std::is_same_v<U, float16>) {
-    return float16::FromFloat(static_cast<float>(v));
-  } else {
-    return static_cast<U>(v);
-  }
-}
 
 // The largest value of the output type, as TensorFlow's
 // NumTraits<U>::highest().

@@ -195,6 +195,19 @@ void KerasMomentumBlock(const Operands<T, 2, 2>& o, int64_t begin,
   }
 }
 
+// Adam's first and second moments after one step, m = out[1] and v =
+// out[2] (Adam and AdamWithAmsgrad; TensorFlow's order of operations).
+template <typename T, typename Ops>
+void AdamMoments(const Ops& o, int64_t begin, int64_t end, T beta1, T beta2) {
+  auto grad = In(o.grad, begin, end);
+  Out(o.out[1], begin, end) =
+      In(o.in[1], begin, end) +
+      (grad - In(o.in[1], begin, end)) * (T(1) - beta1);
+  Out(o.out[2], begin, end) =
+      In(o.in[2], begin, end) +
+      (grad.square() - In(o.in[2], begin, end)) * (T(1) - beta2);
+}
+
 template <typename T>
 void AdamBlock(const Operands<T, 3, 6>& o, int64_t begin, int64_t end) {
   const T beta1_power = o.scalars[0];
@@ -206,12 +219,9 @@ void AdamBlock(const Operands<T, 3, 6>& o, int64_t begin, int64_t end) {
   // Per block, not per step: the pass is long and this is a few flops.
   const T alpha = lr * std::sqrt(T(1) - beta2_power) / (T(1) - beta1_power);
   auto grad = In(o.grad, begin, end);
+  AdamMoments(o, begin, end, beta1, beta2);
   auto m = Out(o.out[1], begin, end);
-  m = In(o.in[1], begin, end) +
-      (grad - In(o.in[1], begin, end)) * (T(1) - beta1);
   auto v = Out(o.out[2], begin, end);
-  v = In(o.in[2], begin, end) +
-      (grad.square() - In(o.in[2], begin, end)) * (T(1) - beta2);
   auto var = Out(o.out[0], begin, end);
   if (o.use_nesterov) {
     var = In(o.in[0], begin, end) -
@@ -232,13 +242,9 @@ void AdamWithAmsgradBlock(const Operands<T, 4, 6>& o, int64_t begin,
   const T beta2 = o.scalars[4];
   const T epsilon = o.scalars[5];
   const T alpha = lr * std::sqrt(T(1) - beta2_power) / (T(1) - beta1_power);
-  auto grad = In(o.grad, begin, end);
+  AdamMoments(o, begin, end, beta1, beta2);
   auto m = Out(o.out[1], begin, end);
-  m = In(o.in[1], begin, end) +
-      (grad - In(o.in[1], begin, end)) * (T(1) - beta1);
   auto v = Out(o.out[2], begin, end);
-  v = In(o.in[2], begin, end) +
-      (grad.square() - In(o.in[2], begin, end)) * (T(1) - beta2);
   auto vhat = Out(o.out[3], begin, end);
   vhat = In(o.in[3], begin, end).cwiseMax(v);
   auto var = Out(o.out[0], begin, end);
