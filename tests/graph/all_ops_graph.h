@@ -12,6 +12,10 @@ namespace dflow {
 // Builds the graph in `root`; errors end up in root.status().
 void BuildGraphWithEveryOp(const Scope& root);
 
+// Its part for the matrix decompositions, special functions and counting
+// ops (all_ops_graph_linalg.cc); BuildGraphWithEveryOp calls it.
+void BuildLinalgAndSpecialOps(const Scope& root);
+
 }  // namespace dflow
 
 #endif  // DFLOW_TESTS_GRAPH_ALL_OPS_GRAPH_H_
