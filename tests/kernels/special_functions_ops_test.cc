@@ -71,9 +71,10 @@ void CompareWithTensorFlow(const std::string& dir, size_t min_lines,
 TEST(SpecialFunctionsOpsTest, TensorFlowsGraphGivesTensorFlowsValues) {
   // Eigen 3.4.0's special functions against the later Eigen TensorFlow
   // builds with, and std::exp/log against Eigen's vectorized ones: a few
-  // float ulps, and rounding-level differences in double.
-  CompareWithTensorFlow("tests/testdata/tf_special_functions/", 50, 1e-5,
-                        1e-12, 1e-30);
+  // float ulps (measured: within 3e-7, 2e-6 for the Bessel gradients), and
+  // rounding-level differences in double (within 1e-15).
+  CompareWithTensorFlow("tests/testdata/tf_special_functions/", 50, 5e-6,
+                        1e-13, 1e-30);
 }
 
 TEST(SpecialFunctionsOpsTest, CountingAndBitOpsGiveTensorFlowsValues) {
