@@ -30,7 +30,8 @@ absl::Status TridiagonalSolveShape(InferenceContext* c) {
   TensorShape lhs, rhs;
   DFLOW_RETURN_IF_ERROR(
       c->WithRankAtLeast(c->input(0), 2, "input 'diagonals'", &lhs));
-  DFLOW_RETURN_IF_ERROR(c->WithRankAtLeast(c->input(1), 2, "input 'rhs'", &rhs));
+  DFLOW_RETURN_IF_ERROR(
+      c->WithRankAtLeast(c->input(1), 2, "input 'rhs'", &rhs));
   if (lhs.unknown_rank() || rhs.unknown_rank()) {
     c->set_output(0, rhs);
     return absl::OkStatus();
@@ -58,14 +59,13 @@ absl::Status TridiagonalSolveShape(InferenceContext* c) {
 // superdiag, maindiag, subdiag [..., 1, M] and rhs [..., M, N] (one batch
 // shape) -> rhs's shape.
 absl::Status TridiagonalMatMulShape(InferenceContext* c) {
-  static constexpr const char* kNames[] = {"input 'superdiag'",
-                                           "input 'maindiag'",
-                                           "input 'subdiag'"};
+  static constexpr const char* kNames[] = {
+      "input 'superdiag'", "input 'maindiag'", "input 'subdiag'"};
   TensorShape diag;
   TensorShape rhs;
-  DFLOW_RETURN_IF_ERROR(c->WithRankAtLeast(c->input(3), 2, "input 'rhs'", &rhs));
   DFLOW_RETURN_IF_ERROR(
-      c->WithRankAtLeast(c->input(0), 2, kNames[0], &diag));
+      c->WithRankAtLeast(c->input(3), 2, "input 'rhs'", &rhs));
+  DFLOW_RETURN_IF_ERROR(c->WithRankAtLeast(c->input(0), 2, kNames[0], &diag));
   for (int i = 1; i < 3; ++i) {
     TensorShape d;
     DFLOW_RETURN_IF_ERROR(c->WithRankAtLeast(c->input(i), 2, kNames[i], &d));
@@ -88,8 +88,8 @@ absl::Status TridiagonalMatMulShape(InferenceContext* c) {
                                     "the diagonals' length and the rows of "
                                     "'rhs'",
                                     &m));
-  DFLOW_RETURN_IF_ERROR(c->MergeDim(Dim(diag, 2), 1,
-                                    "dimension -2 of the diagonals", &one));
+  DFLOW_RETURN_IF_ERROR(
+      c->MergeDim(Dim(diag, 2), 1, "dimension -2 of the diagonals", &one));
   batch.AddDim(m);
   batch.AddDim(Dim(rhs, 1));
   c->set_output(0, batch);
@@ -102,7 +102,8 @@ absl::Status BandedTriangularSolveShape(InferenceContext* c) {
   TensorShape lhs, rhs;
   DFLOW_RETURN_IF_ERROR(
       c->WithRankAtLeast(c->input(0), 2, "input 'matrix'", &lhs));
-  DFLOW_RETURN_IF_ERROR(c->WithRankAtLeast(c->input(1), 2, "input 'rhs'", &rhs));
+  DFLOW_RETURN_IF_ERROR(
+      c->WithRankAtLeast(c->input(1), 2, "input 'rhs'", &rhs));
   if (lhs.unknown_rank() || rhs.unknown_rank()) {
     c->set_output(0, TensorShape::Unknown());
     return absl::OkStatus();

@@ -143,7 +143,8 @@ absl::Status SolveLsShape(InferenceContext* c) {
   TensorShape m, rhs, l2;
   DFLOW_RETURN_IF_ERROR(
       c->WithRankAtLeast(c->input(0), 2, "input 'matrix'", &m));
-  DFLOW_RETURN_IF_ERROR(c->WithRankAtLeast(c->input(1), 2, "input 'rhs'", &rhs));
+  DFLOW_RETURN_IF_ERROR(
+      c->WithRankAtLeast(c->input(1), 2, "input 'rhs'", &rhs));
   DFLOW_RETURN_IF_ERROR(
       c->WithRank(c->input(2), 0, "input 'l2_regularizer'", &l2));
   if (m.unknown_rank() || rhs.unknown_rank()) {

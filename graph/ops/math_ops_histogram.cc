@@ -125,8 +125,8 @@ Output Bincount(const Scope& scope, Input arr, Input size, Input weights) {
                          .Finalize());
 }
 
-Output DenseBincount(const Scope& scope, Input input, Input size,
-                     Input weights, bool binary_output) {
+Output DenseBincount(const Scope& scope, Input input, Input size, Input weights,
+                     bool binary_output) {
   return FirstOutput(OpBuilder(scope, "DenseBincount")
                          .Input(input)
                          .Input(size)
@@ -135,8 +135,8 @@ Output DenseBincount(const Scope& scope, Input input, Input size,
                          .Finalize());
 }
 
-Output HistogramFixedWidth(const Scope& scope, Input values,
-                           Input value_range, Input nbins, DataType dtype) {
+Output HistogramFixedWidth(const Scope& scope, Input values, Input value_range,
+                           Input nbins, DataType dtype) {
   return FirstOutput(OpBuilder(scope, "HistogramFixedWidth")
                          .Input(values)
                          .Input(value_range)

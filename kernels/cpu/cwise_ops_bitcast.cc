@@ -42,10 +42,9 @@ class BitcastOp : public OpKernel {
       OP_REQUIRES(
           ctx, shape.rank() > 0 && shape.dim(shape.rank() - 1) == ratio,
           absl::InvalidArgumentError(absl::StrCat(
-              "Cannot bitcast ", DataTypeName(in_type_), " ",
-              shape.ToString(), " to ", DataTypeName(out_type_),
-              ": the last dimension must be ", ratio,
-              " (one output element's worth of input elements)")));
+              "Cannot bitcast ", DataTypeName(in_type_), " ", shape.ToString(),
+              " to ", DataTypeName(out_type_), ": the last dimension must be ",
+              ratio, " (one output element's worth of input elements)")));
       shape.RemoveDim(shape.rank() - 1);
     }
     Tensor* out = nullptr;

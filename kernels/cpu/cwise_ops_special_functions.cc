@@ -20,12 +20,10 @@ namespace {
 
 // --- Scalar functions. ---
 
-#define DFLOW_SCALAR_BINARY(name, expr)           \
-  template <typename S>                           \
-  struct name {                                   \
-    S operator()(const S& a, const S& b) const {  \
-      return expr;                                \
-    }                                             \
+#define DFLOW_SCALAR_BINARY(name, expr)                         \
+  template <typename S>                                         \
+  struct name {                                                 \
+    S operator()(const S& a, const S& b) const { return expr; } \
   }
 
 DFLOW_SCALAR_BINARY(IgammaScalar, Eigen::numext::igamma(a, b));
@@ -38,12 +36,10 @@ DFLOW_SCALAR_BINARY(PolygammaScalar, Eigen::numext::polygamma(a, b));
 
 #undef DFLOW_SCALAR_BINARY
 
-#define DFLOW_SCALAR_UNARY(name, expr)   \
-  template <typename S>                  \
-  struct name {                          \
-    S operator()(const S& x) const {     \
-      return expr;                       \
-    }                                    \
+#define DFLOW_SCALAR_UNARY(name, expr)              \
+  template <typename S>                             \
+  struct name {                                     \
+    S operator()(const S& x) const { return expr; } \
   }
 
 DFLOW_SCALAR_UNARY(BesselI0Scalar, Eigen::numext::bessel_i0(x));
@@ -109,18 +105,15 @@ class BetaincOp : public OpKernel {
       }
       OP_REQUIRES(ctx, in[i]->shape() == shaped->shape(),
                   absl::InvalidArgumentError(absl::StrCat(
-                      "Shapes of ", kNames[i], " ",
-                      in[i]->shape().ToString(),
-                      " and of the other inputs ",
-                      shaped->shape().ToString(),
+                      "Shapes of ", kNames[i], " ", in[i]->shape().ToString(),
+                      " and of the other inputs ", shaped->shape().ToString(),
                       " are inconsistent: each must be that shape or a "
                       "scalar")));
     }
     Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx,
-                   ctx->allocate_output(
-                       0, shaped == nullptr ? TensorShape() : shaped->shape(),
-                       &out));
+    OP_REQUIRES_OK(
+        ctx, ctx->allocate_output(
+                 0, shaped == nullptr ? TensorShape() : shaped->shape(), &out));
     const T* p[3];
     int64_t step[3];
     for (int i = 0; i < 3; ++i) {
@@ -128,67 +121,65 @@ class BetaincOp : public OpKernel {
       step[i] = in[i]->shape().rank() == 0 ? 0 : 1;
     }
     T* o = out->data<T>();
-    ParallelForElements(ctx, out->NumElements(), 400,
-                        [&](int64_t begin, int64_t end) {
-                          for (int64_t i = begin; i < end; ++i) {
-                            o[i] = Eigen::numext::betainc(p[0][i * step[0]],
-                                                          p[1][i * step[1]],
-                                                          p[2][i * step[2]]);
-                          }
-                        });
+    ParallelForElements(
+        ctx, out->NumElements(), 400, [&](int64_t begin, int64_t end) {
+          for (int64_t i = begin; i < end; ++i) {
+            o[i] = Eigen::numext::betainc(p[0][i * step[0]], p[1][i * step[1]],
+                                          p[2][i * step[2]]);
+          }
+        });
   }
 };
 
 // --- Registration. ---
 
-#define DFLOW_REGISTER_SPECIAL(T)                                            \
-  DFLOW_REGISTER_KERNEL(                                                     \
-      KernelDefBuilder("Igamma").Device(kDeviceCpu).TypeConstraint<T>("T"),  \
-      BinaryOp<BinaryFunctor<IgammaScalar>, T>);                             \
-  DFLOW_REGISTER_KERNEL(                                                     \
-      KernelDefBuilder("Igammac").Device(kDeviceCpu).TypeConstraint<T>("T"), \
-      BinaryOp<BinaryFunctor<IgammacScalar>, T>);                            \
-  DFLOW_REGISTER_KERNEL(KernelDefBuilder("IgammaGradA")                      \
-                            .Device(kDeviceCpu)                              \
-                            .TypeConstraint<T>("T"),                         \
-                        BinaryOp<BinaryFunctor<IgammaGradAScalar>, T>);      \
-  DFLOW_REGISTER_KERNEL(KernelDefBuilder("RandomGammaGrad")                  \
-                            .Device(kDeviceCpu)                              \
-                            .TypeConstraint<T>("T"),                         \
-                        BinaryOp<BinaryFunctor<RandomGammaGradScalar>, T>);  \
-  DFLOW_REGISTER_KERNEL(                                                     \
-      KernelDefBuilder("Zeta").Device(kDeviceCpu).TypeConstraint<T>("T"),    \
-      BinaryOp<BinaryFunctor<ZetaScalar>, T>);                               \
-  DFLOW_REGISTER_KERNEL(KernelDefBuilder("Polygamma")                        \
-                            .Device(kDeviceCpu)                              \
-                            .TypeConstraint<T>("T"),                         \
-                        BinaryOp<BinaryFunctor<PolygammaScalar>, T>);        \
-  DFLOW_REGISTER_KERNEL(                                                     \
-      KernelDefBuilder("Betainc").Device(kDeviceCpu).TypeConstraint<T>("T"), \
+#define DFLOW_REGISTER_SPECIAL(T)                                              \
+  DFLOW_REGISTER_KERNEL(                                                       \
+      KernelDefBuilder("Igamma").Device(kDeviceCpu).TypeConstraint<T>("T"),    \
+      BinaryOp<BinaryFunctor<IgammaScalar>, T>);                               \
+  DFLOW_REGISTER_KERNEL(                                                       \
+      KernelDefBuilder("Igammac").Device(kDeviceCpu).TypeConstraint<T>("T"),   \
+      BinaryOp<BinaryFunctor<IgammacScalar>, T>);                              \
+  DFLOW_REGISTER_KERNEL(KernelDefBuilder("IgammaGradA")                        \
+                            .Device(kDeviceCpu)                                \
+                            .TypeConstraint<T>("T"),                           \
+                        BinaryOp<BinaryFunctor<IgammaGradAScalar>, T>);        \
+  DFLOW_REGISTER_KERNEL(KernelDefBuilder("RandomGammaGrad")                    \
+                            .Device(kDeviceCpu)                                \
+                            .TypeConstraint<T>("T"),                           \
+                        BinaryOp<BinaryFunctor<RandomGammaGradScalar>, T>);    \
+  DFLOW_REGISTER_KERNEL(                                                       \
+      KernelDefBuilder("Zeta").Device(kDeviceCpu).TypeConstraint<T>("T"),      \
+      BinaryOp<BinaryFunctor<ZetaScalar>, T>);                                 \
+  DFLOW_REGISTER_KERNEL(                                                       \
+      KernelDefBuilder("Polygamma").Device(kDeviceCpu).TypeConstraint<T>("T"), \
+      BinaryOp<BinaryFunctor<PolygammaScalar>, T>);                            \
+  DFLOW_REGISTER_KERNEL(                                                       \
+      KernelDefBuilder("Betainc").Device(kDeviceCpu).TypeConstraint<T>("T"),   \
       BetaincOp<T>)
 
-#define DFLOW_REGISTER_UNARY_SPECIAL(name, T)                              \
-  DFLOW_REGISTER_KERNEL(                                                   \
-      KernelDefBuilder(#name).Device(kDeviceCpu).TypeConstraint<T>("T"),   \
+#define DFLOW_REGISTER_UNARY_SPECIAL(name, T)                            \
+  DFLOW_REGISTER_KERNEL(                                                 \
+      KernelDefBuilder(#name).Device(kDeviceCpu).TypeConstraint<T>("T"), \
       UnaryOp<UnaryFunctor<name##Scalar>, T>)
 
-#define DFLOW_REGISTER_ALL_UNARY(T)                 \
-  DFLOW_REGISTER_UNARY_SPECIAL(BesselI0, T);        \
-  DFLOW_REGISTER_UNARY_SPECIAL(BesselI0e, T);       \
-  DFLOW_REGISTER_UNARY_SPECIAL(BesselI1, T);        \
-  DFLOW_REGISTER_UNARY_SPECIAL(BesselI1e, T);       \
-  DFLOW_REGISTER_UNARY_SPECIAL(BesselJ0, T);        \
-  DFLOW_REGISTER_UNARY_SPECIAL(BesselJ1, T);        \
-  DFLOW_REGISTER_UNARY_SPECIAL(BesselK0, T);        \
-  DFLOW_REGISTER_UNARY_SPECIAL(BesselK0e, T);       \
-  DFLOW_REGISTER_UNARY_SPECIAL(BesselK1, T);        \
-  DFLOW_REGISTER_UNARY_SPECIAL(BesselK1e, T);       \
-  DFLOW_REGISTER_UNARY_SPECIAL(BesselY0, T);        \
-  DFLOW_REGISTER_UNARY_SPECIAL(BesselY1, T);        \
-  DFLOW_REGISTER_UNARY_SPECIAL(Dawsn, T);           \
-  DFLOW_REGISTER_UNARY_SPECIAL(Expint, T);          \
-  DFLOW_REGISTER_UNARY_SPECIAL(FresnelCos, T);      \
-  DFLOW_REGISTER_UNARY_SPECIAL(FresnelSin, T);      \
+#define DFLOW_REGISTER_ALL_UNARY(T)            \
+  DFLOW_REGISTER_UNARY_SPECIAL(BesselI0, T);   \
+  DFLOW_REGISTER_UNARY_SPECIAL(BesselI0e, T);  \
+  DFLOW_REGISTER_UNARY_SPECIAL(BesselI1, T);   \
+  DFLOW_REGISTER_UNARY_SPECIAL(BesselI1e, T);  \
+  DFLOW_REGISTER_UNARY_SPECIAL(BesselJ0, T);   \
+  DFLOW_REGISTER_UNARY_SPECIAL(BesselJ1, T);   \
+  DFLOW_REGISTER_UNARY_SPECIAL(BesselK0, T);   \
+  DFLOW_REGISTER_UNARY_SPECIAL(BesselK0e, T);  \
+  DFLOW_REGISTER_UNARY_SPECIAL(BesselK1, T);   \
+  DFLOW_REGISTER_UNARY_SPECIAL(BesselK1e, T);  \
+  DFLOW_REGISTER_UNARY_SPECIAL(BesselY0, T);   \
+  DFLOW_REGISTER_UNARY_SPECIAL(BesselY1, T);   \
+  DFLOW_REGISTER_UNARY_SPECIAL(Dawsn, T);      \
+  DFLOW_REGISTER_UNARY_SPECIAL(Expint, T);     \
+  DFLOW_REGISTER_UNARY_SPECIAL(FresnelCos, T); \
+  DFLOW_REGISTER_UNARY_SPECIAL(FresnelSin, T); \
   DFLOW_REGISTER_UNARY_SPECIAL(Spence, T)
 
 DFLOW_REGISTER_SPECIAL(float);

@@ -20,6 +20,9 @@
 namespace dflow {
 namespace cephes {
 
+// The coefficient tables keep Cephes' two-per-line layout.
+// clang-format off
+
 // c[0] x^(N-1) + ... + c[N-1], each coefficient rounded to T.
 template <typename T, size_t N>
 T Polynomial(T x, const double (&c)[N]) {
@@ -327,6 +330,8 @@ T Spence(T x) {
   if (T(1.5) < x) s = -T(0.5) * z * z - s;
   return s;
 }
+
+// clang-format on
 
 }  // namespace cephes
 }  // namespace dflow

@@ -60,8 +60,7 @@ void SolveBanded(const T* band, int64_t bands, int64_t m, const T* rhs,
 template <typename T>
 class BandedTriangularSolveOp : public OpKernel {
  public:
-  explicit BandedTriangularSolveOp(OpKernelConstruction* ctx)
-      : OpKernel(ctx) {
+  explicit BandedTriangularSolveOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
     OP_REQUIRES_OK(ctx, ctx->GetAttr("lower", &lower_));
     OP_REQUIRES_OK(ctx, ctx->GetAttr("adjoint", &adjoint_));
   }
@@ -79,14 +78,14 @@ class BandedTriangularSolveOp : public OpKernel {
                     "matrix ", matrix.shape().ToString(), " and rhs ",
                     rhs.shape().ToString(), " must not be empty")));
     OP_REQUIRES(ctx, bands <= m,
-                absl::InvalidArgumentError(absl::StrCat(
-                    "Number of bands ", bands,
-                    " cannot exceed the size of the matrix ", m)));
-    OP_REQUIRES(ctx, rhs_rows == m,
-                absl::InvalidArgumentError(absl::StrCat(
-                    "matrix ", matrix.shape().ToString(), " is ", m, " x ", m,
-                    " but rhs ", rhs.shape().ToString(), " has ", rhs_rows,
-                    " rows")));
+                absl::InvalidArgumentError(
+                    absl::StrCat("Number of bands ", bands,
+                                 " cannot exceed the size of the matrix ", m)));
+    OP_REQUIRES(
+        ctx, rhs_rows == m,
+        absl::InvalidArgumentError(absl::StrCat(
+            "matrix ", matrix.shape().ToString(), " is ", m, " x ", m,
+            " but rhs ", rhs.shape().ToString(), " has ", rhs_rows, " rows")));
     absl::StatusOr<BCast> batches = BroadcastShapes(
         linalg::BatchShape(matrix.shape()), linalg::BatchShape(rhs.shape()));
     OP_REQUIRES_OK(ctx, batches.status());
@@ -102,22 +101,20 @@ class BandedTriangularSolveOp : public OpKernel {
       }
     }
     Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(
-                            0,
-                            linalg::WithDims(batches->output_shape, {m, k}),
-                            &out));
+    OP_REQUIRES_OK(
+        ctx, ctx->allocate_output(
+                 0, linalg::WithDims(batches->output_shape, {m, k}), &out));
     const std::vector<std::pair<int64_t, int64_t>> pairs =
         linalg::BatchPairs(*batches);
     const T* r = rhs.data<T>();
     T* o = out->data<T>();
-    linalg::ForEachMatrix(
-        ctx, static_cast<int64_t>(pairs.size()), bands * m * k,
-        [&](int64_t b) {
-          SolveBanded(mat + pairs[b].first * bands * m, bands, m,
-                      r + pairs[b].second * m * k, k, lower_, adjoint_,
-                      o + b * m * k);
-          return true;
-        });
+    linalg::ForEachMatrix(ctx, static_cast<int64_t>(pairs.size()),
+                          bands * m * k, [&](int64_t b) {
+                            SolveBanded(mat + pairs[b].first * bands * m, bands,
+                                        m, r + pairs[b].second * m * k, k,
+                                        lower_, adjoint_, o + b * m * k);
+                            return true;
+                          });
   }
 
  private:

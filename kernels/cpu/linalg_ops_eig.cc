@@ -34,10 +34,10 @@ class SelfAdjointEigV2Op : public OpKernel {
     OP_REQUIRES_OK(ctx,
                    ctx->allocate_output(0, linalg::WithDims(batch, {n}), &e));
     OP_REQUIRES_OK(
-        ctx, ctx->allocate_output(1,
-                                  compute_v_ ? linalg::WithDims(batch, {n, n})
-                                             : TensorShape({0}),
-                                  &v));
+        ctx,
+        ctx->allocate_output(
+            1, compute_v_ ? linalg::WithDims(batch, {n, n}) : TensorShape({0}),
+            &v));
     if (n == 0) return;
     const T* in = input.data<T>();
     T* eo = e->data<T>();
@@ -46,8 +46,7 @@ class SelfAdjointEigV2Op : public OpKernel {
         ctx, batch.num_elements(), 4 * linalg::CubicCost(n), [&](int64_t b) {
           Eigen::SelfAdjointEigenSolver<Matrix<T>> eig(
               ConstMatrixMap<T>(in + b * n * n, n, n),
-              compute_v_ ? Eigen::ComputeEigenvectors
-                         : Eigen::EigenvaluesOnly);
+              compute_v_ ? Eigen::ComputeEigenvectors : Eigen::EigenvaluesOnly);
           if (eig.info() != Eigen::Success) return false;
           Eigen::Map<Eigen::Matrix<T, Eigen::Dynamic, 1>>(eo + b * n, n) =
               eig.eigenvalues();

@@ -55,17 +55,17 @@ class LuOp : public OpKernel {
           return packed.diagonal().cwiseAbs().minCoeff() > T(0);
         });
     OP_REQUIRES(ctx, failed < 0,
-                absl::InvalidArgumentError(absl::StrCat(
-                    "Input is not invertible: matrix ", failed,
-                    " of the batch is singular (a zero pivot)")));
+                absl::InvalidArgumentError(
+                    absl::StrCat("Input is not invertible: matrix ", failed,
+                                 " of the batch is singular (a zero pivot)")));
   }
 };
 
-#define DFLOW_REGISTER_LU(T, Index)                                      \
-  DFLOW_REGISTER_KERNEL(KernelDefBuilder("Lu")                           \
-                            .Device(kDeviceCpu)                          \
-                            .TypeConstraint<T>("T")                      \
-                            .TypeConstraint<Index>("output_idx_type"),   \
+#define DFLOW_REGISTER_LU(T, Index)                                    \
+  DFLOW_REGISTER_KERNEL(KernelDefBuilder("Lu")                         \
+                            .Device(kDeviceCpu)                        \
+                            .TypeConstraint<T>("T")                    \
+                            .TypeConstraint<Index>("output_idx_type"), \
                         LuOp<T, Index>)
 
 DFLOW_REGISTER_LU(float, int32_t);

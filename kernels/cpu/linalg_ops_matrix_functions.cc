@@ -34,18 +34,18 @@ class MatrixFunctionOp : public OpKernel {
     if (n == 0) return;
     const T* in = input.data<T>();
     T* o = out->data<T>();
-    linalg::ForEachMatrix(
-        ctx, input.NumElements() / (n * n), 10 * linalg::CubicCost(n),
-        [&](int64_t b) {
-          const Matrix<T> a = ConstMatrixMap<T>(in + b * n * n, n, n);
-          MatrixMap<T> result(o + b * n * n, n, n);
-          if constexpr (kFunction == Function::kSquareRoot) {
-            result = a.sqrt();
-          } else {
-            result = a.log();
-          }
-          return true;
-        });
+    linalg::ForEachMatrix(ctx, input.NumElements() / (n * n),
+                          10 * linalg::CubicCost(n), [&](int64_t b) {
+                            const Matrix<T> a =
+                                ConstMatrixMap<T>(in + b * n * n, n, n);
+                            MatrixMap<T> result(o + b * n * n, n, n);
+                            if constexpr (kFunction == Function::kSquareRoot) {
+                              result = a.sqrt();
+                            } else {
+                              result = a.log();
+                            }
+                            return true;
+                          });
   }
 };
 

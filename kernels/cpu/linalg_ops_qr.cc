@@ -34,10 +34,10 @@ class QrOp : public OpKernel {
     const int64_t r_rows = full_matrices_ ? m : p;
     const TensorShape batch = linalg::BatchShape(input.shape());
     Tensor *q = nullptr, *r = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(
-                            0, linalg::WithDims(batch, {m, q_cols}), &q));
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(
-                            1, linalg::WithDims(batch, {r_rows, n}), &r));
+    OP_REQUIRES_OK(
+        ctx, ctx->allocate_output(0, linalg::WithDims(batch, {m, q_cols}), &q));
+    OP_REQUIRES_OK(
+        ctx, ctx->allocate_output(1, linalg::WithDims(batch, {r_rows, n}), &r));
     const T* in = input.data<T>();
     T* qo = q->data<T>();
     T* ro = r->data<T>();
@@ -60,8 +60,9 @@ class QrOp : public OpKernel {
       } else {
         // Q's first P columns: the reflections applied to those of I.
         q_b = qr.householderQ() * Matrix<T>::Identity(m, p);
-        r_b = qr.matrixQR().block(0, 0, p, n).template triangularView<
-            Eigen::Upper>();
+        r_b = qr.matrixQR()
+                  .block(0, 0, p, n)
+                  .template triangularView<Eigen::Upper>();
       }
       return true;
     });

@@ -37,8 +37,7 @@ class MatrixSolveLsOp : public OpKernel {
     const Tensor& rhs = ctx->input(1);
     const Tensor& l2_t = ctx->input(2);
     int64_t m = 0, n = 0, rhs_rows = 0, k = 0;
-    OP_REQUIRES_OK(ctx,
-                   linalg::CheckMatrices(matrix, "matrix", false, &m, &n));
+    OP_REQUIRES_OK(ctx, linalg::CheckMatrices(matrix, "matrix", false, &m, &n));
     OP_REQUIRES_OK(ctx,
                    linalg::CheckMatrices(rhs, "rhs", false, &rhs_rows, &k));
     const TensorShape batch = linalg::BatchShape(matrix.shape());
@@ -54,8 +53,8 @@ class MatrixSolveLsOp : public OpKernel {
                                  l2_t.shape().ToString())));
     const double l2 = *l2_t.data<double>();
     OP_REQUIRES(ctx, l2 >= 0,
-                absl::InvalidArgumentError(absl::StrCat(
-                    "l2_regularizer must be >= 0, got ", l2)));
+                absl::InvalidArgumentError(
+                    absl::StrCat("l2_regularizer must be >= 0, got ", l2)));
     Tensor* out = nullptr;
     OP_REQUIRES_OK(
         ctx, ctx->allocate_output(0, linalg::WithDims(batch, {n, k}), &out));
@@ -70,8 +69,8 @@ class MatrixSolveLsOp : public OpKernel {
     const T* b_data = rhs.data<T>();
     const int64_t small = std::min(m, n);
     const int64_t failed = linalg::ForEachMatrix(
-        ctx, batch.num_elements(),
-        std::max(m, n) * small * (small + k) + 1, [&](int64_t b) {
+        ctx, batch.num_elements(), std::max(m, n) * small * (small + k) + 1,
+        [&](int64_t b) {
           ConstMatrixMap<T> a(a_data + b * m * n, m, n);
           ConstMatrixMap<T> rhs_b(b_data + b * m * k, m, k);
           MatrixMap<T> x(o + b * n * k, n, k);

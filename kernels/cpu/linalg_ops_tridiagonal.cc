@@ -230,8 +230,8 @@ void SolvePerturbSingular(const System<T>& s) {
       }
     }
     if (i < n - 2) {
-      max_abs_u = std::max({max_abs_u, std::abs(u0[i]), std::abs(u1[i]),
-                            std::abs(u2[i])});
+      max_abs_u = std::max(
+          {max_abs_u, std::abs(u0[i]), std::abs(u1[i]), std::abs(u2[i])});
     }
   }
   max_abs_u = std::max(max_abs_u, std::abs(u0[n - 1]));
@@ -280,8 +280,8 @@ class TridiagonalSolveOp : public OpKernel {
     const Tensor& diagonals = ctx->input(0);
     const Tensor& rhs = ctx->input(1);
     int64_t three = 0, n = 0, rhs_rows = 0, k = 0;
-    OP_REQUIRES_OK(ctx, linalg::CheckMatrices(diagonals, "diagonals", false,
-                                              &three, &n));
+    OP_REQUIRES_OK(
+        ctx, linalg::CheckMatrices(diagonals, "diagonals", false, &three, &n));
     OP_REQUIRES_OK(ctx,
                    linalg::CheckMatrices(rhs, "rhs", false, &rhs_rows, &k));
     OP_REQUIRES(ctx, three == 3,
@@ -290,29 +290,27 @@ class TridiagonalSolveOp : public OpKernel {
                     "rows, got shape ",
                     diagonals.shape().ToString())));
     const TensorShape batch = linalg::BatchShape(diagonals.shape());
-    OP_REQUIRES(
-        ctx, rhs_rows == n && batch == linalg::BatchShape(rhs.shape()),
-        absl::InvalidArgumentError(absl::StrCat(
-            "diagonals ", diagonals.shape().ToString(), " and rhs ",
-            rhs.shape().ToString(),
-            " need one batch shape and as many equations (", n,
-            ") as right-hand-side rows")));
+    OP_REQUIRES(ctx, rhs_rows == n && batch == linalg::BatchShape(rhs.shape()),
+                absl::InvalidArgumentError(absl::StrCat(
+                    "diagonals ", diagonals.shape().ToString(), " and rhs ",
+                    rhs.shape().ToString(),
+                    " need one batch shape and as many equations (", n,
+                    ") as right-hand-side rows")));
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, rhs.shape(), &out));
     if (n == 0 || k == 0) return;
     const T* d = diagonals.data<T>();
     const T* r = rhs.data<T>();
     T* o = out->data<T>();
-    linalg::ForEachMatrix(ctx, batch.num_elements(), 8 * n * (k + 1),
-                          [&](int64_t b) {
-                            const T* diags = d + b * 3 * n;
-                            const System<T> s{diags,         diags + n,
-                                              diags + 2 * n, r + b * n * k,
-                                              o + b * n * k, n,
-                                              k};
-                            Solve(s);
-                            return true;
-                          });
+    linalg::ForEachMatrix(
+        ctx, batch.num_elements(), 8 * n * (k + 1), [&](int64_t b) {
+          const T* diags = d + b * 3 * n;
+          const System<T> s{
+              diags, diags + n, diags + 2 * n, r + b * n * k, o + b * n * k,
+              n,     k};
+          Solve(s);
+          return true;
+        });
   }
 
  private:
@@ -346,14 +344,12 @@ class TridiagonalMatMulOp : public OpKernel {
     const T* diag[3];
     for (int i = 0; i < 3; ++i) {
       const Tensor& t = ctx->input(i);
-      OP_REQUIRES(
-          ctx,
-          t.shape() == linalg::WithDims(batch, {1, m}),
-          absl::InvalidArgumentError(absl::StrCat(
-              "Invalid ", kNames[i], " shape ", t.shape().ToString(),
-              ": the diagonals must be ", linalg::WithDims(batch, {1, m})
-                                              .ToString(),
-              " for rhs ", rhs.shape().ToString())));
+      OP_REQUIRES(ctx, t.shape() == linalg::WithDims(batch, {1, m}),
+                  absl::InvalidArgumentError(absl::StrCat(
+                      "Invalid ", kNames[i], " shape ", t.shape().ToString(),
+                      ": the diagonals must be ",
+                      linalg::WithDims(batch, {1, m}).ToString(), " for rhs ",
+                      rhs.shape().ToString())));
       diag[i] = t.data<T>();
     }
     Tensor* out = nullptr;
@@ -361,37 +357,36 @@ class TridiagonalMatMulOp : public OpKernel {
     if (out->NumElements() == 0) return;
     const T* r = rhs.data<T>();
     T* o = out->data<T>();
-    linalg::ForEachMatrix(
-        ctx, batch.num_elements(), 5 * m * n, [&](int64_t b) {
-          const T* sup = diag[0] + b * m;
-          const T* main = diag[1] + b * m;
-          const T* sub = diag[2] + b * m;
-          const T* rb = r + b * m * n;
-          T* ob = o + b * m * n;
-          // Row i: main[i] rhs[i] + sub[i] rhs[i-1] + sup[i] rhs[i+1], added
-          // in that order.
-          for (int64_t i = 0; i < m; ++i) {
-            for (int64_t j = 0; j < n; ++j) {
-              T v = rb[i * n + j] * main[i];
-              if (i > 0) v += rb[(i - 1) * n + j] * sub[i];
-              if (i + 1 < m) v += rb[(i + 1) * n + j] * sup[i];
-              ob[i * n + j] = v;
-            }
-          }
-          return true;
-        });
+    linalg::ForEachMatrix(ctx, batch.num_elements(), 5 * m * n, [&](int64_t b) {
+      const T* sup = diag[0] + b * m;
+      const T* main = diag[1] + b * m;
+      const T* sub = diag[2] + b * m;
+      const T* rb = r + b * m * n;
+      T* ob = o + b * m * n;
+      // Row i: main[i] rhs[i] + sub[i] rhs[i-1] + sup[i] rhs[i+1], added
+      // in that order.
+      for (int64_t i = 0; i < m; ++i) {
+        for (int64_t j = 0; j < n; ++j) {
+          T v = rb[i * n + j] * main[i];
+          if (i > 0) v += rb[(i - 1) * n + j] * sub[i];
+          if (i + 1 < m) v += rb[(i + 1) * n + j] * sup[i];
+          ob[i * n + j] = v;
+        }
+      }
+      return true;
+    });
   }
 };
 
-#define DFLOW_REGISTER_TRIDIAGONAL(T)                                       \
-  DFLOW_REGISTER_KERNEL(                                                    \
-      KernelDefBuilder("TridiagonalSolve").Device(kDeviceCpu)               \
-          .TypeConstraint<T>("T"),                                          \
-      TridiagonalSolveOp<T>);                                               \
-  DFLOW_REGISTER_KERNEL(                                                    \
-      KernelDefBuilder("TridiagonalMatMul").Device(kDeviceCpu)              \
-          .TypeConstraint<T>("T"),                                          \
-      TridiagonalMatMulOp<T>)
+#define DFLOW_REGISTER_TRIDIAGONAL(T)                         \
+  DFLOW_REGISTER_KERNEL(KernelDefBuilder("TridiagonalSolve")  \
+                            .Device(kDeviceCpu)               \
+                            .TypeConstraint<T>("T"),          \
+                        TridiagonalSolveOp<T>);               \
+  DFLOW_REGISTER_KERNEL(KernelDefBuilder("TridiagonalMatMul") \
+                            .Device(kDeviceCpu)               \
+                            .TypeConstraint<T>("T"),          \
+                        TridiagonalMatMulOp<T>)
 
 DFLOW_REGISTER_TRIDIAGONAL(float);
 DFLOW_REGISTER_TRIDIAGONAL(double);

@@ -47,11 +47,11 @@ class CumulativeLogsumexpOp : public OpKernel {
                              : *axis_t.data<int64_t>();
     const TensorShape& shape = in.shape();
     const int rank = shape.rank();
-    OP_REQUIRES(ctx, axis >= -rank && axis < rank,
-                absl::InvalidArgumentError(absl::StrCat(
-                    "Expected scan axis in the range [", -rank, ", ", rank,
-                    "), but got ", axis, " (input shape ", shape.ToString(),
-                    ")")));
+    OP_REQUIRES(
+        ctx, axis >= -rank && axis < rank,
+        absl::InvalidArgumentError(absl::StrCat(
+            "Expected scan axis in the range [", -rank, ", ", rank,
+            "), but got ", axis, " (input shape ", shape.ToString(), ")")));
     const int a = static_cast<int>(axis < 0 ? axis + rank : axis);
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape, &out));

@@ -44,9 +44,9 @@ absl::Status CountRow(const Index* values, const T* weights, int64_t n,
   for (int64_t i = 0; i < n; ++i) {
     const Index v = values[i];
     if (v < 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "Input arr must be non-negative! Got ", static_cast<int64_t>(v),
-          " at index ", i));
+      return absl::InvalidArgumentError(
+          absl::StrCat("Input arr must be non-negative! Got ",
+                       static_cast<int64_t>(v), " at index ", i));
     }
     if (static_cast<int64_t>(v) >= size) continue;
     if (binary) {
@@ -69,24 +69,22 @@ class BincountOp : public OpKernel {
     int64_t size = 0;
     OP_REQUIRES_OK(ctx, ScalarInput<int32_t>(ctx->input(1), "size", &size));
     OP_REQUIRES(ctx, size >= 0,
-                absl::InvalidArgumentError(absl::StrCat(
-                    "size (", size, ") must be non-negative")));
-    OP_REQUIRES(ctx,
-                weights.NumElements() == 0 || weights.shape() == arr.shape(),
-                absl::InvalidArgumentError(absl::StrCat(
-                    "Input arr and weights should have the same shape (or "
-                    "weights be empty), got ",
-                    arr.shape().ToString(), " and ",
-                    weights.shape().ToString())));
+                absl::InvalidArgumentError(
+                    absl::StrCat("size (", size, ") must be non-negative")));
+    OP_REQUIRES(
+        ctx, weights.NumElements() == 0 || weights.shape() == arr.shape(),
+        absl::InvalidArgumentError(absl::StrCat(
+            "Input arr and weights should have the same shape (or "
+            "weights be empty), got ",
+            arr.shape().ToString(), " and ", weights.shape().ToString())));
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({size}), &out));
     T* o = out->data<T>();
     std::fill(o, o + size, T(0));
-    OP_REQUIRES_OK(ctx, CountRow(arr.data<int32_t>(),
-                                 weights.NumElements() == 0
-                                     ? nullptr
-                                     : weights.data<T>(),
-                                 arr.NumElements(), size, false, o));
+    OP_REQUIRES_OK(
+        ctx, CountRow(arr.data<int32_t>(),
+                      weights.NumElements() == 0 ? nullptr : weights.data<T>(),
+                      arr.NumElements(), size, false, o));
   }
 };
 
@@ -103,13 +101,13 @@ class DenseBincountOp : public OpKernel {
     int64_t size = 0;
     OP_REQUIRES_OK(ctx, ScalarInput<Index>(ctx->input(1), "size", &size));
     OP_REQUIRES(ctx, size >= 0,
-                absl::InvalidArgumentError(absl::StrCat(
-                    "size (", size, ") must be non-negative")));
+                absl::InvalidArgumentError(
+                    absl::StrCat("size (", size, ") must be non-negative")));
     const int rank = input.shape().rank();
     OP_REQUIRES(ctx, rank == 1 || rank == 2,
-                absl::InvalidArgumentError(absl::StrCat(
-                    "input must have rank 1 or 2, got shape ",
-                    input.shape().ToString())));
+                absl::InvalidArgumentError(
+                    absl::StrCat("input must have rank 1 or 2, got shape ",
+                                 input.shape().ToString())));
     OP_REQUIRES(
         ctx, weights.NumElements() == 0 || weights.shape() == input.shape(),
         absl::InvalidArgumentError(absl::StrCat(
@@ -119,19 +117,18 @@ class DenseBincountOp : public OpKernel {
     const int64_t rows = rank == 2 ? input.shape().dim(0) : 1;
     const int64_t cols = input.shape().dim(rank - 1);
     Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(
-                            0,
-                            rank == 2 ? TensorShape({rows, size})
-                                      : TensorShape({size}),
-                            &out));
+    OP_REQUIRES_OK(
+        ctx, ctx->allocate_output(
+                 0, rank == 2 ? TensorShape({rows, size}) : TensorShape({size}),
+                 &out));
     T* o = out->data<T>();
     std::fill(o, o + rows * size, T(0));
     const Index* in = input.data<Index>();
     const T* w = weights.NumElements() == 0 ? nullptr : weights.data<T>();
     for (int64_t r = 0; r < rows; ++r) {
-      OP_REQUIRES_OK(ctx, CountRow(in + r * cols,
-                                   w == nullptr ? nullptr : w + r * cols,
-                                   cols, size, binary_, o + r * size));
+      OP_REQUIRES_OK(
+          ctx, CountRow(in + r * cols, w == nullptr ? nullptr : w + r * cols,
+                        cols, size, binary_, o + r * size));
     }
   }
 
@@ -157,22 +154,22 @@ class HistogramFixedWidthOp : public OpKernel {
     const T lo = range.data<T>()[0];
     const T hi = range.data<T>()[1];
     OP_REQUIRES(ctx, lo < hi,
-                absl::InvalidArgumentError(absl::StrCat(
-                    "value_range should satisfy value_range[0] < "
-                    "value_range[1], but got '[",
-                    lo, ", ", hi, "]'")));
-    OP_REQUIRES(ctx, nbins > 0,
-                absl::InvalidArgumentError(absl::StrCat(
-                    "nbins should be a positive number, but got '", nbins,
-                    "'")));
+                absl::InvalidArgumentError(
+                    absl::StrCat("value_range should satisfy value_range[0] < "
+                                 "value_range[1], but got '[",
+                                 lo, ", ", hi, "]'")));
+    OP_REQUIRES(
+        ctx, nbins > 0,
+        absl::InvalidArgumentError(absl::StrCat(
+            "nbins should be a positive number, but got '", nbins, "'")));
     const T* v = values.data<T>();
     const int64_t n = values.NumElements();
     if constexpr (std::is_floating_point_v<T>) {
       for (int64_t i = 0; i < n; ++i) {
-        OP_REQUIRES(ctx, !std::isnan(v[i]),
-                    absl::InvalidArgumentError(absl::StrCat(
-                        "Histogram values must not contain NaN (values[", i,
-                        "])")));
+        OP_REQUIRES(
+            ctx, !std::isnan(v[i]),
+            absl::InvalidArgumentError(absl::StrCat(
+                "Histogram values must not contain NaN (values[", i, "])")));
       }
     }
     Tensor* out = nullptr;
@@ -189,8 +186,8 @@ class HistogramFixedWidthOp : public OpKernel {
       if constexpr (std::is_floating_point_v<T>) {
         above = static_cast<double>(std::max(v[i], lo) - lo);
       } else {
-        above = static_cast<double>(std::max(v[i], lo)) -
-                static_cast<double>(lo);
+        above =
+            static_cast<double>(std::max(v[i], lo)) - static_cast<double>(lo);
       }
       const double bin = std::max(0.0, std::min(above / step, last));
       o[static_cast<int64_t>(bin)] += Out(1);
@@ -198,20 +195,19 @@ class HistogramFixedWidthOp : public OpKernel {
   }
 };
 
-#define DFLOW_REGISTER_BINCOUNT(T)                                      \
-  DFLOW_REGISTER_KERNEL(                                                \
-      KernelDefBuilder("Bincount").Device(kDeviceCpu).TypeConstraint<T>( \
-          "T"),                                                         \
-      BincountOp<T>);                                                   \
-  DFLOW_REGISTER_KERNEL(KernelDefBuilder("DenseBincount")               \
-                            .Device(kDeviceCpu)                         \
-                            .TypeConstraint<T>("T")                     \
-                            .TypeConstraint<int32_t>("Tidx"),           \
-                        DenseBincountOp<int32_t, T>);                   \
-  DFLOW_REGISTER_KERNEL(KernelDefBuilder("DenseBincount")               \
-                            .Device(kDeviceCpu)                         \
-                            .TypeConstraint<T>("T")                     \
-                            .TypeConstraint<int64_t>("Tidx"),           \
+#define DFLOW_REGISTER_BINCOUNT(T)                                            \
+  DFLOW_REGISTER_KERNEL(                                                      \
+      KernelDefBuilder("Bincount").Device(kDeviceCpu).TypeConstraint<T>("T"), \
+      BincountOp<T>);                                                         \
+  DFLOW_REGISTER_KERNEL(KernelDefBuilder("DenseBincount")                     \
+                            .Device(kDeviceCpu)                               \
+                            .TypeConstraint<T>("T")                           \
+                            .TypeConstraint<int32_t>("Tidx"),                 \
+                        DenseBincountOp<int32_t, T>);                         \
+  DFLOW_REGISTER_KERNEL(KernelDefBuilder("DenseBincount")                     \
+                            .Device(kDeviceCpu)                               \
+                            .TypeConstraint<T>("T")                           \
+                            .TypeConstraint<int64_t>("Tidx"),                 \
                         DenseBincountOp<int64_t, T>)
 
 DFLOW_REGISTER_BINCOUNT(int32_t);
@@ -219,16 +215,16 @@ DFLOW_REGISTER_BINCOUNT(int64_t);
 DFLOW_REGISTER_BINCOUNT(float);
 DFLOW_REGISTER_BINCOUNT(double);
 
-#define DFLOW_REGISTER_HISTOGRAM(T)                                \
-  DFLOW_REGISTER_KERNEL(KernelDefBuilder("HistogramFixedWidth")    \
-                            .Device(kDeviceCpu)                    \
-                            .TypeConstraint<T>("T")                \
-                            .TypeConstraint<int32_t>("dtype"),     \
-                        HistogramFixedWidthOp<T, int32_t>);        \
-  DFLOW_REGISTER_KERNEL(KernelDefBuilder("HistogramFixedWidth")    \
-                            .Device(kDeviceCpu)                    \
-                            .TypeConstraint<T>("T")                \
-                            .TypeConstraint<int64_t>("dtype"),     \
+#define DFLOW_REGISTER_HISTOGRAM(T)                             \
+  DFLOW_REGISTER_KERNEL(KernelDefBuilder("HistogramFixedWidth") \
+                            .Device(kDeviceCpu)                 \
+                            .TypeConstraint<T>("T")             \
+                            .TypeConstraint<int32_t>("dtype"),  \
+                        HistogramFixedWidthOp<T, int32_t>);     \
+  DFLOW_REGISTER_KERNEL(KernelDefBuilder("HistogramFixedWidth") \
+                            .Device(kDeviceCpu)                 \
+                            .TypeConstraint<T>("T")             \
+                            .TypeConstraint<int64_t>("dtype"),  \
                         HistogramFixedWidthOp<T, int64_t>)
 
 DFLOW_REGISTER_HISTOGRAM(int32_t);

@@ -48,13 +48,13 @@ void BuildLinalgAndSpecialOps(const Scope& root) {
   ops::CumulativeLogsumexp(c, x, 0, ops::ScanAttrs().Exclusive(true));
   ops::PopulationCount(c, values);
   ops::Bitcast(c, values, DT_UINT8);
-  ops::Bincount(c, values, ops::Const(c, 4), ops::Const(c, {0.5f, 1.0f, 2.0f,
-                                                            1.0f}));
+  ops::Bincount(c, values, ops::Const(c, 4),
+                ops::Const(c, {0.5f, 1.0f, 2.0f, 1.0f}));
   ops::DenseBincount(c, values, ops::Const(c, 4),
                      ops::Const(c, Tensor(DT_FLOAT, TensorShape({0}))),
                      /*binary_output=*/true);
-  ops::HistogramFixedWidth(c, x, ops::Const(c, {0.0f, 2.0f}),
-                           ops::Const(c, 4), DT_INT64);
+  ops::HistogramFixedWidth(c, x, ops::Const(c, {0.0f, 2.0f}), ops::Const(c, 4),
+                           DT_INT64);
 }
 
 }  // namespace dflow

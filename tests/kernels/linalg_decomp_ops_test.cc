@@ -34,10 +34,10 @@ using testing_tf_values::Line;
 // float64 within 1e-12 and float32 within `tol32`, relative to
 // max(1, |want|) (decompositions round in another order than TensorFlow's
 // build: dflow's Eigen is 3.4.0 compiled with FMA, TensorFlow's a later one
-// without; measured: float32 within 5e-7, float64 within 5e-15). Fetches named "_signfree" hold singular vectors or
-// eigenvectors, each column defined up to its sign: a column whose dot
-// product with TensorFlow's is negative is compared negated. Returns the
-// number of such sign flips.
+// without; measured: float32 within 5e-7, float64 within 5e-15). Fetches named
+// "_signfree" hold singular vectors or eigenvectors, each column defined up to
+// its sign: a column whose dot product with TensorFlow's is negative is
+// compared negated. Returns the number of such sign flips.
 int CompareWithTensorFlow(const std::string& dir, size_t min_lines,
                           double tol32) {
   const std::vector<Line> lines =
@@ -94,8 +94,7 @@ int CompareWithTensorFlow(const std::string& dir, size_t min_lines,
         EXPECT_TRUE(std::isnan(w) ? std::isnan(g) : g == w)
             << "element " << i << ": " << g << " vs " << w;
       } else {
-        EXPECT_NEAR(g, w, tol * std::max(1.0, std::fabs(w)))
-            << "element " << i;
+        EXPECT_NEAR(g, w, tol * std::max(1.0, std::fabs(w))) << "element " << i;
       }
     }
   }
@@ -132,8 +131,8 @@ TEST(LinalgDecompOpsTest, MatrixLogarithmOfKnownMatrices) {
       RunKernel(ops::MatrixLogarithm(root, x).node(), {in});
   ASSERT_TRUE(out.ok()) << out.status();
   const complex128* l = (*out)[0].data<complex128>();
-  const complex128 want[] = {1, 1 / e, 0, 1, complex128(0, M_PI), 0, 0,
-                             std::log(4.0)};
+  const complex128 want[] = {1, 1 / e,        0, 1, complex128(0, M_PI), 0,
+                             0, std::log(4.0)};
   for (int i = 0; i < 8; ++i) {
     EXPECT_NEAR(l[i].real(), want[i].real(), 1e-12) << i;
     EXPECT_NEAR(l[i].imag(), want[i].imag(), 1e-12) << i;
@@ -174,15 +173,13 @@ TEST(LinalgDecompOpsTest, DecompositionsRefuseBadShapes) {
   ExpectInvalid(RunError(ops::MatrixSquareRoot(root, x), {tall}),
                 "must be square matrices");
   // Lu of a singular matrix: a zero pivot, named by its batch index.
-  ExpectInvalid(
-      RunError(ops::Lu(root, x).lu,
-               {Floats({1, 0, 0, 1, 1, 2, 2, 4}, TensorShape({2, 2, 2}))}),
-      "Input is not invertible: matrix 1 of the batch is singular");
+  ExpectInvalid(RunError(ops::Lu(root, x).lu, {Floats({1, 0, 0, 1, 1, 2, 2, 4},
+                                                      TensorShape({2, 2, 2}))}),
+                "Input is not invertible: matrix 1 of the batch is singular");
   // An eigen decomposition that cannot converge.
-  ExpectInvalid(
-      RunError(ops::SelfAdjointEigV2(root, x).e,
-               {Floats({1, NAN, NAN, 1}, TensorShape({2, 2}))}),
-      "Self-adjoint eigen decomposition was not successful");
+  ExpectInvalid(RunError(ops::SelfAdjointEigV2(root, x).e,
+                         {Floats({1, NAN, NAN, 1}, TensorShape({2, 2}))}),
+                "Self-adjoint eigen decomposition was not successful");
 }
 
 TEST(LinalgDecompOpsTest, ShapeFunctionsRefuseKnownBadShapes) {
@@ -230,11 +227,10 @@ TEST(LinalgDecompOpsTest, MatrixSolveLsRefusesBadInputs) {
   // Rank deficient without regularization: the Cholesky factor of A^T A
   // meets an exact 0 pivot (TensorFlow's raw op fails the same way; tf.linalg
   // .lstsq's fast path is a Python composite of Cholesky ops instead).
-  ExpectInvalid(
-      RunError(ls, {Floats({1, 1, 1, 1, 1, 1}, TensorShape({3, 2})),
-                    Floats({1, 1, 1}, TensorShape({3, 1})),
-                    Tensor::Scalar<double>(0)}),
-      "Input matrix was rank deficient or ill-conditioned");
+  ExpectInvalid(RunError(ls, {Floats({1, 1, 1, 1, 1, 1}, TensorShape({3, 2})),
+                              Floats({1, 1, 1}, TensorShape({3, 1})),
+                              Tensor::Scalar<double>(0)}),
+                "Input matrix was rank deficient or ill-conditioned");
 }
 
 TEST(LinalgDecompOpsTest, BandedSolversRefuseBadInputs) {
@@ -248,22 +244,21 @@ TEST(LinalgDecompOpsTest, BandedSolversRefuseBadInputs) {
                                Tensor(DT_FLOAT, TensorShape({5, 1}))}),
                 "as many equations (4) as right-hand-side rows");
   // perturb_singular needs partial_pivoting: the kernel is not built.
-  Output perturb = ops::TridiagonalSolve(root, d, r,
-                                         ops::TridiagonalSolveAttrs()
-                                             .PartialPivoting(false)
-                                             .PerturbSingular(true));
+  Output perturb = ops::TridiagonalSolve(
+      root, d, r,
+      ops::TridiagonalSolveAttrs().PartialPivoting(false).PerturbSingular(
+          true));
   ExpectInvalid(RunError(perturb, {Tensor(DT_FLOAT, TensorShape({3, 2})),
                                    Tensor(DT_FLOAT, TensorShape({2, 1}))}),
                 "Setting perturb_singular requires also setting "
                 "partial_pivoting");
   Output s = Ph(root, DT_FLOAT), m = Ph(root, DT_FLOAT), u = Ph(root, DT_FLOAT);
-  ExpectInvalid(
-      RunError(ops::TridiagonalMatMul(root, s, m, u, r),
-               {Tensor(DT_FLOAT, TensorShape({1, 3})),
-                Tensor(DT_FLOAT, TensorShape({1, 4})),
-                Tensor(DT_FLOAT, TensorShape({1, 4})),
-                Tensor(DT_FLOAT, TensorShape({4, 2}))}),
-      "Invalid superdiag shape [1,3]");
+  ExpectInvalid(RunError(ops::TridiagonalMatMul(root, s, m, u, r),
+                         {Tensor(DT_FLOAT, TensorShape({1, 3})),
+                          Tensor(DT_FLOAT, TensorShape({1, 4})),
+                          Tensor(DT_FLOAT, TensorShape({1, 4})),
+                          Tensor(DT_FLOAT, TensorShape({4, 2}))}),
+                "Invalid superdiag shape [1,3]");
   Output band = ops::BandedTriangularSolve(root, d, r);
   ExpectInvalid(
       RunError(band, {Floats({1, 0, 2, 1, 1, 1}, TensorShape({2, 3})),
@@ -283,8 +278,8 @@ TEST(LinalgDecompOpsTest, SingularTridiagonalSystemsGiveNanAsTensorFlow) {
   Output d = Ph(root, DT_DOUBLE), r = Ph(root, DT_DOUBLE);
   // [[1, 1, 0], [1, 1, 0], [0, 1, 1]]: rows 0 and 1 equal, singular with
   // or without pivoting.
-  const Tensor diags = Tensor::FromVector<double>(
-      {1, 0, 0, 1, 1, 1, 0, 1, 1}, TensorShape({3, 3}));
+  const Tensor diags = Tensor::FromVector<double>({1, 0, 0, 1, 1, 1, 0, 1, 1},
+                                                  TensorShape({3, 3}));
   const Tensor rhs = Tensor::FromVector<double>({1, 2, 3}, TensorShape({3, 1}));
   for (bool pivoting : {true, false}) {
     absl::StatusOr<std::vector<Tensor>> out = RunKernel(

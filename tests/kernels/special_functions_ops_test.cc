@@ -73,8 +73,8 @@ TEST(SpecialFunctionsOpsTest, TensorFlowsGraphGivesTensorFlowsValues) {
   // builds with, and std::exp/log against Eigen's vectorized ones: a few
   // float ulps (measured: within 3e-7, 2e-6 for the Bessel gradients), and
   // rounding-level differences in double (within 1e-15).
-  CompareWithTensorFlow("tests/testdata/tf_special_functions/", 50, 5e-6,
-                        1e-13, 1e-30);
+  CompareWithTensorFlow("tests/testdata/tf_special_functions/", 50, 5e-6, 1e-13,
+                        1e-30);
 }
 
 TEST(SpecialFunctionsOpsTest, CountingAndBitOpsGiveTensorFlowsValues) {
@@ -99,16 +99,16 @@ void ExpectInvalid(const absl::Status& s, const std::string& text) {
 TEST(SpecialFunctionsOpsTest, SpecialFunctionsRefuseBadShapes) {
   Scope root = Scope::NewRootScope();
   Output a = Ph(root, DT_FLOAT), b = Ph(root, DT_FLOAT), x = Ph(root, DT_FLOAT);
-  ExpectInvalid(RunError(ops::Igamma(root, a, x),
-                         {Tensor(DT_FLOAT, TensorShape({3})),
-                          Tensor(DT_FLOAT, TensorShape({2}))}),
-                "Incompatible shapes: [3] vs. [2]");
-  ExpectInvalid(RunError(ops::Betainc(root, a, b, x),
-                         {Tensor(DT_FLOAT, TensorShape({3})),
-                          Tensor::Scalar<float>(1),
-                          Tensor(DT_FLOAT, TensorShape({2}))}),
-                "Shapes of x [2] and of the other inputs [3] are "
-                "inconsistent");
+  ExpectInvalid(
+      RunError(ops::Igamma(root, a, x), {Tensor(DT_FLOAT, TensorShape({3})),
+                                         Tensor(DT_FLOAT, TensorShape({2}))}),
+      "Incompatible shapes: [3] vs. [2]");
+  ExpectInvalid(
+      RunError(ops::Betainc(root, a, b, x),
+               {Tensor(DT_FLOAT, TensorShape({3})), Tensor::Scalar<float>(1),
+                Tensor(DT_FLOAT, TensorShape({2}))}),
+      "Shapes of x [2] and of the other inputs [3] are "
+      "inconsistent");
   // Integers are not among their types: the graph is refused when built.
   Scope bad = Scope::NewRootScope();
   ops::SpecialUnary(bad, "BesselJ0", ops::Const(bad, {1, 2}));
@@ -127,11 +127,10 @@ TEST(SpecialFunctionsOpsTest, CountingOpsRefuseBadInputs) {
   ExpectInvalid(RunError(bincount, {Tensor::FromVector<int32_t>({1, 2}),
                                     Tensor::Scalar<int32_t>(-1), none}),
                 "size (-1) must be non-negative");
-  ExpectInvalid(
-      RunError(bincount, {Tensor::FromVector<int32_t>({1, 2}),
-                          Tensor::Scalar<int32_t>(4),
-                          Tensor::FromVector<float>({1, 2, 3})}),
-      "Input arr and weights should have the same shape");
+  ExpectInvalid(RunError(bincount, {Tensor::FromVector<int32_t>({1, 2}),
+                                    Tensor::Scalar<int32_t>(4),
+                                    Tensor::FromVector<float>({1, 2, 3})}),
+                "Input arr and weights should have the same shape");
   Output dense = ops::DenseBincount(root, arr, size, w);
   ExpectInvalid(RunError(dense, {Tensor(DT_INT32, TensorShape({2, 2, 2})),
                                  Tensor::Scalar<int32_t>(4), none}),
@@ -146,16 +145,14 @@ TEST(SpecialFunctionsOpsTest, CountingOpsRefuseBadInputs) {
   ExpectInvalid(RunError(hist, {data, Tensor::FromVector<float>({0, 1}),
                                 Tensor::Scalar<int32_t>(0)}),
                 "nbins should be a positive number, but got '0'");
-  ExpectInvalid(
-      RunError(hist, {Tensor::FromVector<float>({0.5f, NAN}),
-                      Tensor::FromVector<float>({0, 1}),
-                      Tensor::Scalar<int32_t>(3)}),
-      "Histogram values must not contain NaN");
+  ExpectInvalid(RunError(hist, {Tensor::FromVector<float>({0.5f, NAN}),
+                                Tensor::FromVector<float>({0, 1}),
+                                Tensor::Scalar<int32_t>(3)}),
+                "Histogram values must not contain NaN");
   Output scan_axis = Ph(root, DT_INT32);
-  ExpectInvalid(
-      RunError(ops::CumulativeLogsumexp(root, v, scan_axis),
-               {data, Tensor::Scalar<int32_t>(1)}),
-      "Expected scan axis in the range [-1, 1), but got 1");
+  ExpectInvalid(RunError(ops::CumulativeLogsumexp(root, v, scan_axis),
+                         {data, Tensor::Scalar<int32_t>(1)}),
+                "Expected scan axis in the range [-1, 1), but got 1");
   // A wider type needs its last dimension to hold one element's bytes.
   Output bytes = Ph(root, DT_UINT8);
   ExpectInvalid(RunError(ops::Bitcast(root, bytes, DT_INT32),
