@@ -138,6 +138,10 @@ Output MatrixBandPart(const Scope& scope, Input input, Input num_lower,
 Output MatrixSetDiagV3(const Scope& scope, Input input, Input diagonal,
                        Input k);
 
+// The bytes of `input` read as `type` (array_ops_bitcast.cc): a narrower
+// type adds a last dimension, a wider one consumes it.
+Output Bitcast(const Scope& scope, Input input, DataType type);
+
 }  // namespace ops
 }  // namespace dflow
 

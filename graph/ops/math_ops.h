@@ -72,6 +72,8 @@ Output BitwiseXor(const Scope& scope, Input x, Input y);
 Output LeftShift(const Scope& scope, Input x, Input y);
 Output RightShift(const Scope& scope, Input x, Input y);
 Output Invert(const Scope& scope, Input x);
+// The number of set bits of each integer, as uint8.
+Output PopulationCount(const Scope& scope, Input x);
 // x * y with 0 wherever y is 0, even where x is inf or nan (MulNoNan).
 Output MulNoNan(const Scope& scope, Input x, Input y);
 Output GreaterEqual(const Scope& scope, Input x, Input y);
@@ -224,6 +226,45 @@ Output Cumsum(const Scope& scope, Input x, Input axis,
               const ScanAttrs& attrs = {});
 Output Cumprod(const Scope& scope, Input x, Input axis,
                const ScanAttrs& attrs = {});
+// log(cumsum(exp(x))) computed without overflow (float types only); the
+// exclusive form starts from log(0) = -inf.
+Output CumulativeLogsumexp(const Scope& scope, Input x, Input axis,
+                           const ScanAttrs& attrs = {});
+
+// --- Special functions (math_ops_special_functions.cc), computed as
+// TensorFlow computes them (Eigen's SpecialFunctions, Cephes). Binary ones
+// broadcast; Betainc takes a, b, x of one shape or scalars. ---
+
+// The regularized lower and upper incomplete gamma functions P(a, x) and
+// Q(a, x), and dP/da.
+Output Igamma(const Scope& scope, Input a, Input x);
+Output Igammac(const Scope& scope, Input a, Input x);
+Output IgammaGradA(const Scope& scope, Input a, Input x);
+// d sample / d alpha of Gamma(alpha, 1) samples (implicit
+// reparameterization).
+Output RandomGammaGrad(const Scope& scope, Input alpha, Input sample);
+// The regularized incomplete beta function I_x(a, b).
+Output Betainc(const Scope& scope, Input a, Input b, Input x);
+// The Hurwitz zeta function sum_k (k + q)^-x.
+Output Zeta(const Scope& scope, Input x, Input q);
+// The a-th derivative of digamma at x.
+Output Polygamma(const Scope& scope, Input a, Input x);
+// A unary special function by its TensorFlow op name: BesselI0, BesselI0e,
+// BesselI1, BesselI1e, BesselJ0, BesselJ1, BesselK0, BesselK0e, BesselK1,
+// BesselK1e, BesselY0, BesselY1, Dawsn, Expint, FresnelCos, FresnelSin,
+// Spence.
+Output SpecialUnary(const Scope& scope, const char* op, Input x);
+
+// --- Counting (math_ops_histogram.cc). ---
+
+// bins[i] = the sum of weights[j] (or the count of j) with arr[j] == i,
+// for i < size; weights empty or arr's shape.
+Output Bincount(const Scope& scope, Input arr, Input size, Input weights);
+// Counts of values in nbins equal bins over value_range [lo, hi] (values
+// outside go to the first or last bin). dtype: DT_INT32 or DT_INT64.
+Output HistogramFixedWidth(const Scope& scope, Input values,
+                           Input value_range, Input nbins,
+                           DataType dtype = DT_INT32);
 
 struct ArgMaxAttrs {
   DataType output_type = DT_INT64;

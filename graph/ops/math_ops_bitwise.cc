@@ -1,6 +1,7 @@
 // Schemas and builder wrappers of tf.bitwise (TensorFlow 2.21's
 // bitwise_ops.cc OpDefs): and, or, xor and left/right shifts of integers
-// with broadcasting, and Invert (~x). Kernels:
+// with broadcasting, Invert (~x) and PopulationCount (the set bits of
+// each element, as uint8). Kernels:
 // kernels/cpu/cwise_ops_bitwise.cc.
 #include "graph/op_registry.h"
 #include "graph/ops/math_ops.h"
@@ -45,6 +46,13 @@ DFLOW_REGISTER_OP("Invert")
     .SetShapeFn(shape_fns::UnchangedShape)
     .Doc("Returns ~x, every bit flipped.");
 
+DFLOW_REGISTER_OP("PopulationCount")
+    .Input("x: T")
+    .Output("y: uint8")
+    .Attr(kIntegerTypes)
+    .SetShapeFn(shape_fns::UnchangedShape)
+    .Doc("Returns the number of bits set in each element of x (uint8).");
+
 Output Call(const Scope& scope, const char* op, const Input& x,
             const Input& y) {
   return shape_fn_util::FirstOutput(
@@ -73,6 +81,10 @@ Output RightShift(const Scope& scope, Input x, Input y) {
 Output Invert(const Scope& scope, Input x) {
   return shape_fn_util::FirstOutput(
       OpBuilder(scope, "Invert").Input(x).Finalize());
+}
+Output PopulationCount(const Scope& scope, Input x) {
+  return shape_fn_util::FirstOutput(
+      OpBuilder(scope, "PopulationCount").Input(x).Finalize());
 }
 
 }  // namespace ops

@@ -205,6 +205,17 @@ DFLOW_SCAN_OP("Cumprod", "Cumulative product of x along axis.");
 
 #undef DFLOW_SCAN_OP
 
+DFLOW_REGISTER_OP("CumulativeLogsumexp")
+    .Input("x: T")
+    .Input("axis: Tidx")
+    .Output("out: T")
+    .Attr("exclusive: bool = false")
+    .Attr("reverse: bool = false")
+    .Attr("T: {bfloat16, half, float, double}")
+    .Attr("Tidx: {int32, int64} = DT_INT32")
+    .SetShapeFn(ScanShape)
+    .Doc("Cumulative log(sum(exp(x))) of x along axis, without overflow.");
+
 DFLOW_REGISTER_OP("ArgMax")
     .Input("input: T")
     .Input("dimension: Tidx")
@@ -280,6 +291,16 @@ Output Cumsum(const Scope& scope, Input x, Input axis, const ScanAttrs& attrs) {
 Output Cumprod(const Scope& scope, Input x, Input axis,
                const ScanAttrs& attrs) {
   return FirstOutput(OpBuilder(scope, "Cumprod")
+                         .Input(x)
+                         .Input(axis)
+                         .Attr("exclusive", attrs.exclusive)
+                         .Attr("reverse", attrs.reverse)
+                         .Finalize());
+}
+
+Output CumulativeLogsumexp(const Scope& scope, Input x, Input axis,
+                           const ScanAttrs& attrs) {
+  return FirstOutput(OpBuilder(scope, "CumulativeLogsumexp")
                          .Input(x)
                          .Input(axis)
                          .Attr("exclusive", attrs.exclusive)

@@ -1,6 +1,6 @@
 // tf.bitwise on the CPU (graph/ops/math_ops_bitwise.cc): BitwiseAnd,
-// BitwiseOr, BitwiseXor, LeftShift and RightShift with broadcasting, and
-// Invert, for the eight integer types.
+// BitwiseOr, BitwiseXor, LeftShift and RightShift with broadcasting,
+// Invert and PopulationCount, for the eight integer types.
 //
 // Shifts clamp the shift amount to [0, bits - 1] as TensorFlow's kernels
 // do, so a negative or too large amount is defined (C++ leaves it
@@ -72,6 +72,30 @@ struct InvertFunctor : FunctorBase {
   }
 };
 
+// PopulationCount: the set bits of each element, as uint8 (the bits of the
+// two's-complement representation for signed types).
+template <typename T>
+class PopulationCountOp : public OpKernel {
+ public:
+  explicit PopulationCountOp(OpKernelConstruction* ctx) : OpKernel(ctx) {}
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& x = ctx->input(0);
+    Tensor* out = nullptr;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, x.shape(), &out));
+    const T* in = x.data<T>();
+    uint8_t* o = out->data<uint8_t>();
+    ParallelForElements(ctx, x.NumElements(), 2,
+                        [in, o](int64_t begin, int64_t end) {
+                          for (int64_t i = begin; i < end; ++i) {
+                            using U = std::make_unsigned_t<T>;
+                            o[i] = static_cast<uint8_t>(__builtin_popcountll(
+                                static_cast<U>(in[i])));
+                          }
+                        });
+  }
+};
+
 #define DFLOW_REGISTER_BITWISE_BINARY(op, functor, T)                 \
   DFLOW_REGISTER_KERNEL(                                              \
       KernelDefBuilder(op).Device(kDeviceCpu).TypeConstraint<T>("T"), \
@@ -85,7 +109,11 @@ struct InvertFunctor : FunctorBase {
   DFLOW_REGISTER_BITWISE_BINARY("RightShift", RightShiftOp, T);             \
   DFLOW_REGISTER_KERNEL(                                                    \
       KernelDefBuilder("Invert").Device(kDeviceCpu).TypeConstraint<T>("T"), \
-      UnaryOp<InvertFunctor, T>)
+      UnaryOp<InvertFunctor, T>);                                           \
+  DFLOW_REGISTER_KERNEL(KernelDefBuilder("PopulationCount")                 \
+                            .Device(kDeviceCpu)                             \
+                            .TypeConstraint<T>("T"),                        \
+                        PopulationCountOp<T>)
 
 DFLOW_REGISTER_BITWISE(int8_t);
 DFLOW_REGISTER_BITWISE(int16_t);

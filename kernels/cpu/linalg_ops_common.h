@@ -8,6 +8,7 @@
 #include <Eigen/Dense>
 #include <atomic>
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <utility>
 #include <vector>
@@ -53,6 +54,41 @@ inline absl::Status CheckMatrices(const Tensor& t, const char* what,
 // The batch dimensions of `s` (all but the last two).
 inline TensorShape BatchShape(const TensorShape& s) {
   return TensorShape(s.dims().subspan(0, s.rank() - 2));
+}
+
+// `batch` with the dimensions `dims` appended (an output's shape).
+inline TensorShape WithDims(const TensorShape& batch,
+                            std::initializer_list<int64_t> dims) {
+  TensorShape out = batch;
+  for (int64_t d : dims) out.AddDim(d);
+  return out;
+}
+
+// For each batch index of the broadcast batch shape, the batch index of x
+// and of y (the collapsed BCast of their batch shapes).
+inline std::vector<std::pair<int64_t, int64_t>> BatchPairs(const BCast& b) {
+  const int64_t total = b.output_shape.num_elements();
+  std::vector<std::pair<int64_t, int64_t>> pairs(total);
+  const int rank = b.rank();
+  BCast::Dims xs(rank), ys(rank);
+  int64_t xn = 1, yn = 1;
+  for (int d = rank - 1; d >= 0; --d) {
+    xs[d] = b.x_reshape[d] == 1 ? 0 : xn;
+    ys[d] = b.y_reshape[d] == 1 ? 0 : yn;
+    xn *= b.x_reshape[d];
+    yn *= b.y_reshape[d];
+  }
+  for (int64_t i = 0; i < total; ++i) {
+    int64_t rest = i, xo = 0, yo = 0;
+    for (int d = rank - 1; d >= 0; --d) {
+      const int64_t k = rest % b.result[d];
+      rest /= b.result[d];
+      xo += k * xs[d];
+      yo += k * ys[d];
+    }
+    pairs[i] = {xo, yo};
+  }
+  return pairs;
 }
 
 // Calls fn(b) for each batch index b in [0, n), in parallel; fn returns

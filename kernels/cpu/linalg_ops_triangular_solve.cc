@@ -16,33 +16,6 @@ namespace {
 using linalg::ConstMatrixMap;
 using linalg::MatrixMap;
 
-// For each batch index of the broadcast batch shape, the batch index of x
-// and of y (the collapsed BCast of their batch shapes).
-std::vector<std::pair<int64_t, int64_t>> BatchPairs(const BCast& b) {
-  const int64_t total = b.output_shape.num_elements();
-  std::vector<std::pair<int64_t, int64_t>> pairs(total);
-  const int rank = b.rank();
-  BCast::Dims xs(rank), ys(rank);
-  int64_t xn = 1, yn = 1;
-  for (int d = rank - 1; d >= 0; --d) {
-    xs[d] = b.x_reshape[d] == 1 ? 0 : xn;
-    ys[d] = b.y_reshape[d] == 1 ? 0 : yn;
-    xn *= b.x_reshape[d];
-    yn *= b.y_reshape[d];
-  }
-  for (int64_t i = 0; i < total; ++i) {
-    int64_t rest = i, xo = 0, yo = 0;
-    for (int d = rank - 1; d >= 0; --d) {
-      const int64_t k = rest % b.result[d];
-      rest /= b.result[d];
-      xo += k * xs[d];
-      yo += k * ys[d];
-    }
-    pairs[i] = {xo, yo};
-  }
-  return pairs;
-}
-
 template <typename T>
 class MatrixTriangularSolveOp : public OpKernel {
  public:
@@ -73,7 +46,8 @@ class MatrixTriangularSolveOp : public OpKernel {
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, out_shape, &out));
     if (out->NumElements() == 0) return;
-    const std::vector<std::pair<int64_t, int64_t>> pairs = BatchPairs(*batches);
+    const std::vector<std::pair<int64_t, int64_t>> pairs =
+        linalg::BatchPairs(*batches);
     const T* m = matrix.data<T>();
     const T* r = rhs.data<T>();
     T* o = out->data<T>();

@@ -721,6 +721,7 @@ void BuildGraphWithEveryOp(const Scope& root) {
   BuildTextAndCtcOps(s);
   BuildComplexAndSignalOps(s);
   BuildRandomSamplingOps(s);
+  BuildLinalgAndSpecialOps(s);
   (void)id;
 }
 

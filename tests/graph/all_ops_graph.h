@@ -24,6 +24,9 @@ void BuildComplexAndSignalOps(const Scope& root);
 // The parts BuildGraphWithEveryOp builds from sibling files, one per op
 // family (all_ops_graph_<family>.cc).
 void BuildRandomSamplingOps(const Scope& root);
+// Its part for the matrix decompositions, special functions and counting
+// ops (all_ops_graph_linalg.cc); BuildGraphWithEveryOp calls it.
+void BuildLinalgAndSpecialOps(const Scope& root);
 
 }  // namespace dflow
 

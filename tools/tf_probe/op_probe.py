@@ -2701,6 +2701,85 @@ def _(C):
         after = gen.skip(1)
     C.init.append(tf1.global_variables_initializer())
     return dict(skip=skip, binomial=binomial, after=after)
+# ================================================================ linalg: decompositions, banded solvers, special functions, counting and bits
+@case('linalg_decomp_grads', tol=(2e-4, 2e-4))
+def _(C):
+    a = C.f(5, 3)
+    sq = C.f(4, 4)
+    sym = sq + tf.transpose(sq)
+    q, r = tf.linalg.qr(a)
+    s, u, v = tf.linalg.svd(sq)
+    e, ev = tf.linalg.eigh(sym)
+    loss = (tf.reduce_sum(q * q[:, :1]) + tf.reduce_sum(r) + tf.reduce_sum(s * s) +
+            tf.reduce_sum(u @ tf.linalg.diag(s) @ tf.transpose(v)) + tf.reduce_sum(e * e) +
+            tf.reduce_sum(tf.linalg.sqrtm(tf.matmul(sq, sq, transpose_b=True) + tf.eye(4))) +
+            tf.reduce_sum(tf.linalg.lstsq(a, C.f(5, 2))))
+    out = G(loss, [a, sq], ['da', 'dsq'])
+    lu, p = tf.linalg.lu(sq + tf.eye(4) * 3)
+    out.update(lu=lu, perm=p, sqrtm=tf.linalg.sqrtm(tf.matmul(sq, sq, transpose_a=True) + tf.eye(4)),
+               lstsq_slow=tf.linalg.lstsq(a, C.f(5, 2), fast=False))
+    return out
+
+
+@case('banded_tridiag_solvers')
+def _(C):
+    d = C.f(2, 6, lo=2, hi=3)
+    du = C.f(2, 6)
+    dl = C.f(2, 6)
+    rhs = C.f(2, 6, 3)
+    band = tf.concat([C.f(2, 1, 6, lo=1, hi=2), C.f(2, 2, 6)], 1)
+    diags = tf.stack([du, d, dl], 1)
+    loss = tf.reduce_sum(tf.linalg.tridiagonal_solve(diags, rhs) ** 2)
+    return dict(piv=tf.linalg.tridiagonal_solve(diags, rhs),
+                thomas=tf.linalg.tridiagonal_solve(diags, rhs, partial_pivoting=False),
+                perturb=tf.linalg.tridiagonal_solve(diags, rhs, perturb_singular=True),
+                seq=tf.linalg.tridiagonal_solve((du, d, dl), rhs, diagonals_format='sequence'),
+                matmul=tf.linalg.tridiagonal_matmul(diags, rhs),
+                band_lower=tf.linalg.banded_triangular_solve(band, rhs),
+                band_upper_adj=tf.linalg.banded_triangular_solve(band, rhs, lower=False, adjoint=True),
+                d_diags=tf.gradients(loss, diags)[0], d_rhs=tf.gradients(loss, rhs)[0])
+
+
+@case('orthogonal_init')
+def _(C):
+    v = tf1.get_variable('w', [6, 4], initializer=tf1.orthogonal_initializer(gain=2.0, seed=11))
+    w = tf1.get_variable('w2', [3, 5], initializer=tf1.orthogonal_initializer(seed=5))
+    C.init.append(tf1.global_variables_initializer())
+    return dict(w=tf.identity(v), w2=tf.identity(w))
+
+
+@case('special_functions_more', tol=(1e-5, 1e-6))
+def _(C):
+    a = C.f(3, 4, lo=0.2, hi=6)
+    x = C.f(3, 4, lo=0.05, hi=8)
+    u = C.f(3, 4, lo=0.02, hi=0.98)
+    y = C.f(3, 4, lo=-6, hi=6)
+    S = tf.math.special
+    return dict(igamma=tf.math.igamma(a, x), igammac=tf.math.igammac(a, x), betainc=tf.math.betainc(a, x, u),
+                zeta=tf.math.zeta(a + 1.1, x), polygamma=tf.math.polygamma(tf.floor(a), x),
+                k0=S.bessel_k0(x), k1e=S.bessel_k1e(x), j0=S.bessel_j0(y), j1=S.bessel_j1(y), y0=S.bessel_y0(x),
+                y1=S.bessel_y1(x), dawsn=S.dawsn(y), expint=S.expint(x), fresnel_cos=S.fresnel_cos(y),
+                fresnel_sin=S.fresnel_sin(y), spence=S.spence(x),
+                d_igamma=tf.gradients(tf.reduce_sum(tf.math.igamma(a, x)), [a, x]),
+                d_betainc=tf.gradients(tf.reduce_sum(tf.math.betainc(a, x, u)), u)[0],
+                d_bessel=tf.gradients(tf.reduce_sum(S.bessel_i1e(y) + S.bessel_k0(x) + S.bessel_y1(x)), [x, y]))
+
+
+@case('count_bits_more')
+def _(C):
+    x = C.f(3, 7, lo=-4, hi=4)
+    i = C.i(5, lo=-1000, hi=1000)
+    vals = C.i(4, 6, lo=0, hi=5)
+    return dict(cumlse=tf.math.cumulative_logsumexp(x, axis=1),
+                cumlse_rev_excl=tf.math.cumulative_logsumexp(x, axis=0, exclusive=True, reverse=True),
+                d_cumlse=tf.gradients(tf.reduce_sum(tf.math.cumulative_logsumexp(x, axis=1) * x), x)[0],
+                popcount=tf.raw_ops.PopulationCount(x=i), popcount_u8=tf.raw_ops.PopulationCount(x=tf.cast(i, tf.uint8)),
+                bitcast_i8=tf.bitcast(i, tf.int8), bitcast_f=tf.bitcast(x, tf.int32),
+                bincount_axis=tf.math.bincount(vals, axis=-1), bincount_bin=tf.math.bincount(vals, binary_output=True),
+                bincount_w=tf.math.bincount(vals, weights=tf.ones_like(vals, tf.float32) * 0.5, minlength=7),
+                hist=tf.histogram_fixed_width(x, [-2.0, 2.0], nbins=6, dtype=tf.int64))
+
+
 # ================================================================ main
 FINDINGS = [
     '1. **Missing ops dominate**: dflow registers 255 ops; most FAIL-ERRORs are unknown ops (list below), including very common '

@@ -186,6 +186,19 @@ EXTRA_OPS = [
     "LearnedUnigramCandidateSampler", "ThreadUnsafeUnigramCandidateSampler",
     "FixedUnigramCandidateSampler", "AllCandidateSampler",
     "ComputeAccidentalHits", "RngReadAndSkip", "StatefulRandomBinomial",
+    # The matrix decompositions, banded solvers, special functions and the
+    # counting and bit ops (linalg_ops_decomp.cc, linalg_ops_banded.cc,
+    # math_ops_special_functions.cc, math_ops_histogram.cc,
+    # array_ops_bitcast.cc).
+    "Qr", "Svd", "SelfAdjointEigV2", "Lu", "MatrixSquareRoot",
+    "MatrixLogarithm", "MatrixSolveLs", "TridiagonalSolve",
+    "TridiagonalMatMul", "BandedTriangularSolve", "Igamma", "Igammac",
+    "IgammaGradA", "RandomGammaGrad", "Betainc", "Zeta", "Polygamma",
+    "BesselI0", "BesselI0e", "BesselI1", "BesselI1e", "BesselJ0", "BesselJ1",
+    "BesselK0", "BesselK0e", "BesselK1", "BesselK1e", "BesselY0", "BesselY1",
+    "Dawsn", "Expint", "FresnelCos", "FresnelSin", "Spence",
+    "CumulativeLogsumexp", "PopulationCount", "Bitcast", "Bincount",
+    "HistogramFixedWidth",
 ]
 
 
