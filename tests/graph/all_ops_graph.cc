@@ -868,6 +868,8 @@ void BuildGraphWithEveryOp(const Scope& root) {
   ops::CollectiveAllGather(coll, probs, 1, 1, 2);
   ops::CollectiveBroadcastSend(coll, probs, 2, 1, 3);
   ops::CollectiveBroadcastRecv(coll, DT_FLOAT, {8, 10}, 2, 1, 3);
+
+  BuildDatasetOps(s);
   (void)id;
 }
 

@@ -12,6 +12,10 @@ namespace dflow {
 // Builds the graph in `root`; errors end up in root.status().
 void BuildGraphWithEveryOp(const Scope& root);
 
+// The tf.data ops, and the functions of the library they call
+// (all_ops_graph_datasets.cc); part of BuildGraphWithEveryOp.
+void BuildDatasetOps(const Scope& root);
+
 }  // namespace dflow
 
 #endif  // DFLOW_TESTS_GRAPH_ALL_OPS_GRAPH_H_
