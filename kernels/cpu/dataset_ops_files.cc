@@ -165,9 +165,10 @@ class TfRecordDatasetOp : public DatasetOpKernel {
     if (absl::Status s = CheckCompression(*compression); !s.ok()) return s;
     absl::StatusOr<int64_t> buffer = Int64Input(ctx, 2, "buffer_size");
     if (!buffer.ok()) return buffer.status();
-    if (*buffer < 0) {
+    if (*buffer < -1) {
       return absl::InvalidArgumentError(
-          "`buffer_size` must be >= 0 (0 == no buffering)");
+          "`buffer_size` must be >= 0 (0 == no buffering) or -1 (the "
+          "default)");
     }
     std::vector<int64_t> offsets;
     if (ctx->num_inputs() > 3) {  // TFRecordDatasetV2's byte_offsets

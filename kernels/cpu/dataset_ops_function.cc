@@ -97,8 +97,8 @@ absl::StatusOr<std::shared_ptr<DatasetFunction>> DatasetFunction::FromAttr(
 }
 
 absl::Status DatasetFunction::Compile(Device* caller) const {
-  const std::string label =
-      absl::StrCat("node '", node_, "', function '", func_.name(), "'");
+  // Callers prefix errors with the node and the function's name.
+  const std::string label = "compiling the body";
   device_ = std::make_unique<Device>(caller->spec(), caller->attributes(),
                                      caller->allocator(), InlinePool());
   Graph graph;
@@ -119,9 +119,13 @@ absl::Status DatasetFunction::Compile(Device* caller) const {
     if (!n.ok()) return n.status();
     args.emplace_back(*n, 0);
   }
-  absl::StatusOr<InstantiatedFunction> body =
-      InstantiateFunction(&graph, functions, func_, args, nullptr,
-                          func_.name(), device_->name(), label);
+  // Body nodes are named <function>/<node>; a node name may not start
+  // with '_' (TensorFlow's function names often do: __inference_...).
+  absl::string_view prefix = func_.name();
+  while (!prefix.empty() && prefix.front() == '_') prefix.remove_prefix(1);
+  absl::StatusOr<InstantiatedFunction> body = InstantiateFunction(
+      &graph, functions, func_, args, nullptr,
+      prefix.empty() ? "function" : prefix, device_->name(), label);
   if (!body.ok()) return body.status();
   for (size_t j = 0; j < body->outputs.size(); ++j) {
     NodeDef ret;
