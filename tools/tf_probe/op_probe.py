@@ -2399,7 +2399,7 @@ def _(C):
 
 @case('dataset_filter_interleave_repeat', steps=5)
 def _(C):
-    ds = tf1.data.Dataset.range(12).filter(lambda x: x % 2 == 1)
+    ds = tf1.data.Dataset.range(12).filter(lambda x: tf.equal(x % 2, 1))
     ds = ds.interleave(lambda x: tf1.data.Dataset.from_tensors(x).repeat(2), cycle_length=3, block_length=1)
     ds = ds.repeat(2).skip(3).prefetch(2)
     return dict(v=tf1.data.make_one_shot_iterator(ds).get_next())
