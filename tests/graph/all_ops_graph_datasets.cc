@@ -141,11 +141,29 @@ constexpr const char* kFunctions[] = {
            }
          }
          node_def {
+           name: "step"
+           op: "Const"
+           attr {
+             key: "dtype"
+             value { type: DT_INT64 }
+           }
+           attr {
+             key: "value"
+             value {
+               tensor {
+                 dtype: DT_INT64
+                 tensor_shape {}
+                 int64_val: 1
+               }
+             }
+           }
+         }
+         node_def {
            name: "range"
            op: "RangeDataset"
            input: "start:output:0"
            input: "stop:output:0"
-           input: "start:output:0"
+           input: "step:output:0"
            attr {
              key: "output_types"
              value { list { type: DT_INT64 } }
