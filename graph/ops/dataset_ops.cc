@@ -118,7 +118,8 @@ DFLOW_REGISTER_OP("MapDataset")
     .Output("handle: variant")
     .Attr("f: func")
     .Attr("Targuments: list(type) >= 0")
-    .DFLOW_DATASET_ELEMENT_ATTRS
+    .Attr("output_types: list(type) >= 1")
+    .Attr("output_shapes: list(shape) >= 1")
     .Attr("use_inter_op_parallelism: bool = true")
     .Attr("preserve_cardinality: bool = false")
     .Attr("force_synchronous: bool = false")
@@ -133,7 +134,8 @@ DFLOW_REGISTER_OP("ParallelMapDataset")
     .Output("handle: variant")
     .Attr("f: func")
     .Attr("Targuments: list(type) >= 0")
-    .DFLOW_DATASET_ELEMENT_ATTRS
+    .Attr("output_types: list(type) >= 1")
+    .Attr("output_shapes: list(shape) >= 1")
     .Attr("use_inter_op_parallelism: bool = true")
     .Attr("sloppy: bool = false")
     .Attr("preserve_cardinality: bool = false")
@@ -148,7 +150,8 @@ DFLOW_REGISTER_OP("ParallelMapDatasetV2")
     .Output("handle: variant")
     .Attr("f: func")
     .Attr("Targuments: list(type) >= 0")
-    .DFLOW_DATASET_ELEMENT_ATTRS
+    .Attr("output_types: list(type) >= 1")
+    .Attr("output_shapes: list(shape) >= 1")
     .Attr("use_inter_op_parallelism: bool = true")
     .Attr("deterministic: string = 'default'")
     .Attr("preserve_cardinality: bool = false")
@@ -166,7 +169,8 @@ DFLOW_REGISTER_OP("MapAndBatchDataset")
     .Output("handle: variant")
     .Attr("f: func")
     .Attr("Targuments: list(type) >= 0")
-    .DFLOW_DATASET_ELEMENT_ATTRS
+    .Attr("output_types: list(type) >= 1")
+    .Attr("output_shapes: list(shape) >= 1")
     .Attr("preserve_cardinality: bool = false")
     .Attr("metadata: string = ''")
     .SetShapeFn(dataset_shape_fns::DatasetHandle)
@@ -178,7 +182,8 @@ DFLOW_REGISTER_OP("FilterDataset")
     .Output("handle: variant")
     .Attr("predicate: func")
     .Attr("Targuments: list(type) >= 0")
-    .DFLOW_DATASET_ELEMENT_ATTRS
+    .Attr("output_types: list(type) >= 1")
+    .Attr("output_shapes: list(shape) >= 1")
     .Attr("metadata: string = ''")
     .SetShapeFn(dataset_shape_fns::DatasetHandle)
     .Doc("The elements for which predicate is true.");
@@ -189,7 +194,8 @@ DFLOW_REGISTER_OP("FlatMapDataset")
     .Output("handle: variant")
     .Attr("f: func")
     .Attr("Targuments: list(type) >= 0")
-    .DFLOW_DATASET_ELEMENT_ATTRS
+    .Attr("output_types: list(type) >= 1")
+    .Attr("output_shapes: list(shape) >= 1")
     .Attr("metadata: string = ''")
     .SetShapeFn(dataset_shape_fns::DatasetHandle)
     .Doc("The elements of the dataset f makes of each element, in turn.");
@@ -202,7 +208,8 @@ DFLOW_REGISTER_OP("InterleaveDataset")
     .Output("handle: variant")
     .Attr("f: func")
     .Attr("Targuments: list(type) >= 0")
-    .DFLOW_DATASET_ELEMENT_ATTRS
+    .Attr("output_types: list(type) >= 1")
+    .Attr("output_shapes: list(shape) >= 1")
     .Attr("metadata: string = ''")
     .SetShapeFn(dataset_shape_fns::DatasetHandle)
     .Doc(
@@ -221,7 +228,8 @@ DFLOW_REGISTER_OP("ParallelInterleaveDatasetV4")
     .Attr("f: func")
     .Attr("deterministic: string = 'default'")
     .Attr("Targuments: list(type) >= 0")
-    .DFLOW_DATASET_ELEMENT_ATTRS
+    .Attr("output_types: list(type) >= 1")
+    .Attr("output_shapes: list(shape) >= 1")
     .Attr("metadata: string = ''")
     .SetShapeFn(dataset_shape_fns::DatasetHandle)
     .Doc("InterleaveDataset's elements, in its order.");
@@ -234,7 +242,8 @@ DFLOW_REGISTER_OP("ReduceDataset")
     .Attr("f: func")
     .Attr("Tstate: list(type) >= 1")
     .Attr("Targuments: list(type) >= 0")
-    .DFLOW_DATASET_ELEMENT_ATTRS
+    .Attr("output_types: list(type) >= 1")
+    .Attr("output_shapes: list(shape) >= 1")
     .Attr("use_inter_op_parallelism: bool = true")
     .Attr("metadata: string = ''")
     .SetIsStateful()
@@ -344,9 +353,8 @@ Output ParallelMapDataset(const Scope& scope, Input dataset,
 }
 
 Output ParallelMapDatasetV2(const Scope& scope, Input dataset,
-                            const InputList& captured,
-                            Input num_parallel_calls, absl::string_view f,
-                            const ElementSpec& out) {
+                            const InputList& captured, Input num_parallel_calls,
+                            absl::string_view f, const ElementSpec& out) {
   OpBuilder b(scope, "ParallelMapDatasetV2");
   b.Input(dataset).InputList(captured).Input(num_parallel_calls);
   b.Attr("f", dataset_builders::Func(f));
@@ -396,14 +404,11 @@ Output InterleaveDataset(const Scope& scope, Input dataset,
   return dataset_builders::FirstOutput(b.Finalize());
 }
 
-Output ParallelInterleaveDatasetV4(const Scope& scope, Input dataset,
-                                   const InputList& captured,
-                                   Input cycle_length, Input block_length,
-                                   Input buffer_output_elements,
-                                   Input prefetch_input_elements,
-                                   Input num_parallel_calls,
-                                   absl::string_view f,
-                                   const ElementSpec& out) {
+Output ParallelInterleaveDatasetV4(
+    const Scope& scope, Input dataset, const InputList& captured,
+    Input cycle_length, Input block_length, Input buffer_output_elements,
+    Input prefetch_input_elements, Input num_parallel_calls,
+    absl::string_view f, const ElementSpec& out) {
   OpBuilder b(scope, "ParallelInterleaveDatasetV4");
   b.Input(dataset).InputList(captured).Input(cycle_length).Input(block_length);
   b.Input(buffer_output_elements).Input(prefetch_input_elements);

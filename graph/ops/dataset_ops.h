@@ -68,9 +68,8 @@ Output ParallelMapDataset(const Scope& scope, Input dataset,
                           const InputList& captured, Input num_parallel_calls,
                           absl::string_view f, const ElementSpec& out);
 Output ParallelMapDatasetV2(const Scope& scope, Input dataset,
-                            const InputList& captured,
-                            Input num_parallel_calls, absl::string_view f,
-                            const ElementSpec& out);
+                            const InputList& captured, Input num_parallel_calls,
+                            absl::string_view f, const ElementSpec& out);
 Output MapAndBatchDataset(const Scope& scope, Input dataset,
                           const InputList& captured, Input batch_size,
                           Input num_parallel_calls, Input drop_remainder,
@@ -105,17 +104,17 @@ Output BatchDataset(const Scope& scope, Input dataset, Input batch_size,
                     const ElementSpec& out);
 Output BatchDatasetV2(const Scope& scope, Input dataset, Input batch_size,
                       Input drop_remainder, const ElementSpec& out);
-Output ParallelBatchDataset(const Scope& scope, Input dataset,
-                            Input batch_size, Input num_parallel_calls,
-                            Input drop_remainder, const ElementSpec& out);
+Output ParallelBatchDataset(const Scope& scope, Input dataset, Input batch_size,
+                            Input num_parallel_calls, Input drop_remainder,
+                            const ElementSpec& out);
 // `padded_shapes`: one int64 vector per component (-1: the batch's
 // largest); `padding_values`: one scalar per component.
 Output PaddedBatchDataset(const Scope& scope, Input dataset, Input batch_size,
                           const InputList& padded_shapes,
                           const InputList& padding_values,
                           const std::vector<TensorShape>& shapes);
-Output PaddedBatchDatasetV2(const Scope& scope, Input dataset,
-                            Input batch_size, const InputList& padded_shapes,
+Output PaddedBatchDatasetV2(const Scope& scope, Input dataset, Input batch_size,
+                            const InputList& padded_shapes,
                             const InputList& padding_values,
                             Input drop_remainder,
                             const std::vector<TensorShape>& shapes);
@@ -147,8 +146,7 @@ struct ResourceAndDeleter {
 ResourceAndDeleter AnonymousSeedGenerator(const Scope& scope, Input seed,
                                           Input seed2, Input reshuffle);
 Output DummySeedGenerator(const Scope& scope);
-Operation DeleteSeedGenerator(const Scope& scope, Input handle,
-                              Input deleter);
+Operation DeleteSeedGenerator(const Scope& scope, Input handle, Input deleter);
 
 // ---- Element-order transformations.
 Output RepeatDataset(const Scope& scope, Input dataset, Input count,

@@ -17,7 +17,8 @@ namespace dflow {
 DFLOW_REGISTER_OP("OneShotIterator")
     .Output("handle: resource")
     .Attr("dataset_factory: func")
-    .DFLOW_DATASET_ELEMENT_ATTRS
+    .Attr("output_types: list(type) >= 1")
+    .Attr("output_shapes: list(shape) >= 1")
     .Attr("container: string = ''")
     .Attr("shared_name: string = ''")
     .SetIsStateful()
@@ -28,7 +29,8 @@ DFLOW_REGISTER_OP("Iterator")
     .Output("handle: resource")
     .Attr("shared_name: string")
     .Attr("container: string")
-    .DFLOW_DATASET_ELEMENT_ATTRS
+    .Attr("output_types: list(type) >= 1")
+    .Attr("output_shapes: list(shape) >= 1")
     .SetIsStateful()
     .SetShapeFn(dataset_shape_fns::DatasetHandle)
     .Doc("An iterator for MakeIterator to start.");
@@ -37,7 +39,8 @@ DFLOW_REGISTER_OP("IteratorV2")
     .Output("handle: resource")
     .Attr("shared_name: string")
     .Attr("container: string")
-    .DFLOW_DATASET_ELEMENT_ATTRS
+    .Attr("output_types: list(type) >= 1")
+    .Attr("output_shapes: list(shape) >= 1")
     .SetIsStateful()
     .SetShapeFn(dataset_shape_fns::DatasetHandle)
     .Doc("An iterator for MakeIterator to start.");
@@ -51,7 +54,8 @@ DFLOW_REGISTER_OP("MakeIterator")
 
 DFLOW_REGISTER_OP("AnonymousIterator")
     .Output("handle: resource")
-    .DFLOW_DATASET_ELEMENT_ATTRS
+    .Attr("output_types: list(type) >= 1")
+    .Attr("output_shapes: list(shape) >= 1")
     .SetIsStateful()
     .SetShapeFn(dataset_shape_fns::DatasetHandle)
     .Doc("A new iterator, for MakeIterator to start.");
@@ -59,14 +63,16 @@ DFLOW_REGISTER_OP("AnonymousIterator")
 DFLOW_REGISTER_OP("AnonymousIteratorV2")
     .Output("handle: resource")
     .Output("deleter: variant")
-    .DFLOW_DATASET_ELEMENT_ATTRS
+    .Attr("output_types: list(type) >= 1")
+    .Attr("output_shapes: list(shape) >= 1")
     .SetIsStateful()
     .SetShapeFn(dataset_shape_fns::DatasetHandle)
     .Doc("A new iterator and its deleter.");
 
 DFLOW_REGISTER_OP("AnonymousIteratorV3")
     .Output("handle: resource")
-    .DFLOW_DATASET_ELEMENT_ATTRS
+    .Attr("output_types: list(type) >= 1")
+    .Attr("output_shapes: list(shape) >= 1")
     .SetIsStateful()
     .SetShapeFn(dataset_shape_fns::DatasetHandle)
     .Doc("A new iterator.");
@@ -81,7 +87,8 @@ DFLOW_REGISTER_OP("DeleteIterator")
 DFLOW_REGISTER_OP("IteratorGetNext")
     .Input("iterator: resource")
     .Output("components: output_types")
-    .DFLOW_DATASET_ELEMENT_ATTRS
+    .Attr("output_types: list(type) >= 1")
+    .Attr("output_shapes: list(shape) >= 1")
     .SetIsStateful()
     .SetShapeFn(dataset_shape_fns::ElementShapes)
     .Doc("The next element; OutOfRange \"End of sequence\" after the last.");
@@ -89,7 +96,8 @@ DFLOW_REGISTER_OP("IteratorGetNext")
 DFLOW_REGISTER_OP("IteratorGetNextSync")
     .Input("iterator: resource")
     .Output("components: output_types")
-    .DFLOW_DATASET_ELEMENT_ATTRS
+    .Attr("output_types: list(type) >= 1")
+    .Attr("output_shapes: list(shape) >= 1")
     .SetIsStateful()
     .SetShapeFn(dataset_shape_fns::ElementShapes)
     .Doc("The next element; OutOfRange \"End of sequence\" after the last.");
@@ -97,7 +105,8 @@ DFLOW_REGISTER_OP("IteratorGetNextSync")
 DFLOW_REGISTER_OP("IteratorGetNextAsOptional")
     .Input("iterator: resource")
     .Output("optional: variant")
-    .DFLOW_DATASET_ELEMENT_ATTRS
+    .Attr("output_types: list(type) >= 1")
+    .Attr("output_shapes: list(shape) >= 1")
     .SetIsStateful()
     .SetShapeFn(dataset_shape_fns::DatasetHandle)
     .Doc("The next element as an Optional, none after the last.");

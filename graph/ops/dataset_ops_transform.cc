@@ -20,7 +20,8 @@ DFLOW_REGISTER_OP("BatchDataset")
     .Input("input_dataset: variant")
     .Input("batch_size: int64")
     .Output("handle: variant")
-    .DFLOW_DATASET_ELEMENT_ATTRS
+    .Attr("output_types: list(type) >= 1")
+    .Attr("output_shapes: list(shape) >= 1")
     .Attr("metadata: string = ''")
     .SetShapeFn(dataset_shape_fns::DatasetHandle)
     .Doc("Batches of batch_size elements (the last may be smaller).");
@@ -31,7 +32,8 @@ DFLOW_REGISTER_OP("BatchDatasetV2")
     .Input("drop_remainder: bool")
     .Output("handle: variant")
     .Attr("parallel_copy: bool = false")
-    .DFLOW_DATASET_ELEMENT_ATTRS
+    .Attr("output_types: list(type) >= 1")
+    .Attr("output_shapes: list(shape) >= 1")
     .Attr("metadata: string = ''")
     .SetShapeFn(dataset_shape_fns::DatasetHandle)
     .Doc("Batches of batch_size elements; drop_remainder drops a short one.");
@@ -43,7 +45,8 @@ DFLOW_REGISTER_OP("ParallelBatchDataset")
     .Input("drop_remainder: bool")
     .Output("handle: variant")
     .Attr("parallel_copy: bool = false")
-    .DFLOW_DATASET_ELEMENT_ATTRS
+    .Attr("output_types: list(type) >= 1")
+    .Attr("output_shapes: list(shape) >= 1")
     .Attr("deterministic: string = 'default'")
     .Attr("metadata: string = ''")
     .SetShapeFn(dataset_shape_fns::DatasetHandle)
@@ -80,7 +83,8 @@ DFLOW_REGISTER_OP("PaddedBatchDatasetV2")
 DFLOW_REGISTER_OP("UnbatchDataset")
     .Input("input_dataset: variant")
     .Output("handle: variant")
-    .DFLOW_DATASET_ELEMENT_ATTRS
+    .Attr("output_types: list(type) >= 1")
+    .Attr("output_shapes: list(shape) >= 1")
     .Attr("metadata: string = ''")
     .SetShapeFn(dataset_shape_fns::DatasetHandle)
     .Doc("The rows of each element, one element each.");
@@ -94,7 +98,8 @@ DFLOW_REGISTER_OP("ShuffleDataset")
     .Input("seed2: int64")
     .Output("handle: variant")
     .Attr("reshuffle_each_iteration: bool = true")
-    .DFLOW_DATASET_ELEMENT_ATTRS
+    .Attr("output_types: list(type) >= 1")
+    .Attr("output_shapes: list(shape) >= 1")
     .Attr("metadata: string = ''")
     .SetShapeFn(dataset_shape_fns::DatasetHandle)
     .Doc("The elements in the order of a shuffle buffer of buffer_size.");
@@ -104,7 +109,8 @@ DFLOW_REGISTER_OP("ShuffleDatasetV2")
     .Input("buffer_size: int64")
     .Input("seed_generator: resource")
     .Output("handle: variant")
-    .DFLOW_DATASET_ELEMENT_ATTRS
+    .Attr("output_types: list(type) >= 1")
+    .Attr("output_shapes: list(shape) >= 1")
     .Attr("metadata: string = ''")
     .SetIsStateful()
     .SetShapeFn(dataset_shape_fns::DatasetHandle)
@@ -118,7 +124,8 @@ DFLOW_REGISTER_OP("ShuffleDatasetV3")
     .Input("seed_generator: resource")
     .Output("handle: variant")
     .Attr("reshuffle_each_iteration: bool = true")
-    .DFLOW_DATASET_ELEMENT_ATTRS
+    .Attr("output_types: list(type) >= 1")
+    .Attr("output_shapes: list(shape) >= 1")
     .Attr("metadata: string = ''")
     .SetIsStateful()
     .SetShapeFn(dataset_shape_fns::DatasetHandle)
@@ -131,7 +138,8 @@ DFLOW_REGISTER_OP("ShuffleAndRepeatDataset")
     .Input("seed2: int64")
     .Input("count: int64")
     .Output("handle: variant")
-    .DFLOW_DATASET_ELEMENT_ATTRS
+    .Attr("output_types: list(type) >= 1")
+    .Attr("output_shapes: list(shape) >= 1")
     .Attr("reshuffle_each_iteration: bool = true")
     .Attr("metadata: string = ''")
     .SetShapeFn(dataset_shape_fns::DatasetHandle)
@@ -146,7 +154,8 @@ DFLOW_REGISTER_OP("ShuffleAndRepeatDatasetV2")
     .Input("seed_generator: resource")
     .Output("handle: variant")
     .Attr("reshuffle_each_iteration: bool = true")
-    .DFLOW_DATASET_ELEMENT_ATTRS
+    .Attr("output_types: list(type) >= 1")
+    .Attr("output_shapes: list(shape) >= 1")
     .Attr("metadata: string = ''")
     .SetIsStateful()
     .SetShapeFn(dataset_shape_fns::DatasetHandle)
@@ -181,7 +190,8 @@ DFLOW_REGISTER_OP("RepeatDataset")
     .Input("input_dataset: variant")
     .Input("count: int64")
     .Output("handle: variant")
-    .DFLOW_DATASET_ELEMENT_ATTRS
+    .Attr("output_types: list(type) >= 1")
+    .Attr("output_shapes: list(shape) >= 1")
     .Attr("metadata: string = ''")
     .SetShapeFn(dataset_shape_fns::DatasetHandle)
     .Doc("The input count times (-1: forever).");
@@ -190,7 +200,8 @@ DFLOW_REGISTER_OP("TakeDataset")
     .Input("input_dataset: variant")
     .Input("count: int64")
     .Output("handle: variant")
-    .DFLOW_DATASET_ELEMENT_ATTRS
+    .Attr("output_types: list(type) >= 1")
+    .Attr("output_shapes: list(shape) >= 1")
     .Attr("metadata: string = ''")
     .SetShapeFn(dataset_shape_fns::DatasetHandle)
     .Doc("The first count elements (-1: all).");
@@ -199,7 +210,8 @@ DFLOW_REGISTER_OP("SkipDataset")
     .Input("input_dataset: variant")
     .Input("count: int64")
     .Output("handle: variant")
-    .DFLOW_DATASET_ELEMENT_ATTRS
+    .Attr("output_types: list(type) >= 1")
+    .Attr("output_shapes: list(shape) >= 1")
     .Attr("metadata: string = ''")
     .SetShapeFn(dataset_shape_fns::DatasetHandle)
     .Doc("All but the first count elements (-1: none).");
@@ -208,7 +220,8 @@ DFLOW_REGISTER_OP("PrefetchDataset")
     .Input("input_dataset: variant")
     .Input("buffer_size: int64")
     .Output("handle: variant")
-    .DFLOW_DATASET_ELEMENT_ATTRS
+    .Attr("output_types: list(type) >= 1")
+    .Attr("output_shapes: list(shape) >= 1")
     .Attr("slack_period: int = 0")
     .Attr("legacy_autotune: bool = true")
     .Attr("buffer_size_min: int = 0")
@@ -219,7 +232,8 @@ DFLOW_REGISTER_OP("PrefetchDataset")
 DFLOW_REGISTER_OP("ZipDataset")
     .Input("input_datasets: N * variant")
     .Output("handle: variant")
-    .DFLOW_DATASET_ELEMENT_ATTRS
+    .Attr("output_types: list(type) >= 1")
+    .Attr("output_shapes: list(shape) >= 1")
     .Attr("N: int >= 1")
     .Attr("metadata: string = ''")
     .SetShapeFn(dataset_shape_fns::DatasetHandle)
@@ -229,7 +243,8 @@ DFLOW_REGISTER_OP("ConcatenateDataset")
     .Input("input_dataset: variant")
     .Input("another_dataset: variant")
     .Output("handle: variant")
-    .DFLOW_DATASET_ELEMENT_ATTRS
+    .Attr("output_types: list(type) >= 1")
+    .Attr("output_shapes: list(shape) >= 1")
     .Attr("metadata: string = ''")
     .SetShapeFn(dataset_shape_fns::DatasetHandle)
     .Doc("The elements of one dataset, then of the other.");
@@ -238,7 +253,8 @@ DFLOW_REGISTER_OP("CacheDataset")
     .Input("input_dataset: variant")
     .Input("filename: string")
     .Output("handle: variant")
-    .DFLOW_DATASET_ELEMENT_ATTRS
+    .Attr("output_types: list(type) >= 1")
+    .Attr("output_shapes: list(shape) >= 1")
     .Attr("metadata: string = ''")
     .SetShapeFn(dataset_shape_fns::DatasetHandle)
     .Doc("The input, computed once and then replayed.");
@@ -248,7 +264,8 @@ DFLOW_REGISTER_OP("CacheDatasetV2")
     .Input("filename: string")
     .Input("cache: resource")
     .Output("handle: variant")
-    .DFLOW_DATASET_ELEMENT_ATTRS
+    .Attr("output_types: list(type) >= 1")
+    .Attr("output_shapes: list(shape) >= 1")
     .Attr("metadata: string = ''")
     .SetIsStateful()
     .SetShapeFn(dataset_shape_fns::DatasetHandle)
@@ -281,7 +298,8 @@ DFLOW_REGISTER_OP("OptimizeDataset")
     .Input("input_dataset: variant")
     .Input("optimizations: string")
     .Output("handle: variant")
-    .DFLOW_DATASET_ELEMENT_ATTRS
+    .Attr("output_types: list(type) >= 1")
+    .Attr("output_shapes: list(shape) >= 1")
     .Attr("optimization_configs: list(string) = []")
     .SetShapeFn(dataset_shape_fns::DatasetHandle)
     .Doc("The input (TensorFlow rewrites it; dflow runs it as written).");
@@ -292,7 +310,8 @@ DFLOW_REGISTER_OP("OptimizeDatasetV2")
     .Input("optimizations_disabled: string")
     .Input("optimizations_default: string")
     .Output("handle: variant")
-    .DFLOW_DATASET_ELEMENT_ATTRS
+    .Attr("output_types: list(type) >= 1")
+    .Attr("output_shapes: list(shape) >= 1")
     .Attr("optimization_configs: list(string) = []")
     .SetShapeFn(dataset_shape_fns::DatasetHandle)
     .Doc("The input (TensorFlow rewrites it; dflow runs it as written).");
@@ -303,7 +322,8 @@ DFLOW_REGISTER_OP("ModelDataset")
     .Attr("algorithm: int = 0")
     .Attr("cpu_budget: int = 0")
     .Attr("ram_budget: int = 0")
-    .DFLOW_DATASET_ELEMENT_ATTRS
+    .Attr("output_types: list(type) >= 1")
+    .Attr("output_shapes: list(shape) >= 1")
     .SetShapeFn(dataset_shape_fns::DatasetHandle)
     .Doc("The input (TensorFlow autotunes it).");
 
@@ -311,7 +331,8 @@ DFLOW_REGISTER_OP("MaxIntraOpParallelismDataset")
     .Input("input_dataset: variant")
     .Input("max_intra_op_parallelism: int64")
     .Output("handle: variant")
-    .DFLOW_DATASET_ELEMENT_ATTRS
+    .Attr("output_types: list(type) >= 1")
+    .Attr("output_shapes: list(shape) >= 1")
     .SetShapeFn(dataset_shape_fns::DatasetHandle)
     .Doc("The input.");
 
@@ -319,7 +340,8 @@ DFLOW_REGISTER_OP("PrivateThreadPoolDataset")
     .Input("input_dataset: variant")
     .Input("num_threads: int64")
     .Output("handle: variant")
-    .DFLOW_DATASET_ELEMENT_ATTRS
+    .Attr("output_types: list(type) >= 1")
+    .Attr("output_shapes: list(shape) >= 1")
     .SetShapeFn(dataset_shape_fns::DatasetHandle)
     .Doc("The input.");
 
@@ -327,7 +349,8 @@ DFLOW_REGISTER_OP("OptionsDataset")
     .Input("input_dataset: variant")
     .Output("handle: variant")
     .Attr("serialized_options: string")
-    .DFLOW_DATASET_ELEMENT_ATTRS
+    .Attr("output_types: list(type) >= 1")
+    .Attr("output_shapes: list(shape) >= 1")
     .Attr("metadata: string = ''")
     .SetShapeFn(dataset_shape_fns::DatasetHandle)
     .Doc("The input, with tf.data.Options attached.");
@@ -342,7 +365,8 @@ DFLOW_REGISTER_OP("DatasetCardinality")
 DFLOW_REGISTER_OP("DatasetToSingleElement")
     .Input("dataset: variant")
     .Output("components: output_types")
-    .DFLOW_DATASET_ELEMENT_ATTRS
+    .Attr("output_types: list(type) >= 1")
+    .Attr("output_shapes: list(shape) >= 1")
     .Attr("metadata: string = ''")
     .SetIsStateful()
     .SetShapeFn(dataset_shape_fns::ElementShapes)
@@ -390,9 +414,9 @@ Output BatchDatasetV2(const Scope& scope, Input dataset, Input batch_size,
   return FirstOutput(b.Finalize());
 }
 
-Output ParallelBatchDataset(const Scope& scope, Input dataset,
-                            Input batch_size, Input num_parallel_calls,
-                            Input drop_remainder, const ElementSpec& out) {
+Output ParallelBatchDataset(const Scope& scope, Input dataset, Input batch_size,
+                            Input num_parallel_calls, Input drop_remainder,
+                            const ElementSpec& out) {
   OpBuilder b(scope, "ParallelBatchDataset");
   b.Input(dataset).Input(batch_size).Input(num_parallel_calls);
   b.Input(drop_remainder);
@@ -408,8 +432,8 @@ Output PaddedBatchDataset(const Scope& scope, Input dataset, Input batch_size,
                      padded_shapes, padding_values, nullptr, shapes);
 }
 
-Output PaddedBatchDatasetV2(const Scope& scope, Input dataset,
-                            Input batch_size, const InputList& padded_shapes,
+Output PaddedBatchDatasetV2(const Scope& scope, Input dataset, Input batch_size,
+                            const InputList& padded_shapes,
                             const InputList& padding_values,
                             Input drop_remainder,
                             const std::vector<TensorShape>& shapes) {
@@ -445,8 +469,7 @@ Output ShuffleDatasetV2(const Scope& scope, Input dataset, Input buffer_size,
 
 Output ShuffleDatasetV3(const Scope& scope, Input dataset, Input buffer_size,
                         Input seed, Input seed2, Input seed_generator,
-                        bool reshuffle_each_iteration,
-                        const ElementSpec& out) {
+                        bool reshuffle_each_iteration, const ElementSpec& out) {
   OpBuilder b(scope, "ShuffleDatasetV3");
   b.Input(dataset).Input(buffer_size).Input(seed).Input(seed2);
   b.Input(seed_generator);
@@ -492,8 +515,7 @@ Output DummySeedGenerator(const Scope& scope) {
   return FirstOutput(OpBuilder(scope, "DummySeedGenerator").Finalize());
 }
 
-Operation DeleteSeedGenerator(const Scope& scope, Input handle,
-                              Input deleter) {
+Operation DeleteSeedGenerator(const Scope& scope, Input handle, Input deleter) {
   return OpBuilder(scope, "DeleteSeedGenerator")
       .Input(handle)
       .Input(deleter)
@@ -576,8 +598,7 @@ Output OptimizeDatasetV2(const Scope& scope, Input dataset, Input enabled,
   return FirstOutput(b.Finalize());
 }
 
-Output ModelDataset(const Scope& scope, Input dataset,
-                    const ElementSpec& out) {
+Output ModelDataset(const Scope& scope, Input dataset, const ElementSpec& out) {
   OpBuilder b(scope, "ModelDataset");
   b.Input(dataset);
   SetSpec(&b, out);

@@ -1,6 +1,6 @@
-// What the tf.data op files (dataset_ops*.cc) share: the attrs every
-// dataset op carries, their shape functions and builder glue. Not a
-// family: it registers no op, and only this package uses it.
+// What the tf.data op files (dataset_ops*.cc) share: their shape
+// functions and builder glue. Not a family of its own: it registers no op,
+// and only the dataset_ops library uses it.
 #ifndef DFLOW_GRAPH_OPS_DATASET_UTIL_H_
 #define DFLOW_GRAPH_OPS_DATASET_UTIL_H_
 
@@ -10,12 +10,6 @@
 #include "graph/scope.h"
 #include "graph/shape_inference.h"
 #include "proto/attr_value.pb.h"
-
-// The components of the elements: one dtype and one (possibly partial)
-// shape each. For OpDefBuilder chains: `.DFLOW_DATASET_ELEMENT_ATTRS`.
-#define DFLOW_DATASET_ELEMENT_ATTRS        \
-  Attr("output_types: list(type) >= 1") \
-      .Attr("output_shapes: list(shape) >= 1")
 
 namespace dflow {
 namespace dataset_shape_fns {

@@ -74,9 +74,8 @@ absl::StatusOr<const Tensor*> ScalarInput(OpKernelContext* ctx, int i,
   const Tensor& t = ctx->input(i);
   if (t.dtype() != dtype || t.NumElements() != 1 || t.shape().rank() > 1) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "input '", name, "' must be a ", DataTypeName(dtype),
-        " scalar, got a ", DataTypeName(t.dtype()), " tensor of shape ",
-        t.shape().ToString()));
+        "input '", name, "' must be a ", DataTypeName(dtype), " scalar, got a ",
+        DataTypeName(t.dtype()), " tensor of shape ", t.shape().ToString()));
   }
   return &t;
 }
@@ -91,9 +90,10 @@ absl::StatusOr<DatasetPtr> DatasetOfTensor(const Tensor& t,
           : nullptr;
   if (dataset == nullptr) {
     return absl::InvalidArgumentError(absl::StrCat(
-        what, " must be a dataset (a variant scalar made by a dataset op), "
-        "got a ", DataTypeName(t.dtype()), " tensor of shape ",
-        t.shape().ToString(),
+        what,
+        " must be a dataset (a variant scalar made by a dataset op), "
+        "got a ",
+        DataTypeName(t.dtype()), " tensor of shape ", t.shape().ToString(),
         t.dtype() == DT_VARIANT && t.NumElements() == 1
             ? absl::StrCat(" holding ", t.data<Variant>()->TypeName())
             : ""));
@@ -144,17 +144,16 @@ absl::Status CheckElement(const Element& element,
   }
   for (size_t i = 0; i < element.size(); ++i) {
     if (element[i].dtype() != types[i]) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          label, ": component ", i, " of the element is ",
-          DataTypeName(element[i].dtype()), ", expected ",
-          DataTypeName(types[i])));
+      return absl::InvalidArgumentError(
+          absl::StrCat(label, ": component ", i, " of the element is ",
+                       DataTypeName(element[i].dtype()), ", expected ",
+                       DataTypeName(types[i])));
     }
-    if (i < shapes.size() &&
-        !shapes[i].IsCompatibleWith(element[i].shape())) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          label, ": component ", i, " of the element has shape ",
-          element[i].shape().ToString(), ", incompatible with ",
-          shapes[i].ToString()));
+    if (i < shapes.size() && !shapes[i].IsCompatibleWith(element[i].shape())) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(label, ": component ", i, " of the element has shape ",
+                       element[i].shape().ToString(), ", incompatible with ",
+                       shapes[i].ToString()));
     }
   }
   return absl::OkStatus();
@@ -170,16 +169,16 @@ absl::Status CheckSpec(const Dataset& dataset,
     });
   };
   if (dataset.types() != types) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        consumer, " expects elements of (", names(types), ") but ",
-        dataset.Label(), " has (", names(dataset.types()), ")"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(consumer, " expects elements of (", names(types), ") but ",
+                     dataset.Label(), " has (", names(dataset.types()), ")"));
   }
   for (size_t i = 0; i < shapes.size() && i < dataset.shapes().size(); ++i) {
     if (!shapes[i].IsCompatibleWith(dataset.shapes()[i])) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          consumer, " expects component ", i, " of shape ",
-          shapes[i].ToString(), " but ", dataset.Label(), " has ",
-          dataset.shapes()[i].ToString()));
+      return absl::InvalidArgumentError(
+          absl::StrCat(consumer, " expects component ", i, " of shape ",
+                       shapes[i].ToString(), " but ", dataset.Label(), " has ",
+                       dataset.shapes()[i].ToString()));
     }
   }
   return absl::OkStatus();
@@ -238,7 +237,8 @@ void CopyTensorElements(const Tensor& src, int64_t src_offset, Tensor* dst,
 absl::StatusOr<Tensor> FilledTensor(const Tensor& value,
                                     const TensorShape& shape,
                                     Allocator* allocator) {
-  absl::StatusOr<Tensor> out = Tensor::Allocate(allocator, value.dtype(), shape);
+  absl::StatusOr<Tensor> out =
+      Tensor::Allocate(allocator, value.dtype(), shape);
   if (!out.ok()) return out.status();
   for (int64_t i = 0; i < out->NumElements(); ++i) {
     CopyElements(value.dtype(), value.raw_data(), 0, out->raw_data(), i, 1);

@@ -37,9 +37,9 @@ absl::Status NextElements(DatasetIterator* input, const DatasetContext& ctx,
     if (input_end) break;
     elements->push_back(std::move(element));
   }
-  *end = elements->empty() ||
-         (drop_remainder &&
-          static_cast<int64_t>(elements->size()) < batch_size);
+  *end =
+      elements->empty() ||
+      (drop_remainder && static_cast<int64_t>(elements->size()) < batch_size);
   return absl::OkStatus();
 }
 
@@ -90,13 +90,13 @@ class BatchDatasetImpl : public Dataset {
         for (size_t e = 1; e < elements.size(); ++e) {
           if (elements[e][c].shape() != first.shape()) {
             return DatasetError(
-                *d_, absl::InvalidArgumentError(absl::StrCat(
-                         "Cannot batch tensors with different shapes in "
-                         "component ",
-                         c, ". First element had shape ",
-                         first.shape().ToString(), " and element ", e,
-                         " had shape ", elements[e][c].shape().ToString(),
-                         ".")));
+                *d_,
+                absl::InvalidArgumentError(absl::StrCat(
+                    "Cannot batch tensors with different shapes in "
+                    "component ",
+                    c, ". First element had shape ", first.shape().ToString(),
+                    " and element ", e, " had shape ",
+                    elements[e][c].shape().ToString(), ".")));
           }
         }
         TensorShape shape = first.shape();
@@ -137,7 +137,8 @@ class BatchDatasetOp : public DatasetOpKernel {
     absl::StatusOr<int64_t> batch_size = Int64Input(ctx, 1, "batch_size");
     if (!batch_size.ok()) return batch_size.status();
     if (*batch_size <= 0) {
-      return absl::InvalidArgumentError("Batch size must be greater than zero.");
+      return absl::InvalidArgumentError(
+          "Batch size must be greater than zero.");
     }
     bool drop = false;
     if (num_inputs() > 2) {
@@ -223,9 +224,9 @@ class PaddedBatchDatasetImpl : public Dataset {
         }
         const TensorShape& shape = e[c].shape();
         if (shape.rank() != rank) {
-          return absl::InvalidArgumentError(absl::StrCat(
-              "component ", c, " has shape ", shape.ToString(),
-              " but its padded shape has rank ", rank));
+          return absl::InvalidArgumentError(
+              absl::StrCat("component ", c, " has shape ", shape.ToString(),
+                           " but its padded shape has rank ", rank));
         }
         for (int k = 0; k < rank; ++k) {
           if (padded[k] == -1) {
@@ -241,9 +242,8 @@ class PaddedBatchDatasetImpl : public Dataset {
       }
       std::vector<int64_t> batch_dims = {static_cast<int64_t>(elements.size())};
       batch_dims.insert(batch_dims.end(), dims.begin(), dims.end());
-      absl::StatusOr<Tensor> batch =
-          FilledTensor(d_->padding_values_[c], TensorShape(batch_dims),
-                       ctx.allocator());
+      absl::StatusOr<Tensor> batch = FilledTensor(
+          d_->padding_values_[c], TensorShape(batch_dims), ctx.allocator());
       if (!batch.ok()) return batch.status();
       // Row-major strides of one padded row.
       std::vector<int64_t> stride(rank + 1, 1);
@@ -303,7 +303,8 @@ class PaddedBatchDatasetOp : public DatasetOpKernel {
     absl::StatusOr<int64_t> batch_size = Int64Input(ctx, 1, "batch_size");
     if (!batch_size.ok()) return batch_size.status();
     if (*batch_size <= 0) {
-      return absl::InvalidArgumentError("Batch size must be greater than zero.");
+      return absl::InvalidArgumentError(
+          "Batch size must be greater than zero.");
     }
     const int n = static_cast<int>(n_);
     std::vector<std::vector<int64_t>> padded;
@@ -311,9 +312,9 @@ class PaddedBatchDatasetOp : public DatasetOpKernel {
     for (int i = 0; i < n; ++i) {
       const Tensor& shape = ctx->input(2 + i);
       if (shape.dtype() != DT_INT64 || shape.shape().rank() != 1) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "All padded shapes must be vectors, padded_shapes[", i,
-            "] has shape ", shape.shape().ToString()));
+        return absl::InvalidArgumentError(
+            absl::StrCat("All padded shapes must be vectors, padded_shapes[", i,
+                         "] has shape ", shape.shape().ToString()));
       }
       std::vector<int64_t> dims(shape.flat<int64_t>().begin(),
                                 shape.flat<int64_t>().end());
@@ -327,9 +328,9 @@ class PaddedBatchDatasetOp : public DatasetOpKernel {
       padded.push_back(std::move(dims));
       const Tensor& value = ctx->input(2 + n + i);
       if (value.NumElements() != 1 || value.shape().rank() != 0) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "All padding values must be scalars, padding_values[", i,
-            "] has shape ", value.shape().ToString()));
+        return absl::InvalidArgumentError(
+            absl::StrCat("All padding values must be scalars, padding_values[",
+                         i, "] has shape ", value.shape().ToString()));
       }
       values.push_back(value);
     }

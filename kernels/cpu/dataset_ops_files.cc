@@ -29,11 +29,10 @@ namespace {
 absl::StatusOr<std::vector<std::string>> FilenamesInput(OpKernelContext* ctx) {
   const Tensor& t = ctx->input(0);
   if (t.dtype() != DT_STRING || t.shape().rank() > 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("`filenames` must be a scalar or a vector of strings, "
-                     "got a ",
-                     DataTypeName(t.dtype()), " tensor of shape ",
-                     t.shape().ToString()));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "`filenames` must be a scalar or a vector of strings, "
+        "got a ",
+        DataTypeName(t.dtype()), " tensor of shape ", t.shape().ToString()));
   }
   const absl::Span<const std::string> names = t.flat<std::string>();
   return std::vector<std::string>(names.begin(), names.end());
@@ -71,7 +70,8 @@ class FileDataset : public Dataset {
  private:
   class Iterator : public DatasetIterator {
    public:
-    explicit Iterator(std::shared_ptr<const FileDataset> d) : d_(std::move(d)) {}
+    explicit Iterator(std::shared_ptr<const FileDataset> d)
+        : d_(std::move(d)) {}
     absl::Status GetNext(const DatasetContext& ctx, Element* out,
                          bool* end) override {
       std::string value;
@@ -150,8 +150,7 @@ class TfRecordDatasetImpl : public FileDataset<TfRecordReader> {
 
 class TfRecordDatasetOp : public DatasetOpKernel {
  public:
-  explicit TfRecordDatasetOp(OpKernelConstruction* ctx)
-      : DatasetOpKernel(ctx) {
+  explicit TfRecordDatasetOp(OpKernelConstruction* ctx) : DatasetOpKernel(ctx) {
     set_element({DT_STRING}, {TensorShape({})});
   }
 
@@ -179,20 +178,18 @@ class TfRecordDatasetOp : public DatasetOpKernel {
       }
       offsets.assign(t.flat<int64_t>().begin(), t.flat<int64_t>().end());
       if (!offsets.empty() && offsets.size() != files->size()) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "`byte_offsets` has ", offsets.size(), " entries but there are ",
-            files->size(), " files"));
+        return absl::InvalidArgumentError(
+            absl::StrCat("`byte_offsets` has ", offsets.size(),
+                         " entries but there are ", files->size(), " files"));
       }
       for (int64_t o : offsets) {
         if (o < 0) {
-          return absl::InvalidArgumentError(
-              "`byte_offsets` must be >= 0");
+          return absl::InvalidArgumentError("`byte_offsets` must be >= 0");
         }
       }
     }
     return std::make_shared<TfRecordDatasetImpl>(
-        info(), *std::move(files), *std::move(compression),
-        std::move(offsets));
+        info(), *std::move(files), *std::move(compression), std::move(offsets));
   }
 };
 
@@ -206,8 +203,7 @@ class LineReader {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
       const int err = errno;
-      std::string why =
-          absl::StrCat("'", path, "': ", std::strerror(err));
+      std::string why = absl::StrCat("'", path, "': ", std::strerror(err));
       return err == ENOENT ? absl::NotFoundError(why)
                            : absl::UnavailableError(why);
     }
@@ -281,8 +277,8 @@ class LineReader {
       }
       if (got == 0) {
         if (inflater_ != nullptr && inflater_->in_stream()) {
-          return absl::DataLossError(absl::StrCat(
-              "'", path_, "' ends inside its compressed stream"));
+          return absl::DataLossError(
+              absl::StrCat("'", path_, "' ends inside its compressed stream"));
         }
         return false;
       }
@@ -298,8 +294,8 @@ class LineReader {
   const std::string path_;
   std::unique_ptr<ZlibDecompressor> inflater_;
   std::vector<char> buf_, inflated_;  // read and inflate buffers
-  std::string pending_;  // compressed bytes not yet inflated
-  std::string text_;     // inflated bytes; lines before begin_ are read
+  std::string pending_;               // compressed bytes not yet inflated
+  std::string text_;  // inflated bytes; lines before begin_ are read
   size_t begin_ = 0;
 };
 
@@ -322,8 +318,7 @@ class TextLineDatasetImpl : public FileDataset<LineReader> {
 
 class TextLineDatasetOp : public DatasetOpKernel {
  public:
-  explicit TextLineDatasetOp(OpKernelConstruction* ctx)
-      : DatasetOpKernel(ctx) {
+  explicit TextLineDatasetOp(OpKernelConstruction* ctx) : DatasetOpKernel(ctx) {
     set_element({DT_STRING}, {TensorShape({})});
   }
 
@@ -368,9 +363,8 @@ class FixedLengthDatasetImpl : public FileDataset<FixedLengthRecordReader> {
         return err == ENOENT ? absl::NotFoundError(why)
                              : absl::UnavailableError(why);
       }
-      const int64_t body =
-          static_cast<int64_t>(st.st_size) -
-          (options_.header_bytes + options_.footer_bytes);
+      const int64_t body = static_cast<int64_t>(st.st_size) -
+                           (options_.header_bytes + options_.footer_bytes);
       if (body < 0 || body % options_.record_bytes != 0) {
         return absl::InvalidArgumentError(absl::StrCat(
             "Excluding the header (", options_.header_bytes,

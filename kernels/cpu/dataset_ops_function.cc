@@ -104,8 +104,7 @@ absl::Status DatasetFunction::Compile(Device* caller) const {
   Graph graph;
   *graph.mutable_library() = library_;
   const FunctionMap functions = LibraryFunctions(library_);
-  if (absl::Status s = CheckCallable(label, func_.name(), functions);
-      !s.ok()) {
+  if (absl::Status s = CheckCallable(label, func_.name(), functions); !s.ok()) {
     return s;
   }
   std::vector<OutputRef> args;
@@ -153,8 +152,8 @@ absl::Status DatasetFunction::Compile(Device* caller) const {
   options.evaluator = &evaluator;
   options.kernels = &kernels;
   std::vector<PassSummary> summaries;
-  if (absl::Status s = RunDeviceIndependentPasses(options, {}, &graph,
-                                                  &summaries);
+  if (absl::Status s =
+          RunDeviceIndependentPasses(options, {}, &graph, &summaries);
       !s.ok()) {
     return s;
   }
@@ -206,7 +205,8 @@ absl::Status DatasetFunction::Call(const DatasetContext& ctx,
   }
   CallFrame frame(std::move(tensors), static_cast<int>(result_types_.size()));
   for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i].var != nullptr) frame.set_arg_var(static_cast<int>(i), args[i].var);
+    if (args[i].var != nullptr)
+      frame.set_arg_var(static_cast<int>(i), args[i].var);
   }
   Executor::Args run;
   run.step_id = ctx.step_id;
@@ -216,10 +216,10 @@ absl::Status DatasetFunction::Call(const DatasetContext& ctx,
   if (absl::Status s = frame.TakeRetvals(results); !s.ok()) return s;
   for (size_t j = 0; j < results->size(); ++j) {
     if ((*results)[j].dtype() != result_types_[j]) {
-      return absl::InternalError(absl::StrCat(
-          "function '", func_.name(), "' returned ",
-          DataTypeName((*results)[j].dtype()), " for result ", j,
-          " but declares ", DataTypeName(result_types_[j])));
+      return absl::InternalError(
+          absl::StrCat("function '", func_.name(), "' returned ",
+                       DataTypeName((*results)[j].dtype()), " for result ", j,
+                       " but declares ", DataTypeName(result_types_[j])));
     }
   }
   return absl::OkStatus();

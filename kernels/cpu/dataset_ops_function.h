@@ -58,9 +58,8 @@ class DatasetFunction {
                     std::vector<Tensor>* results) const;
 
   // The element's components followed by the captured inputs.
-  static std::vector<TensorValue> Arguments(const Element& element,
-                                            const std::vector<TensorValue>&
-                                                captured);
+  static std::vector<TensorValue> Arguments(
+      const Element& element, const std::vector<TensorValue>& captured);
 
  private:
   DatasetFunction() = default;

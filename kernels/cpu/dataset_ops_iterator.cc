@@ -101,11 +101,11 @@ class IteratorResource : public ResourceBase {
   const std::vector<TensorShape> shapes_;
   // Held while an element is computed: one reader at a time.
   std::mutex mu_;
-  DatasetPtr dataset_;                          // mu_
+  DatasetPtr dataset_;                         // mu_
   std::unique_ptr<DatasetIterator> iterator_;  // mu_
   std::mutex once_mu_;
-  bool started_ = false;        // once_mu_
-  absl::Status start_status_;   // once_mu_
+  bool started_ = false;       // once_mu_
+  absl::Status start_status_;  // once_mu_
 };
 
 // What the iterator-making kernels share: the element attrs.
@@ -173,9 +173,9 @@ class OneShotIteratorOp : public IteratorHandleOp {
     factory_ = *std::move(f);
     if (!factory_->arg_types().empty() ||
         factory_->result_types() != std::vector<DataType>{DT_VARIANT}) {
-      ctx->SetStatus(absl::InvalidArgumentError(absl::StrCat(
-          "dataset_factory '", factory_->name(),
-          "' must take no arguments and return one dataset")));
+      ctx->SetStatus(absl::InvalidArgumentError(
+          absl::StrCat("dataset_factory '", factory_->name(),
+                       "' must take no arguments and return one dataset")));
     }
   }
 
@@ -193,9 +193,8 @@ class OneShotIteratorOp : public IteratorHandleOp {
                                    "': ", s.message()));
       }
       absl::StatusOr<DatasetPtr> dataset = DatasetOfTensor(
-          results[0],
-          absl::StrCat("the result of dataset_factory '", factory_->name(),
-                       "'"));
+          results[0], absl::StrCat("the result of dataset_factory '",
+                                   factory_->name(), "'"));
       if (!dataset.ok()) return dataset.status();
       return iterator->SetDataset(dctx, *std::move(dataset));
     }));
@@ -214,10 +213,9 @@ absl::StatusOr<IteratorResource*> IteratorInput(OpKernelContext* ctx, int i) {
     Var* var = ctx->input_var(i);
     return absl::InvalidArgumentError(absl::StrCat(
         "input ", i, " must be an iterator handle, got ",
-        var == nullptr ? std::string("no resource")
-        : var->resource() == nullptr
-            ? absl::StrCat("'", var->name(), "'")
-            : var->resource()->DebugString()));
+        var == nullptr               ? std::string("no resource")
+        : var->resource() == nullptr ? absl::StrCat("'", var->name(), "'")
+                                     : var->resource()->DebugString()));
   }
   return it;
 }
@@ -230,8 +228,8 @@ class MakeIteratorOp : public OpKernel {
     OP_REQUIRES_OK(ctx, dataset.status());
     absl::StatusOr<IteratorResource*> it = IteratorInput(ctx, 1);
     OP_REQUIRES_OK(ctx, it.status());
-    OP_REQUIRES_OK(ctx, (*it)->SetDataset(DatasetContext::Of(ctx),
-                                          *std::move(dataset)));
+    OP_REQUIRES_OK(
+        ctx, (*it)->SetDataset(DatasetContext::Of(ctx), *std::move(dataset)));
   }
   bool IsExpensive() const override { return false; }
 };
@@ -251,7 +249,8 @@ class DeleteIteratorOp : public OpKernel {
 class IteratorGetNextOp : public OpKernel {
  public:
   explicit IteratorGetNextOp(OpKernelConstruction* ctx)
-      : OpKernel(ctx), as_optional_(ctx->node().op() == "IteratorGetNextAsOptional") {
+      : OpKernel(ctx),
+        as_optional_(ctx->node().op() == "IteratorGetNextAsOptional") {
     ctx->SetStatus(ctx->GetAttr("output_types", &types_));
     ctx->SetStatus(ctx->GetAttr("output_shapes", &shapes_));
   }
@@ -277,8 +276,8 @@ class IteratorGetNextOp : public OpKernel {
       return;
     }
     OP_REQUIRES(ctx, !end, absl::OutOfRangeError("End of sequence"));
-    OP_REQUIRES_OK(ctx, CheckElement(element, types_, shapes_,
-                                     "the iterator's element"));
+    OP_REQUIRES_OK(
+        ctx, CheckElement(element, types_, shapes_, "the iterator's element"));
     for (int i = 0; i < num_outputs(); ++i) {
       ctx->set_output(i, std::move(element[i]));
     }

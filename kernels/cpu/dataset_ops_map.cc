@@ -32,10 +32,9 @@ absl::Status CallOn(const Dataset& dataset, const DatasetFunction& f,
   absl::Status s =
       f.Call(ctx, DatasetFunction::Arguments(element, captured), results);
   if (!s.ok()) {
-    return DatasetError(dataset, absl::Status(s.code(),
-                                              absl::StrCat("in function '",
-                                                           f.name(), "': ",
-                                                           s.message())));
+    return DatasetError(
+        dataset, absl::Status(s.code(), absl::StrCat("in function '", f.name(),
+                                                     "': ", s.message())));
   }
   return s;
 }
@@ -161,9 +160,8 @@ class MapDatasetOp : public FunctionDatasetOp {
             "`num_parallel_calls` must be a scalar");
       }
     }
-    return std::make_shared<MapDatasetImpl>(info(), *std::move(input), f(),
-                                            Captured(ctx),
-                                            preserve_cardinality());
+    return std::make_shared<MapDatasetImpl>(
+        info(), *std::move(input), f(), Captured(ctx), preserve_cardinality());
   }
 };
 
@@ -250,19 +248,19 @@ class FilterDatasetOp : public FunctionDatasetOp {
 
 // Makes an iterator over the dataset `f` returns for `element`.
 absl::StatusOr<std::unique_ptr<DatasetIterator>> IteratorOfElement(
-    const Dataset& dataset, const DatasetFunction& f,
-    const DatasetContext& ctx, const Element& element,
-    const std::vector<TensorValue>& captured) {
+    const Dataset& dataset, const DatasetFunction& f, const DatasetContext& ctx,
+    const Element& element, const std::vector<TensorValue>& captured) {
   std::vector<Tensor> results;
   if (absl::Status s = CallOn(dataset, f, ctx, element, captured, &results);
       !s.ok()) {
     return s;
   }
   if (results.size() != 1) {
-    return DatasetError(
-        dataset, absl::InvalidArgumentError(absl::StrCat(
-                     "function '", f.name(), "' must return one dataset, "
-                     "returned ", results.size(), " values")));
+    return DatasetError(dataset, absl::InvalidArgumentError(
+                                     absl::StrCat("function '", f.name(),
+                                                  "' must return one dataset, "
+                                                  "returned ",
+                                                  results.size(), " values")));
   }
   absl::StatusOr<DatasetPtr> inner = DatasetOfTensor(
       results[0], absl::StrCat("the result of function '", f.name(), "'"));
@@ -284,8 +282,8 @@ class InterleaveDatasetImpl : public Dataset {
  public:
   InterleaveDatasetImpl(Info info, DatasetPtr input,
                         std::shared_ptr<const DatasetFunction> f,
-                        std::vector<TensorValue> captured,
-                        int64_t cycle_length, int64_t block_length)
+                        std::vector<TensorValue> captured, int64_t cycle_length,
+                        int64_t block_length)
       : Dataset(std::move(info)),
         input_(std::move(input)),
         f_(std::move(f)),
@@ -413,9 +411,9 @@ class InterleaveDatasetOp : public FunctionDatasetOp {
             "block_length must be greater than zero.");
       }
     }
-    return std::make_shared<InterleaveDatasetImpl>(
-        info(), *std::move(input), f(), Captured(ctx), cycle_length,
-        block_length);
+    return std::make_shared<InterleaveDatasetImpl>(info(), *std::move(input),
+                                                   f(), Captured(ctx),
+                                                   cycle_length, block_length);
   }
 };
 
@@ -463,34 +461,38 @@ class ReduceDatasetOp : public OpKernel {
         CapturedInputs(ctx, 1 + num_state_, num_inputs());
     const DatasetContext dctx = DatasetContext::Of(ctx);
     OP_REQUIRES_OK(ctx, ReadAll(ctx, *dataset, [&](Element element) {
-      std::vector<TensorValue> args;
-      for (const Tensor& t : state) args.push_back({t, nullptr});
-      for (Tensor& t : element) args.push_back({std::move(t), nullptr});
-      args.insert(args.end(), captured.begin(), captured.end());
-      std::vector<Tensor> next;
-      absl::Status s = f_->Call(dctx, args, &next);
-      if (!s.ok()) {
-        return absl::Status(s.code(), absl::StrCat("in function '", f_->name(),
-                                                   "': ", s.message()));
-      }
-      if (next.size() != state.size()) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "function '", f_->name(), "' returned ", next.size(),
-            " values for a state of ", state.size()));
-      }
-      state = std::move(next);
-      return absl::OkStatus();
-    }));
-    OP_REQUIRES(ctx, static_cast<int>(state.size()) == num_outputs(),
-                absl::InvalidArgumentError(absl::StrCat(
-                    "the state has ", state.size(), " components but "
-                    "output_types names ", num_outputs())));
+                     std::vector<TensorValue> args;
+                     for (const Tensor& t : state) args.push_back({t, nullptr});
+                     for (Tensor& t : element)
+                       args.push_back({std::move(t), nullptr});
+                     args.insert(args.end(), captured.begin(), captured.end());
+                     std::vector<Tensor> next;
+                     absl::Status s = f_->Call(dctx, args, &next);
+                     if (!s.ok()) {
+                       return absl::Status(
+                           s.code(), absl::StrCat("in function '", f_->name(),
+                                                  "': ", s.message()));
+                     }
+                     if (next.size() != state.size()) {
+                       return absl::InvalidArgumentError(absl::StrCat(
+                           "function '", f_->name(), "' returned ", next.size(),
+                           " values for a state of ", state.size()));
+                     }
+                     state = std::move(next);
+                     return absl::OkStatus();
+                   }));
+    OP_REQUIRES(
+        ctx, static_cast<int>(state.size()) == num_outputs(),
+        absl::InvalidArgumentError(absl::StrCat("the state has ", state.size(),
+                                                " components but "
+                                                "output_types names ",
+                                                num_outputs())));
     for (int i = 0; i < num_outputs(); ++i) {
-      OP_REQUIRES(ctx, state[i].dtype() == output_type(i),
-                  absl::InvalidArgumentError(absl::StrCat(
-                      "state component ", i, " is ",
-                      DataTypeName(state[i].dtype()), ", output_types says ",
-                      DataTypeName(output_type(i)))));
+      OP_REQUIRES(
+          ctx, state[i].dtype() == output_type(i),
+          absl::InvalidArgumentError(absl::StrCat(
+              "state component ", i, " is ", DataTypeName(state[i].dtype()),
+              ", output_types says ", DataTypeName(output_type(i)))));
       ctx->set_output(i, state[i]);
     }
   }
@@ -509,13 +511,13 @@ class DatasetToSingleElementOp : public OpKernel {
     int count = 0;
     Element first;
     OP_REQUIRES_OK(ctx, ReadAll(ctx, *dataset, [&](Element element) {
-      if (++count > 1) {
-        return absl::InvalidArgumentError(
-            "Dataset had more than one element.");
-      }
-      first = std::move(element);
-      return absl::OkStatus();
-    }));
+                     if (++count > 1) {
+                       return absl::InvalidArgumentError(
+                           "Dataset had more than one element.");
+                     }
+                     first = std::move(element);
+                     return absl::OkStatus();
+                   }));
     OP_REQUIRES(ctx, count == 1,
                 absl::InvalidArgumentError("Dataset was empty."));
     OP_REQUIRES(ctx, static_cast<int>(first.size()) == num_outputs(),
@@ -549,7 +551,8 @@ class MapAndBatchDatasetOp : public FunctionDatasetOp {
         BoolInput(ctx, first_trailing() + 2, "drop_remainder");
     if (!drop.ok()) return drop.status();
     if (*batch_size <= 0) {
-      return absl::InvalidArgumentError("batch_size must be greater than zero.");
+      return absl::InvalidArgumentError(
+          "batch_size must be greater than zero.");
     }
     // The map's elements: the batch's, without the batch dimension.
     Dataset::Info map_info = info();

@@ -344,8 +344,7 @@ class ConcatenateDatasetOp : public DatasetOpKernel {
   absl::StatusOr<DatasetPtr> MakeDataset(OpKernelContext* ctx) override {
     absl::StatusOr<DatasetPtr> first = DatasetInput(ctx, 0, "input_dataset");
     if (!first.ok()) return first.status();
-    absl::StatusOr<DatasetPtr> second =
-        DatasetInput(ctx, 1, "another_dataset");
+    absl::StatusOr<DatasetPtr> second = DatasetInput(ctx, 1, "another_dataset");
     if (!second.ok()) return second.status();
     if ((*first)->types() != (*second)->types()) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -353,8 +352,8 @@ class ConcatenateDatasetOp : public DatasetOpKernel {
           "types: ",
           (*first)->Label(), " and ", (*second)->Label()));
     }
-    return std::make_shared<ConcatenateDatasetImpl>(
-        info(), *std::move(first), *std::move(second));
+    return std::make_shared<ConcatenateDatasetImpl>(info(), *std::move(first),
+                                                    *std::move(second));
   }
 };
 
@@ -466,10 +465,10 @@ class CacheDatasetOp : public DatasetOpKernel {
     absl::StatusOr<std::string> filename = StringInput(ctx, 1, "filename");
     if (!filename.ok()) return filename.status();
     if (!filename->empty()) {
-      return absl::UnimplementedError(absl::StrCat(
-          "caching to the file '", *filename,
-          "' is not supported: dflow caches in memory only "
-          "(Dataset.cache() without a filename)"));
+      return absl::UnimplementedError(
+          absl::StrCat("caching to the file '", *filename,
+                       "' is not supported: dflow caches in memory only "
+                       "(Dataset.cache() without a filename)"));
     }
     std::shared_ptr<MemoryCache> cache;
     if (num_inputs() > 2) {  // CacheDatasetV2's cache resource

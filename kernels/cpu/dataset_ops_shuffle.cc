@@ -267,7 +267,8 @@ class ShuffleDatasetOp : public DatasetOpKernel {
       seed = *s;
       seed2 = *s2;
     }
-    if (op_ == "ShuffleAndRepeatDataset" || op_ == "ShuffleAndRepeatDatasetV2") {
+    if (op_ == "ShuffleAndRepeatDataset" ||
+        op_ == "ShuffleAndRepeatDatasetV2") {
       absl::StatusOr<int64_t> c = Int64Input(ctx, 4, "count");
       if (!c.ok()) return c.status();
       count = *c;
@@ -288,8 +289,8 @@ class ShuffleDatasetOp : public DatasetOpKernel {
     if (generator == nullptr) {
       // ShuffleDatasetV2 without a generator: TensorFlow falls back to a
       // nondeterministically seeded one that reshuffles.
-      generator = std::make_shared<SeedGenerator>(seed, seed2,
-                                                  v2 ? true : reshuffle_);
+      generator =
+          std::make_shared<SeedGenerator>(seed, seed2, v2 ? true : reshuffle_);
     }
     return std::make_shared<ShuffleDatasetImpl>(
         info(), *std::move(input), *buffer_size, count, std::move(generator));

@@ -139,7 +139,8 @@ class TensorDatasetOp : public DatasetOpKernel {
  private:
   absl::StatusOr<DatasetPtr> MakeDataset(OpKernelContext* ctx) override {
     Element element;
-    for (int i = 0; i < ctx->num_inputs(); ++i) element.push_back(ctx->input(i));
+    for (int i = 0; i < ctx->num_inputs(); ++i)
+      element.push_back(ctx->input(i));
     Dataset::Info dataset_info = info();
     if (absl::Status s = CheckElement(element, dataset_info.types,
                                       dataset_info.shapes, "the components");

@@ -207,8 +207,8 @@ void BuildDatasetOps(const Scope& root) {
   ops::TextLineDataset(s, files, none, int64_t{0});
   ops::FixedLengthRecordDataset(s, files, int64_t{0}, int64_t{4}, int64_t{0},
                                 int64_t{0});
-  ops::FixedLengthRecordDatasetV2(s, files, int64_t{0}, int64_t{4},
-                                  int64_t{0}, int64_t{0}, none);
+  ops::FixedLengthRecordDatasetV2(s, files, int64_t{0}, int64_t{4}, int64_t{0},
+                                  int64_t{0}, none);
 
   // Transformations calling functions.
   Output mapped = ops::MapDataset(s, range, {}, "all_ops_map", scalars);
@@ -233,10 +233,9 @@ void BuildDatasetOps(const Scope& root) {
   ops::ParallelBatchDataset(s, range, int64_t{2}, int64_t{2}, false, vectors);
   ops::PaddedBatchDataset(s, single, int64_t{2}, {ops::Const(s, {int64_t{4}})},
                           {ops::Const(s, int64_t{0})}, {TensorShape({-1, 4})});
-  ops::PaddedBatchDatasetV2(s, single, int64_t{2},
-                            {ops::Const(s, {int64_t{-1}})},
-                            {ops::Const(s, int64_t{0})}, false,
-                            {TensorShape({-1, -1})});
+  ops::PaddedBatchDatasetV2(
+      s, single, int64_t{2}, {ops::Const(s, {int64_t{-1}})},
+      {ops::Const(s, int64_t{0})}, false, {TensorShape({-1, -1})});
   ops::UnbatchDataset(s, batched, scalars);
   Output shuffled = ops::ShuffleDataset(s, range, int64_t{4}, int64_t{1},
                                         int64_t{2}, true, scalars);
@@ -264,9 +263,8 @@ void BuildDatasetOps(const Scope& root) {
   ops::CacheDatasetV2(s, range, none, cache.handle, scalars);
   ops::CacheDatasetV2(s, range, none, ops::DummyMemoryCache(s), scalars);
   ops::DeleteMemoryCache(s, cache.handle, cache.deleter);
-  Output optimized =
-      ops::OptimizeDataset(s, prefetched, ops::Const(s, "noop_elimination"),
-                           scalars);
+  Output optimized = ops::OptimizeDataset(
+      s, prefetched, ops::Const(s, "noop_elimination"), scalars);
   Output names = ops::Const(s, "map_fusion");
   optimized =
       ops::OptimizeDatasetV2(s, optimized, names, names, names, scalars);

@@ -227,8 +227,8 @@ std::vector<absl::Status> Replay(const std::vector<Step>& steps) {
     }
     // The training step's arithmetic may round differently (a reduction
     // order); the pipelines' elements are exact.
-    const bool train = !step.fetches.empty() &&
-                       absl::StartsWith(step.fetches[0], "train/");
+    const bool train =
+        !step.fetches.empty() && absl::StartsWith(step.fetches[0], "train/");
     for (size_t i = 0; i < outputs.size() && i < step.want.size(); ++i) {
       SCOPED_TRACE(step.fetches[i]);
       ExpectValue(step.want[i], outputs[i], train ? 2e-6 : 0);
@@ -292,12 +292,12 @@ std::vector<int64_t> Drain(Session* session, const std::string& fetch,
 TEST(DatasetOpsTest, BuildersMakeARunnablePipeline) {
   Scope root = Scope::NewRootScope();
   Output range = ops::RangeDataset(root, int64_t{0}, int64_t{10}, int64_t{3});
-  Output batched = ops::BatchDatasetV2(
-      root, range, int64_t{2}, false, {{DT_INT64}, {TensorShape({-1})}});
+  Output batched = ops::BatchDatasetV2(root, range, int64_t{2}, false,
+                                       {{DT_INT64}, {TensorShape({-1})}});
   Output skipped = ops::SkipDataset(root, batched, int64_t{1},
                                     {{DT_INT64}, {TensorShape({-1})}});
-  Output it = ops::IteratorV2(root.WithOpName("it"),
-                              {{DT_INT64}, {TensorShape({-1})}});
+  Output it =
+      ops::IteratorV2(root.WithOpName("it"), {{DT_INT64}, {TensorShape({-1})}});
   ops::MakeIterator(root.WithOpName("init"), skipped, it);
   OutputList next = ops::IteratorGetNext(root.WithOpName("next"), it,
                                          {{DT_INT64}, {TensorShape({-1})}});
@@ -334,17 +334,17 @@ TEST(DatasetOpsTest, BadInputsAreErrorsNamingTheNode) {
   Output shuffled =
       ops::ShuffleDataset(root.WithOpName("no_buffer"), range, int64_t{0},
                           int64_t{1}, int64_t{2}, true, Int64Scalars());
-  Output file_cache = ops::CacheDataset(root.WithOpName("file_cache"), range,
-                                        ops::Const(root, "/tmp/cache"),
-                                        Int64Scalars());
+  Output file_cache =
+      ops::CacheDataset(root.WithOpName("file_cache"), range,
+                        ops::Const(root, "/tmp/cache"), Int64Scalars());
   Output no_step = ops::RangeDataset(root.WithOpName("no_step"), int64_t{0},
                                      int64_t{4}, int64_t{0});
   ops::IteratorFromStringHandleV2(root.WithOpName("from_garbage"),
                                   ops::Const(root, "not a handle"),
                                   Int64Scalars());
   // An iterator of int32 elements pointed at an int64 dataset.
-  Output it32 = ops::IteratorV2(root.WithOpName("it32"),
-                                {{DT_INT32}, {TensorShape({})}});
+  Output it32 =
+      ops::IteratorV2(root.WithOpName("it32"), {{DT_INT32}, {TensorShape({})}});
   ops::MakeIterator(root.WithOpName("wrong_type"), range, it32);
   ASSERT_TRUE(root.status().ok()) << root.status();
   GraphDef def;
@@ -371,8 +371,8 @@ TEST(DatasetOpsTest, BadInputsAreErrorsNamingTheNode) {
     const absl::Status s = (*session)->Run({}, {c.fetch}, {}, &out);
     EXPECT_EQ(s.code(), c.code) << c.fetch << ": " << s;
     EXPECT_TRUE(absl::StrContains(s.message(), c.says)) << s;
-    const std::string node(absl::string_view(c.fetch).substr(
-        0, std::string(c.fetch).find(':')));
+    const std::string node(
+        absl::string_view(c.fetch).substr(0, std::string(c.fetch).find(':')));
     EXPECT_TRUE(absl::StrContains(s.message(), node)) << s;
   }
   std::vector<Tensor> out;
