@@ -2,8 +2,9 @@
 // initializable iterators over from_tensor_slices, TFRecord, text and
 // fixed-length files, map, filter, shuffle with seeds, batch and
 // padded_batch, zip, concatenate, interleave, flat_map, cache, repeat,
-// take, skip, prefetch, feedable iterators, a training step fed by an
-// iterator) replayed run by run against what TensorFlow's session gave
+// take, skip, prefetch, unbatch, map_and_batch, shuffle-and-repeat, a V3
+// shuffle with a seed generator, feedable iterators, a training step fed
+// by an iterator) replayed run by run against what TensorFlow's session gave
 // (tools/tf_reference/make_dataset_reference.py): every element, and
 // OutOfRange at the same run. Then bad inputs, and graphs the C++
 // builders make.

@@ -176,6 +176,45 @@ def build():
     it = tf1.data.make_one_shot_iterator(ds.prefetch(2))
     n["cache"] = tf.identity(it.get_next(), name="out").name
 
+  with tf1.name_scope("more"):
+    # What graphs get through tf.data.experimental and raw ops: the fused
+    # shuffle-and-repeat (epochs kept apart in one buffer), a V3 shuffle
+    # with a seed generator resource, unbatch, map_and_batch, parallel
+    # interleave and batch (deterministic), get_single_element.
+    spec = tf.TensorSpec([], tf.int64)
+    base = tf1.data.Dataset.range(7)
+    i64 = lambda v: tf.constant(v, tf.int64)  # noqa: E731
+    fused = tf.raw_ops.ShuffleAndRepeatDataset(
+        input_dataset=base._variant_tensor, buffer_size=i64(3), seed=i64(7),
+        seed2=i64(3), count=i64(3), output_types=[tf.int64],
+        output_shapes=[[]])
+    gen = tf.raw_ops.AnonymousSeedGenerator(seed=i64(5), seed2=i64(6),
+                                            reshuffle=tf.constant(True))
+    v3 = tf.raw_ops.ShuffleDatasetV3(
+        input_dataset=base._variant_tensor, buffer_size=i64(4), seed=i64(5),
+        seed2=i64(6), seed_generator=gen[0], output_types=[tf.int64],
+        output_shapes=[[]])
+    v3_it = tf1.data.make_initializable_iterator(
+        tf.data.experimental.from_variant(v3, spec).repeat(2))
+    n["more_v3_init"] = v3_it.initializer.name
+    for key, ds in [
+        ("fused", tf.data.experimental.from_variant(fused, spec)),
+        ("unbatch", base.batch(3).unbatch()),
+        ("map_and_batch",
+         base.apply(tf.data.experimental.map_and_batch(lambda x: x * 2, 3))),
+        ("parallel_interleave",
+         base.interleave(lambda x: tf1.data.Dataset.range(x), cycle_length=3,
+                         block_length=2, num_parallel_calls=2,
+                         deterministic=True)),
+        ("parallel_batch", base.batch(2, num_parallel_calls=2))]:
+      it = tf1.data.make_one_shot_iterator(ds)
+      n["more_" + key] = tf.identity(it.get_next(), name=key).name
+    n["more_v3"] = tf.identity(v3_it.get_next(), name="v3").name
+    n["more_single"] = tf.identity(
+        tf.data.experimental.get_single_element(
+            tf1.data.Dataset.from_tensors(tf.constant([1, 2]))),
+        name="single").name
+
   with tf1.name_scope("initializable"):
     ph = tf1.placeholder(tf.float32, [None], name="values")
     scale = tf1.placeholder(tf.float32, [], name="scale")
@@ -337,6 +376,12 @@ def main():
               "padded_fixed", "zip_concat", "filter", "interleave",
               "flat_map", "shuffle", "shuffle_big", "cache"]:
     s.until_end(n[key])
+  for key in ["fused", "unbatch", "map_and_batch", "parallel_interleave",
+              "parallel_batch"]:
+    s.until_end(n["more_" + key])
+  s.run(targets=[n["more_v3_init"]])
+  s.until_end(n["more_v3"])
+  s.run(fetches=n["more_single"])
   # Past the end: OutOfRange again.
   s.run(fetches=n["map_batch"])
   s.run(fetches=n["cardinality"])
