@@ -87,16 +87,19 @@ class BatchDatasetImpl : public Dataset {
       Element batch;
       for (size_t c = 0; c < n; ++c) {
         const Tensor& first = elements[0][c];
+        // The first element's shape is the batch's; TensorFlow 2.21 then
+        // copies any element with as many values (and refuses others).
         for (size_t e = 1; e < elements.size(); ++e) {
-          if (elements[e][c].shape() != first.shape()) {
+          const Tensor& t = elements[e][c];
+          if (t.NumElements() != first.NumElements() ||
+              t.dtype() != first.dtype()) {
             return DatasetError(
-                *d_,
-                absl::InvalidArgumentError(absl::StrCat(
-                    "Cannot batch tensors with different shapes in "
-                    "component ",
-                    c, ". First element had shape ", first.shape().ToString(),
-                    " and element ", e, " had shape ",
-                    elements[e][c].shape().ToString(), ".")));
+                *d_, absl::InvalidArgumentError(absl::StrCat(
+                         "Cannot add tensor to the batch: number of elements "
+                         "does not match. Shapes are: [tensor]: ",
+                         t.shape().ToString(), ", [batch]: ",
+                         first.shape().ToString(), " (component ", c,
+                         ", element ", e, " of the batch)")));
           }
         }
         TensorShape shape = first.shape();
@@ -232,7 +235,8 @@ class PaddedBatchDatasetImpl : public Dataset {
           if (padded[k] == -1) {
             dims[k] = std::max(dims[k], shape.dim(k));
           } else if (shape.dim(k) > padded[k]) {
-            return absl::InvalidArgumentError(absl::StrCat(
+            // DataLoss, as TensorFlow's.
+            return absl::DataLossError(absl::StrCat(
                 "Attempted to pad to a smaller size than the input element: "
                 "component ",
                 c, " has shape ", shape.ToString(), ", padded shape [",

@@ -178,6 +178,8 @@ std::string CodeName(absl::StatusCode code) {
       return "FAILED_PRECONDITION";
     case absl::StatusCode::kNotFound:
       return "NOT_FOUND";
+    case absl::StatusCode::kDataLoss:
+      return "DATA_LOSS";
     case absl::StatusCode::kUnimplemented:
       return "UNIMPLEMENTED";
     default:
@@ -268,6 +270,21 @@ TEST(DatasetOpsTest, TensorFlowsPipelinesGiveTensorFlowsElements) {
       EXPECT_TRUE(absl::StrContains(message, "MapDataset '")) << message;
       EXPECT_TRUE(absl::StrContains(message, "/bad/MapDataset'")) << message;
       EXPECT_TRUE(absl::StrContains(message, "(CheckNumerics): bad value"))
+          << message;
+    }
+    if (step.want_error == "INVALID_ARGUMENT" && !step.fetches.empty() &&
+        step.fetches[0] == "bad/batch_out:0") {
+      EXPECT_TRUE(absl::StrContains(message, "BatchDatasetV2 '")) << message;
+      EXPECT_TRUE(absl::StrContains(message,
+                                    "Cannot add tensor to the batch: number "
+                                    "of elements does not match"))
+          << message;
+    }
+    if (step.want_error == "DATA_LOSS" && !step.fetches.empty() &&
+        step.fetches[0] == "bad/pad_out:0") {
+      EXPECT_TRUE(absl::StrContains(message, "PaddedBatchDatasetV2 '"))
+          << message;
+      EXPECT_TRUE(absl::StrContains(message, "pad to a smaller size"))
           << message;
     }
   }

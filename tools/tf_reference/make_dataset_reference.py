@@ -267,6 +267,14 @@ def build():
             tf.constant([1.0, np.nan, 3.0])).map(
                 lambda x: tf.debugging.check_numerics(x, "bad value")))
     n["bad_map"] = tf.identity(nan.get_next(), name="map_out").name
+    ragged = tf1.data.Dataset.range(1, 4).map(lambda k: tf.range(k))
+    n["bad_batch"] = tf.identity(
+        tf1.data.make_one_shot_iterator(ragged.batch(2)).get_next(),
+        name="batch_out").name
+    n["bad_pad"] = tf.identity(
+        tf1.data.make_one_shot_iterator(
+            ragged.padded_batch(2, padded_shapes=[2])).get_next(),
+        name="pad_out").name
 
   with tf1.name_scope("train"):
     rng = np.random.RandomState(5)
@@ -348,6 +356,7 @@ def code_name(e):
           tf.errors.InvalidArgumentError: "INVALID_ARGUMENT",
           tf.errors.FailedPreconditionError: "FAILED_PRECONDITION",
           tf.errors.NotFoundError: "NOT_FOUND",
+          tf.errors.DataLossError: "DATA_LOSS",
           tf.errors.UnimplementedError: "UNIMPLEMENTED"}[type(e)]
 
 
@@ -423,6 +432,11 @@ def main():
   s.run(fetches=n["bad_map"])
   s.run(fetches=n["bad_map"])
   s.run(fetches=n["bad_map"])
+  # Elements a batch cannot hold: shapes that differ, or exceed the padding.
+  s.run(fetches=n["bad_batch"])
+  s.run(fetches=n["bad_batch"])  # the batch after the bad one
+  s.run(fetches=n["bad_pad"])
+  s.run(fetches=n["bad_pad"])
 
   s.session()
   # A training step fed by the iterator, until its two epochs run out.
