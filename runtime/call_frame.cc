@@ -42,6 +42,10 @@ class ArgOp : public OpKernel {
     CallFrame* frame = ctx->call_frame();
     OP_REQUIRES(ctx, frame != nullptr && index_ < frame->num_args(),
                 absl::InternalError("feed index out of range"));
+    if (Var* var = frame->arg_var(index_); var != nullptr) {
+      ctx->set_output_var(0, var);
+      return;
+    }
     ctx->set_output(0, frame->arg(index_));
   }
   bool IsExpensive() const override { return false; }

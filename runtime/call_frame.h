@@ -15,6 +15,7 @@
 #include "absl/status/status.h"
 #include "compiler/prune.h"  // kArgOp, kRetvalOp: the ops pruning adds
 #include "graph/tensor.h"
+#include "runtime/variables.h"
 
 namespace dflow {
 
@@ -26,6 +27,16 @@ class CallFrame {
 
   int num_args() const { return static_cast<int>(args_.size()); }
   const Tensor& arg(int i) const { return args_[i]; }
+  // A resource argument: the Var its handle names (a function called with
+  // a captured variable or table; kernels/cpu/dataset_ops_function.h).
+  // _Arg then outputs the Var, as a handle op would.
+  void set_arg_var(int i, Var* var) {
+    if (arg_vars_.size() < args_.size()) arg_vars_.resize(args_.size());
+    arg_vars_[i] = var;
+  }
+  Var* arg_var(int i) const {
+    return i < static_cast<int>(arg_vars_.size()) ? arg_vars_[i] : nullptr;
+  }
 
   // Called once per retval by _Retval kernels (possibly concurrently).
   absl::Status SetRetval(int i, Tensor value);
@@ -34,6 +45,7 @@ class CallFrame {
 
  private:
   std::vector<Tensor> args_;
+  std::vector<Var*> arg_vars_;  // empty unless an argument is a resource
   std::mutex mu_;
   std::vector<Tensor> retvals_;  // mu_
   std::vector<bool> set_;        // mu_

@@ -72,7 +72,8 @@ constexpr char kUsage[] =
     "checkpoints (PREFIX.index, PREFIX.data-*).\n"
     "A .meta's queue runners (its input pipeline) start after --init and\n"
     "--restore and stop after the last step; a step that finds the input\n"
-    "queues exhausted (OutOfRange) ends the run normally.\n"
+    "queues exhausted (OutOfRange) ends the run normally, as does a step\n"
+    "whose tf.data iterator is at the end of its sequence.\n"
     "--summary_dir DIR writes an event file TensorBoard reads: the graph\n"
     "and, each step, the summary tensors (--summary, or a .meta's\n"
     "summaries collection) at that step.\n\n"
@@ -602,6 +603,14 @@ int RunRun(const std::vector<std::string>& args, std::ostream& out,
     out << "queue runners: " << runners.size() << " started ("
         << absl::StrJoin(queues, ", ") << ")\n";
   }
+  // A graph reading tf.data iterators ends its input as queues do: with
+  // OutOfRange ("End of sequence") from IteratorGetNext.
+  bool reads_iterators = false;
+  for (const NodeDef& node : def.node()) {
+    if (node.op() == "IteratorGetNext" || node.op() == "IteratorGetNextSync") {
+      reads_iterators = true;
+    }
+  }
   const bool timeline = cli.Has("timeline");
   RunOptions run_options;
   run_options.collect_step_stats = cli.GetBool("stats") || timeline;
@@ -635,10 +644,13 @@ int RunRun(const std::vector<std::string>& args, std::ostream& out,
         return 1;
       }
     }
-    if (!run.ok() && !runners.empty() &&
+    if (!run.ok() && (!runners.empty() || reads_iterators) &&
         run.code() == absl::StatusCode::kOutOfRange && step > 1) {
-      // The input pipeline's epochs are done: a normal end of training.
-      out << "step " << step << ": the input queues are exhausted ("
+      // The input pipeline's epochs are done (its queues are empty, or a
+      // tf.data iterator is at the end of its sequence): a normal end of
+      // training.
+      out << "step " << step << ": the input "
+          << (runners.empty() ? "is" : "queues are") << " exhausted ("
           << run.message() << "); stopping after " << step - 1 << " steps\n";
       step_ms.pop_back();
       steps = step - 1;

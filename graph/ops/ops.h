@@ -10,6 +10,7 @@
 #include "graph/ops/conv_ops.h"
 #include "graph/ops/ctc_ops.h"
 #include "graph/ops/data_flow_ops.h"
+#include "graph/ops/dataset_ops.h"
 #include "graph/ops/image_ops.h"
 #include "graph/ops/index_ops.h"
 #include "graph/ops/io_ops.h"

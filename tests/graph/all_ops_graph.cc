@@ -722,6 +722,7 @@ void BuildGraphWithEveryOp(const Scope& root) {
   BuildComplexAndSignalOps(s);
   BuildRandomSamplingOps(s);
   BuildLinalgAndSpecialOps(s);
+  BuildDatasetOps(s);
   (void)id;
 }
 

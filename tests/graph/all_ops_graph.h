@@ -27,6 +27,9 @@ void BuildRandomSamplingOps(const Scope& root);
 // Its part for the matrix decompositions, special functions and counting
 // ops (all_ops_graph_linalg.cc); BuildGraphWithEveryOp calls it.
 void BuildLinalgAndSpecialOps(const Scope& root);
+// The tf.data ops, and the functions of the library they call
+// (all_ops_graph_datasets.cc); part of BuildGraphWithEveryOp.
+void BuildDatasetOps(const Scope& root);
 
 }  // namespace dflow
 

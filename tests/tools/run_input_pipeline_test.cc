@@ -67,6 +67,23 @@ TEST(RunInputPipelineTest, NumEpochsEndsTheRunWhereTensorFlowsEnds) {
   EXPECT_THAT(r.out, HasSubstr("values: 2.55176\n"));
 }
 
+TEST(RunInputPipelineTest, AnExhaustedIteratorEndsTheRunWhereTensorFlowsEnds) {
+  // tools/tf_reference/make_dataset_reference.py's training step, fed by a
+  // one-shot iterator over 10 examples, batches of 4, two epochs: TensorFlow
+  // ran 6 steps, the 7th found the iterator at the end of its sequence
+  // (tf_dataset/steps.txt). The graph names no files for this pipeline.
+  Result r = RunVerb({"--graph", "tests/testdata/tf_dataset/graph.pb",
+                      "--init", "train/init", "--target",
+                      "train/GradientDescent", "--fetch", "train/loss:0",
+                      "--steps", "20"});
+  ASSERT_EQ(r.rc, 0) << r.out << r.err;
+  EXPECT_THAT(r.out, HasSubstr("step 7: the input is exhausted"));
+  EXPECT_THAT(r.out, HasSubstr("End of sequence); stopping after 6 steps"));
+  // TensorFlow's first and last losses (steps.txt).
+  EXPECT_THAT(r.out, HasSubstr("values: 2.59625\n"));
+  EXPECT_THAT(r.out, HasSubstr("values: 0.160945\n"));
+}
+
 TEST(RunInputPipelineTest, SummaryDirWritesTheGraphAndEachStepsSummaries) {
   const std::string logdir = TempPath("run_summaries");
   std::filesystem::remove_all(logdir);

@@ -2780,6 +2780,88 @@ def _(C):
                 hist=tf.histogram_fixed_width(x, [-2.0, 2.0], nbins=6, dtype=tf.int64))
 
 
+# ================================================================ tf.data in graph mode (datasets, iterators)
+def _probe_file(name):
+    d = os.path.join(ROOT, '_dataset_files')
+    os.makedirs(d, exist_ok=True)
+    return os.path.join(d, name)
+
+
+@case('dataset_map_shuffle_batch', steps=3)
+def _(C):
+    ds = tf1.data.Dataset.range(20).map(lambda x: x * 3).shuffle(8, seed=5).batch(4)
+    return dict(batch=tf1.data.make_one_shot_iterator(ds).get_next())
+
+
+@case('dataset_padded_zip_concat', steps=2)
+def _(C):
+    a = tf1.data.Dataset.range(1, 6).map(lambda k: tf.range(k))
+    b = tf1.data.Dataset.from_tensor_slices(tf.constant([0.5, 1.5, 2.5, 3.5, 4.5]))
+    ds = tf1.data.Dataset.zip((a, b)).padded_batch(2, padded_shapes=([None], []), padding_values=(np.int64(-1), 0.0))
+    ds = ds.concatenate(ds.take(1))
+    x, y = tf1.data.make_one_shot_iterator(ds).get_next()
+    return dict(x=x, y=y)
+
+
+@case('dataset_filter_interleave_repeat', steps=5)
+def _(C):
+    ds = tf1.data.Dataset.range(12).filter(lambda x: tf.equal(x % 2, 1))
+    ds = ds.interleave(lambda x: tf1.data.Dataset.from_tensors(x).repeat(2), cycle_length=3, block_length=1)
+    ds = ds.repeat(2).skip(3).prefetch(2)
+    return dict(v=tf1.data.make_one_shot_iterator(ds).get_next())
+
+
+@case('dataset_initializable_cache', steps=3)
+def _(C):
+    ds = tf1.data.Dataset.from_tensor_slices(tf.reshape(tf.range(10.0), [5, 2])).map(lambda r: r * r).cache().repeat()
+    it = tf1.data.make_initializable_iterator(ds.batch(2))
+    C.init.append(it.initializer)
+    return dict(b=it.get_next())
+
+
+@case('dataset_tfrecord_parse', steps=2)
+def _(C):
+    path = _probe_file('examples.tfrecord')
+    with tf.io.TFRecordWriter(path) as w:
+        for k in range(6):
+            w.write(tf.train.Example(features=tf.train.Features(feature={
+                'f': tf.train.Feature(float_list=tf.train.FloatList(value=[k, -k])),
+                'l': tf.train.Feature(int64_list=tf.train.Int64List(value=[k * k]))})).SerializeToString())
+    feats = {'f': tf.io.FixedLenFeature([2], tf.float32), 'l': tf.io.FixedLenFeature([], tf.int64)}
+    ds = tf1.data.TFRecordDataset([path]).map(lambda s: tf.io.parse_single_example(s, feats)).shuffle(6, seed=1).batch(3)
+    e = tf1.data.make_one_shot_iterator(ds).get_next()
+    return dict(f=e['f'], l=e['l'])
+
+
+@case('dataset_text_lines', steps=3)
+def _(C):
+    path = _probe_file('lines.txt')
+    with open(path, 'w') as fh:
+        fh.write('3.5\n-1\n2.25\n8\n')
+    ds = tf1.data.TextLineDataset([path]).map(lambda s: tf.strings.to_number(s) * 2.0)
+    return dict(v=tf1.data.make_one_shot_iterator(ds).get_next())
+
+
+@case('dataset_train_step', steps=3)
+def _(C):
+    rng = np.random.RandomState(3)
+    xs = rng.uniform(-1, 1, size=(12, 4)).astype(np.float32)
+    ys = rng.uniform(-1, 1, size=(12, 1)).astype(np.float32)
+    x, y = tf1.data.make_one_shot_iterator(
+        tf1.data.Dataset.from_tensor_slices((xs, ys)).shuffle(12, seed=4).batch(4).repeat()).get_next()
+    w = tf1.get_variable('w', [4, 1], initializer=tf1.zeros_initializer())
+    loss = tf.reduce_mean(tf.square(tf.matmul(x, w) - y))
+    C.init.append(tf1.global_variables_initializer())
+    C.targets.append(tf1.train.GradientDescentOptimizer(0.3).minimize(loss))
+    return dict(loss=loss)
+
+
+@case('dataset_cardinality_reduce')
+def _(C):
+    ds = tf1.data.Dataset.range(9)
+    return dict(card=tf.stack([tf.data.experimental.cardinality(d) for d in
+                               [ds, ds.batch(4), ds.batch(4, drop_remainder=True), ds.repeat(), ds.filter(lambda x: x > 1)]]),
+                total=ds.map(lambda x: x * x).reduce(np.int64(0), lambda s, x: s + x))
 # ================================================================ main
 FINDINGS = [
     '1. **Missing ops dominate**: dflow registers 255 ops; most FAIL-ERRORs are unknown ops (list below), including very common '

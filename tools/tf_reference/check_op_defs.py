@@ -199,6 +199,28 @@ EXTRA_OPS = [
     "Dawsn", "Expint", "FresnelCos", "FresnelSin", "Spence",
     "CumulativeLogsumexp", "PopulationCount", "Bitcast", "Bincount",
     "HistogramFixedWidth",
+    # tf.data in graph mode (graph/ops/dataset_ops*.cc).
+    "TensorSliceDataset", "TensorDataset", "RangeDataset", "TFRecordDataset",
+    "TFRecordDatasetV2", "TextLineDataset", "FixedLengthRecordDataset",
+    "FixedLengthRecordDatasetV2", "MapDataset", "ParallelMapDataset",
+    "ParallelMapDatasetV2", "MapAndBatchDataset", "FilterDataset",
+    "FlatMapDataset", "InterleaveDataset", "ParallelInterleaveDatasetV4",
+    "ReduceDataset", "OneShotIterator", "Iterator", "IteratorV2",
+    "MakeIterator", "AnonymousIterator", "AnonymousIteratorV2",
+    "AnonymousIteratorV3", "DeleteIterator", "IteratorGetNext",
+    "IteratorGetNextSync", "IteratorGetNextAsOptional",
+    "IteratorToStringHandle", "IteratorFromStringHandle",
+    "IteratorFromStringHandleV2", "BatchDataset", "BatchDatasetV2",
+    "ParallelBatchDataset", "PaddedBatchDataset", "PaddedBatchDatasetV2",
+    "UnbatchDataset", "ShuffleDataset", "ShuffleDatasetV2", "ShuffleDatasetV3",
+    "ShuffleAndRepeatDataset", "ShuffleAndRepeatDatasetV2",
+    "AnonymousSeedGenerator", "DummySeedGenerator", "DeleteSeedGenerator",
+    "RepeatDataset", "TakeDataset", "SkipDataset", "PrefetchDataset",
+    "ZipDataset", "ConcatenateDataset", "CacheDataset", "CacheDatasetV2",
+    "DummyMemoryCache", "AnonymousMemoryCache", "DeleteMemoryCache",
+    "OptimizeDataset", "OptimizeDatasetV2", "ModelDataset",
+    "MaxIntraOpParallelismDataset", "PrivateThreadPoolDataset",
+    "OptionsDataset", "DatasetCardinality", "DatasetToSingleElement",
 ]
 
 
