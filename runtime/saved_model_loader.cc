@@ -1,9 +1,12 @@
 #include "runtime/saved_model_loader.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_join.h"
 #include "formats/saved_model.h"
 #include "formats/subgraph.h"
@@ -61,6 +64,54 @@ absl::Status CheckInput(const std::string& sig, const std::string& key,
                      ShapeString(want)));
   }
   return absl::OkStatus();
+}
+
+// The meta graph's asset files: asset_file_def (TF2's saves), else the
+// collection saved_model_assets, which TF1's SavedModelBuilder writes (Any
+// values holding AssetFileDefs).
+std::vector<AssetFileDef> AssetFiles(const MetaGraphDef& meta) {
+  std::vector<AssetFileDef> assets(meta.asset_file_def().begin(),
+                                   meta.asset_file_def().end());
+  auto it = meta.collection_def().find("saved_model_assets");
+  if (it != meta.collection_def().end()) {
+    for (const google::protobuf::Any& any : it->second.any_list().value()) {
+      // By the type's name, not Any::UnpackTo: dflow's copy of the message
+      // lives in package dflow, TensorFlow's type URL names tensorflow's.
+      AssetFileDef asset;
+      if (absl::EndsWith(any.type_url(), ".AssetFileDef") &&
+          asset.ParseFromString(any.value())) {
+        assets.push_back(std::move(asset));
+      }
+    }
+  }
+  return assets;
+}
+
+// The tensors the graph reads its asset files' paths from (a vocabulary,
+// usually), each fed with the file's place in this SavedModel's assets/
+// directory, as TensorFlow's loader does: the graph holds the path the file
+// had where the model was written, which is gone.
+absl::StatusOr<FeedList> AssetFeeds(const MetaGraphDef& meta,
+                                    const std::string& export_dir) {
+  FeedList feeds;
+  for (const AssetFileDef& asset : AssetFiles(meta)) {
+    const std::string path =
+        absl::StrCat(export_dir, "/assets/", asset.filename());
+    if (asset.tensor_info().encoding_case() != TensorInfo::kName) {
+      return absl::UnimplementedError(absl::StrCat(
+          "asset '", asset.filename(), "' is read through a ",
+          "sparse or composite tensor; dflow feeds a dense tensor only"));
+    }
+    struct stat st;
+    if (stat(path.c_str(), &st) != 0) {
+      return absl::NotFoundError(absl::StrCat(
+          "asset file '", path, "' (read by tensor '",
+          asset.tensor_info().name(),
+          "') is missing: copy the SavedModel with its assets/ directory"));
+    }
+    feeds.emplace_back(asset.tensor_info().name(), Tensor::Scalar(path));
+  }
+  return feeds;
 }
 
 }  // namespace
@@ -164,6 +215,10 @@ std::vector<std::string> SavedModelRoots(const MetaGraphInfo& info) {
   }
   if (std::string main_op = info.MainOp(); !main_op.empty())
     roots.push_back(main_op);
+  for (const AssetFileDef& asset : AssetFiles(info.meta_graph)) {
+    if (asset.tensor_info().encoding_case() == TensorInfo::kName)
+      roots.push_back(asset.tensor_info().name());
+  }
   for (const auto& [key, sig] : info.meta_graph.signature_def()) {
     for (const auto* m : {&sig.inputs(), &sig.outputs()}) {
       for (const auto& [k, t] : *m) {
@@ -205,12 +260,14 @@ absl::StatusOr<SavedModelBundle> LoadSavedModel(
       Session::Create(*graph, options);
   if (!session.ok()) return fail(session.status(), "creating the session");
   bundle.session = *std::move(session);
+  absl::StatusOr<FeedList> assets = AssetFeeds(info->meta_graph, export_dir);
+  if (!assets.ok()) return fail(assets.status(), "reading the assets");
   const SaverDef* saver = info->saver_def ? &*info->saver_def : nullptr;
   if (saver != nullptr && !saver->restore_op_name().empty() &&
       SavedModelHasVariables(export_dir)) {
-    const FeedList feeds = {
-        {saver->filename_tensor_name(),
-         Tensor::Scalar(SavedModelVariablesPrefix(export_dir))}};
+    FeedList feeds = *assets;
+    feeds.emplace_back(saver->filename_tensor_name(),
+                       Tensor::Scalar(SavedModelVariablesPrefix(export_dir)));
     if (absl::Status s =
             bundle.session->Run(feeds, {}, {saver->restore_op_name()}, nullptr);
         !s.ok()) {
@@ -219,7 +276,7 @@ absl::StatusOr<SavedModelBundle> LoadSavedModel(
     }
   }
   if (std::string main_op = info->MainOp(); !main_op.empty()) {
-    if (absl::Status s = bundle.session->Run({}, {}, {main_op}, nullptr);
+    if (absl::Status s = bundle.session->Run(*assets, {}, {main_op}, nullptr);
         !s.ok()) {
       return fail(s, absl::StrCat("running the main op '", main_op, "'"));
     }

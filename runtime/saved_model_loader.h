@@ -10,7 +10,8 @@
 // legacy_init_op). The session holds only the nodes the signatures, the
 // restore op and the main op need (formats/subgraph.h): ops TensorFlow adds
 // for other uses (SaveV2, initializers, string ops) need no dflow kernel.
-// Assets (asset_file_def) are not fed to the main op yet.
+// Asset files (asset_file_def: vocabularies) are fed, as
+// export_dir/assets/FILE, to the restore and the main op.
 //
 //   absl::StatusOr<SavedModelBundle> model = LoadSavedModel("/models/mnist/1");
 //   if (!model.ok()) return model.status();

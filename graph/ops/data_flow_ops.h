@@ -4,8 +4,9 @@
 // (TensorArrayV3 and its read, write, gather, scatter, grad, size and close:
 // data_flow_ops_tensor_array.cc): schemas only, for graphs TensorFlow
 // wrote; the CPU kernels are kernels/cpu/data_flow_ops*.cc. Hash tables
-// (HashTableV2 and its initialize, import, find and size:
-// data_flow_ops_lookup.cc) have builders too.
+// (HashTableV2, the mutable tables and their initialize, import, insert,
+// remove, find, size and export: data_flow_ops_lookup.cc) have builders
+// too.
 #ifndef DFLOW_GRAPH_OPS_DATA_FLOW_OPS_H_
 #define DFLOW_GRAPH_OPS_DATA_FLOW_OPS_H_
 
@@ -37,6 +38,26 @@ Operation LookupTableImportV2(const Scope& scope, Input table, Input keys,
 Output LookupTableFindV2(const Scope& scope, Input table, Input keys,
                          Input default_value);
 Output LookupTableSizeV2(const Scope& scope, Input table);
+
+// A mutable hash table (tf.lookup.experimental.MutableHashTable; Keras's
+// StringLookup after adapt): empty at first; Insert adds or overwrites,
+// Remove drops keys, Export gives every key and value (in insertion
+// order). Find and Import work on it as on HashTableV2.
+Output MutableHashTableV2(const Scope& scope, DataType key_dtype,
+                          DataType value_dtype,
+                          absl::string_view shared_name = "");
+// The same with a tensor of `value_shape` per key (values passed to Insert
+// and Import are shaped keys + value_shape; Find's default is one value).
+Output MutableHashTableOfTensorsV2(const Scope& scope, DataType key_dtype,
+                                   DataType value_dtype,
+                                   const TensorShape& value_shape,
+                                   absl::string_view shared_name = "");
+Operation LookupTableInsertV2(const Scope& scope, Input table, Input keys,
+                              Input values);
+Operation LookupTableRemoveV2(const Scope& scope, Input table, Input keys);
+// {keys, values}.
+OutputList LookupTableExportV2(const Scope& scope, Input table,
+                               DataType key_dtype, DataType value_dtype);
 
 }  // namespace ops
 }  // namespace dflow

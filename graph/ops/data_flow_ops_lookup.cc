@@ -1,11 +1,15 @@
 // Schemas and wrappers of TensorFlow 2.21's hash-table ops, what
-// tf.lookup.StaticHashTable, StaticVocabularyTable and feature columns'
-// vocabularies write: HashTableV2 makes the table (a resource of the
-// session, like a variable), InitializeTableV2 / LookupTableImportV2 fill
-// it (InitializeTableFromTextFileV2 from a vocabulary file),
-// LookupTableFindV2 and LookupTableSizeV2 read it
-// (kernels/cpu/data_flow_ops_lookup.cc).
+// tf.lookup.StaticHashTable, StaticVocabularyTable, feature columns'
+// vocabularies and Keras's StringLookup/TextVectorization write:
+// HashTableV2 (static) and MutableHashTableV2 / MutableHashTableOfTensorsV2
+// make the table (a resource of the session, like a variable),
+// InitializeTableV2 / LookupTableImportV2 fill it
+// (InitializeTableFromTextFileV2 from a vocabulary file),
+// LookupTableInsertV2 / RemoveV2 change a mutable one, LookupTableFindV2,
+// SizeV2 and ExportV2 read it (kernels/cpu/data_flow_ops_lookup.cc).
 #include <string>
+
+#include "absl/strings/str_cat.h"
 
 #include "graph/graph.h"
 #include "graph/op_registry.h"
@@ -20,18 +24,49 @@ absl::Status HandleShape(InferenceContext* c) {
   return absl::OkStatus();
 }
 
-// Import and initialize: the handle is a scalar, keys and values agree.
+// Import, initialize and insert: the handle is a scalar, values' shape
+// starts with the keys' (a table of vector values adds its value shape).
 absl::Status FillShape(InferenceContext* c) {
   TensorShape unused;
   DFLOW_RETURN_IF_ERROR(c->WithRank(c->input(0), 0, "table_handle", &unused));
-  return c->MergeShapes(c->input(1), c->input(2), "keys and values", &unused);
+  const TensorShape& keys = c->input(1);
+  const TensorShape& values = c->input(2);
+  if (keys.unknown_rank() || values.unknown_rank()) return absl::OkStatus();
+  bool fits = values.rank() >= keys.rank();
+  for (int i = 0; fits && i < keys.rank(); ++i) {
+    fits = keys.dim(i) < 0 || values.dim(i) < 0 || keys.dim(i) == values.dim(i);
+  }
+  if (!fits) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the values' shape ", values.ToString(),
+        " must start with the keys' shape ", keys.ToString()));
+  }
+  return absl::OkStatus();
 }
 
-// Scalar values: one per key.
+// One value per key: the keys' shape for a scalar default (a table of
+// scalars); a table of vectors adds a value shape inference cannot see.
 absl::Status FindShape(InferenceContext* c) {
   TensorShape unused;
   DFLOW_RETURN_IF_ERROR(c->WithRank(c->input(0), 0, "table_handle", &unused));
-  c->set_output(0, c->input(1));
+  const TensorShape& default_value = c->input(2);
+  c->set_output(0, !default_value.unknown_rank() && default_value.rank() == 0
+                       ? c->input(1)
+                       : TensorShape::Unknown());
+  return absl::OkStatus();
+}
+
+// Remove: the handle is a scalar.
+absl::Status HandleInputShape(InferenceContext* c) {
+  TensorShape unused;
+  return c->WithRank(c->input(0), 0, "table_handle", &unused);
+}
+
+// Export: keys [n], values [n, value shape...] (n known only at run time).
+absl::Status ExportShape(InferenceContext* c) {
+  DFLOW_RETURN_IF_ERROR(HandleInputShape(c));
+  c->set_output(0, TensorShape({TensorShape::kUnknownDim}));
+  c->set_output(1, TensorShape::Unknown());
   return absl::OkStatus();
 }
 
@@ -45,6 +80,58 @@ DFLOW_REGISTER_OP("HashTableV2")
     .SetIsStateful()
     .SetShapeFn(HandleShape)
     .Doc("A hash table of the session, filled once by InitializeTableV2.");
+
+DFLOW_REGISTER_OP("MutableHashTableV2")
+    .Output("table_handle: resource")
+    .Attr("container: string = ''")
+    .Attr("shared_name: string = ''")
+    .Attr("use_node_name_sharing: bool = false")
+    .Attr("key_dtype: type")
+    .Attr("value_dtype: type")
+    .SetIsStateful()
+    .SetShapeFn(HandleShape)
+    .Doc("A hash table of the session, empty at first, changed by "
+         "LookupTableInsertV2 and LookupTableRemoveV2.");
+
+DFLOW_REGISTER_OP("MutableHashTableOfTensorsV2")
+    .Output("table_handle: resource")
+    .Attr("container: string = ''")
+    .Attr("shared_name: string = ''")
+    .Attr("use_node_name_sharing: bool = false")
+    .Attr("key_dtype: type")
+    .Attr("value_dtype: type")
+    .Attr("value_shape: shape = {}")
+    .SetIsStateful()
+    .SetShapeFn(HandleShape)
+    .Doc("A mutable hash table whose values are tensors of value_shape.");
+
+DFLOW_REGISTER_OP("LookupTableInsertV2")
+    .Input("table_handle: resource")
+    .Input("keys: Tin")
+    .Input("values: Tout")
+    .Attr("Tin: type")
+    .Attr("Tout: type")
+    .SetIsStateful()
+    .SetShapeFn(FillShape)
+    .Doc("Adds keys -> values to a mutable table, overwriting keys there.");
+
+DFLOW_REGISTER_OP("LookupTableRemoveV2")
+    .Input("table_handle: resource")
+    .Input("keys: Tin")
+    .Attr("Tin: type")
+    .SetIsStateful()
+    .SetShapeFn(HandleInputShape)
+    .Doc("Removes the keys from a mutable table (absent keys are ignored).");
+
+DFLOW_REGISTER_OP("LookupTableExportV2")
+    .Input("table_handle: resource")
+    .Output("keys: Tkeys")
+    .Output("values: Tvalues")
+    .Attr("Tkeys: type")
+    .Attr("Tvalues: type")
+    .SetIsStateful()
+    .SetShapeFn(ExportShape)
+    .Doc("Every key of the table and its value (a checkpoint's save).");
 
 DFLOW_REGISTER_OP("LookupTableImportV2")
     .Input("table_handle: resource")
@@ -117,6 +204,56 @@ Output HashTableV2(const Scope& scope, DataType key_dtype, DataType value_dtype,
                      .Attr("shared_name", std::string(shared_name))
                      .Finalize();
   return op.valid() ? op.output(0) : Output();
+}
+
+Output MutableHashTableV2(const Scope& scope, DataType key_dtype,
+                          DataType value_dtype,
+                          absl::string_view shared_name) {
+  Operation op = OpBuilder(scope, "MutableHashTableV2")
+                     .Attr("key_dtype", key_dtype)
+                     .Attr("value_dtype", value_dtype)
+                     .Attr("shared_name", std::string(shared_name))
+                     .Finalize();
+  return op.valid() ? op.output(0) : Output();
+}
+
+Output MutableHashTableOfTensorsV2(const Scope& scope, DataType key_dtype,
+                                   DataType value_dtype,
+                                   const TensorShape& value_shape,
+                                   absl::string_view shared_name) {
+  Operation op = OpBuilder(scope, "MutableHashTableOfTensorsV2")
+                     .Attr("key_dtype", key_dtype)
+                     .Attr("value_dtype", value_dtype)
+                     .Attr("value_shape", value_shape)
+                     .Attr("shared_name", std::string(shared_name))
+                     .Finalize();
+  return op.valid() ? op.output(0) : Output();
+}
+
+Operation LookupTableInsertV2(const Scope& scope, Input table, Input keys,
+                              Input values) {
+  return OpBuilder(scope, "LookupTableInsertV2")
+      .Input(table)
+      .Input(keys)
+      .Input(values)
+      .Finalize();
+}
+
+Operation LookupTableRemoveV2(const Scope& scope, Input table, Input keys) {
+  return OpBuilder(scope, "LookupTableRemoveV2")
+      .Input(table)
+      .Input(keys)
+      .Finalize();
+}
+
+OutputList LookupTableExportV2(const Scope& scope, Input table,
+                               DataType key_dtype, DataType value_dtype) {
+  Operation op = OpBuilder(scope, "LookupTableExportV2")
+                     .Input(table)
+                     .Attr("Tkeys", key_dtype)
+                     .Attr("Tvalues", value_dtype)
+                     .Finalize();
+  return op.valid() ? OutputList{op.output(0), op.output(1)} : OutputList{};
 }
 
 Operation InitializeTableV2(const Scope& scope, Input table, Input keys,

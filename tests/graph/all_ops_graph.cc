@@ -702,6 +702,15 @@ void BuildGraphWithEveryOp(const Scope& root) {
                                      ops::Const(ix, "/tmp/vocabulary.txt"), 0, 1);
   ops::LookupTableFindV2(ix, vocabulary, split.values, ops::Const(ix, -1.0));
   ops::LookupTableSizeV2(ix, vocabulary);
+  Output counts = ops::MutableHashTableV2(ix, DT_STRING, DT_INT64);
+  ops::LookupTableInsertV2(ix, counts, words,
+                           ops::Cast(ix, ops::StringLength(ix, words), DT_INT64));
+  ops::LookupTableRemoveV2(ix, counts, ops::Const(ix, "unseen"));
+  ops::LookupTableExportV2(ix, counts, DT_STRING, DT_INT64);
+  Output embeddings =
+      ops::MutableHashTableOfTensorsV2(ix, DT_INT64, DT_FLOAT, TensorShape({2}));
+  ops::LookupTableFindV2(ix, embeddings, ops::Const(ix, {int64_t{3}}),
+                         ops::Const(ix, {0.0f, 0.0f}));
   ops::PrintV2(ix, ops::StringFormat(ix, {h}, "h = {}"));
   ops::KeyCounter kc = ops::StatelessRandomGetKeyCounter(
       ix, ops::Const(ix, {int64_t{1}, int64_t{2}}));

@@ -108,7 +108,8 @@ EXTRA_OPS = [
     "StringToHashBucket", "Fingerprint", "HashTableV2",
     "InitializeTableV2", "InitializeTableFromTextFileV2",
     "LookupTableImportV2", "LookupTableFindV2",
-    "LookupTableSizeV2",
+    "LookupTableSizeV2", "MutableHashTableV2", "MutableHashTableOfTensorsV2",
+    "LookupTableInsertV2", "LookupTableRemoveV2", "LookupTableExportV2",
     # The regularized optimizers in their four forms
     # (graph/ops/training_ops.cc, kernels/cpu/training_ops_regularized.cc).
     "ApplyAdadelta", "ResourceApplyAdadelta", "SparseApplyAdadelta",
