@@ -52,6 +52,11 @@ Output MutableHashTableOfTensorsV2(const Scope& scope, DataType key_dtype,
                                    DataType value_dtype,
                                    const TensorShape& value_shape,
                                    absl::string_view shared_name = "");
+// A mutable table (tf.lookup.experimental.DenseHashTable) whose keys
+// (empty_key's dtype, scalars) never equal empty_key or deleted_key.
+Output MutableDenseHashTableV2(const Scope& scope, Input empty_key,
+                               Input deleted_key, DataType value_dtype,
+                               const TensorShape& value_shape = {});
 Operation LookupTableInsertV2(const Scope& scope, Input table, Input keys,
                               Input values);
 Operation LookupTableRemoveV2(const Scope& scope, Input table, Input keys);

@@ -105,6 +105,32 @@ DFLOW_REGISTER_OP("MutableHashTableOfTensorsV2")
     .SetShapeFn(HandleShape)
     .Doc("A mutable hash table whose values are tensors of value_shape.");
 
+// The empty and deleted keys are scalars (dflow's dense tables have
+// scalar keys; TensorFlow's may have vector keys of empty_key's shape).
+absl::Status DenseTableShape(InferenceContext* c) {
+  TensorShape unused;
+  DFLOW_RETURN_IF_ERROR(c->WithRank(c->input(0), 0, "empty_key", &unused));
+  DFLOW_RETURN_IF_ERROR(c->WithRank(c->input(1), 0, "deleted_key", &unused));
+  return HandleShape(c);
+}
+
+DFLOW_REGISTER_OP("MutableDenseHashTableV2")
+    .Input("empty_key: key_dtype")
+    .Input("deleted_key: key_dtype")
+    .Output("table_handle: resource")
+    .Attr("container: string = ''")
+    .Attr("shared_name: string = ''")
+    .Attr("use_node_name_sharing: bool = false")
+    .Attr("key_dtype: type")
+    .Attr("value_dtype: type")
+    .Attr("value_shape: shape = {}")
+    .Attr("initial_num_buckets: int = 131072")
+    .Attr("max_load_factor: float = 0.8")
+    .SetIsStateful()
+    .SetShapeFn(DenseTableShape)
+    .Doc("A mutable hash table (tf.lookup.experimental.DenseHashTable) "
+         "whose empty_key and deleted_key no key may equal.");
+
 DFLOW_REGISTER_OP("LookupTableInsertV2")
     .Input("table_handle: resource")
     .Input("keys: Tin")
@@ -226,6 +252,18 @@ Output MutableHashTableOfTensorsV2(const Scope& scope, DataType key_dtype,
                      .Attr("value_dtype", value_dtype)
                      .Attr("value_shape", value_shape)
                      .Attr("shared_name", std::string(shared_name))
+                     .Finalize();
+  return op.valid() ? op.output(0) : Output();
+}
+
+Output MutableDenseHashTableV2(const Scope& scope, Input empty_key,
+                               Input deleted_key, DataType value_dtype,
+                               const TensorShape& value_shape) {
+  Operation op = OpBuilder(scope, "MutableDenseHashTableV2")
+                     .Input(empty_key)
+                     .Input(deleted_key)
+                     .Attr("value_dtype", value_dtype)
+                     .Attr("value_shape", value_shape)
                      .Finalize();
   return op.valid() ? op.output(0) : Output();
 }

@@ -38,9 +38,18 @@ bool IsKeyDtype(DataType t) {
   return t == DT_STRING || t == DT_INT32 || t == DT_INT64;
 }
 
-// HashTableV2 (static), MutableHashTableV2 and MutableHashTableOfTensorsV2:
-// the handle of the session's table under this node's key, made on first
-// use.
+// Whether two scalar keys (string, int32 or int64) are equal.
+bool SameScalarKey(const Tensor& a, const Tensor& b) {
+  if (a.dtype() == DT_STRING) {
+    return *a.data<std::string>() == *b.data<std::string>();
+  }
+  if (a.dtype() == DT_INT32) return *a.data<int32_t>() == *b.data<int32_t>();
+  return *a.data<int64_t>() == *b.data<int64_t>();
+}
+
+// HashTableV2 (static), MutableHashTableV2, MutableHashTableOfTensorsV2 and
+// MutableDenseHashTableV2: the handle of the session's table under this
+// node's key, made on first use.
 class TableHandleOp : public OpKernel {
  public:
   explicit TableHandleOp(OpKernelConstruction* ctx)
@@ -49,7 +58,8 @@ class TableHandleOp : public OpKernel {
                                               : LookupTable::Kind::kMutable) {
     OP_REQUIRES_OK(ctx, ctx->GetAttr("key_dtype", &key_dtype_));
     OP_REQUIRES_OK(ctx, ctx->GetAttr("value_dtype", &value_dtype_));
-    if (ctx->node().op() == "MutableHashTableOfTensorsV2") {
+    if (ctx->node().op() != "HashTableV2" &&
+        ctx->node().op() != "MutableHashTableV2") {
       OP_REQUIRES_OK(ctx, ctx->GetAttr("value_shape", &value_shape_));
       OP_REQUIRES(ctx, value_shape_.IsFullyDefined(),
                   absl::InvalidArgumentError(absl::StrCat(
@@ -67,15 +77,34 @@ class TableHandleOp : public OpKernel {
   }
 
   void Compute(OpKernelContext* ctx) override {
-    absl::StatusOr<Var*> var =
-        LookupOrCreateResource<LookupTable>(ctx, key_, "hash table", [this] {
-          return std::make_unique<LookupTable>(key_, kind_, key_dtype_,
-                                               value_dtype_, value_shape_);
+    const bool dense = type_string() == "MutableDenseHashTableV2";
+    if (dense) {
+      for (int i : {0, 1}) {
+        OP_REQUIRES(ctx, ctx->input(i).shape().rank() == 0,
+                    absl::UnimplementedError(absl::StrCat(
+                        i == 0 ? "empty_key" : "deleted_key", " has shape ",
+                        ctx->input(i).shape().ToString(),
+                        "; dflow's dense tables take scalar keys only")));
+      }
+      OP_REQUIRES(ctx,
+                  !SameScalarKey(ctx->input(0), ctx->input(1)),
+                  absl::InvalidArgumentError(
+                      "Empty and deleted keys must have different values"));
+    }
+    absl::StatusOr<Var*> var = LookupOrCreateResource<LookupTable>(
+        ctx, key_, "hash table", [&, this] {
+          auto table = std::make_unique<LookupTable>(
+              key_, kind_, key_dtype_, value_dtype_, value_shape_);
+          if (dense) table->SetReservedKeys(ctx->input(0), ctx->input(1));
+          return table;
         });
     OP_REQUIRES_OK(ctx, var.status());
     LookupTable* table = dynamic_cast<LookupTable*>((*var)->resource());
     OP_REQUIRES(ctx,
-                table->kind() == kind_ && table->key_dtype() == key_dtype_ &&
+                table->kind() == kind_ &&
+                    table->has_reserved_keys() ==
+                        (type_string() == "MutableDenseHashTableV2") &&
+                    table->key_dtype() == key_dtype_ &&
                     table->value_dtype() == value_dtype_ &&
                     table->value_shape() == value_shape_,
                 absl::InvalidArgumentError(absl::StrCat(
@@ -355,6 +384,9 @@ DFLOW_REGISTER_KERNEL(
     KernelDefBuilder("MutableHashTableV2").Device(kDeviceCpu), TableHandleOp);
 DFLOW_REGISTER_KERNEL(
     KernelDefBuilder("MutableHashTableOfTensorsV2").Device(kDeviceCpu),
+    TableHandleOp);
+DFLOW_REGISTER_KERNEL(
+    KernelDefBuilder("MutableDenseHashTableV2").Device(kDeviceCpu),
     TableHandleOp);
 DFLOW_REGISTER_KERNEL(KernelDefBuilder("InitializeTableV2").Device(kDeviceCpu),
                       FillTableOp);

@@ -73,8 +73,34 @@ LookupTable::LookupTable(std::string name, Kind kind, DataType key_dtype,
       // A mutable table is usable from the start: empty.
       initialized_(kind == Kind::kMutable) {}
 
+void LookupTable::SetReservedKeys(Tensor empty_key, Tensor deleted_key) {
+  empty_key_ = std::move(empty_key);
+  deleted_key_ = std::move(deleted_key);
+  has_reserved_keys_ = true;
+}
+
+bool LookupTable::IsReserved(const Tensor& keys, int64_t i) const {
+  return has_reserved_keys_ && (SameElements(keys, i, empty_key_, 0, 1) ||
+                                SameElements(keys, i, deleted_key_, 0, 1));
+}
+
+absl::Status LookupTable::CheckNotReserved(const Tensor& keys) const {
+  for (int64_t i = 0; has_reserved_keys_ && i < keys.NumElements(); ++i) {
+    if (IsReserved(keys, i)) {
+      const bool empty = SameElements(keys, i, empty_key_, 0, 1);
+      return absl::InvalidArgumentError(absl::StrCat(
+          "Using the ", empty ? "empty_key" : "deleted_key",
+          " as a table key is not allowed: key ", KeyText(keys, i), " of ",
+          DebugString(), " is its ", empty ? "empty" : "deleted",
+          " key; pick empty_key and deleted_key outside your keys"));
+    }
+  }
+  return absl::OkStatus();
+}
+
 std::string LookupTable::DebugString() const {
   return absl::StrCat(kind_ == Kind::kStatic ? "HashTable '"
+                      : has_reserved_keys_   ? "MutableDenseHashTable '"
                                              : "MutableHashTable '",
                       name_, "' (", DataTypeName(key_dtype_), " -> ",
                       DataTypeName(value_dtype_),
@@ -142,7 +168,9 @@ absl::Status LookupTable::Initialize(const Tensor& keys,
 absl::Status LookupTable::Import(const Tensor& keys, const Tensor& values) {
   std::lock_guard<std::mutex> lock(mu_);
   Clear();
-  for (int64_t i = 0; i < keys.NumElements(); ++i) Put(keys, values, i);
+  for (int64_t i = 0; i < keys.NumElements(); ++i) {
+    if (!IsReserved(keys, i)) Put(keys, values, i);
+  }
   initialized_ = true;
   return absl::OkStatus();
 }
@@ -154,6 +182,7 @@ absl::Status LookupTable::Insert(const Tensor& keys, const Tensor& values) {
         " is a static table (HashTableV2): it is filled by its initializer "
         "and cannot be inserted into; use a MutableHashTable"));
   }
+  if (absl::Status s = CheckNotReserved(keys); !s.ok()) return s;
   std::lock_guard<std::mutex> lock(mu_);
   for (int64_t i = 0; i < keys.NumElements(); ++i) Put(keys, values, i);
   return absl::OkStatus();
@@ -166,6 +195,7 @@ absl::Status LookupTable::Remove(const Tensor& keys) {
         " is a static table (HashTableV2): its keys cannot be removed; use "
         "a MutableHashTable"));
   }
+  if (absl::Status s = CheckNotReserved(keys); !s.ok()) return s;
   std::lock_guard<std::mutex> lock(mu_);
   for (int64_t i = 0; i < keys.NumElements(); ++i) {
     int64_t row = -1;
@@ -198,6 +228,7 @@ absl::Status LookupTable::Find(const Tensor& keys, const Tensor& default_value,
         KeysThenValue(keys.shape(), value_shape_).ToString(),
         " for default value but got ", default_value.shape().ToString()));
   }
+  if (absl::Status s = CheckNotReserved(keys); !s.ok()) return s;
   std::lock_guard<std::mutex> lock(mu_);
   if (!initialized_) {
     return absl::FailedPreconditionError(absl::StrCat(

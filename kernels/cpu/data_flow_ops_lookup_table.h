@@ -7,7 +7,9 @@
 //    vocabularies): filled once by an initializer, read-only after;
 //  - mutable (MutableHashTableV2, MutableHashTableOfTensorsV2: Keras's
 //    StringLookup/TextVectorization after adapt, tf.lookup.experimental.
-//    MutableHashTable): starts empty, LookupTableInsertV2/RemoveV2 change it.
+//    MutableHashTable; MutableDenseHashTableV2: tf.lookup.experimental.
+//    DenseHashTable, whose empty and deleted keys are reserved): starts
+//    empty, LookupTableInsertV2/RemoveV2 change it.
 //
 // A checkpoint holds a table as its exported keys and values, which
 // LookupTableImportV2 puts back.
@@ -64,6 +66,12 @@ class LookupTable : public ResourceBase {
   bool IsInitialized();
   int64_t LockedSize();
 
+  // A dense table's empty and deleted keys (scalars of the key dtype): no
+  // key may equal them, and Import skips them (TensorFlow's checkpoint of
+  // a dense table holds its buckets, the unused ones under these keys).
+  void SetReservedKeys(Tensor empty_key, Tensor deleted_key);
+  bool has_reserved_keys() const { return has_reserved_keys_; }
+
   Kind kind() const { return kind_; }
   DataType key_dtype() const { return key_dtype_; }
   DataType value_dtype() const { return value_dtype_; }
@@ -71,6 +79,9 @@ class LookupTable : public ResourceBase {
 
  private:
   int64_t Size() const;
+  // InvalidArgument when a key of `keys` is a reserved one.
+  absl::Status CheckNotReserved(const Tensor& keys) const;
+  bool IsReserved(const Tensor& keys, int64_t i) const;
   // The row of key i of `keys`, or -1.
   int64_t RowOf(const Tensor& keys, int64_t i) const;
   // Whether row `row` holds value i of `values`.
@@ -87,6 +98,8 @@ class LookupTable : public ResourceBase {
   const DataType key_dtype_, value_dtype_;
   const TensorShape value_shape_;
   const int64_t value_size_;  // elements per value
+  bool has_reserved_keys_ = false;
+  Tensor empty_key_, deleted_key_;  // set once, before the table is shared
   std::mutex mu_;
   bool initialized_ = false;                                // mu_
   absl::flat_hash_map<int64_t, int64_t> int_rows_;          // mu_

@@ -711,6 +711,8 @@ void BuildGraphWithEveryOp(const Scope& root) {
       ops::MutableHashTableOfTensorsV2(ix, DT_INT64, DT_FLOAT, TensorShape({2}));
   ops::LookupTableFindV2(ix, embeddings, ops::Const(ix, {int64_t{3}}),
                          ops::Const(ix, {0.0f, 0.0f}));
+  ops::MutableDenseHashTableV2(ix, ops::Const(ix, int64_t{-1}),
+                               ops::Const(ix, int64_t{-2}), DT_FLOAT);
   ops::PrintV2(ix, ops::StringFormat(ix, {h}, "h = {}"));
   ops::KeyCounter kc = ops::StatelessRandomGetKeyCounter(
       ix, ops::Const(ix, {int64_t{1}, int64_t{2}}));

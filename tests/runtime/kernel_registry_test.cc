@@ -138,6 +138,7 @@ TEST(KernelRegistryTest, EveryDeclaredOpHasAGpuDefinition) {
                                              "LookupTableSizeV2",
                                              "MutableHashTableV2",
                                              "MutableHashTableOfTensorsV2",
+                                             "MutableDenseHashTableV2",
                                              "LookupTableInsertV2",
                                              "LookupTableRemoveV2",
                                              "LookupTableExportV2",

@@ -119,7 +119,8 @@ TEST(SavedModelTablesTest, MutableTablesOfScalarsAndVectors) {
   ASSERT_TRUE(model.ok()) << model.status();
   ExpectCallMatchesTensorFlow(*model, "mutable_tables", "lookup",
                               {"words", "keys"},
-                              {"word_ids", "size", "vectors"});
+                              {"word_ids", "size", "vectors", "dense",
+                               "dense_size"});
   ExpectCallMatchesTensorFlow(*model, "mutable_tables", "update",
                               {"words", "ids", "gone"},
                               {"found", "size", "keys", "values"});
@@ -200,6 +201,30 @@ TEST_F(TableErrorsTest, ValuesOfTheWrongShapeOrDtype) {
   s = Run({"insert_ints"});
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
   EXPECT_THAT(s.message(), HasSubstr("Conflicting key/value dtypes"));
+}
+
+TEST_F(TableErrorsTest, DenseTableRefusesItsReservedKeys) {
+  Output table = ops::MutableDenseHashTableV2(
+      root_, ops::Const(root_, int64_t{-1}), ops::Const(root_, int64_t{-2}),
+      DT_FLOAT);
+  ops::LookupTableInsertV2(root_.WithOpName("insert_empty"), table,
+                           ops::Const(root_, Vec<int64_t>({4, -1})),
+                           ops::Const(root_, Vec<float>({1, 2})));
+  Output find = ops::LookupTableFindV2(
+      root_.WithOpName("find_deleted"), table,
+      ops::Const(root_, Vec<int64_t>({-2})), ops::Const(root_, 0.0f));
+  Output same = ops::MutableDenseHashTableV2(
+      root_.WithOpName("same_keys"), ops::Const(root_, int64_t{7}),
+      ops::Const(root_, int64_t{7}), DT_FLOAT);
+  absl::Status s = Run({"insert_empty"});
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+  EXPECT_THAT(s.message(), HasSubstr("Using the empty_key"));
+  s = Run({}, {find});
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+  EXPECT_THAT(s.message(), HasSubstr("Using the deleted_key"));
+  s = Run({"same_keys"});
+  EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
+  EXPECT_THAT(s.message(), HasSubstr("Empty and deleted keys"));
 }
 
 TEST_F(TableErrorsTest, SharedNameOfAnotherKindOfTable) {

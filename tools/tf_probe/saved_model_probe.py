@@ -388,6 +388,121 @@ def _(d):
     return {"serving_default": {"x": f32(3, 4)}}
 
 
+@case("module_detection_postprocess")
+def _(d):
+    class M(tf.Module):
+        @tf.function(input_signature=[tf.TensorSpec([None, 4], tf.float32),
+                                      tf.TensorSpec([None], tf.float32),
+                                      tf.TensorSpec([1, None, 1, 4], tf.float32),
+                                      tf.TensorSpec([1, None, 3], tf.float32)])
+        def detect(self, boxes, scores, batch_boxes, batch_scores):
+            keep = tf.image.non_max_suppression(boxes, scores, 3, iou_threshold=0.5)
+            sel, sc = tf.image.non_max_suppression_with_scores(boxes, scores, 4, soft_nms_sigma=0.5)
+            comb = tf.image.combined_non_max_suppression(batch_boxes, batch_scores, 3, 5)
+            return {"keep": keep, "soft_sel": sel, "soft_scores": sc,
+                    "nmsed_boxes": comb.nmsed_boxes, "nmsed_scores": comb.nmsed_scores,
+                    "nmsed_classes": comb.nmsed_classes, "valid": comb.valid_detections,
+                    "crops": tf.image.crop_and_resize(tf.ones([1, 8, 8, 1]) * tf.reshape(scores[:1], [1, 1, 1, 1]),
+                                                      boxes, tf.zeros([tf.shape(boxes)[0]], tf.int32), [3, 3])}
+
+    m = M()
+    tf.saved_model.save(m, d, signatures=m.detect)
+    b = np.array([[0, 0, 1, 1], [0, 0.1, 1, 1.1], [0, -0.1, 1, 0.9], [0, 10, 1, 11], [0, 10.1, 1, 11.1],
+                  [0, 100, 1, 101]], np.float32) / 101.0
+    return {"serving_default": {"boxes": b, "scores": np.array([.9, .75, .6, .95, .5, .3], np.float32),
+                                "batch_boxes": b[None, :, None, :],
+                                "batch_scores": f32(1, 6, 3, lo=0, hi=1)}}
+
+
+@case("module_map_fn_and_vectorized_map")
+def _(d):
+    class M(tf.Module):
+        def __init__(self):
+            self.w = tf.Variable(tf.random.stateless_normal([3, 3], [1, 5]))
+
+        @tf.function(input_signature=[tf.TensorSpec([None, 3], tf.float32)])
+        def run(self, x):
+            a = tf.map_fn(lambda r: tf.reduce_sum(tf.linalg.matvec(self.w, r) ** 2), x)
+            b = tf.vectorized_map(lambda r: tf.nn.softmax(r * 2.0), x)
+            c = tf.scan(lambda acc, r: acc + r, x)
+            return {"a": a, "b": b, "c": c}
+
+    m = M()
+    tf.saved_model.save(m, d, signatures=m.run)
+    return {"serving_default": {"x": f32(4, 3)}}
+
+
+@case("module_fake_quant")
+def _(d):
+    class M(tf.Module):
+        def __init__(self):
+            self.lo = tf.Variable(-1.5)
+            self.hi = tf.Variable(2.0)
+
+        @tf.function(input_signature=[tf.TensorSpec([None, 4], tf.float32)])
+        def run(self, x):
+            return {"vars": tf.quantization.fake_quant_with_min_max_vars(x * 3, self.lo, self.hi, num_bits=8),
+                    "args": tf.quantization.fake_quant_with_min_max_args(x, -1.0, 1.0, num_bits=4),
+                    "per_channel": tf.quantization.fake_quant_with_min_max_vars_per_channel(
+                        x, [-1.0, -0.5, -2.0, 0.0], [1.0, 0.5, 2.0, 1.0]),
+                    "qdq": tf.quantization.quantize_and_dequantize_v2(x, -1.0, 1.0, range_given=True)}
+
+    m = M()
+    tf.saved_model.save(m, d, signatures=m.run)
+    return {"serving_default": {"x": f32(3, 4)}}
+
+
+@case("module_dense_hash_table")
+def _(d):
+    class M(tf.Module):
+        def __init__(self):
+            self.t = tf.lookup.experimental.DenseHashTable(
+                tf.int64, tf.float32, default_value=-1.0, empty_key=-1, deleted_key=-2)
+            self.t.insert(tf.constant([3, 5, 8], tf.int64), tf.constant([0.5, 1.5, 2.5]))
+
+        @tf.function(input_signature=[tf.TensorSpec([None], tf.int64)])
+        def find(self, k):
+            return {"v": self.t.lookup(k), "size": self.t.size()}
+
+    m = M()
+    tf.saved_model.save(m, d, signatures=m.find)
+    return {"serving_default": {"k": np.array([5, 4, 3, 8], np.int64)}}
+
+
+@case("module_int_to_string_table_and_bool_var")
+def _(d):
+    class M(tf.Module):
+        def __init__(self):
+            self.names = tf.lookup.StaticHashTable(
+                tf.lookup.KeyValueTensorInitializer(tf.constant([0, 1, 2], tf.int64),
+                                                    tf.constant(["zero", "one", "two"])), "many")
+            self.flag = tf.Variable(True)
+            self.label = tf.Variable("model-a")
+
+        @tf.function(input_signature=[tf.TensorSpec([None], tf.int64)])
+        def name(self, k):
+            return {"names": self.names.lookup(k), "flag": tf.logical_not(self.flag),
+                    "label": tf.strings.join([self.label, "!"])}
+
+    m = M()
+    tf.saved_model.save(m, d, signatures=m.name)
+    return {"serving_default": {"k": np.array([2, 7, 0], np.int64)}}
+
+
+@case("module_tf_data_in_signature")
+def _(d):
+    class M(tf.Module):
+        @tf.function(input_signature=[tf.TensorSpec([None], tf.float32)])
+        def run(self, x):
+            ds = tf.data.Dataset.from_tensor_slices(x).map(lambda v: v * 2.0).filter(lambda v: v > 0).batch(2)
+            total = ds.reduce(tf.constant(0.0), lambda acc, b: acc + tf.reduce_sum(b))
+            return {"total": total}
+
+    m = M()
+    tf.saved_model.save(m, d, signatures=m.run)
+    return {"serving_default": {"x": f32(7)}}
+
+
 # ------------------------------------------------------------- Keras 2
 def _keras_save(model, d):
     model.save(d, save_format="tf")
@@ -614,6 +729,37 @@ def _(d):
     m = keras.Model(inp, out)
     m.export(d, verbose=False)
     return {"serving_default": {"features": f32(3, 6)}}
+
+
+@case("keras3_export_lstm_lambda", tol=(1e-4, 1e-5))
+def _(d):
+    import keras
+    keras.utils.set_random_seed(14)
+    inp = keras.Input((5, 3), name="seq")
+    h = keras.layers.LSTM(4, return_sequences=True)(inp)
+    h = keras.layers.GRU(3)(h)
+    out = keras.layers.Dense(2)(h)
+    m = keras.Model(inp, out)
+    m.export(d, verbose=False)
+    return {"serving_default": {"seq": f32(2, 5, 3)}}
+
+
+@case("keras2_uint8_image_rescaling", tol=(1e-4, 1e-5))
+def _(d):
+    k = keras2()
+    tf.random.set_seed(15)
+    L = k.layers
+    inp = k.Input((10, 10, 3), dtype="uint8", name="image")
+    h = L.Lambda(lambda t: tf.cast(t, tf.float32))(inp)
+    h = L.Resizing(8, 8)(h)
+    h = L.Rescaling(1 / 127.5, offset=-1)(h)
+    h = L.Conv2D(4, 3, activation="swish")(h)
+    h = L.GlobalAveragePooling2D()(h)
+    out = L.Dense(3)(h)
+    m = k.Model(inp, out)
+    _keras_save(m, d)
+    img = (np.arange(2 * 10 * 10 * 3) * 7 % 256).astype(np.uint8).reshape(2, 10, 10, 3)
+    return {"serving_default": {"image": img}}
 
 
 # ------------------------------------------------------------------ TF1

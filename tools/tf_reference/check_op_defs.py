@@ -109,6 +109,7 @@ EXTRA_OPS = [
     "InitializeTableV2", "InitializeTableFromTextFileV2",
     "LookupTableImportV2", "LookupTableFindV2",
     "LookupTableSizeV2", "MutableHashTableV2", "MutableHashTableOfTensorsV2",
+    "MutableDenseHashTableV2",
     "LookupTableInsertV2", "LookupTableRemoveV2", "LookupTableExportV2",
     # The regularized optimizers in their four forms
     # (graph/ops/training_ops.cc, kernels/cpu/training_ops_regularized.cc).

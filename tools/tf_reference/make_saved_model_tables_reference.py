@@ -27,8 +27,10 @@ text_vectorization
 mutable_tables
     A tf.Module with tf.lookup.experimental.MutableHashTable of scalars
     (string -> int64) and of vectors (int64 -> float32 [3],
-    MutableHashTableOfTensorsV2), filled in the module before saving (the
-    checkpoint holds them). Signatures: lookup (find, size), update (insert
+    MutableHashTableOfTensorsV2), and a DenseHashTable
+    (MutableDenseHashTableV2, whose checkpoint holds all its buckets, the
+    unused ones under the empty and deleted keys), filled in the module
+    before saving (the checkpoint holds them). Signatures: lookup (find, size), update (insert
     then remove, then find and export what is left).
 """
 import os
@@ -137,12 +139,18 @@ def mutable_tables():
             self.words.insert(tf.constant(["red", "green", "blue"]), tf.constant([7, 8, 9], tf.int64))
             self.vectors.insert(tf.constant([10, 20], tf.int64),
                                 tf.constant([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]))
+            self.dense = tf.lookup.experimental.DenseHashTable(
+                tf.int64, tf.float32, default_value=-1.0, empty_key=-1, deleted_key=-2,
+                initial_num_buckets=8)
+            self.dense.insert(tf.constant([3, 5, 8], tf.int64), tf.constant([0.5, 1.5, 2.5]))
+            self.dense.remove(tf.constant([5], tf.int64))
 
         @tf.function(input_signature=[tf.TensorSpec([None], tf.string),
                                       tf.TensorSpec([None], tf.int64)])
         def lookup(self, words, keys):
             return {"word_ids": self.words.lookup(words), "size": self.words.size(),
-                    "vectors": self.vectors.lookup(keys)}
+                    "vectors": self.vectors.lookup(keys),
+                    "dense": self.dense.lookup(keys // 4), "dense_size": self.dense.size()}
 
         @tf.function(input_signature=[tf.TensorSpec([None], tf.string),
                                       tf.TensorSpec([None], tf.int64),
@@ -161,7 +169,7 @@ def mutable_tables():
     tf.saved_model.save(m, d, signatures={"lookup": m.lookup, "update": m.update})
     write_calls("mutable_tables", d, [
         ("lookup", {"words": np.array([b"blue", b"black", b"red"]),
-                    "keys": np.array([20, 30, 10], np.int64)}),
+                    "keys": np.array([20, 30, 10, 12, 33], np.int64)}),
         ("update", {"words": np.array([b"pink", b"red"]), "ids": np.array([3, 70], np.int64),
                     "gone": np.array([b"green", b"nothere"])}),
     ])
