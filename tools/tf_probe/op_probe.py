@@ -2686,8 +2686,12 @@ def _(C):
     ssm = tf.reduce_mean(tf1.nn.sampled_softmax_loss(sw, sb, context, x, 4, vocab, seed=12))
     loss = nce + ssm
     C.init.append(tf1.global_variables_initializer())
-    C.targets.append(tf1.train.GradientDescentOptimizer(0.3).minimize(loss))
-    return dict(loss=loss, nce=nce, sampled_softmax=ssm, emb_row=tf.reduce_sum(emb.read_value(), 1))
+    # Read before the update: a fetch of a reference variable racing its
+    # update in the same step has no fixed value, in TensorFlow either.
+    emb_row = tf.reduce_sum(emb.read_value(), 1)
+    with tf.control_dependencies([emb_row]):
+        C.targets.append(tf1.train.GradientDescentOptimizer(0.3).minimize(loss))
+    return dict(loss=loss, nce=nce, sampled_softmax=ssm, emb_row=emb_row)
 
 
 @case('random_generator', steps=2)
