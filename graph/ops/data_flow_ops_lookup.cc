@@ -38,7 +38,7 @@ absl::Status FillShape(InferenceContext* c) {
   }
   if (!fits) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "the values' shape ", values.ToString(),
+        "keys and values do not fit: the values' shape ", values.ToString(),
         " must start with the keys' shape ", keys.ToString()));
   }
   return absl::OkStatus();
