@@ -137,10 +137,39 @@ Output MatrixBandPart(const Scope& scope, Input input, Input num_lower,
 // `diagonal`: tf.linalg.set_diag.
 Output MatrixSetDiagV3(const Scope& scope, Input input, Input diagonal,
                        Input k);
+// The V2 forms (older graphs): V3 with align LEFT_LEFT.
+Output MatrixDiagV2(const Scope& scope, Input diagonal, Input k, Input num_rows,
+                    Input num_cols, Input padding_value);
+Output MatrixDiagPartV2(const Scope& scope, Input input, Input k,
+                        Input padding_value);
+Output MatrixSetDiagV2(const Scope& scope, Input input, Input diagonal,
+                       Input k);
+// The V1 forms (array_ops_matrix_diag_v1.cc): the main diagonal only;
+// MatrixDiag makes square matrices, MatrixDiagPart reads min(rows, cols)
+// elements, MatrixSetDiag writes them.
+Output MatrixDiag(const Scope& scope, Input diagonal);
+Output MatrixDiagPart(const Scope& scope, Input input);
+Output MatrixSetDiag(const Scope& scope, Input input, Input diagonal);
 
 // The bytes of `input` read as `type` (array_ops_bitcast.cc): a narrower
 // type adds a last dimension, a wider one consumes it.
 Output Bitcast(const Scope& scope, Input input, DataType type);
+
+// --- array_ops_inplace.cc ---
+
+// x with v[j] added to / subtracted from / written over row i[j] (i an
+// int32 vector, v [len(i), x.shape[1:]]); InplaceUpdate's later rows win.
+Output InplaceAdd(const Scope& scope, Input x, Input i, Input v);
+Output InplaceSub(const Scope& scope, Input x, Input i, Input v);
+Output InplaceUpdate(const Scope& scope, Input x, Input i, Input v);
+// `values`, each of size 1 in dimension 0, concatenated along it into
+// `shape`.
+Output ParallelConcat(const Scope& scope, const std::vector<Output>& values,
+                      const TensorShape& shape);
+// Its input (the graph promises it is constant).
+Output GuaranteeConst(const Scope& scope, Input input);
+// The wall time, seconds since the Unix epoch (double scalar).
+Output Timestamp(const Scope& scope);
 
 }  // namespace ops
 }  // namespace dflow

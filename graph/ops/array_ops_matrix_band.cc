@@ -66,7 +66,25 @@ DFLOW_REGISTER_OP("MatrixSetDiagV3")
     .SetShapeFn(MatrixSetDiagShape)
     .Doc("input with its k-th diagonal (or band k = [lo, hi]) replaced.");
 
+DFLOW_REGISTER_OP("MatrixSetDiagV2")
+    .Input("input: T")
+    .Input("diagonal: T")
+    .Input("k: int32")
+    .Output("output: T")
+    .Attr("T: type")
+    .SetShapeFn(MatrixSetDiagShape)
+    .Doc("MatrixSetDiagV3 with align LEFT_LEFT (older graphs).");
+
 namespace ops {
+
+Output MatrixSetDiagV2(const Scope& scope, Input input, Input diagonal,
+                       Input k) {
+  return shape_fn_util::FirstOutput(OpBuilder(scope, "MatrixSetDiagV2")
+                                        .Input(input)
+                                        .Input(diagonal)
+                                        .Input(k)
+                                        .Finalize());
+}
 
 Output MatrixBandPart(const Scope& scope, Input input, Input num_lower,
                       Input num_upper) {

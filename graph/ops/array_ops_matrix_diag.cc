@@ -129,7 +129,49 @@ DFLOW_REGISTER_OP("MatrixDiagPartV3")
     .SetShapeFn(MatrixDiagPartShape)
     .Doc("The k-th diagonal of each innermost matrix of `input`.");
 
+// The V2 ops of TensorFlow 2.1-2.2's graphs: V3's inputs, their band
+// packed LEFT_LEFT (V3's align attr came later).
+DFLOW_REGISTER_OP("MatrixDiagV2")
+    .Input("diagonal: T")
+    .Input("k: int32")
+    .Input("num_rows: int32")
+    .Input("num_cols: int32")
+    .Input("padding_value: T")
+    .Output("output: T")
+    .Attr("T: type")
+    .SetShapeFn(MatrixDiagShape)
+    .Doc("MatrixDiagV3 with align LEFT_LEFT.");
+
+DFLOW_REGISTER_OP("MatrixDiagPartV2")
+    .Input("input: T")
+    .Input("k: int32")
+    .Input("padding_value: T")
+    .Output("diagonal: T")
+    .Attr("T: type")
+    .SetShapeFn(MatrixDiagPartShape)
+    .Doc("MatrixDiagPartV3 with align LEFT_LEFT.");
+
 namespace ops {
+
+Output MatrixDiagV2(const Scope& scope, Input diagonal, Input k, Input num_rows,
+                    Input num_cols, Input padding_value) {
+  return shape_fn_util::FirstOutput(OpBuilder(scope, "MatrixDiagV2")
+                                        .Input(diagonal)
+                                        .Input(k)
+                                        .Input(num_rows)
+                                        .Input(num_cols)
+                                        .Input(padding_value)
+                                        .Finalize());
+}
+
+Output MatrixDiagPartV2(const Scope& scope, Input input, Input k,
+                        Input padding_value) {
+  return shape_fn_util::FirstOutput(OpBuilder(scope, "MatrixDiagPartV2")
+                                        .Input(input)
+                                        .Input(k)
+                                        .Input(padding_value)
+                                        .Finalize());
+}
 
 Output MatrixDiagV3(const Scope& scope, Input diagonal, Input k, Input num_rows,
                     Input num_cols, Input padding_value) {

@@ -32,6 +32,10 @@ Operation Assert(const Scope& scope, Input condition,
 // (or Inf, or Inf and NaN), TensorFlow's words (check_ops_numerics.cc).
 Output CheckNumerics(const Scope& scope, Input tensor,
                      const std::string& message);
+// CheckNumerics whose error names -Inf and +Inf apart
+// (tf.debugging.enable_check_numerics's op).
+Output CheckNumericsV2(const Scope& scope, Input tensor,
+                       const std::string& message);
 
 }  // namespace ops
 }  // namespace dflow

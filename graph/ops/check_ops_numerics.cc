@@ -19,9 +19,27 @@ DFLOW_REGISTER_OP("CheckNumerics")
     .SetShapeFn(shape_fns::UnchangedShape)
     .Doc("tensor, or an error naming `message` if it has NaN or Inf values.");
 
+DFLOW_REGISTER_OP("CheckNumericsV2")
+    .Input("tensor: T")
+    .Output("output: T")
+    .Attr("T: {bfloat16, half, float, double}")
+    .Attr("message: string")
+    .SetIsStateful()
+    .SetShapeFn(shape_fns::UnchangedShape)
+    .Doc("CheckNumerics telling -Inf from +Inf in its error.");
+
 }  // namespace
 
 namespace ops {
+
+Output CheckNumericsV2(const Scope& scope, Input tensor,
+                       const std::string& message) {
+  Operation op = OpBuilder(scope, "CheckNumericsV2")
+                     .Input(tensor)
+                     .Attr("message", message)
+                     .Finalize();
+  return op.valid() ? op.output(0) : Output();
+}
 
 Output CheckNumerics(const Scope& scope, Input tensor,
                      const std::string& message) {

@@ -279,6 +279,27 @@ Output LRN(const Scope& scope, Input input, const LRNAttrs& attrs = {});
 Output LRNGrad(const Scope& scope, Input input_grads, Input input_image,
                Input output_image, const LRNGradAttrs& attrs = {});
 
+// --- conv_ops_pool_v2.cc: windows as tensors, second-order gradients
+// (NHWC on CPU). ---
+
+// MaxPool / MaxPoolGrad with `ksize` and `strides` int32 [4] inputs;
+// `padding` "SAME" or "VALID".
+Output MaxPoolV2(const Scope& scope, Input input, Input ksize, Input strides,
+                 const std::string& padding);
+Output MaxPoolGradV2(const Scope& scope, Input orig_input, Input orig_output,
+                     Input grad, Input ksize, Input strides,
+                     const std::string& padding);
+// The gradient of MaxPoolGrad with respect to its grad: `grad` (shaped as
+// orig_input) at each window's maximum, shaped as orig_output.
+Output MaxPoolGradGrad(const Scope& scope, Input orig_input,
+                       Input orig_output, Input grad,
+                       std::vector<int64_t> ksize,
+                       std::vector<int64_t> strides,
+                       const std::string& padding);
+Output MaxPoolGradGradV2(const Scope& scope, Input orig_input,
+                         Input orig_output, Input grad, Input ksize,
+                         Input strides, const std::string& padding);
+
 }  // namespace ops
 }  // namespace dflow
 

@@ -292,6 +292,60 @@ OutputList StatelessSampleDistortedBoundingBox(
     Input min_object_covered, Input seed,
     const SampleDistortedAttrs& attrs = {});
 
+// --- image_ops_transform.cc ---
+
+// Each image of `images` [batch, h, w, c] resampled through a projective
+// transform (`transforms` [1 or batch, 8]: output point (x, y) reads input
+// point ((a0 x + a1 y + a2) / k, (b0 x + b1 y + b2) / k), k = c0 x + c1 y +
+// 1) into [batch, output_shape[0], output_shape[1], c]. interpolation:
+// "NEAREST" or "BILINEAR"; fill_mode: "REFLECT", "WRAP", "CONSTANT" or
+// "NEAREST" (points outside the image). V2 fills with 0, V3 with
+// `fill_value`.
+Output ImageProjectiveTransformV2(const Scope& scope, Input images,
+                                  Input transforms, Input output_shape,
+                                  const std::string& interpolation,
+                                  const std::string& fill_mode = "CONSTANT");
+Output ImageProjectiveTransformV3(const Scope& scope, Input images,
+                                  Input transforms, Input output_shape,
+                                  Input fill_value,
+                                  const std::string& interpolation,
+                                  const std::string& fill_mode = "CONSTANT");
+
+// Windows of `size` [h, w] of `input` [batch, height, width, depth] at
+// `offsets` [batch, 2] ((y, x); normalized: fractions of the image;
+// centered: from the image's center, -1..1 when normalized). Parts of a
+// window outside the image: noise "zero" zeros; "uniform" / "gaussian"
+// (or "" with uniform_noise) random values, which dflow draws from a
+// fixed-seed generator (TensorFlow's are unseeded).
+struct ExtractGlimpseAttrs {
+  bool centered = true;
+  bool normalized = true;
+  bool uniform_noise = true;
+  std::string noise = "uniform";
+  ExtractGlimpseAttrs& Centered(bool v) {
+    centered = v;
+    return *this;
+  }
+  ExtractGlimpseAttrs& Normalized(bool v) {
+    normalized = v;
+    return *this;
+  }
+  ExtractGlimpseAttrs& UniformNoise(bool v) {
+    uniform_noise = v;
+    return *this;
+  }
+  ExtractGlimpseAttrs& Noise(std::string v) {
+    noise = std::move(v);
+    return *this;
+  }
+};
+// V1 (tf.compat.v1.image.extract_glimpse) always moves the offset to the
+// window's center; V2 only when normalized and centered.
+Output ExtractGlimpse(const Scope& scope, Input input, Input size,
+                      Input offsets, const ExtractGlimpseAttrs& attrs = {});
+Output ExtractGlimpseV2(const Scope& scope, Input input, Input size,
+                        Input offsets, const ExtractGlimpseAttrs& attrs = {});
+
 }  // namespace ops
 }  // namespace dflow
 

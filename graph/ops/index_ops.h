@@ -114,6 +114,32 @@ TopKOutputs TopKV2(const Scope& scope, Input input, Input k,
 // tie rule: ties count as in; non-finite predictions are never in).
 Output InTopKV2(const Scope& scope, Input predictions, Input targets, Input k);
 
+// --- index_ops_more.cc: LinSpace, UnravelIndex, UniqueV2,
+// UniqueWithCountsV2, NthElement, TopK and InTopK (v1). ---
+
+// num evenly spaced values from start to stop (both included; TensorFlow's
+// values: start + i * step, the last one stop itself).
+Output LinSpace(const Scope& scope, Input start, Input stop, Input num);
+// The coordinates of flat `indices` (scalar or vector) in an array of shape
+// `dims`: [len(dims)] or [len(dims), len(indices)].
+Output UnravelIndex(const Scope& scope, Input indices, Input dims);
+// Unique / UniqueWithCounts over the slices of x along axis (a vector of
+// one element; empty for a vector x).
+UniqueOutputs UniqueV2(const Scope& scope, Input x, Input axis,
+                       const UniqueAttrs& attrs = {});
+UniqueWithCountsOutputs UniqueWithCountsV2(const Scope& scope, Input x,
+                                           Input axis,
+                                           const UniqueAttrs& attrs = {});
+// The n-th smallest entry of each last-dimension row (reverse: the n-th
+// largest), the row's position in a sorted copy.
+Output NthElement(const Scope& scope, Input input, Input n,
+                  bool reverse = false);
+// TopKV2 and InTopKV2 with k an attr, as older graphs write them.
+TopKOutputs TopK(const Scope& scope, Input input, int64_t k,
+                 bool sorted = true);
+Output InTopK(const Scope& scope, Input predictions, Input targets,
+              int64_t k);
+
 // --- index_ops_nd.cc: GatherNd, ScatterNd, ListDiff. ---
 
 // Slices of `params` at the index tuples of the last dimension of `indices`:

@@ -54,6 +54,8 @@ Output DivNoNan(const Scope& scope, Input x, Input y);
 // integer division by zero fails the step.
 Output TruncateDiv(const Scope& scope, Input x, Input y);
 Output TruncateMod(const Scope& scope, Input x, Input y);
+// TensorFlow's older op of the same function as TruncateMod.
+Output Mod(const Scope& scope, Input x, Input y);
 // 0 where x is 0 (even where y is 0, inf or NaN), else x / y, x * log(y),
 // x * log1p(y) (math_ops_binary_special.cc).
 Output Xdivy(const Scope& scope, Input x, Input y);

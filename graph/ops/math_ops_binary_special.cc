@@ -44,6 +44,12 @@ DFLOW_BINARY_SPECIAL_OP(
     "TruncateMod", "T: {int32, int64, bfloat16, half, float, double}",
     "Returns the remainder of x / y rounded toward zero (C's %, fmod): the "
     "result has the sign of x.");
+// Mod: TensorFlow's older name of TruncateMod (C's % for integers, fmod for
+// floats); tf.math.mod writes FloorMod, raw_ops and older graphs Mod.
+DFLOW_BINARY_SPECIAL_OP(
+    "Mod", "T: {int32, int64, half, bfloat16, float, double}",
+    "Returns the remainder of x / y rounded toward zero (C's %, fmod), as "
+    "TruncateMod.");
 DFLOW_BINARY_SPECIAL_OP("Xdivy", kXlogyTypes,
                         "Returns 0 where x is 0, else x / y, broadcasting.");
 DFLOW_BINARY_SPECIAL_OP("Xlogy", kXlogyTypes,
@@ -89,6 +95,9 @@ Output TruncateDiv(const Scope& scope, Input x, Input y) {
 }
 Output TruncateMod(const Scope& scope, Input x, Input y) {
   return Call(scope, "TruncateMod", x, y);
+}
+Output Mod(const Scope& scope, Input x, Input y) {
+  return Call(scope, "Mod", x, y);
 }
 Output Xdivy(const Scope& scope, Input x, Input y) {
   return Call(scope, "Xdivy", x, y);

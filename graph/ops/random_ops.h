@@ -10,6 +10,7 @@
 #define DFLOW_GRAPH_OPS_RANDOM_OPS_H_
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "graph/scope.h"
@@ -168,6 +169,21 @@ Output RandomIndexShuffle(const Scope& scope, Input index, Input seed,
 // before its counter moves on by 256 * delta (uint64) blocks.
 Output RngReadAndSkip(const Scope& scope, Input resource, Input alg,
                       Input delta);
+// The older ops of tf.random.Generator: `op` one of StatefulUniform,
+// StatefulStandardNormalV2, StatefulTruncatedNormal, StatefulUniformFullInt
+// (algorithm an int64 scalar: 1 Philox), drawing from the state and moving
+// it on by 256 blocks per element.
+Output StatefulRandom(const Scope& scope, const std::string& op,
+                      Input resource, Input algorithm, Input shape,
+                      DataType dtype);
+Output StatefulUniformInt(const Scope& scope, Input resource, Input algorithm,
+                          Input shape, Input minval, Input maxval);
+// Moves the state's counter on by 256 * delta blocks.
+Operation RngSkip(const Scope& scope, Input resource, Input algorithm,
+                  Input delta);
+// Integers from the OS's entropy (not reproducible).
+Output NonDeterministicInts(const Scope& scope, Input shape,
+                            DataType dtype = DT_INT64);
 // Binomial draws from the state (algorithm: int64 scalar, Philox), which
 // moves on past the blocks they may use.
 Output StatefulRandomBinomial(const Scope& scope, Input resource,

@@ -4,6 +4,8 @@
 // on, which the generator's normal, uniform and friends then feed (through
 // Bitcast) to the key/counter stateless ops; StatefulRandomBinomial draws
 // from the state directly. Keras' random preprocessing layers write them.
+#include <string>
+
 #include "absl/status/status.h"
 #include "graph/op_registry.h"
 #include "graph/ops/random_ops.h"
@@ -56,9 +58,123 @@ DFLOW_REGISTER_OP("StatefulRandomBinomial")
     .Doc("Binomial(counts, probs) draws from a generator's state "
          "(tf.random.Generator.binomial).");
 
+// The older ops of tf.random.Generator (TensorFlow 2.0 to 2.5 wrote them):
+// draws straight from the state, which moves on past them.
+absl::Status StatefulShape(InferenceContext* c) {
+  TensorShape unused;
+  DFLOW_RETURN_IF_ERROR(InputWithRank(*c, 1, 0, &unused));
+  DFLOW_RETURN_IF_ERROR(InputWithRank(*c, 2, 1, &unused));
+  TensorShape out;
+  DFLOW_RETURN_IF_ERROR(c->ShapeFromShapeTensor(2, &out));
+  c->set_output(0, out);
+  return absl::OkStatus();
+}
+
+#define DFLOW_STATEFUL_RANDOM_OP(name, dtype_attr, doc) \
+  DFLOW_REGISTER_OP(name)                              \
+      .Input("resource: resource")                     \
+      .Input("algorithm: int64")                       \
+      .Input("shape: shape_dtype")                     \
+      .Output("output: dtype")                         \
+      .Attr(dtype_attr)                                \
+      .Attr("shape_dtype: type = DT_INT64")            \
+      .SetIsStateful()                                 \
+      .SetShapeFn(StatefulShape)                       \
+      .Doc(doc)
+
+DFLOW_STATEFUL_RANDOM_OP("StatefulUniform", "dtype: type = DT_FLOAT",
+                         "Uniform draws on [0, 1) from a generator's state.");
+DFLOW_STATEFUL_RANDOM_OP("StatefulStandardNormalV2", "dtype: type = DT_FLOAT",
+                         "Standard normal draws from a generator's state.");
+DFLOW_STATEFUL_RANDOM_OP("StatefulTruncatedNormal", "dtype: type = DT_FLOAT",
+                         "Normal draws within 2 deviations from a "
+                         "generator's state.");
+DFLOW_STATEFUL_RANDOM_OP("StatefulUniformFullInt", "dtype: type = DT_UINT64",
+                         "Integers of the whole range of dtype from a "
+                         "generator's state.");
+
+#undef DFLOW_STATEFUL_RANDOM_OP
+
+DFLOW_REGISTER_OP("StatefulUniformInt")
+    .Input("resource: resource")
+    .Input("algorithm: int64")
+    .Input("shape: shape_dtype")
+    .Input("minval: dtype")
+    .Input("maxval: dtype")
+    .Output("output: dtype")
+    .Attr("dtype: type = DT_INT64")
+    .Attr("shape_dtype: type = DT_INT64")
+    .SetIsStateful()
+    .SetShapeFn(StatefulShape)
+    .Doc("Integers on [minval, maxval) from a generator's state.");
+
+DFLOW_REGISTER_OP("RngSkip")
+    .Input("resource: resource")
+    .Input("algorithm: int64")
+    .Input("delta: int64")
+    .SetIsStateful()
+    .SetShapeFn([](InferenceContext* c) {
+      TensorShape unused;
+      DFLOW_RETURN_IF_ERROR(InputWithRank(*c, 1, 0, &unused));
+      return InputWithRank(*c, 2, 0, &unused);
+    })
+    .Doc("Moves a generator's counter on by 256 * delta blocks.");
+
+DFLOW_REGISTER_OP("NonDeterministicInts")
+    .Input("shape: shape_dtype")
+    .Output("output: dtype")
+    .Attr("dtype: type = DT_INT64")
+    .Attr("shape_dtype: type = DT_INT64")
+    .SetIsStateful()
+    .SetShapeFn([](InferenceContext* c) {
+      TensorShape out;
+      DFLOW_RETURN_IF_ERROR(c->ShapeFromShapeTensor(0, &out));
+      c->set_output(0, out);
+      return absl::OkStatus();
+    })
+    .Doc("Integers from the operating system's entropy (not reproducible).");
+
 }  // namespace
 
 namespace ops {
+
+Output StatefulRandom(const Scope& scope, const std::string& op,
+                      Input resource, Input algorithm, Input shape,
+                      DataType dtype) {
+  return FirstOutput(OpBuilder(scope, op)
+                         .Input(resource)
+                         .Input(algorithm)
+                         .Input(shape)
+                         .Attr("dtype", dtype)
+                         .Finalize());
+}
+
+Output StatefulUniformInt(const Scope& scope, Input resource, Input algorithm,
+                          Input shape, Input minval, Input maxval) {
+  return FirstOutput(OpBuilder(scope, "StatefulUniformInt")
+                         .Input(resource)
+                         .Input(algorithm)
+                         .Input(shape)
+                         .Input(minval)
+                         .Input(maxval)
+                         .Finalize());
+}
+
+Operation RngSkip(const Scope& scope, Input resource, Input algorithm,
+                  Input delta) {
+  return OpBuilder(scope, "RngSkip")
+      .Input(resource)
+      .Input(algorithm)
+      .Input(delta)
+      .Finalize();
+}
+
+Output NonDeterministicInts(const Scope& scope, Input shape, DataType dtype) {
+  return FirstOutput(OpBuilder(scope, "NonDeterministicInts")
+                         .Input(shape)
+                         .Attr("dtype", dtype)
+                         .Finalize());
+}
 
 Output RngReadAndSkip(const Scope& scope, Input resource, Input alg,
                       Input delta) {

@@ -349,6 +349,15 @@ DFLOW_REGISTER_OP("Transpose")
     .SetShapeFn(TransposeShape)
     .Doc("Permutes the dimensions of `x`.");
 
+DFLOW_REGISTER_OP("ConjugateTranspose")
+    .Input("x: T")
+    .Input("perm: Tperm")
+    .Output("y: T")
+    .Attr("T: type")
+    .Attr("Tperm: {int32, int64} = DT_INT32")
+    .SetShapeFn(TransposeShape)
+    .Doc("Transpose of the complex conjugate of `x` (of x for real types).");
+
 DFLOW_REGISTER_OP("ShapeN")
     .Input("input: N * T")
     .Output("output: N * out_type")
@@ -426,6 +435,11 @@ Output Squeeze(const Scope& scope, Input input, const SqueezeAttrs& attrs) {
 Output Transpose(const Scope& scope, Input x, Input perm) {
   return FirstOutput(
       OpBuilder(scope, "Transpose").Input(x).Input(perm).Finalize());
+}
+
+Output ConjugateTranspose(const Scope& scope, Input x, Input perm) {
+  return FirstOutput(
+      OpBuilder(scope, "ConjugateTranspose").Input(x).Input(perm).Finalize());
 }
 
 BroadcastGradientArgsOutputs BroadcastGradientArgs(const Scope& scope, Input s0,

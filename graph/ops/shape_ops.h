@@ -73,6 +73,8 @@ struct SqueezeAttrs {
 Output Squeeze(const Scope& scope, Input input, const SqueezeAttrs& attrs = {});
 
 Output Transpose(const Scope& scope, Input x, Input perm);
+// Transpose of the complex conjugate (tf.linalg.adjoint's op).
+Output ConjugateTranspose(const Scope& scope, Input x, Input perm);
 
 // --- Gradient helpers. ---
 

@@ -1,4 +1,5 @@
-// CheckNumerics on the CPU: forwards its input when every element is
+// CheckNumerics and CheckNumericsV2 on the CPU (V2 names -Inf and +Inf
+// apart: "Tensor had -Inf and NaN values"): forwards its input when every element is
 // finite; else fails the step with InvalidArgument "<message> : Tensor had
 // NaN values" (or "Inf values", or "Inf and NaN values"), TensorFlow's
 // words; the executor puts the node's name and op in front.
@@ -7,6 +8,7 @@
 #include <cstdint>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "graph/tensor.h"
@@ -22,6 +24,7 @@ template <typename T>
 class CheckNumericsOp : public OpKernel {
  public:
   explicit CheckNumericsOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    v2_ = type_string() == "CheckNumericsV2";
     OP_REQUIRES_OK(ctx, ctx->GetAttr("message", &message_));
   }
 
@@ -38,14 +41,32 @@ class CheckNumericsOp : public OpKernel {
         return;
       }
     }
-    bool has_nan = false, has_inf = false;
+    bool has_nan = false, has_inf = false, has_neg_inf = false,
+         has_pos_inf = false;
     for (int64_t i = 0; i < n; ++i) {
       const double v = static_cast<double>(x[i]);
       if (!std::isfinite(v)) {
         has_nan |= std::isnan(v);
         has_inf |= std::isinf(v);
-        if (has_nan && has_inf) break;
+        has_neg_inf |= v == -INFINITY;
+        has_pos_inf |= v == INFINITY;
       }
+    }
+    if (v2_ && (has_nan || has_inf)) {
+      // V2's words: "-Inf", "+Inf" and "NaN" in that order, joined as a
+      // list ("-Inf and NaN", "-Inf, +Inf, and NaN").
+      std::vector<std::string> found;
+      if (has_neg_inf) found.push_back("-Inf");
+      if (has_pos_inf) found.push_back("+Inf");
+      if (has_nan) found.push_back("NaN");
+      const std::string what =
+          found.size() == 3   ? absl::StrCat(found[0], ", ", found[1],
+                                             ", and ", found[2])
+          : found.size() == 2 ? absl::StrCat(found[0], " and ", found[1])
+                              : found[0];
+      ctx->SetStatus(absl::InvalidArgumentError(
+          absl::StrCat(message_, " : Tensor had ", what, " values")));
+      return;
     }
     OP_REQUIRES(ctx, !has_nan && !has_inf,
                 absl::InvalidArgumentError(
@@ -59,12 +80,17 @@ class CheckNumericsOp : public OpKernel {
 
  private:
   std::string message_;
+  bool v2_ = false;
 };
 
-#define DFLOW_REGISTER_CHECK_NUMERICS(T)                  \
-  DFLOW_REGISTER_KERNEL(KernelDefBuilder("CheckNumerics") \
-                            .Device(kDeviceCpu)           \
-                            .TypeConstraint<T>("T"),      \
+#define DFLOW_REGISTER_CHECK_NUMERICS(T)                    \
+  DFLOW_REGISTER_KERNEL(KernelDefBuilder("CheckNumerics")   \
+                            .Device(kDeviceCpu)             \
+                            .TypeConstraint<T>("T"),        \
+                        CheckNumericsOp<T>);                \
+  DFLOW_REGISTER_KERNEL(KernelDefBuilder("CheckNumericsV2") \
+                            .Device(kDeviceCpu)             \
+                            .TypeConstraint<T>("T"),        \
                         CheckNumericsOp<T>)
 
 DFLOW_REGISTER_CHECK_NUMERICS(float16);

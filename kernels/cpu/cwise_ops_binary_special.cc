@@ -176,7 +176,8 @@ class ApproximateEqualOp : public OpKernel {
 
 #define DFLOW_REGISTER_TRUNCATE(T)                             \
   DFLOW_REGISTER_BINARY("TruncateDiv", TruncateDivFunctor, T); \
-  DFLOW_REGISTER_BINARY("TruncateMod", TruncateModFunctor, T)
+  DFLOW_REGISTER_BINARY("TruncateMod", TruncateModFunctor, T); \
+  DFLOW_REGISTER_BINARY("Mod", TruncateModFunctor, T)
 
 DFLOW_REGISTER_TRUNCATE(float);
 DFLOW_REGISTER_TRUNCATE(double);

@@ -34,6 +34,11 @@ DFLOW_REGISTER_KERNEL(KernelDefBuilder("PreventGradient")
                           .Device(kDeviceCpu)
                           .TypeConstraint("T", AllTypesAndResource()),
                       IdentityKernel);
+// GuaranteeConst: the promise concerns optimizers; the value passes.
+DFLOW_REGISTER_KERNEL(KernelDefBuilder("GuaranteeConst")
+                          .Device(kDeviceCpu)
+                          .TypeConstraint("T", AllTypesAndResource()),
+                      IdentityKernel);
 DFLOW_REGISTER_KERNEL(KernelDefBuilder("Snapshot")
                           .Device(kDeviceCpu)
                           .TypeConstraint("T", AllTypesAndResource()),

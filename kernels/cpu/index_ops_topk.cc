@@ -1,5 +1,6 @@
 // TopKV2 (the k largest entries of each row, ties to the lower index as in
-// TensorFlow) and InTopKV2 (TensorFlow's rule: target t of a row is in the
+// TensorFlow) and InTopKV2, and their v1 forms TopK and InTopK, which take
+// k as an attr (TensorFlow's rule: target t of a row is in the
 // top k when fewer than k predictions are strictly larger than
 // predictions[t]; a row with any non-finite prediction, or a target out of
 // range, answers false).
@@ -23,12 +24,18 @@ using index_ops::IntAt;
 template <typename T, typename Idx>
 class TopKOp : public OpKernel {
  public:
-  explicit TopKOp(OpKernelConstruction* ctx) : OpKernel(ctx) {}
+  explicit TopKOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    if (type_string() == "TopK") {
+      ctx->SetStatus(ctx->GetAttr("k", &k_attr_));
+    }
+  }
 
   void Compute(OpKernelContext* ctx) override {
     const Tensor& input = ctx->input(0);
-    int64_t k = 0;
-    OP_REQUIRES_OK(ctx, index_ops::IntScalar(ctx->input(1), "k", &k));
+    int64_t k = k_attr_;
+    if (num_inputs() > 1) {
+      OP_REQUIRES_OK(ctx, index_ops::IntScalar(ctx->input(1), "k", &k));
+    }
     OP_REQUIRES(ctx, k >= 0,
                 absl::InvalidArgumentError(
                     absl::StrCat("Need k >= 0, got ", k)));
@@ -69,18 +76,27 @@ class TopKOp : public OpKernel {
       }
     });
   }
+
+ private:
+  int64_t k_attr_ = 0;  // TopK's k (TopKV2 reads its k input).
 };
 
 template <typename Tidx>
 class InTopKOp : public OpKernel {
  public:
-  explicit InTopKOp(OpKernelConstruction* ctx) : OpKernel(ctx) {}
+  explicit InTopKOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    if (type_string() == "InTopK") {
+      ctx->SetStatus(ctx->GetAttr("k", &k_attr_));
+    }
+  }
 
   void Compute(OpKernelContext* ctx) override {
     const Tensor& predictions = ctx->input(0);
     const Tensor& targets = ctx->input(1);
-    int64_t k = 0;
-    OP_REQUIRES_OK(ctx, index_ops::IntScalar(ctx->input(2), "k", &k));
+    int64_t k = k_attr_;
+    if (num_inputs() > 2) {
+      OP_REQUIRES_OK(ctx, index_ops::IntScalar(ctx->input(2), "k", &k));
+    }
     OP_REQUIRES(ctx, predictions.shape().rank() == 2,
                 absl::InvalidArgumentError(absl::StrCat(
                     "predictions must be 2-dimensional, got shape ",
@@ -116,6 +132,9 @@ class InTopKOp : public OpKernel {
       o[b] = !cannot_say && more < k;
     }
   }
+
+ private:
+  int64_t k_attr_ = 0;  // InTopK's k (InTopKV2 reads its k input).
 };
 
 #define DFLOW_REGISTER_TOPK_IDX(T, Idx)                          \
@@ -128,6 +147,16 @@ class InTopKOp : public OpKernel {
   DFLOW_REGISTER_TOPK_IDX(T, int16_t);    \
   DFLOW_REGISTER_TOPK_IDX(T, int32_t);    \
   DFLOW_REGISTER_TOPK_IDX(T, int64_t)
+// TopK (v1) has int32 indices only.
+#define DFLOW_REGISTER_TOPK_V1(T)                                            \
+  DFLOW_REGISTER_KERNEL(                                                     \
+      KernelDefBuilder("TopK").Device(kDeviceCpu).TypeConstraint<T>("T"),    \
+      TopKOp<T, int32_t>)
+DFLOW_REGISTER_TOPK_V1(float);
+DFLOW_REGISTER_TOPK_V1(double);
+DFLOW_REGISTER_TOPK_V1(int32_t);
+DFLOW_REGISTER_TOPK_V1(int64_t);
+DFLOW_REGISTER_TOPK_V1(uint8_t);
 DFLOW_REGISTER_TOPK(float);
 DFLOW_REGISTER_TOPK(double);
 DFLOW_REGISTER_TOPK(int32_t);
@@ -139,6 +168,14 @@ DFLOW_REGISTER_KERNEL(KernelDefBuilder("InTopKV2")
                           .TypeConstraint<int32_t>("T"),
                       InTopKOp<int32_t>);
 DFLOW_REGISTER_KERNEL(KernelDefBuilder("InTopKV2")
+                          .Device(kDeviceCpu)
+                          .TypeConstraint<int64_t>("T"),
+                      InTopKOp<int64_t>);
+DFLOW_REGISTER_KERNEL(KernelDefBuilder("InTopK")
+                          .Device(kDeviceCpu)
+                          .TypeConstraint<int32_t>("T"),
+                      InTopKOp<int32_t>);
+DFLOW_REGISTER_KERNEL(KernelDefBuilder("InTopK")
                           .Device(kDeviceCpu)
                           .TypeConstraint<int64_t>("T"),
                       InTopKOp<int64_t>);

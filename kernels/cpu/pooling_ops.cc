@@ -13,7 +13,9 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "graph/tensor.h"
 #include "graph/types.h"
 #include "kernels/cpu/kernel_util_window.h"
@@ -26,54 +28,100 @@ namespace dflow {
 namespace pooling {
 
 PoolOpBase::PoolOpBase(OpKernelConstruction* ctx, PoolKind kind)
-    : OpKernel(ctx) {
+    : OpKernel(ctx), kind_(kind) {
   const bool is_max = kind != PoolKind::kAvg;
+  window_from_inputs_ = absl::EndsWith(type_string(), "V2");
   absl::Status s = window::RequireNhwc(*ctx);
-  if (s.ok()) s = window::GetWindowAttr(*ctx, "ksize", is_max, &ksize_);
-  if (s.ok()) s = window::GetWindowAttr(*ctx, "strides", is_max, &strides_);
-  if (s.ok()) s = window::GetPadding(*ctx, is_max, &padding_);
-  if (!s.ok()) {
-    ctx->SetStatus(s);
-    return;
-  }
-  const int64_t depth_window = ksize_[window::kDepthDim];
-  if (depth_window != 1 || strides_[window::kDepthDim] != 1) {
-    if (kind == PoolKind::kMaxGrad) {
-      ctx->SetStatus(absl::UnimplementedError(absl::StrCat(
-          "MaxPoolGrad does not support pooling across channels (ksize ",
-          window::ListString(ksize_), ", strides ",
-          window::ListString(strides_), "), as TensorFlow's")));
-      return;
+  if (s.ok() && !window_from_inputs_) {
+    s = window::GetWindowAttr(*ctx, "ksize", is_max, &window_.ksize);
+    if (s.ok()) {
+      s = window::GetWindowAttr(*ctx, "strides", is_max, &window_.strides);
     }
-    if (depth_window != strides_[window::kDepthDim] ||
-        ksize_[window::kRowDim] != 1 || ksize_[window::kColDim] != 1 ||
-        strides_[window::kRowDim] != 1 || strides_[window::kColDim] != 1) {
-      ctx->SetStatus(absl::InvalidArgumentError(absl::StrCat(
-          "ksize ", window::ListString(ksize_), " and strides ",
-          window::ListString(strides_), ": pooling across channels needs a ",
+  }
+  // The V2 ops and MaxPoolGradGrad have no explicit padding.
+  const bool has_explicit = is_max && !window_from_inputs_ &&
+                            type_string() != "MaxPoolGradGrad";
+  if (s.ok()) s = window::GetPadding(*ctx, has_explicit, &padding_);
+  if (s.ok() && !window_from_inputs_) s = CheckWindow(window_);
+  if (!s.ok()) ctx->SetStatus(s);
+}
+
+absl::Status PoolOpBase::CheckWindow(const PoolWindow& w) const {
+  const auto& ksize = w.ksize;
+  const auto& strides = w.strides;
+  const int64_t depth_window = ksize[window::kDepthDim];
+  if (depth_window != 1 || strides[window::kDepthDim] != 1) {
+    if (kind_ == PoolKind::kMaxGrad) {
+      return absl::UnimplementedError(absl::StrCat(
+          type_string(), " does not support pooling across channels (ksize ",
+          window::ListString(ksize), ", strides ", window::ListString(strides),
+          "), as TensorFlow's"));
+    }
+    if (depth_window != strides[window::kDepthDim] ||
+        ksize[window::kRowDim] != 1 || ksize[window::kColDim] != 1 ||
+        strides[window::kRowDim] != 1 || strides[window::kColDim] != 1) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "ksize ", window::ListString(ksize), " and strides ",
+          window::ListString(strides), ": pooling across channels needs a ",
           "channel window equal to the channel stride, and no spatial ",
-          "pooling")));
-      return;
+          "pooling"));
     }
   }
   if (padding_.type == window::PaddingType::kExplicit) {
     // A window entirely in the padding would have no maximum.
     for (int k = 0; k < 2; ++k) {
-      const int64_t size = ksize_[window::kRowDim + k];
+      const int64_t size = ksize[window::kRowDim + k];
       if (padding_.explicit_before[k] >= size ||
           padding_.explicit_after[k] >= size) {
-        ctx->SetStatus(absl::InvalidArgumentError(absl::StrCat(
+        return absl::InvalidArgumentError(absl::StrCat(
             "explicit padding ", padding_.explicit_before[k], "+",
             padding_.explicit_after[k], " of the ", k == 0 ? "height" : "width",
-            " must be smaller than the window size ", size)));
-        return;
+            " must be smaller than the window size ", size));
       }
     }
   }
+  return absl::OkStatus();
+}
+
+absl::Status PoolOpBase::RunWindow(OpKernelContext* ctx, int first,
+                                   PoolWindow* w) const {
+  if (!window_from_inputs_) {
+    *w = window_;
+    return absl::OkStatus();
+  }
+  const bool allow_depth = kind_ != PoolKind::kAvg;
+  const char* names[] = {"ksize", "strides"};
+  std::array<int64_t, 4>* values[] = {&w->ksize, &w->strides};
+  for (int i = 0; i < 2; ++i) {
+    const Tensor& t = ctx->input(first + i);
+    bool ok = t.shape().rank() == 1 && t.NumElements() == 4;
+    std::vector<int64_t> v;
+    for (int64_t j = 0; j < t.NumElements(); ++j) {
+      v.push_back(t.data<int32_t>()[j]);
+      ok = ok && v.back() >= 1;
+    }
+    if (!ok) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          names[i], " [", absl::StrJoin(v, ","), "] (shape ",
+          t.shape().ToString(), ") must have 4 entries >= 1, one per ",
+          "dimension in NHWC order"));
+    }
+    if (v[window::kBatchDim] != 1 ||
+        (!allow_depth && v[window::kDepthDim] != 1)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          names[i], " [", absl::StrJoin(v, ","),
+          "]: its batch entry must be 1 (NHWC order)"));
+    }
+    for (int j = 0; j < 4; ++j) (*values[i])[j] = v[j];
+  }
+  return CheckWindow(*w);
 }
 
 absl::Status PoolOpBase::ComputeGeometry(const TensorShape& input,
+                                         const PoolWindow& w,
                                          PoolGeometry* g) const {
+  const std::array<int64_t, 4>& ksize = w.ksize;
+  const std::array<int64_t, 4>& strides = w.strides;
   if (input.rank() != 4) {
     return absl::InvalidArgumentError(
         absl::StrCat("input must be 4-D [batch, height, width, channels] ",
@@ -83,15 +131,15 @@ absl::Status PoolOpBase::ComputeGeometry(const TensorShape& input,
   g->in_rows = input.dim(1);
   g->in_cols = input.dim(2);
   g->depth = input.dim(3);
-  g->window_rows = ksize_[window::kRowDim];
-  g->window_cols = ksize_[window::kColDim];
-  g->depth_window = ksize_[window::kDepthDim];
-  g->stride_rows = strides_[window::kRowDim];
-  g->stride_cols = strides_[window::kColDim];
+  g->window_rows = ksize[window::kRowDim];
+  g->window_cols = ksize[window::kColDim];
+  g->depth_window = ksize[window::kDepthDim];
+  g->stride_rows = strides[window::kRowDim];
+  g->stride_cols = strides[window::kColDim];
   auto what = [&] {
     return absl::StrCat("input ", input.ToString(), " (NHWC) with ksize ",
-                        window::ListString(ksize_), " and strides ",
-                        window::ListString(strides_), ": ");
+                        window::ListString(ksize), " and strides ",
+                        window::ListString(strides), ": ");
   };
   if (g->depth % g->depth_window != 0) {
     return absl::InvalidArgumentError(
@@ -117,14 +165,17 @@ absl::Status PoolOpBase::ComputeGeometry(const TensorShape& input,
 }
 
 absl::Status PoolOpBase::CheckPooledShape(const PoolGeometry& g,
+                                          const PoolWindow& w,
                                           const char* name,
                                           const TensorShape& shape) const {
+  const std::array<int64_t, 4>& ksize = w.ksize;
+  const std::array<int64_t, 4>& strides = w.strides;
   if (shape == g.output_shape()) return absl::OkStatus();
   return absl::InvalidArgumentError(absl::StrCat(
       name, " ", shape.ToString(), " must match the pool output ",
       g.output_shape().ToString(), " of the original input ",
-      g.input_shape().ToString(), " (ksize ", window::ListString(ksize_),
-      ", strides ", window::ListString(strides_), ", padding ", padding_.name,
+      g.input_shape().ToString(), " (ksize ", window::ListString(ksize),
+      ", strides ", window::ListString(strides), ", padding ", padding_.name,
       ", NHWC)"));
 }
 
@@ -154,8 +205,10 @@ class MaxPoolOp : public PoolOpBase {
   void Compute(OpKernelContext* ctx) override {
     using E = typename EigenElement<T>::type;
     const Tensor& input = ctx->input(0);
+    PoolWindow w;
+    OP_REQUIRES_OK(ctx, RunWindow(ctx, 1, &w));
     PoolGeometry g;
-    OP_REQUIRES_OK(ctx, ComputeGeometry(input.shape(), &g));
+    OP_REQUIRES_OK(ctx, ComputeGeometry(input.shape(), w, &g));
     Tensor* output = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, g.output_shape(), &output));
     if (output->NumElements() == 0) return;
@@ -283,6 +336,23 @@ DFLOW_REGISTER_POOL(AvgPool, float16);
 DFLOW_REGISTER_POOL(AvgPool, bfloat16);
 
 #undef DFLOW_REGISTER_POOL
+
+// MaxPoolV2: MaxPool with ksize and strides as inputs 1 and 2.
+#define DFLOW_REGISTER_MAX_POOL_V2(T)                                        \
+  DFLOW_REGISTER_KERNEL(                                                     \
+      KernelDefBuilder("MaxPoolV2").Device(kDeviceCpu).TypeConstraint<T>("T"), \
+      MaxPoolOp<T>)
+DFLOW_REGISTER_MAX_POOL_V2(float);
+DFLOW_REGISTER_MAX_POOL_V2(double);
+DFLOW_REGISTER_MAX_POOL_V2(float16);
+DFLOW_REGISTER_MAX_POOL_V2(bfloat16);
+DFLOW_REGISTER_MAX_POOL_V2(int8_t);
+DFLOW_REGISTER_MAX_POOL_V2(int16_t);
+DFLOW_REGISTER_MAX_POOL_V2(int32_t);
+DFLOW_REGISTER_MAX_POOL_V2(int64_t);
+DFLOW_REGISTER_MAX_POOL_V2(uint8_t);
+DFLOW_REGISTER_MAX_POOL_V2(uint16_t);
+#undef DFLOW_REGISTER_MAX_POOL_V2
 
 }  // namespace
 }  // namespace pooling

@@ -49,21 +49,49 @@ struct PoolGeometry {
 
 enum class PoolKind { kMax, kMaxGrad, kAvg };
 
+// A pooling window in NHWC order.
+struct PoolWindow {
+  std::array<int64_t, 4> ksize{}, strides{};
+};
+
 // The attrs of a pooling op, read when the kernel is built: ksize, strides,
-// padding (explicit_paddings for the max ops) and data_format (NHWC).
+// padding (explicit_paddings for the max ops) and data_format (NHWC). The
+// V2 ops (MaxPoolV2, MaxPoolGradV2, MaxPoolGradGradV2) take ksize and
+// strides as int32 inputs instead, read per run by RunWindow.
 class PoolOpBase : public OpKernel {
  public:
   PoolOpBase(OpKernelConstruction* ctx, PoolKind kind);
 
  protected:
+  // The window of this run: the attrs, or for a V2 op its inputs `first`
+  // (ksize) and `first + 1` (strides), checked as the attrs are.
+  absl::Status RunWindow(OpKernelContext* ctx, int first, PoolWindow* w) const;
   // The geometry of pooling an input of shape `input` (checked 4-D).
-  absl::Status ComputeGeometry(const TensorShape& input, PoolGeometry* g) const;
+  absl::Status ComputeGeometry(const TensorShape& input, PoolGeometry* g) const {
+    return ComputeGeometry(input, window_, g);
+  }
+  absl::Status ComputeGeometry(const TensorShape& input, const PoolWindow& w,
+                               PoolGeometry* g) const;
   // Fails unless `shape` (input `name`) is the pooled output of `g`.
   absl::Status CheckPooledShape(const PoolGeometry& g, const char* name,
+                                const TensorShape& shape) const {
+    return CheckPooledShape(g, window_, name, shape);
+  }
+  absl::Status CheckPooledShape(const PoolGeometry& g, const PoolWindow& w,
+                                const char* name,
                                 const TensorShape& shape) const;
 
-  std::array<int64_t, 4> ksize_{}, strides_{};
+  PoolWindow window_;  // From the attrs; unset for the V2 ops.
   window::Padding padding_;
+
+ private:
+  // The checks of a window beyond each entry's range: channel pooling only
+  // in its one form (and not in gradients); explicit padding smaller than
+  // the window.
+  absl::Status CheckWindow(const PoolWindow& w) const;
+
+  PoolKind kind_;
+  bool window_from_inputs_ = false;
 };
 
 // The Eigen element type kernels compute on: dflow's 2-byte float storage

@@ -135,11 +135,13 @@ class MaxPoolGradOp : public PoolOpBase {
     const Tensor& input = ctx->input(0);
     const Tensor& orig_output = ctx->input(1);
     const Tensor& grad = ctx->input(2);
+    PoolWindow win;
+    OP_REQUIRES_OK(ctx, RunWindow(ctx, 3, &win));
     PoolGeometry g;
-    OP_REQUIRES_OK(ctx, ComputeGeometry(input.shape(), &g));
-    OP_REQUIRES_OK(ctx,
-                   CheckPooledShape(g, "orig_output", orig_output.shape()));
-    OP_REQUIRES_OK(ctx, CheckPooledShape(g, "grad", grad.shape()));
+    OP_REQUIRES_OK(ctx, ComputeGeometry(input.shape(), win, &g));
+    OP_REQUIRES_OK(ctx, CheckPooledShape(g, win, "orig_output",
+                                         orig_output.shape()));
+    OP_REQUIRES_OK(ctx, CheckPooledShape(g, win, "grad", grad.shape()));
     Tensor* output = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, input.shape(), &output));
     if (output->NumElements() == 0) return;
@@ -187,6 +189,79 @@ class MaxPoolGradOp : public PoolOpBase {
                   E& target = dimage[arg[c] + c];
                   target = Add(target, grad_row[c]);
                 }
+              }
+            }
+          }
+        });
+  }
+};
+
+// MaxPoolGradGrad / V2: the gradient of MaxPoolGrad with respect to its
+// grad input, shaped as the pool's output: each window's value of `grad`
+// (shaped as the input) at the first element of the window (row by row)
+// equal to the window's original output, 0 if none is (TensorFlow's rule,
+// which a NaN maximum meets with 0).
+template <typename T>
+class MaxPoolGradGradOp : public PoolOpBase {
+ public:
+  explicit MaxPoolGradGradOp(OpKernelConstruction* ctx)
+      : PoolOpBase(ctx, PoolKind::kMaxGrad) {}
+
+  void Compute(OpKernelContext* ctx) override {
+    using E = typename EigenElement<T>::type;
+    const Tensor& input = ctx->input(0);
+    const Tensor& orig_output = ctx->input(1);
+    const Tensor& grad = ctx->input(2);
+    PoolWindow win;
+    OP_REQUIRES_OK(ctx, RunWindow(ctx, 3, &win));
+    PoolGeometry g;
+    OP_REQUIRES_OK(ctx, ComputeGeometry(input.shape(), win, &g));
+    OP_REQUIRES_OK(ctx, CheckPooledShape(g, win, "orig_output",
+                                         orig_output.shape()));
+    OP_REQUIRES(ctx, grad.shape() == input.shape(),
+                absl::InvalidArgumentError(absl::StrCat(
+                    "grad ", grad.shape().ToString(),
+                    " must have the shape of orig_input ",
+                    input.shape().ToString())));
+    Tensor* output = nullptr;
+    OP_REQUIRES_OK(ctx,
+                   ctx->allocate_output(0, orig_output.shape(), &output));
+    if (output->NumElements() == 0) return;
+    const E* in = reinterpret_cast<const E*>(input.data<T>());
+    const E* pooled = reinterpret_cast<const E*>(orig_output.data<T>());
+    const E* dy = reinterpret_cast<const E*>(grad.data<T>());
+    E* out = reinterpret_cast<E*>(output->data<T>());
+    const int64_t depth = g.depth;
+    const int64_t image_size = g.in_rows * g.in_cols * depth;
+    ctx->thread_pool()->ParallelFor(
+        g.batch * g.out_rows,
+        std::max<int64_t>(
+            1, g.out_cols * g.window_rows * g.window_cols * depth * 2),
+        [&](int64_t begin, int64_t end) {
+          for (int64_t u = begin; u < end; ++u) {
+            const int64_t n = u / g.out_rows, oh = u % g.out_rows;
+            int64_t h0, h1;
+            g.RowWindow(oh, &h0, &h1);
+            const E* image = in + n * image_size;
+            const E* dimage = dy + n * image_size;
+            for (int64_t ow = 0; ow < g.out_cols; ++ow) {
+              int64_t w0, w1;
+              g.ColWindow(ow, &w0, &w1);
+              const int64_t o = (u * g.out_cols + ow) * depth;
+              for (int64_t c = 0; c < depth; ++c) {
+                const E want = pooled[o + c];
+                E value = E(0);
+                bool found = false;
+                for (int64_t h = h0; h < h1 && !found; ++h) {
+                  for (int64_t w = w0; w < w1 && !found; ++w) {
+                    const int64_t i = (h * g.in_cols + w) * depth + c;
+                    if (image[i] == want) {
+                      value = dimage[i];
+                      found = true;
+                    }
+                  }
+                }
+                out[o + c] = value;
               }
             }
           }
@@ -296,6 +371,31 @@ DFLOW_REGISTER_POOL_GRAD(MaxPoolGrad, uint8_t);
 DFLOW_REGISTER_POOL_GRAD(MaxPoolGrad, uint16_t);
 DFLOW_REGISTER_POOL_GRAD(MaxPoolGrad, uint32_t);
 DFLOW_REGISTER_POOL_GRAD(MaxPoolGrad, uint64_t);
+// The V2 forms (ksize and strides as inputs 3 and 4) share the kernels.
+#define DFLOW_REGISTER_MAX_POOL_GRAD_MORE(T)                             \
+  DFLOW_REGISTER_KERNEL(KernelDefBuilder("MaxPoolGradV2")                \
+                            .Device(kDeviceCpu)                          \
+                            .TypeConstraint<T>("T"),                     \
+                        MaxPoolGradOp<T>);                               \
+  DFLOW_REGISTER_KERNEL(KernelDefBuilder("MaxPoolGradGrad")              \
+                            .Device(kDeviceCpu)                          \
+                            .TypeConstraint<T>("T"),                     \
+                        MaxPoolGradGradOp<T>);                           \
+  DFLOW_REGISTER_KERNEL(KernelDefBuilder("MaxPoolGradGradV2")            \
+                            .Device(kDeviceCpu)                          \
+                            .TypeConstraint<T>("T"),                     \
+                        MaxPoolGradGradOp<T>)
+DFLOW_REGISTER_MAX_POOL_GRAD_MORE(float);
+DFLOW_REGISTER_MAX_POOL_GRAD_MORE(double);
+DFLOW_REGISTER_MAX_POOL_GRAD_MORE(float16);
+DFLOW_REGISTER_MAX_POOL_GRAD_MORE(bfloat16);
+DFLOW_REGISTER_MAX_POOL_GRAD_MORE(int8_t);
+DFLOW_REGISTER_MAX_POOL_GRAD_MORE(int16_t);
+DFLOW_REGISTER_MAX_POOL_GRAD_MORE(int32_t);
+DFLOW_REGISTER_MAX_POOL_GRAD_MORE(int64_t);
+DFLOW_REGISTER_MAX_POOL_GRAD_MORE(uint8_t);
+DFLOW_REGISTER_MAX_POOL_GRAD_MORE(uint16_t);
+#undef DFLOW_REGISTER_MAX_POOL_GRAD_MORE
 DFLOW_REGISTER_POOL_GRAD(AvgPoolGrad, float);
 DFLOW_REGISTER_POOL_GRAD(AvgPoolGrad, double);
 DFLOW_REGISTER_POOL_GRAD(AvgPoolGrad, float16);

@@ -23,11 +23,14 @@ template <typename T>
 class MatrixDiagOp : public OpKernel {
  public:
   explicit MatrixDiagOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    ctx->SetStatus(ctx->GetAttr("align", &align_));
+    matrix_diag::ReadAlign(ctx, &align_);
   }
   void Compute(OpKernelContext* ctx) override {
     const Tensor& diagonal = ctx->input(0);
-    absl::StatusOr<Band> band = matrix_diag::ReadBand(ctx->input(1));
+    // MatrixDiag (V1): the main diagonal of square matrices, padded with 0.
+    const bool v1 = num_inputs() == 1;
+    absl::StatusOr<Band> band =
+        v1 ? Band{} : matrix_diag::ReadBand(ctx->input(1));
     OP_REQUIRES_OK(ctx, band.status());
     const Band b = *band;
     const TensorShape& ds = diagonal.shape();
@@ -47,6 +50,7 @@ class MatrixDiagOp : public OpKernel {
     const int64_t min_rows = max_len - std::min<int64_t>(b.hi, 0);
     const int64_t min_cols = max_len + std::max<int64_t>(b.lo, 0);
     for (int i : {2, 3, 4}) {
+      if (v1) break;
       OP_REQUIRES(ctx, ctx->input(i).NumElements() == 1,
                   absl::InvalidArgumentError(
                       absl::StrCat(i == 2   ? "num_rows"
@@ -55,8 +59,8 @@ class MatrixDiagOp : public OpKernel {
                                    " must be a scalar, got shape ",
                                    ctx->input(i).shape().ToString())));
     }
-    int64_t rows = *ctx->input(2).data<int32_t>();
-    int64_t cols = *ctx->input(3).data<int32_t>();
+    int64_t rows = v1 ? -1 : *ctx->input(2).data<int32_t>();
+    int64_t cols = v1 ? -1 : *ctx->input(3).data<int32_t>();
     // Neither given: square, as TensorFlow makes them; one given: the
     // other at its smallest.
     if (rows < 0 && cols < 0) {
@@ -71,7 +75,7 @@ class MatrixDiagOp : public OpKernel {
                     "num_rows ", rows, " and num_cols ", cols,
                     " are too small for diagonals of ", max_len,
                     " elements at diag_index [", b.lo, ", ", b.hi, "]")));
-    const T padding = *ctx->input(4).data<T>();
+    const T padding = v1 ? T() : *ctx->input(4).data<T>();
     TensorShape shape;
     for (int d = 0; d + band_rank < ds.rank(); ++d) shape.AddDim(ds.dim(d));
     shape.AddDim(rows);
@@ -106,11 +110,14 @@ template <typename T>
 class MatrixDiagPartOp : public OpKernel {
  public:
   explicit MatrixDiagPartOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    ctx->SetStatus(ctx->GetAttr("align", &align_));
+    matrix_diag::ReadAlign(ctx, &align_);
   }
   void Compute(OpKernelContext* ctx) override {
     const Tensor& input = ctx->input(0);
-    absl::StatusOr<Band> band = matrix_diag::ReadBand(ctx->input(1));
+    // MatrixDiagPart (V1): the main diagonal.
+    const bool v1 = num_inputs() == 1;
+    absl::StatusOr<Band> band =
+        v1 ? Band{} : matrix_diag::ReadBand(ctx->input(1));
     OP_REQUIRES_OK(ctx, band.status());
     const Band b = *band;
     const TensorShape& s = input.shape();
@@ -127,11 +134,11 @@ class MatrixDiagPartOp : public OpKernel {
     shape.AddDim(max_len);
     Tensor* out = nullptr;
     OP_REQUIRES_OK(ctx, ctx->allocate_output(0, shape, &out));
-    OP_REQUIRES(ctx, ctx->input(2).NumElements() == 1,
+    OP_REQUIRES(ctx, v1 || ctx->input(2).NumElements() == 1,
                 absl::InvalidArgumentError(
                     absl::StrCat("padding_value must be a scalar, got shape ",
                                  ctx->input(2).shape().ToString())));
-    const T padding = *ctx->input(2).data<T>();
+    const T padding = v1 ? T() : *ctx->input(2).data<T>();
     const int64_t batches =
         rows * cols == 0 ? 0 : input.NumElements() / (rows * cols);
     const T* in = input.data<T>();
@@ -156,15 +163,20 @@ class MatrixDiagPartOp : public OpKernel {
   std::string align_;
 };
 
-#define DFLOW_REGISTER_MATRIX_DIAG(T)                        \
-  DFLOW_REGISTER_KERNEL(KernelDefBuilder("MatrixDiagV3")     \
+// The V1 and V2 ops (older graphs) share the V3 kernels.
+#define DFLOW_REGISTER_MATRIX_DIAG_AS(op, part_op, T)        \
+  DFLOW_REGISTER_KERNEL(KernelDefBuilder(op)                 \
                             .Device(kDeviceCpu)              \
                             .TypeConstraint<T>("T"),         \
                         MatrixDiagOp<T>);                    \
-  DFLOW_REGISTER_KERNEL(KernelDefBuilder("MatrixDiagPartV3") \
+  DFLOW_REGISTER_KERNEL(KernelDefBuilder(part_op)            \
                             .Device(kDeviceCpu)              \
                             .TypeConstraint<T>("T"),         \
                         MatrixDiagPartOp<T>)
+#define DFLOW_REGISTER_MATRIX_DIAG(T)                                   \
+  DFLOW_REGISTER_MATRIX_DIAG_AS("MatrixDiagV3", "MatrixDiagPartV3", T); \
+  DFLOW_REGISTER_MATRIX_DIAG_AS("MatrixDiagV2", "MatrixDiagPartV2", T); \
+  DFLOW_REGISTER_MATRIX_DIAG_AS("MatrixDiag", "MatrixDiagPart", T)
 
 DFLOW_REGISTER_MATRIX_DIAG(float);
 DFLOW_REGISTER_MATRIX_DIAG(double);

@@ -16,6 +16,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "graph/tensor.h"
+#include "runtime/op_kernel.h"
 
 namespace dflow {
 namespace matrix_diag {
@@ -43,6 +44,16 @@ inline absl::StatusOr<Band> ReadBand(const Tensor& k) {
                      band.lo, " > ", band.hi));
   }
   return band;
+}
+
+// The band's alignment: V3's align attr; the V1 and V2 ops have none and
+// pack LEFT_LEFT (V1 has one diagonal, where alignment does not matter).
+inline void ReadAlign(OpKernelConstruction* ctx, std::string* align) {
+  if (absl::EndsWith(ctx->node().op(), "V3")) {
+    ctx->SetStatus(ctx->GetAttr("align", align));
+  } else {
+    *align = "LEFT_LEFT";
+  }
 }
 
 inline int64_t DiagonalLength(int64_t rows, int64_t cols, int64_t d) {

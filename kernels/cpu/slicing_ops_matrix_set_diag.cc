@@ -21,13 +21,16 @@ template <typename T>
 class MatrixSetDiagOp : public OpKernel {
  public:
   explicit MatrixSetDiagOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
-    ctx->SetStatus(ctx->GetAttr("align", &align_));
+    matrix_diag::ReadAlign(ctx, &align_);
   }
 
   void Compute(OpKernelContext* ctx) override {
     const Tensor& input = ctx->input(0);
     const Tensor& diagonal = ctx->input(1);
-    absl::StatusOr<Band> band = matrix_diag::ReadBand(ctx->input(2));
+    // MatrixSetDiag (V1): the main diagonal.
+    absl::StatusOr<Band> band = num_inputs() == 2
+                                    ? Band{}
+                                    : matrix_diag::ReadBand(ctx->input(2));
     OP_REQUIRES_OK(ctx, band.status());
     const Band b = *band;
     const TensorShape& s = input.shape();
@@ -80,11 +83,16 @@ class MatrixSetDiagOp : public OpKernel {
   std::string align_;
 };
 
-#define DFLOW_REGISTER_MATRIX_SET_DIAG(T)                   \
-  DFLOW_REGISTER_KERNEL(KernelDefBuilder("MatrixSetDiagV3") \
+// The V1 and V2 ops (older graphs) share the V3 kernel.
+#define DFLOW_REGISTER_MATRIX_SET_DIAG_AS(op, T)            \
+  DFLOW_REGISTER_KERNEL(KernelDefBuilder(op)                \
                             .Device(kDeviceCpu)             \
                             .TypeConstraint<T>("T"),        \
                         MatrixSetDiagOp<T>)
+#define DFLOW_REGISTER_MATRIX_SET_DIAG(T)                    \
+  DFLOW_REGISTER_MATRIX_SET_DIAG_AS("MatrixSetDiagV3", T);   \
+  DFLOW_REGISTER_MATRIX_SET_DIAG_AS("MatrixSetDiagV2", T);   \
+  DFLOW_REGISTER_MATRIX_SET_DIAG_AS("MatrixSetDiag", T)
 
 DFLOW_REGISTER_MATRIX_SET_DIAG(float);
 DFLOW_REGISTER_MATRIX_SET_DIAG(double);

@@ -161,8 +161,12 @@ class TransposeOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
 
-  void Compute(OpKernelContext* ctx) override {
-    const Tensor& input = ctx->input(0);
+  void Compute(OpKernelContext* ctx) override { Transpose(ctx, ctx->input(0)); }
+
+ protected:
+  // Output 0: `input` (input 0, or a conjugated copy of it) transposed by
+  // input 1.
+  void Transpose(OpKernelContext* ctx, const Tensor& input) {
     const Tensor& perm_t = ctx->input(1);
     const TensorShape& in_shape = input.shape();
     const int rank = in_shape.rank();
@@ -286,6 +290,37 @@ class InvertPermutationOp : public OpKernel {
   bool IsExpensive() const override { return false; }
 };
 
+// ConjugateTranspose (tf.linalg.adjoint, transpose(conjugate=True)):
+// Transpose of the complex conjugate; for real types a plain Transpose.
+class ConjugateTransposeOp : public TransposeOp {
+ public:
+  explicit ConjugateTransposeOp(OpKernelConstruction* ctx)
+      : TransposeOp(ctx) {}
+
+  void Compute(OpKernelContext* ctx) override {
+    const Tensor& input = ctx->input(0);
+    if (input.dtype() != DT_COMPLEX64 && input.dtype() != DT_COMPLEX128) {
+      Transpose(ctx, input);
+      return;
+    }
+    Tensor conj(input.dtype(), input.shape());
+    if (input.dtype() == DT_COMPLEX64) {
+      Conjugate(input.data<complex64>(), input.NumElements(),
+                conj.data<complex64>());
+    } else {
+      Conjugate(input.data<complex128>(), input.NumElements(),
+                conj.data<complex128>());
+    }
+    Transpose(ctx, conj);
+  }
+
+ private:
+  template <typename C>
+  static void Conjugate(const C* in, int64_t n, C* out) {
+    for (int64_t i = 0; i < n; ++i) out[i] = std::conj(in[i]);
+  }
+};
+
 DFLOW_REGISTER_KERNEL(KernelDefBuilder("InvertPermutation")
                           .Device(kDeviceCpu)
                           .TypeConstraint("T", {DT_INT32, DT_INT64}),
@@ -295,6 +330,11 @@ DFLOW_REGISTER_KERNEL(KernelDefBuilder("Transpose")
                           .TypeConstraint("T", array_kernels::AllTensorTypes())
                           .TypeConstraint("Tperm", {DT_INT32, DT_INT64}),
                       TransposeOp);
+DFLOW_REGISTER_KERNEL(KernelDefBuilder("ConjugateTranspose")
+                          .Device(kDeviceCpu)
+                          .TypeConstraint("T", array_kernels::AllTensorTypes())
+                          .TypeConstraint("Tperm", {DT_INT32, DT_INT64}),
+                      ConjugateTransposeOp);
 
 }  // namespace
 }  // namespace dflow

@@ -733,6 +733,7 @@ void BuildGraphWithEveryOp(const Scope& root) {
   BuildComplexAndSignalOps(s);
   BuildRandomSamplingOps(s);
   BuildLinalgAndSpecialOps(s);
+  BuildMiscOps(s);
   BuildDatasetOps(s);
   (void)id;
 }

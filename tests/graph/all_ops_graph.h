@@ -30,6 +30,9 @@ void BuildLinalgAndSpecialOps(const Scope& root);
 // The tf.data ops, and the functions of the library they call
 // (all_ops_graph_datasets.cc); part of BuildGraphWithEveryOp.
 void BuildDatasetOps(const Scope& root);
+// The everyday ops of the misc family (all_ops_graph_misc.cc): LinSpace,
+// UnravelIndex, UniqueV2, NthElement, TopK/InTopK v1, Mod, ...
+void BuildMiscOps(const Scope& root);
 
 }  // namespace dflow
 

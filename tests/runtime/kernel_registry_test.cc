@@ -519,7 +519,36 @@ TEST(KernelRegistryTest, EveryDeclaredOpHasAGpuDefinition) {
                                               "PrivateThreadPoolDataset",
                                               "OptionsDataset",
                                               "DatasetCardinality",
-                                              "DatasetToSingleElement"};
+                                              "DatasetToSingleElement",
+                                              // The misc family.
+                                              "LinSpace", "UnravelIndex",
+                                              "UniqueV2", "UniqueWithCountsV2",
+                                              "NthElement", "TopK", "InTopK",
+                                              "Mod",
+                                              "ImageProjectiveTransformV2",
+                                              "ImageProjectiveTransformV3",
+                                              "ExtractGlimpse",
+                                              "ExtractGlimpseV2",
+                                              "MaxPoolV2", "MaxPoolGradV2",
+                                              "MaxPoolGradGrad",
+                                              "MaxPoolGradGradV2",
+                                              "MatrixDiag", "MatrixDiagPart",
+                                              "MatrixSetDiag", "MatrixDiagV2",
+                                              "MatrixDiagPartV2",
+                                              "MatrixSetDiagV2",
+                                              "ConjugateTranspose",
+                                              "InplaceAdd", "InplaceSub",
+                                              "InplaceUpdate",
+                                              "ParallelConcat",
+                                              "GuaranteeConst", "Timestamp",
+                                              "CheckNumericsV2",
+                                              "StatefulUniform",
+                                              "StatefulUniformInt",
+                                              "StatefulUniformFullInt",
+                                              "StatefulStandardNormalV2",
+                                              "StatefulTruncatedNormal",
+                                              "RngSkip",
+                                              "NonDeterministicInts"};
     if (kNoGpuYet->count(op) > 0) continue;
     if (kCpuOnly->count(op) > 0) {
       for (const KernelDef& def : Registry()->DefinitionsForOp(op)) {

@@ -2866,6 +2866,106 @@ def _(C):
     return dict(card=tf.stack([tf.data.experimental.cardinality(d) for d in
                                [ds, ds.batch(4), ds.batch(4, drop_remainder=True), ds.repeat(), ds.filter(lambda x: x > 1)]]),
                 total=ds.map(lambda x: x * x).reduce(np.int64(0), lambda s, x: s + x))
+# ---------------------------------------------------------------- misc ops
+# The misc family: LinSpace, UnravelIndex, UniqueV2/UniqueWithCountsV2,
+# NthElement (and its gradient), InTopK, Mod, ImageProjectiveTransformV2/V3
+# and a Keras augmentation that writes V3.
+@case('misc_index_ops')
+def _(C):
+    R = tf.raw_ops
+    m = C.ph(np.array([[1, 2, 1, 2], [3, 4, 3, 4], [1, 2, 1, 2]], np.float32))
+    x = C.f(3, 7, lo=-2, hi=2)
+    flat = C.ph(np.array([0, 4, 17, 23], np.int64))
+    uy, uidx, ucnt = R.UniqueWithCountsV2(x=m, axis=[1])
+    vy, vidx = R.UniqueV2(x=m, axis=tf.constant([0], tf.int32), out_idx=tf.int64)
+    nth = R.NthElement(input=x, n=3)
+    return dict(linspace=R.LinSpace(start=C.ph(np.float32(-2.5)), stop=C.ph(np.float32(4.1)), num=11),
+                linspace64=tf1.lin_space(tf.constant(1.0, tf.float64), 0.0, 6),
+                unravel=tf.unravel_index(flat, tf.constant([2, 3, 4], tf.int64)),
+                uy=uy, uidx=uidx, ucnt=ucnt, vy=vy, vidx=vidx, nth=nth,
+                nth_rev=R.NthElement(input=x, n=0, reverse=True),
+                nth_grad=tf.gradients(tf.reduce_sum(nth * nth), x)[0],
+                in_top=R.InTopK(predictions=x, targets=tf.constant([0, 3, 6]), k=2),
+                mod=R.Mod(x=x * 3.0, y=tf.constant(1.25)),
+                mod_int=R.Mod(x=tf.constant([7, -7, 9, -9]), y=tf.constant([2, 2, -4, -4])))
+
+
+@case('misc_projective_transform')
+def _(C):
+    R = tf.raw_ops
+    img = C.f(2, 9, 7, 3, lo=0, hi=255)
+    tr = C.ph(np.array([[0.9, -0.3, 1.7, 0.35, 1.1, -2.2, 0.001, -0.002],
+                        [1.0, 0.0, -4.5, 0.0, 1.0, 3.25, 0.0, 0.0]], np.float32))
+    out = {}
+    for interp in ('NEAREST', 'BILINEAR'):
+        for mode in ('REFLECT', 'WRAP', 'CONSTANT', 'NEAREST'):
+            out['%s_%s' % (interp.lower(), mode.lower())] = R.ImageProjectiveTransformV3(
+                images=img, transforms=tr, output_shape=[9, 7], fill_value=3.0,
+                interpolation=interp, fill_mode=mode)
+    out['v2_resize'] = R.ImageProjectiveTransformV2(images=img, transforms=tr, output_shape=[5, 11],
+                                                    interpolation='BILINEAR', fill_mode='WRAP')
+    out['grad'] = tf.gradients(tf.reduce_sum(out['bilinear_reflect'] * out['bilinear_reflect']), img)[0]
+    return out
+
+
+@case('misc_keras_random_rotation_zoom')
+def _(C):
+    import tf_keras
+    # Training mode with op seeds and a graph seed: TensorFlow's
+    # RandomUniform draws are fixed, so the augmentation is deterministic.
+    tf1.set_random_seed(5)
+    x = C.f(2, 12, 10, 3, lo=0, hi=1)
+    aug = tf_keras.Sequential([tf_keras.layers.RandomRotation(0.2, fill_mode='reflect', seed=3),
+                               tf_keras.layers.RandomZoom(0.3, fill_mode='constant', seed=4),
+                               tf_keras.layers.RandomTranslation(0.1, 0.2, fill_mode='wrap', seed=6),
+                               tf_keras.layers.RandomFlip(seed=7)])
+    return dict(augmented=aug(x, training=True), inference=aug(x, training=False))
+
+
+@case('misc_pool_diag_inplace')
+def _(C):
+    R = tf.raw_ops
+    x = C.ph(np.round(C.arr(2, 6, 5, 3, lo=-3, hi=3)).astype(np.float32))
+    y = R.MaxPoolV2(input=x, ksize=tf.constant([1, 2, 3, 1]), strides=[1, 2, 1, 1], padding='SAME')
+    up = tf.ones_like(y) * 0.5
+    g = tf.gradients(y, x, up)[0]
+    w = C.f(2, 6, 5, 3)
+    gg = tf.gradients(g, up, w)[0]
+    d = C.f(2, 4)
+    m = C.f(2, 3, 4)
+    z = tf.complex(m, -2.0 * m)
+    return dict(pool=y, pool_grad=g, pool_gradgrad=gg,
+                diag=R.MatrixDiag(diagonal=d), diag_part=R.MatrixDiagPart(input=m),
+                set_diag=R.MatrixSetDiag(input=m, diagonal=d[:, :3]),
+                diag_v2=R.MatrixDiagV2(diagonal=d, k=1, num_rows=-1, num_cols=-1, padding_value=0.5),
+                adjoint_im=tf.math.imag(tf.linalg.adjoint(z)),
+                inplace=R.InplaceAdd(x=m[0] * 1.0, i=[2, 0], v=m[1, :2]),
+                parallel=R.ParallelConcat(values=[d[:1], d[1:]], shape=[2, 4]),
+                guarantee=R.GuaranteeConst(input=d) + 1.0,
+                checked=R.CheckNumericsV2(tensor=d, message='d'))
+
+
+@case('misc_stateful_random')
+def _(C):
+    R = tf.raw_ops
+    # tf.random.Generator's older ops, ordered by control dependencies
+    # after the state's initializer.
+    state = tf1.get_variable('gen_state', initializer=tf.constant([123456789, 0, 42], tf.int64),
+                             use_resource=True)
+    C.init.append(tf1.global_variables_initializer())
+    u = R.StatefulUniform(resource=state.handle, algorithm=1, shape=[3, 4])
+    with tf.control_dependencies([u]):
+        n = R.StatefulStandardNormalV2(resource=state.handle, algorithm=1, shape=[5], dtype=tf.float64)
+    with tf.control_dependencies([n]):
+        k = R.StatefulUniformInt(resource=state.handle, algorithm=1, shape=[6],
+                                 minval=tf.constant(0, tf.int64), maxval=tf.constant(10, tf.int64))
+    with tf.control_dependencies([k]):
+        t = R.StatefulTruncatedNormal(resource=state.handle, algorithm=1, shape=[4])
+    with tf.control_dependencies([t]):
+        after = state.read_value()
+    return dict(uniform=u, normal=n, ints=k, truncated=t, after=after)
+
+
 # ================================================================ main
 FINDINGS = [
     '1. **Missing ops dominate**: dflow registers 255 ops; most FAIL-ERRORs are unknown ops (list below), including very common '

@@ -223,6 +223,17 @@ EXTRA_OPS = [
     "OptimizeDataset", "OptimizeDatasetV2", "ModelDataset",
     "MaxIntraOpParallelismDataset", "PrivateThreadPoolDataset",
     "OptionsDataset", "DatasetCardinality", "DatasetToSingleElement",
+    # Everyday ops of the misc family (graph/ops/index_ops_more.cc, ...).
+    "LinSpace", "UnravelIndex", "UniqueV2", "UniqueWithCountsV2",
+    "NthElement", "TopK", "InTopK", "Mod", "ImageProjectiveTransformV2",
+    "ImageProjectiveTransformV3", "ExtractGlimpse", "ExtractGlimpseV2",
+    "MaxPoolV2", "MaxPoolGradV2", "MaxPoolGradGrad", "MaxPoolGradGradV2",
+    "MatrixDiag", "MatrixDiagPart", "MatrixSetDiag", "MatrixDiagV2",
+    "MatrixDiagPartV2", "MatrixSetDiagV2", "ConjugateTranspose",
+    "InplaceAdd", "InplaceSub", "InplaceUpdate", "ParallelConcat",
+    "GuaranteeConst", "Timestamp", "CheckNumericsV2", "StatefulUniform",
+    "StatefulUniformInt", "StatefulUniformFullInt", "StatefulStandardNormalV2",
+    "StatefulTruncatedNormal", "RngSkip", "NonDeterministicInts",
 ]
 
 
