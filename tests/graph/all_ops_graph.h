@@ -30,6 +30,9 @@ void BuildLinalgAndSpecialOps(const Scope& root);
 // The tf.data ops, and the functions of the library they call
 // (all_ops_graph_datasets.cc); part of BuildGraphWithEveryOp.
 void BuildDatasetOps(const Scope& root);
+// TF1's image/audio/tensor summaries and TF2's summary-writer ops
+// (all_ops_graph_summaries.cc); part of BuildGraphWithEveryOp.
+void BuildSummaryOps(const Scope& root);
 
 }  // namespace dflow
 

@@ -223,6 +223,12 @@ EXTRA_OPS = [
     "OptimizeDataset", "OptimizeDatasetV2", "ModelDataset",
     "MaxIntraOpParallelismDataset", "PrivateThreadPoolDataset",
     "OptionsDataset", "DatasetCardinality", "DatasetToSingleElement",
+    # summaries: TF1's image/audio/tensor summaries, TF2's writer ops
+    "ImageSummary", "AudioSummary", "AudioSummaryV2", "TensorSummary",
+    "TensorSummaryV2", "SummaryWriter", "CreateSummaryFileWriter",
+    "WriteSummary", "WriteScalarSummary", "WriteHistogramSummary",
+    "WriteImageSummary", "WriteAudioSummary", "WriteRawProtoSummary",
+    "WriteGraphSummary", "FlushSummaryWriter", "CloseSummaryWriter",
 ]
 
 
