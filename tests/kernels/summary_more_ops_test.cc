@@ -14,6 +14,7 @@
 //    that say what is wrong.
 #include <sys/wait.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -123,8 +124,9 @@ TEST(SummaryMoreOpsTest, AudioSummaryIsV2WithAnAttrRate) {
   Output v1 = ops::AudioSummary(root, Tensor::Scalar("a"), clip, 16000.4f, 2);
   Output v2 = ops::AudioSummaryV2(root, Tensor::Scalar("a"), clip,
                                   Tensor::Scalar(16000.4f), 2);
-  auto out1 = RunKernel(v1.node(), {Clip(9)});
-  auto out2 = RunKernel(v2.node(), {Clip(9)});
+  auto out1 = RunKernel(v1.node(), {Tensor::Scalar("a"), Clip(9)});
+  auto out2 = RunKernel(v2.node(), {Tensor::Scalar("a"), Clip(9),
+                                    Tensor::Scalar(16000.4f)});
   ASSERT_TRUE(out1.ok()) << out1.status();
   ASSERT_TRUE(out2.ok()) << out2.status();
   EXPECT_EQ(*(*out1)[0].data<std::string>(), *(*out2)[0].data<std::string>());
@@ -224,7 +226,7 @@ absl::Status RunImage(const Tensor& images, int64_t max_images = 3) {
                                ops::Placeholder(root, images.dtype()),
                                max_images);
   if (!root.ok()) return root.status();
-  return RunKernel(s.node(), {images}).status();
+  return RunKernel(s.node(), {Tensor::Scalar("t"), images}).status();
 }
 
 TEST(SummaryMoreOpsTest, BadImagesAreErrors) {
@@ -248,12 +250,14 @@ TEST(SummaryMoreOpsTest, BadAudioIsAnError) {
   Output clip = ops::Placeholder(root, DT_FLOAT);
   Output s = ops::AudioSummaryV2(root, Tensor::Scalar("a"), clip,
                                  ops::Placeholder(root, DT_FLOAT));
-  auto rank1 = RunKernel(s.node(), {Tensor::FromVector<float>({0.5f}),
+  auto rank1 = RunKernel(s.node(), {Tensor::Scalar("a"),
+                                    Tensor::FromVector<float>({0.5f}),
                                     Tensor::Scalar(8000.f)});
   ASSERT_FALSE(rank1.ok());
   EXPECT_THAT(std::string(rank1.status().message()),
               HasSubstr("Tensor must be 3-D or 2-D"));
-  auto rate0 = RunKernel(s.node(), {Clip(3), Tensor::Scalar(0.f)});
+  auto rate0 = RunKernel(s.node(),
+                         {Tensor::Scalar("a"), Clip(3), Tensor::Scalar(0.f)});
   ASSERT_FALSE(rate0.ok());
   EXPECT_THAT(std::string(rate0.status().message()),
               HasSubstr("sample_rate must be > 0"));
