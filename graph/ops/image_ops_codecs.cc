@@ -94,6 +94,25 @@ absl::Status EncodeShape(InferenceContext* c) {
   return absl::OkStatus();
 }
 
+// EncodePng: [..., height, width, channels] -> one file per image, the
+// leading (batch) dimensions.
+absl::Status EncodePngShape(InferenceContext* c) {
+  const TensorShape& image = c->input(0);
+  if (image.unknown_rank()) {
+    c->set_output(0, TensorShape::Unknown());
+    return absl::OkStatus();
+  }
+  if (image.rank() < 3) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "input 'image' must have rank >= 3 ([..., height, width, "
+        "channels]), got shape ", image.ToString()));
+  }
+  TensorShape out;
+  for (int i = 0; i + 3 < image.rank(); ++i) out.AddDim(image.dim(i));
+  c->set_output(0, out);
+  return absl::OkStatus();
+}
+
 absl::Status ExtractJpegShapeShape(InferenceContext* c) {
   TensorShape contents;
   DFLOW_RETURN_IF_ERROR(InputWithRank(*c, 0, 0, &contents));
@@ -196,8 +215,9 @@ DFLOW_REGISTER_OP("EncodePng")
     .Output("contents: string")
     .Attr("compression: int = -1")
     .Attr("T: {uint8, uint16} = uint8")
-    .SetShapeFn(EncodeShape)
-    .Doc("Encodes a [height, width, 1 to 4] image as a PNG file.");
+    .SetShapeFn(EncodePngShape)
+    .Doc("Encodes a [..., height, width, 1 to 4] image (or batch of them) "
+         "as PNG files.");
 
 namespace ops {
 

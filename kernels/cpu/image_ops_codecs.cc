@@ -484,27 +484,46 @@ class EncodePngOp : public OpKernel {
                     "compression must be in [-1, 9], got ", compression_)));
   }
 
+  // One PNG per [height, width, channels] image of a [..., h, w, c] input
+  // (TensorFlow 2's batched EncodePng, what tf.summary.image writes).
   void Compute(OpKernelContext* ctx) override {
     const Tensor& image = ctx->input(0);
-    OP_REQUIRES_OK(ctx, CheckImage(image));
-    const int64_t channels = image.shape().dim(2);
+    const TensorShape& s = image.shape();
+    OP_REQUIRES(ctx, s.rank() >= 3,
+                absl::InvalidArgumentError(absl::StrCat(
+                    "image must be [..., height, width, channels], but has "
+                    "shape ",
+                    s.ToString())));
+    const int r = s.rank();
+    const int64_t height = s.dim(r - 3), width = s.dim(r - 2),
+                  channels = s.dim(r - 1);
     OP_REQUIRES(ctx, channels >= 1 && channels <= 4,
                 absl::InvalidArgumentError(absl::StrCat(
                     "image must have 1, 2, 3 or 4 channels, got shape ",
-                    image.shape().ToString())));
+                    s.ToString())));
+    OP_REQUIRES(ctx,
+                height * width * channels < std::numeric_limits<int32_t>::max(),
+                absl::InvalidArgumentError(
+                    "cannot encode images of 2^31 or more elements"));
+    TensorShape batch;
+    for (int i = 0; i + 3 < r; ++i) batch.AddDim(s.dim(i));
     Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, TensorShape({}), &out));
-    std::string error;
+    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, batch, &out));
     const bool sixteen = image.dtype() == DT_UINT16;
-    OP_REQUIRES(
-        ctx,
-        codec_io::PngEncode(image.raw_data(),
-                            static_cast<int>(image.shape().dim(0)),
-                            static_cast<int>(image.shape().dim(1)),
-                            static_cast<int>(channels), sixteen ? 16 : 8,
-                            static_cast<int>(compression_),
-                            &out->data<std::string>()[0], &error),
-        absl::InvalidArgumentError(error));
+    const int64_t image_bytes =
+        height * width * channels * (sixteen ? 2 : 1);
+    const char* data = static_cast<const char*>(image.raw_data());
+    for (int64_t i = 0; i < batch.num_elements(); ++i) {
+      std::string error;
+      OP_REQUIRES(
+          ctx,
+          codec_io::PngEncode(data + i * image_bytes, static_cast<int>(height),
+                              static_cast<int>(width),
+                              static_cast<int>(channels), sixteen ? 16 : 8,
+                              static_cast<int>(compression_),
+                              &out->data<std::string>()[i], &error),
+          absl::InvalidArgumentError(error));
+    }
   }
 
  private:

@@ -735,6 +735,7 @@ void BuildGraphWithEveryOp(const Scope& root) {
   BuildLinalgAndSpecialOps(s);
   BuildMiscOps(s);
   BuildDatasetOps(s);
+  BuildSummaryOps(s);
   (void)id;
 }
 

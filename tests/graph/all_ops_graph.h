@@ -33,6 +33,9 @@ void BuildDatasetOps(const Scope& root);
 // The everyday ops of the misc family (all_ops_graph_misc.cc): LinSpace,
 // UnravelIndex, UniqueV2, NthElement, TopK/InTopK v1, Mod, ...
 void BuildMiscOps(const Scope& root);
+// TF1's image/audio/tensor summaries and TF2's summary-writer ops
+// (all_ops_graph_summaries.cc); part of BuildGraphWithEveryOp.
+void BuildSummaryOps(const Scope& root);
 
 }  // namespace dflow
 

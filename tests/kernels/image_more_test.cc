@@ -283,7 +283,17 @@ TEST(ImageMoreTest, EncoderErrorsSayWhat) {
   ExpectInvalid(RunOp(png, {Tensor(DT_UINT8, TensorShape({0, 2, 3}))}).status(),
                 "cannot encode an empty");
   ExpectInvalid(RunOp(png, {Tensor(DT_UINT8, TensorShape({4, 3}))}).status(),
-                "must be 3-D");
+                "must be [..., height, width, channels]");
+  // A batch (TensorFlow 2's EncodePng): one file per image.
+  Tensor batch(DT_UINT8, TensorShape({2, 1, 2, 2, 3}));
+  for (int64_t i = 0; i < batch.NumElements(); ++i) {
+    batch.data<uint8_t>()[i] = static_cast<uint8_t>(i);
+  }
+  absl::StatusOr<std::vector<Tensor>> files = RunOp(png, {batch});
+  ASSERT_TRUE(files.ok()) << files.status();
+  EXPECT_EQ((*files)[0].shape(), TensorShape({2, 1}));
+  EXPECT_NE((*files)[0].data<std::string>()[0],
+            (*files)[0].data<std::string>()[1]);
   Output jpeg = ops::EncodeJpeg(root, image);
   ExpectInvalid(RunOp(jpeg, {Tensor(DT_UINT8, TensorShape({2, 2, 2}))}).status(),
                 "1 or 3 channels");

@@ -73,6 +73,12 @@ TEST(KernelRegistryTest, EveryDeclaredOpHasAGpuDefinition) {
         "SaveV2", "RestoreV2", "MergeV2Checkpoints", "ShardedFilename",
         "ShardedFilespec", "StringJoin", "StaticRegexFullMatch",
         "ScalarSummary", "HistogramSummary", "MergeSummary",
+        // summaries: TF registers these on the CPU only
+        "ImageSummary", "AudioSummary", "AudioSummaryV2", "TensorSummary",
+        "TensorSummaryV2", "SummaryWriter", "CreateSummaryFileWriter",
+        "WriteSummary", "WriteScalarSummary", "WriteHistogramSummary",
+        "WriteImageSummary", "WriteAudioSummary", "WriteRawProtoSummary",
+        "WriteGraphSummary", "FlushSummaryWriter", "CloseSummaryWriter",
         "SparseApplyMomentum", "SparseApplyRMSProp",
         "ResourceSparseApplyMomentum", "ResourceSparseApplyRMSProp",
         // Input pipelines: queues,

@@ -2964,6 +2964,30 @@ def _(C):
     with tf.control_dependencies([t]):
         after = state.read_value()
     return dict(uniform=u, normal=n, ints=k, truncated=t, after=after)
+# ================================================================ summaries
+# TF1's image, audio and tensor summaries: serialized Summary strings (the
+# PNGs are compared as bytes: libpng with zlib's default level, as TF).
+
+
+@case('summary_image_audio')
+def _(C):
+    img = C.f(2, 3, 4, 3, lo=-2.0, hi=3.0)
+    u8 = C.i(3, 2, 2, 1, lo=0, hi=256, dtype=np.uint8)
+    clip = C.f(2, 20, lo=-1.2, hi=1.2)
+    return dict(img_f=tf.raw_ops.ImageSummary(tag='img', tensor=img),
+                img_u8=tf1.summary.image('gray', u8, max_outputs=2),
+                img_h=tf.raw_ops.ImageSummary(tag='h', tensor=tf.cast(img, tf.float16), max_images=1),
+                audio=tf1.summary.audio('clip', clip, 8000.0),
+                audio_one=tf.raw_ops.AudioSummaryV2(tag='one', tensor=clip, sample_rate=22050.5, max_outputs=1))
+
+
+@case('summary_text_tensor')
+def _(C):
+    x = C.f(2, 3)
+    return dict(text=tf1.summary.text('greeting', S(['hello', 'world'])),
+                tensor_v2=tf.raw_ops.TensorSummaryV2(tag='x', tensor=x, serialized_summary_metadata=''),
+                tensor_v1=tf.raw_ops.TensorSummary(tensor=x, name='tsum'),
+                merged=tf1.summary.merge([tf1.summary.text('t2', S('a')), tf1.summary.scalar('s', x[0, 0])]))
 
 
 # ================================================================ main

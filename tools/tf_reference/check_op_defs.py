@@ -234,6 +234,12 @@ EXTRA_OPS = [
     "GuaranteeConst", "Timestamp", "CheckNumericsV2", "StatefulUniform",
     "StatefulUniformInt", "StatefulUniformFullInt", "StatefulStandardNormalV2",
     "StatefulTruncatedNormal", "RngSkip", "NonDeterministicInts",
+    # summaries: TF1's image/audio/tensor summaries, TF2's writer ops
+    "ImageSummary", "AudioSummary", "AudioSummaryV2", "TensorSummary",
+    "TensorSummaryV2", "SummaryWriter", "CreateSummaryFileWriter",
+    "WriteSummary", "WriteScalarSummary", "WriteHistogramSummary",
+    "WriteImageSummary", "WriteAudioSummary", "WriteRawProtoSummary",
+    "WriteGraphSummary", "FlushSummaryWriter", "CloseSummaryWriter",
 ]
 
 
