@@ -732,6 +732,7 @@ void BuildGraphWithEveryOp(const Scope& root) {
   BuildRandomSamplingOps(s);
   BuildLinalgAndSpecialOps(s);
   BuildDatasetOps(s);
+  BuildQuantizationOps(s);
   (void)id;
 }
 

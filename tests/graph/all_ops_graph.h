@@ -30,6 +30,9 @@ void BuildLinalgAndSpecialOps(const Scope& root);
 // The tf.data ops, and the functions of the library they call
 // (all_ops_graph_datasets.cc); part of BuildGraphWithEveryOp.
 void BuildDatasetOps(const Scope& root);
+// The fake-quantization and quantize-dequantize ops and their gradients
+// (all_ops_graph_quantization.cc); part of BuildGraphWithEveryOp.
+void BuildQuantizationOps(const Scope& root);
 
 }  // namespace dflow
 

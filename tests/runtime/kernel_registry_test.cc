@@ -518,7 +518,19 @@ TEST(KernelRegistryTest, EveryDeclaredOpHasAGpuDefinition) {
                                               "PrivateThreadPoolDataset",
                                               "OptionsDataset",
                                               "DatasetCardinality",
-                                              "DatasetToSingleElement"};
+                                              "DatasetToSingleElement",
+                                              // Quantization-aware training.
+                                              "FakeQuantWithMinMaxArgs",
+                                              "FakeQuantWithMinMaxArgsGradient",
+                                              "FakeQuantWithMinMaxVars",
+                                              "FakeQuantWithMinMaxVarsGradient",
+                                              "FakeQuantWithMinMaxVarsPerChannel",
+                                              "FakeQuantWithMinMaxVarsPerChannel"
+                                              "Gradient",
+                                              "QuantizeAndDequantizeV2",
+                                              "QuantizeAndDequantizeV3",
+                                              "QuantizeAndDequantizeV4",
+                                              "QuantizeAndDequantizeV4Grad"};
     if (kNoGpuYet->count(op) > 0) continue;
     if (kCpuOnly->count(op) > 0) {
       for (const KernelDef& def : Registry()->DefinitionsForOp(op)) {

@@ -222,6 +222,13 @@ EXTRA_OPS = [
     "OptimizeDataset", "OptimizeDatasetV2", "ModelDataset",
     "MaxIntraOpParallelismDataset", "PrivateThreadPoolDataset",
     "OptionsDataset", "DatasetCardinality", "DatasetToSingleElement",
+    # Fake quantization and quantize-dequantize (graph/ops/quantization_ops.cc).
+    "FakeQuantWithMinMaxArgs", "FakeQuantWithMinMaxArgsGradient",
+    "FakeQuantWithMinMaxVars", "FakeQuantWithMinMaxVarsGradient",
+    "FakeQuantWithMinMaxVarsPerChannel",
+    "FakeQuantWithMinMaxVarsPerChannelGradient", "QuantizeAndDequantizeV2",
+    "QuantizeAndDequantizeV3", "QuantizeAndDequantizeV4",
+    "QuantizeAndDequantizeV4Grad",
 ]
 
 
