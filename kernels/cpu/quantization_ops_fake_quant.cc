@@ -61,9 +61,12 @@ inline float Quantize(float x, const Nudged& n, bool multiply_by_inverse,
   float c = n.max < x ? n.max : x;
   c = c < n.min ? n.min : c;
   const float shifted = c - n.min;
-  const float steps = multiply_by_inverse ? shifted * inverse_scale + 0.5f
-                                          : shifted / n.scale + 0.5f;
-  return std::floor(steps) * n.scale + n.min;
+  // TensorFlow's build fuses a * b + c into one rounding (its values
+  // agree with fmaf, not with a product rounded before the sum).
+  const float steps = multiply_by_inverse
+                          ? std::fmaf(shifted, inverse_scale, 0.5f)
+                          : shifted / n.scale + 0.5f;
+  return std::fmaf(std::floor(steps), n.scale, n.min);
 }
 
 inline bool InRange(float x, const Nudged& n) {
