@@ -18,6 +18,7 @@
 #include "graph/ops/math_ops.h"
 #include "graph/ops/nn_ops.h"
 #include "graph/ops/parsing_ops.h"
+#include "graph/ops/quantization_ops.h"
 #include "graph/ops/ragged_ops.h"
 #include "graph/ops/random_ops.h"
 #include "graph/ops/shape_ops.h"

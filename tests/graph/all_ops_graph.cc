@@ -736,6 +736,7 @@ void BuildGraphWithEveryOp(const Scope& root) {
   BuildMiscOps(s);
   BuildDatasetOps(s);
   BuildSummaryOps(s);
+  BuildQuantizationOps(s);
   (void)id;
 }
 

@@ -36,6 +36,9 @@ void BuildMiscOps(const Scope& root);
 // TF1's image/audio/tensor summaries and TF2's summary-writer ops
 // (all_ops_graph_summaries.cc); part of BuildGraphWithEveryOp.
 void BuildSummaryOps(const Scope& root);
+// The fake-quantization and quantize-dequantize ops and their gradients
+// (all_ops_graph_quantization.cc); part of BuildGraphWithEveryOp.
+void BuildQuantizationOps(const Scope& root);
 
 }  // namespace dflow
 

@@ -554,7 +554,19 @@ TEST(KernelRegistryTest, EveryDeclaredOpHasAGpuDefinition) {
                                               "StatefulStandardNormalV2",
                                               "StatefulTruncatedNormal",
                                               "RngSkip",
-                                              "NonDeterministicInts"};
+                                              "NonDeterministicInts",
+                                              // Quantization-aware training.
+                                              "FakeQuantWithMinMaxArgs",
+                                              "FakeQuantWithMinMaxArgsGradient",
+                                              "FakeQuantWithMinMaxVars",
+                                              "FakeQuantWithMinMaxVarsGradient",
+                                              "FakeQuantWithMinMaxVarsPerChannel",
+                                              "FakeQuantWithMinMaxVarsPerChannel"
+                                              "Gradient",
+                                              "QuantizeAndDequantizeV2",
+                                              "QuantizeAndDequantizeV3",
+                                              "QuantizeAndDequantizeV4",
+                                              "QuantizeAndDequantizeV4Grad"};
     if (kNoGpuYet->count(op) > 0) continue;
     if (kCpuOnly->count(op) > 0) {
       for (const KernelDef& def : Registry()->DefinitionsForOp(op)) {

@@ -2988,6 +2988,72 @@ def _(C):
                 tensor_v2=tf.raw_ops.TensorSummaryV2(tag='x', tensor=x, serialized_summary_metadata=''),
                 tensor_v1=tf.raw_ops.TensorSummary(tensor=x, name='tsum'),
                 merged=tf1.summary.merge([tf1.summary.text('t2', S('a')), tf1.summary.scalar('s', x[0, 0])]))
+# ---------------------------------------------------------------- quantization
+# Fake quantization and quantize-dequantize (quantization-aware training).
+@case('quant_fake_quant_ops')
+def _(C):
+    x = C.f(6, 5, lo=-3, hi=3)
+    g = C.f(6, 5)
+    mn = C.ph(np.float32(-1.3), name='qmin')
+    mx = C.ph(np.float32(2.1), name='qmax')
+    cmn = C.ph(np.array([-1, -0.5, 0.25, -3, 0], np.float32), name='cmin')
+    cmx = C.ph(np.array([1, 2.5, 1.5, -0.5, 0], np.float32), name='cmax')
+    args = tf.quantization.fake_quant_with_min_max_args(x, -2.5, 1.75, num_bits=5, narrow_range=True)
+    var = tf.quantization.fake_quant_with_min_max_vars(x, mn, mx, num_bits=7)
+    pc = tf.quantization.fake_quant_with_min_max_vars_per_channel(x, cmn, cmx, num_bits=3)
+    d_args = tf.gradients(args, x, grad_ys=g)[0]
+    d_var = tf.gradients(var, [x, mn, mx], grad_ys=g)
+    d_pc = tf.gradients(pc, [x, cmn, cmx], grad_ys=g)
+    return dict(args=args, var=var, pc=pc, d_args=d_args, d_var_x=d_var[0], d_var_min=d_var[1],
+                d_var_max=d_var[2], d_pc_x=d_pc[0], d_pc_min=d_pc[1], d_pc_max=d_pc[2])
+
+
+@case('quant_quantize_dequantize')
+def _(C):
+    x = C.f(2, 3, 4, lo=-2, hi=1.5)
+    xd = C.f(3, 4, lo=-1, hi=1, dtype=np.float64)
+    g = C.f(2, 3, 4)
+    lo = C.ph(np.float32(-1.0), name='lo')
+    hi = C.ph(np.float32(1.25), name='hi')
+    v4 = tf.quantization.quantize_and_dequantize_v2(x, lo, hi, range_given=True, num_bits=6, narrow_range=True)
+    dv4 = tf.gradients(v4, [x, lo, hi], grad_ys=g)
+    return dict(
+        v2=tf.quantization.quantize_and_dequantize(x, -1.0, 1.0, range_given=False, round_mode='HALF_UP', axis=1),
+        v2_unsigned=tf.raw_ops.QuantizeAndDequantizeV2(input=x, input_min=lo, input_max=hi, signed_input=False,
+                                                       num_bits=4, range_given=True),
+        v3=tf.raw_ops.QuantizeAndDequantizeV3(input=xd, input_min=np.float64(-0.5), input_max=np.float64(0.75),
+                                              num_bits=tf.constant(5), range_given=True),
+        v3_axis=tf.raw_ops.QuantizeAndDequantizeV3(input=x, input_min=[-1.0, -0.5, -2.0], input_max=[1.0, 0.5, 0.25],
+                                                   num_bits=tf.constant(3), range_given=True, axis=1),
+        v4=v4, dv4_x=dv4[0], dv4_min=dv4[1], dv4_max=dv4[2],
+        v4_auto_axis=tf.quantization.quantize_and_dequantize_v2(x, lo, hi, range_given=False, axis=2))
+
+
+@case('quant_qat_dense_train', steps=3)
+def _(C):
+    # A quantization-aware-trained dense layer: weights and activations
+    # through FakeQuantWithMinMaxVars with trainable ranges, as
+    # tensorflow_model_optimization writes them; plain gradient descent.
+    x = C.f(8, 5, lo=-2, hi=2, name='x')
+    y = C.f(8, 3, name='y')
+    rs = np.random.RandomState(11)
+    var = lambda n, a: tf1.get_variable(n, initializer=np.asarray(a, np.float32), use_resource=True)
+    w = var('w', rs.standard_normal((5, 3)) * 0.5)
+    b = var('b', np.zeros(3))
+    w_min, w_max = var('w_min', -1.0), var('w_max', 1.0)
+    a_min, a_max = var('act_min', -0.5), var('act_max', 0.5)
+    wq = tf.quantization.fake_quant_with_min_max_vars(w, w_min, w_max, num_bits=8, narrow_range=True)
+    h = tf.matmul(x, wq) + b
+    hq = tf.quantization.fake_quant_with_min_max_vars(h, a_min, a_max, num_bits=8)
+    loss = tf.reduce_mean(tf.square(hq - y))
+    train = tf1.train.GradientDescentOptimizer(0.2).minimize(loss)
+    C.init.append(tf1.global_variables_initializer())
+    C.targets.append(train)
+    # The variables after this step's update.
+    with tf.control_dependencies([train]):
+        after = {n: v.read_value() for n, v in
+                 dict(w=w, b=b, w_min=w_min, w_max=w_max, act_min=a_min, act_max=a_max).items()}
+    return dict(loss=loss, **after)
 
 
 # ================================================================ main

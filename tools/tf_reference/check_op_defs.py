@@ -240,6 +240,13 @@ EXTRA_OPS = [
     "WriteSummary", "WriteScalarSummary", "WriteHistogramSummary",
     "WriteImageSummary", "WriteAudioSummary", "WriteRawProtoSummary",
     "WriteGraphSummary", "FlushSummaryWriter", "CloseSummaryWriter",
+    # Fake quantization and quantize-dequantize (graph/ops/quantization_ops.cc).
+    "FakeQuantWithMinMaxArgs", "FakeQuantWithMinMaxArgsGradient",
+    "FakeQuantWithMinMaxVars", "FakeQuantWithMinMaxVarsGradient",
+    "FakeQuantWithMinMaxVarsPerChannel",
+    "FakeQuantWithMinMaxVarsPerChannelGradient", "QuantizeAndDequantizeV2",
+    "QuantizeAndDequantizeV3", "QuantizeAndDequantizeV4",
+    "QuantizeAndDequantizeV4Grad",
 ]
 
 
