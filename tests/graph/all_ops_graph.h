@@ -30,6 +30,10 @@ void BuildLinalgAndSpecialOps(const Scope& root);
 // The tf.data ops, and the functions of the library they call
 // (all_ops_graph_datasets.cc); part of BuildGraphWithEveryOp.
 void BuildDatasetOps(const Scope& root);
+// The parsing and file-io ops (all_ops_graph_parsing.cc): DecodeCSV over a
+// text-line reader, Serialize/ParseTensor, DecodeCompressed,
+// DecodePaddedRaw, DecodeJSONExample, ReadFile, WriteFile, MatchingFiles.
+void BuildParsingAndFileOps(const Scope& root);
 
 }  // namespace dflow
 

@@ -223,6 +223,11 @@ EXTRA_OPS = [
     "OptimizeDataset", "OptimizeDatasetV2", "ModelDataset",
     "MaxIntraOpParallelismDataset", "PrivateThreadPoolDataset",
     "OptionsDataset", "DatasetCardinality", "DatasetToSingleElement",
+    # Parsing and file io (graph/ops/parsing_ops_more.cc, io_ops_files.cc,
+    # io_ops_readers.cc).
+    "DecodeCSV", "SerializeTensor", "ParseTensor", "DecodeCompressed",
+    "DecodePaddedRaw", "DecodeJSONExample", "ReadFile", "WriteFile",
+    "MatchingFiles", "TextLineReaderV2",
 ]
 
 
