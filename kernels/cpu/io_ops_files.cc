@@ -7,7 +7,8 @@
 // pattern without matches gives none) and sorts all matches together.
 #include <errno.h>
 #include <fcntl.h>
-#include <glob.h>
+#include <dirent.h>
+#include <fnmatch.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -17,6 +18,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "formats/file_util.h"
 #include "graph/tensor.h"
 #include "runtime/kernel_registry.h"
@@ -104,6 +106,55 @@ class WriteFileOp : public OpKernel {
   }
 };
 
+bool HasWildcard(absl::string_view part) {
+  return part.find_first_of("*?[\\") != absl::string_view::npos;
+}
+
+// A pattern component without wildcards, its '\' escapes removed.
+std::string Unescape(absl::string_view part) {
+  std::string out;
+  for (size_t i = 0; i < part.size(); ++i) {
+    if (part[i] == '\\' && i + 1 < part.size()) ++i;
+    out += part[i];
+  }
+  return out;
+}
+
+// The paths matching `pattern`, component by component: a component with
+// wildcards is matched by fnmatch against the directory's entries (every
+// entry but "." and "..", hidden ones too), one without is taken as is;
+// the paths that exist at the end are the matches.
+void Glob(const std::string& pattern, std::vector<std::string>* out) {
+  std::vector<std::string> parts = absl::StrSplit(pattern, '/');
+  std::vector<std::string> paths = {""};
+  for (size_t k = 0; k < parts.size(); ++k) {
+    const std::string& part = parts[k];
+    std::vector<std::string> next;
+    for (const std::string& base : paths) {
+      const std::string prefix = k == 0 ? "" : base + "/";
+      if (!HasWildcard(part)) {
+        next.push_back(prefix + Unescape(part));
+        continue;
+      }
+      DIR* dir = ::opendir(k == 0 ? "." : (base.empty() ? "/" : base).c_str());
+      if (dir == nullptr) continue;
+      while (const dirent* e = ::readdir(dir)) {
+        const std::string name = e->d_name;
+        if (name == "." || name == "..") continue;
+        if (::fnmatch(part.c_str(), name.c_str(), 0) == 0) {
+          next.push_back(prefix + name);
+        }
+      }
+      ::closedir(dir);
+    }
+    paths = std::move(next);
+  }
+  struct stat st;
+  for (const std::string& p : paths) {
+    if (!p.empty() && ::lstat(p.c_str(), &st) == 0) out->push_back(p);
+  }
+}
+
 class MatchingFilesOp : public OpKernel {
  public:
   using OpKernel::OpKernel;
@@ -116,27 +167,7 @@ class MatchingFilesOp : public OpKernel {
                     patterns.shape().ToString())));
     std::vector<std::string> names;
     for (int64_t i = 0; i < patterns.NumElements(); ++i) {
-      const std::string& pattern = patterns.data<std::string>()[i];
-      glob_t found;
-      std::memset(&found, 0, sizeof(found));
-      // GLOB_PERIOD: '*' matches a leading '.', as in TensorFlow's fnmatch
-      // without FNM_PERIOD. Unreadable directories are skipped.
-      const int code =
-          ::glob(pattern.c_str(), GLOB_PERIOD | GLOB_NOSORT, nullptr, &found);
-      if (code == 0) {
-        for (size_t k = 0; k < found.gl_pathc; ++k) {
-          const std::string name = found.gl_pathv[k];
-          // glob's '*' also matches "." and ".." with GLOB_PERIOD;
-          // TensorFlow lists only real entries.
-          const std::string base = file_util::SplitPath(name).second;
-          if (base == "." || base == "..") continue;
-          names.push_back(name);
-        }
-      }
-      ::globfree(&found);
-      OP_REQUIRES(ctx, code == 0 || code == GLOB_NOMATCH || code == GLOB_ABORTED,
-                  absl::ResourceExhaustedError(absl::StrCat(
-                      "out of memory while matching '", pattern, "'")));
+      Glob(patterns.data<std::string>()[i], &names);
     }
     std::sort(names.begin(), names.end());
     ctx->set_output(0, Tensor::FromVector<std::string>(names));

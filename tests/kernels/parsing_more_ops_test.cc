@@ -257,7 +257,8 @@ TEST(FileOpsTest, TextLineReaderFeedsDecodeCsv) {
   ASSERT_EQ(columns.size(), 2u);
   auto s = SessionOf(root);
   ASSERT_NE(s, nullptr);
-  ASSERT_TRUE(s->Run({}, {}, {"add_files", "close_files"}, nullptr).ok());
+  ASSERT_TRUE(s->Run({}, {}, {"add_files"}, nullptr).ok());
+  ASSERT_TRUE(s->Run({}, {}, {"close_files"}, nullptr).ok());
   std::vector<std::string> keys, text;
   std::vector<int64_t> numbers;
   for (int i = 0; i < 3; ++i) {
