@@ -4,6 +4,8 @@
 // with TensorFlow 2.21's names, inputs and attrs, so that TensorFlow-written
 // save/restore subgraphs run in dflow. Their kernels (kernels/cpu/io_ops.cc)
 // read and write V2 checkpoints (formats/tensor_bundle.h), on CPU only.
+// io_ops_files.cc adds the whole-file ops (ReadFile, WriteFile,
+// MatchingFiles) and io_ops_readers.cc the queue-fed readers.
 #ifndef DFLOW_GRAPH_OPS_IO_OPS_H_
 #define DFLOW_GRAPH_OPS_IO_OPS_H_
 
@@ -34,6 +36,14 @@ Output ShardedFilename(const Scope& scope, Input basename, Input shard,
 // Joins string tensors element-wise (scalars broadcast).
 Output StringJoin(const Scope& scope, InputList inputs,
                   const std::string& separator = "");
+
+// The bytes of the file `filename` (a string scalar).
+Output ReadFile(const Scope& scope, Input filename);
+// Writes `contents` to `filename` (both string scalars).
+Operation WriteFile(const Scope& scope, Input filename, Input contents);
+// The files matching glob `pattern` (a scalar or vector of patterns),
+// sorted.
+Output MatchingFiles(const Scope& scope, Input pattern);
 
 }  // namespace ops
 }  // namespace dflow

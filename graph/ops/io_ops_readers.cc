@@ -1,5 +1,5 @@
 // Schemas of TensorFlow's reader ops (core/ops/io_ops.cc), with TensorFlow
-// 2.21's OpDefs: a TFRecord or fixed-length-record reader takes file names from
+// 2.21's OpDefs: a TFRecord, text-line or fixed-length-record reader takes file names from
 // a queue (the string_input_producer's) and returns one record (or up to N) per
 // call, with its key "<file>:<record number>".
 #include "graph/op_registry.h"
@@ -27,6 +27,17 @@ DFLOW_REGISTER_OP("TFRecordReaderV2")
     .SetIsStateful()
     .SetShapeFn(ScalarOutputs)
     .Doc("A reader of TFRecord files ('', 'ZLIB' or 'GZIP' compressed).");
+
+DFLOW_REGISTER_OP("TextLineReaderV2")
+    .Output("reader_handle: resource")
+    .Attr("skip_header_lines: int = 0")
+    .Attr("container: string = ''")
+    .Attr("shared_name: string = ''")
+    .SetIsStateful()
+    .SetShapeFn(ScalarOutputs)
+    .Doc(
+        "A reader of text files: one record per line, without its \\n (and "
+        "a \\r before it), after skip_header_lines lines of each file.");
 
 DFLOW_REGISTER_OP("FixedLengthRecordReaderV2")
     .Output("reader_handle: resource")

@@ -1,5 +1,5 @@
-// CPU kernels of the readers TFRecordReaderV2 and FixedLengthRecordReaderV2
-// and of ReaderReadV2 and ReaderReadUpToV2 (graph/ops/io_ops_readers.cc): a
+// CPU kernels of the readers TFRecordReaderV2, TextLineReaderV2 and
+// FixedLengthRecordReaderV2 and of ReaderReadV2 and ReaderReadUpToV2 (graph/ops/io_ops_readers.cc): a
 // reader resource reads files of its format (formats/tfrecord.h,
 // formats/fixed_length_record.h) whose names it takes one at a time from a
 // queue, the string_input_producer's, and returns records keyed
@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "formats/file_util.h"
 #include "formats/fixed_length_record.h"
 #include "formats/tfrecord.h"
 #include "kernels/cpu/data_flow_ops_queue.h"
@@ -37,6 +38,51 @@ class RecordFile {
   virtual ~RecordFile() = default;
   // The next record: true if there was one, false at the end of the file.
   virtual absl::StatusOr<bool> Next(std::string* record) = 0;
+  // The number in the key of the file's record `record` (0-based): the
+  // record's own number, or for text lines TensorFlow's 1-based line number,
+  // counting skipped header lines.
+  virtual int64_t KeyNumber(int64_t record) const { return record; }
+};
+
+// The lines of a text file (TextLineReaderV2), read whole when opened:
+// without their "\n" (and a "\r" before it); a last line without "\n"
+// counts, an empty tail after the last "\n" does not.
+class TextLineFile : public RecordFile {
+ public:
+  static absl::StatusOr<std::unique_ptr<RecordFile>> Open(
+      const std::string& path, int64_t skip_header_lines) {
+    absl::StatusOr<std::string> text = file_util::ReadFile(path, "text file");
+    if (!text.ok()) return text.status();
+    auto file = std::unique_ptr<TextLineFile>(new TextLineFile);
+    file->text_ = *std::move(text);
+    file->skipped_ = 0;
+    std::string header;
+    while (file->skipped_ < skip_header_lines) {
+      absl::StatusOr<bool> more = file->Next(&header);
+      if (!more.ok()) return more.status();
+      if (!*more) break;
+      ++file->skipped_;
+    }
+    return std::unique_ptr<RecordFile>(std::move(file));
+  }
+  absl::StatusOr<bool> Next(std::string* line) override {
+    if (at_ >= text_.size()) return false;
+    size_t end = text_.find('\n', at_);
+    const size_t next = end == std::string::npos ? text_.size() : end + 1;
+    if (end == std::string::npos) end = text_.size();
+    if (end > at_ && text_[end - 1] == '\r') --end;
+    line->assign(text_, at_, end - at_);
+    at_ = next;
+    return true;
+  }
+  int64_t KeyNumber(int64_t record) const override {
+    return skipped_ + record + 1;
+  }
+
+ private:
+  std::string text_;
+  size_t at_ = 0;
+  int64_t skipped_ = 0;
 };
 
 // Adapts a format's reader class (TfRecordReader, FixedLengthRecordReader).
@@ -126,6 +172,34 @@ class TfRecordReaderOp : public OpKernel {
   std::string compression_, key_;
 };
 
+class TextLineReaderOp : public OpKernel {
+ public:
+  explicit TextLineReaderOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
+    OP_REQUIRES_OK(ctx, ctx->GetAttr("skip_header_lines", &skip_));
+    OP_REQUIRES(ctx, skip_ >= 0,
+                absl::InvalidArgumentError(absl::StrCat(
+                    "skip_header_lines must be >= 0 not ", skip_)));
+    key_ = ResourceKey(ctx);
+  }
+  void Compute(OpKernelContext* ctx) override {
+    absl::StatusOr<Var*> var = LookupOrCreateResource<ReaderResource>(
+        ctx, key_, "text line reader", [this] {
+          return std::make_unique<ReaderResource>(
+              "TextLineReader", name(),
+              [skip = skip_](const std::string& path) {
+                return TextLineFile::Open(path, skip);
+              });
+        });
+    OP_REQUIRES_OK(ctx, var.status());
+    ctx->set_output_var(0, *var);
+  }
+  bool IsExpensive() const override { return false; }
+
+ private:
+  int64_t skip_ = 0;
+  std::string key_;
+};
+
 class FixedLengthRecordReaderOp : public OpKernel {
  public:
   explicit FixedLengthRecordReaderOp(OpKernelConstruction* ctx)
@@ -212,7 +286,8 @@ void Continue(std::shared_ptr<ReadRequest> r) {
       continue;
     }
     r->keys.push_back(
-        absl::StrCat(r->reader->file_path, ":", r->reader->record_in_file++));
+        absl::StrCat(r->reader->file_path, ":",
+                     r->reader->file->KeyNumber(r->reader->record_in_file++)));
     r->values.push_back(std::move(record));
     if (static_cast<int64_t>(r->keys.size()) == r->want) {
       lock.unlock();
@@ -298,6 +373,8 @@ class ReaderReadUpToOp : public ReaderReadOp {
 
 DFLOW_REGISTER_KERNEL(KernelDefBuilder("TFRecordReaderV2").Device(kDeviceCpu),
                       TfRecordReaderOp);
+DFLOW_REGISTER_KERNEL(KernelDefBuilder("TextLineReaderV2").Device(kDeviceCpu),
+                      TextLineReaderOp);
 DFLOW_REGISTER_KERNEL(
     KernelDefBuilder("FixedLengthRecordReaderV2").Device(kDeviceCpu),
     FixedLengthRecordReaderOp);

@@ -737,6 +737,7 @@ void BuildGraphWithEveryOp(const Scope& root) {
   BuildDatasetOps(s);
   BuildSummaryOps(s);
   BuildQuantizationOps(s);
+  BuildParsingAndFileOps(s);
   (void)id;
 }
 

@@ -39,6 +39,10 @@ void BuildSummaryOps(const Scope& root);
 // The fake-quantization and quantize-dequantize ops and their gradients
 // (all_ops_graph_quantization.cc); part of BuildGraphWithEveryOp.
 void BuildQuantizationOps(const Scope& root);
+// The parsing and file-io ops (all_ops_graph_parsing.cc): DecodeCSV over a
+// text-line reader, Serialize/ParseTensor, DecodeCompressed,
+// DecodePaddedRaw, DecodeJSONExample, ReadFile, WriteFile, MatchingFiles.
+void BuildParsingAndFileOps(const Scope& root);
 
 }  // namespace dflow
 

@@ -91,6 +91,10 @@ TEST(KernelRegistryTest, EveryDeclaredOpHasAGpuDefinition) {
         "ReaderReadUpToV2", "FixedLengthRecordReaderV2",
         "ParseExampleV2", "ParseSingleExample", "DecodeRaw",
         "RandomShuffle",
+        // Parsing and file io (parsing_ops_*.cc, io_ops_files.cc).
+        "TextLineReaderV2", "DecodeCSV", "SerializeTensor", "ParseTensor",
+        "DecodeCompressed", "DecodePaddedRaw", "DecodeJSONExample",
+        "ReadFile", "WriteFile", "MatchingFiles",
         // Counting epochs (string_input_producer's num_epochs).
         "CountUpTo", "ResourceCountUpTo",
         // Audio (kernels/cpu/audio_ops_*.cc): CPU-only in TF too.

@@ -3072,6 +3072,90 @@ def _(C):
                  dict(w=w, b=b, w_min=w_min, w_max=w_max, act_min=a_min, act_max=a_max).items()}
     return dict(loss=loss, **after)
 
+# ---------------------------------------------------------------- parsing and file io
+@case('parsing_decode_csv')
+def _(C):
+    recs = tf.constant(['1,2.5,"a,""b""",3.25,7', 'NA,,,1e-3,-2', '\n-4,-inf,"",nan,9'])
+    out = tf.io.decode_csv(recs, [[0], [1.5], ['dflt'], tf.constant([0.0], tf.float64), tf.constant([5], tf.int64)],
+                           na_value='NA')
+    semi = tf.io.decode_csv(tf.constant([['a;"b', 'c;d'], ['e;', ';f']]), [[''], ['z']], field_delim=';',
+                            use_quote_delim=False)
+    sel = tf.io.decode_csv(tf.constant(['a,1,b,2.5,c', 'g,3,,4.5,']), [[0], [0.0], ['E']], select_cols=[1, 3, 4])
+    return dict(i32=out[0], f32=out[1], s=out[2], f64=out[3], i64=out[4], semi0=semi[0], semi1=semi[1],
+                sel0=sel[0], sel1=sel[1], sel2=sel[2])
+
+
+@case('parsing_serialize_tensor')
+def _(C):
+    vals = dict(f32=tf.constant([[1.5, -0.0], [np.inf, 3e-39]], tf.float32), f64=tf.constant([0.1, -5e-324], tf.float64),
+                i8=tf.constant([-128, 127], tf.int8), u16=tf.constant([65535], tf.uint16),
+                i64=tf.constant(2 ** 62, tf.int64), b=tf.constant([True, False]), h=tf.constant([1.5, -2.0], tf.float16),
+                c64=tf.constant([1 + 2j], tf.complex64), s=tf.constant([b'', b'x\x00y']), empty=tf.zeros([0, 3]))
+    out = {}
+    for k, v in vals.items():
+        ser = tf.io.serialize_tensor(v)
+        out['ser_' + k] = ser
+        out['back_' + k] = tf.io.parse_tensor(ser, v.dtype)
+    return out
+
+
+@case('parsing_compressed_padded_json')
+def _(C):
+    import gzip as _gzip
+    import zlib as _zlib
+    text = [b'hello hello', b'', b'\x00\x01' * 300]
+    gz = tf.io.decode_compressed(tf.constant([_gzip.compress(t, mtime=0) for t in text]), 'GZIP')
+    zl = tf.io.decode_compressed(tf.constant([_zlib.compress(t) for t in text]), 'ZLIB')
+    raw = tf.constant([b'\x01\x02\x03\x04\x05\x06\x07', b'\xff', b''])
+    js = tf.raw_ops.DecodeJSONExample(json_examples=tf.constant([
+        '{"features": {"feature": {"a": {"floatList": {"value": [1.5, 2]}}, "n": {"int64List": {"value": ["7"]}}}}}',
+        '{"features": {"feature": {"a": {"floatList": {"value": [-1, 0.25]}}}}}']))
+    parsed = tf.io.parse_example(js, {'a': tf.io.FixedLenFeature([2], tf.float32),
+                                      'n': tf.io.FixedLenFeature([1], tf.int64, default_value=[-1])})
+    return dict(gz=gz, zl=zl, p16=tf.io.decode_padded_raw(raw, 8, tf.int16),
+                p32be=tf.io.decode_padded_raw(raw, 8, tf.int32, little_endian=False),
+                pf64=tf.io.decode_padded_raw(raw, 8, tf.float64), pu8=tf.io.decode_padded_raw(raw, 3, tf.uint8),
+                js=js, a=parsed['a'], n=parsed['n'])
+
+
+@case('parsing_file_io')
+def _(C):
+    d = _probe_file('file_io')
+    os.makedirs(d, exist_ok=True)
+    for f in ('b.txt', 'a.txt', '.hidden.txt', 'c.csv'):
+        with open(os.path.join(d, f), 'w') as fh:
+            fh.write('contents of ' + f)
+    C.init.append(tf.io.write_file(os.path.join(d, 'sub', 'new.txt'), tf.constant('written\x00!'), name='write'))
+    return dict(read=tf.io.read_file(os.path.join(d, 'a.txt')),
+                read_written=tf.io.read_file(os.path.join(d, 'sub', 'new.txt')),
+                txt=tf.io.matching_files(os.path.join(d, '*.txt')),
+                many=tf.io.matching_files([os.path.join(d, '*.csv'), os.path.join(d, '?.txt')]),
+                none=tf.io.matching_files(os.path.join(d, 'zz*')))
+
+
+@case('parsing_textline_csv_batch', steps=2)
+def _(C):
+    # A TF1 input pipeline without queue runners (the probe runs a GraphDef):
+    # the file-name queue and the batch queue are filled by init ops, in
+    # the order tf.train.string_input_producer and tf.train.batch's
+    # runners would fill them.
+    paths = []
+    for k, text in enumerate(['id,x,name\n1,0.5,"a,b"\n2,,c\r\n', 'id,x,name\n3,2.25,\n4,-1,"q""uote"']):
+        p = _probe_file('lines%d.csv' % k)
+        with open(p, 'w') as fh:
+            fh.write(text)
+        paths.append(p)
+    files = tf1.FIFOQueue(4, [tf.string], shapes=[[]])
+    C.init.append(files.enqueue_many([tf.constant(paths)], name='enqueue_files'))
+    C.init.append(files.close(name='close_files'))
+    reader = tf1.TextLineReader(skip_header_lines=1)
+    keys, lines = reader.read_up_to(files, 4)
+    ids, xs, names = tf.io.decode_csv(lines, [[0], [-9.0], ['none']])
+    batch = tf1.FIFOQueue(8, [tf.string, tf.int32, tf.float32, tf.string], shapes=[[], [], [], []])
+    C.init.append(batch.enqueue_many([keys, ids, xs, names], name='enqueue_batch'))
+    k, i, x, n = batch.dequeue_many(2)
+    return dict(keys=k, ids=i, xs=x, names=n)
+
 
 # ================================================================ main
 FINDINGS = [

@@ -247,6 +247,11 @@ EXTRA_OPS = [
     "FakeQuantWithMinMaxVarsPerChannelGradient", "QuantizeAndDequantizeV2",
     "QuantizeAndDequantizeV3", "QuantizeAndDequantizeV4",
     "QuantizeAndDequantizeV4Grad",
+    # Parsing and file io (graph/ops/parsing_ops_more.cc, io_ops_files.cc,
+    # io_ops_readers.cc).
+    "DecodeCSV", "SerializeTensor", "ParseTensor", "DecodeCompressed",
+    "DecodePaddedRaw", "DecodeJSONExample", "ReadFile", "WriteFile",
+    "MatchingFiles", "TextLineReaderV2",
 ]
 
 
