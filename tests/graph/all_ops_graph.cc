@@ -734,6 +734,7 @@ void BuildGraphWithEveryOp(const Scope& root) {
   BuildRandomSamplingOps(s);
   BuildLinalgAndSpecialOps(s);
   BuildDatasetOps(s);
+  BuildSparseAndSetOps(s);
   (void)id;
 }
 

@@ -30,6 +30,9 @@ void BuildLinalgAndSpecialOps(const Scope& root);
 // The tf.data ops, and the functions of the library they call
 // (all_ops_graph_datasets.cc); part of BuildGraphWithEveryOp.
 void BuildDatasetOps(const Scope& root);
+// The tf.sparse and tf.sets ops (all_ops_graph_sparse.cc); part of
+// BuildGraphWithEveryOp.
+void BuildSparseAndSetOps(const Scope& root);
 
 }  // namespace dflow
 
