@@ -213,7 +213,7 @@ TEST(SparseMoreOpsTest, CrossesAndSetsRefuseBadInputs) {
   Scope root = Scope::NewRootScope();
   Output d1 = Ph(root, DT_STRING), d2 = Ph(root, DT_STRING);
   OutputList cr = ops::SparseCrossV2(root, {}, {}, {}, {d1, d2},
-                                     ops::Const(root, std::string("_")));
+                                     ops::Const(root, "_"));
   Tensor a(DT_STRING, TensorShape({2, 1}));
   Tensor b(DT_STRING, TensorShape({3, 1}));
   ExpectInvalid(RunError(cr[0], {a, b}), "Expected batch size 2 got 3");
