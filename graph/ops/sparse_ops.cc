@@ -27,9 +27,10 @@ constexpr int64_t kUnknown = TensorShape::kUnknownDim;
 // input `i` (kUnknown if not known), after checking that it is a vector.
 absl::Status RankOfShapeInput(InferenceContext* c, int i, int64_t* r) {
   TensorShape s;
+  // (Input i, not argument i: list arguments such as SparseConcat's
+  // shapes span several inputs.)
   DFLOW_RETURN_IF_ERROR(c->WithRank(
-      c->input(i), 1,
-      absl::StrCat("input '", c->op_def().input_arg(i).name(), "'"), &s));
+      c->input(i), 1, absl::StrCat("input ", i, " (a dense_shape)"), &s));
   *r = s.unknown_rank() ? kUnknown : s.dim(0);
   return absl::OkStatus();
 }

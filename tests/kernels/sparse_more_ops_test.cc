@@ -213,12 +213,14 @@ TEST(SparseMoreOpsTest, CrossesAndSetsRefuseBadInputs) {
   Scope root = Scope::NewRootScope();
   Output d1 = Ph(root, DT_STRING), d2 = Ph(root, DT_STRING);
   OutputList cr = ops::SparseCrossV2(root, {}, {}, {}, {d1, d2},
-                                     ops::Const(root, "_"));
+                                     Ph(root, DT_STRING));
   Tensor a(DT_STRING, TensorShape({2, 1}));
   Tensor b(DT_STRING, TensorShape({3, 1}));
-  ExpectInvalid(RunError(cr[0], {a, b}), "Expected batch size 2 got 3");
+  ExpectInvalid(RunError(cr[0], {a, b, Tensor::Scalar("_")}),
+                "Expected batch size 2 got 3");
   Tensor flat(DT_STRING, TensorShape({2}));
-  ExpectInvalid(RunError(cr[0], {flat, a}), "should be a matrix");
+  ExpectInvalid(RunError(cr[0], {flat, a, Tensor::Scalar("_")}),
+                "should be a matrix");
   OutputList ss = ops::SparseToSparseSetOperation(
       root, Ph(root, DT_INT64), Ph(root, DT_INT64), Ph(root, DT_INT64),
       Ph(root, DT_INT64), Ph(root, DT_INT64), Ph(root, DT_INT64),
