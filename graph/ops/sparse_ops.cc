@@ -381,7 +381,7 @@ DFLOW_REGISTER_OP("SparseSoftmax")
     .SetShapeFn(ShapeOfInput<1, 0>)
     .Doc("Softmax over the last dimension of a SparseTensor's entries.");
 
-#define DFLOW_SPARSE_SPARSE(name, what)                                \
+#define DFLOW_SPARSE_SPARSE(name, types, what)                              \
   DFLOW_REGISTER_OP(name)                                              \
       .Input("a_indices: int64")                                       \
       .Input("a_values: T")                                            \
@@ -391,12 +391,14 @@ DFLOW_REGISTER_OP("SparseSoftmax")
       .Input("b_shape: int64")                                         \
       .Output("output_indices: int64")                                 \
       .Output("output_values: T")                                      \
-      .Attr(kRealNumberTypes)                                          \
+      .Attr(types)                                                     \
       .SetShapeFn(SparseSparseMinMaxShape)                             \
       .Doc("The element-wise " what " of two SparseTensors (missing " \
            "entries count as 0).")
-DFLOW_SPARSE_SPARSE("SparseSparseMaximum", "maximum");
-DFLOW_SPARSE_SPARSE("SparseSparseMinimum", "minimum");
+DFLOW_SPARSE_SPARSE("SparseSparseMaximum", kRealNumberTypes, "maximum");
+// (TensorFlow allows every number type for the minimum, only the real
+// ones for the maximum.)
+DFLOW_SPARSE_SPARSE("SparseSparseMinimum", kNumberTypes, "minimum");
 #undef DFLOW_SPARSE_SPARSE
 
 DFLOW_REGISTER_OP("SparseFillEmptyRowsGrad")
