@@ -23,6 +23,7 @@
 #include "graph/ops/random_ops.h"
 #include "graph/ops/shape_ops.h"
 #include "graph/ops/slicing_ops.h"
+#include "graph/ops/sparse_ops.h"
 #include "graph/ops/spectral_ops.h"
 #include "graph/ops/state_ops.h"
 #include "graph/ops/string_ops.h"

@@ -738,6 +738,7 @@ void BuildGraphWithEveryOp(const Scope& root) {
   BuildSummaryOps(s);
   BuildQuantizationOps(s);
   BuildParsingAndFileOps(s);
+  BuildSparseAndSetOps(s);
   (void)id;
 }
 

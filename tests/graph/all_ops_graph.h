@@ -43,6 +43,9 @@ void BuildQuantizationOps(const Scope& root);
 // text-line reader, Serialize/ParseTensor, DecodeCompressed,
 // DecodePaddedRaw, DecodeJSONExample, ReadFile, WriteFile, MatchingFiles.
 void BuildParsingAndFileOps(const Scope& root);
+// The tf.sparse and tf.sets ops (all_ops_graph_sparse.cc); part of
+// BuildGraphWithEveryOp.
+void BuildSparseAndSetOps(const Scope& root);
 
 }  // namespace dflow
 

@@ -3155,6 +3155,109 @@ def _(C):
     C.init.append(batch.enqueue_many([keys, ids, xs, names], name='enqueue_batch'))
     k, i, x, n = batch.dequeue_many(2)
     return dict(keys=k, ids=i, xs=x, names=n)
+# ---------------------------------------------------------------- sparse and sets
+def _sp(C, indices, values, shape, dtype=np.float32):
+    return tf.SparseTensor(C.ph(np.array(indices, np.int64).reshape(-1, len(shape))),
+                           C.ph(np.array(values, dtype)), C.ph(np.array(shape, np.int64)))
+
+
+@case('sparse_add_concat_slice')
+def _(C):
+    a = _sp(C, [[0, 1], [1, 0], [2, 3]], [1.0, -2.0, 3.0], [3, 4])
+    b = _sp(C, [[0, 1], [1, 2], [2, 0]], [0.5, 4.0, -1.0], [3, 4])
+    s = tf.sparse.add(a, b)
+    c = tf.sparse.concat(1, [a, b])
+    sl = tf.sparse.slice(c, [1, 2], [2, 5])
+    parts = tf.sparse.split(sp_input=a, num_split=2, axis=1)
+    ga, gb = tf.gradients(tf.reduce_sum(s.values * tf.range(1.0, 6.0)), [a.values, b.values])
+    return dict(sum=tf.sparse.to_dense(s), concat=tf.sparse.to_dense(c), slice=tf.sparse.to_dense(sl),
+                split0=tf.sparse.to_dense(parts[0]), split1=tf.sparse.to_dense(parts[1]), ga=ga, gb=gb,
+                slice_grad=tf.gradients(tf.reduce_sum(sl.values * 2.0), [a.values])[0])
+
+
+@case('sparse_matmul_softmax_reduce')
+def _(C):
+    a = _sp(C, [[0, 0], [0, 2], [1, 1], [2, 2]], [1.0, -2.0, 0.5, 3.0], [3, 3])
+    w = C.f(3, 4)
+    prod = tf.sparse.sparse_dense_matmul(a, w)
+    prod_t = tf.sparse.sparse_dense_matmul(a, w, adjoint_a=True)
+    sm = tf.sparse.softmax(a)
+    loss = tf.reduce_sum(prod * prod) + tf.reduce_sum(prod_t) + tf.reduce_sum(sm.values * tf.range(1.0, 5.0))
+    gv, gw = tf.gradients(loss, [a.values, w])
+    return dict(prod=prod, prod_t=prod_t, softmax=sm.values, gv=gv, gw=gw,
+                rsum=tf.sparse.reduce_sum(a, axis=1), rmax=tf.sparse.reduce_max(a, axis=0),
+                rsum_sp=tf.sparse.to_dense(tf.sparse.reduce_sum(a, axis=0, output_is_sparse=True)),
+                mx=tf.sparse.to_dense(tf.sparse.maximum(a, tf.sparse.reorder(a))),
+                dense_mul=(a * C.f(3, 1)).values, reorder=tf.sparse.reorder(a).indices,
+                matmul_hint=tf.matmul(C.f(2, 3), C.f(3, 2), a_is_sparse=True))
+
+
+@case('sparse_segment_grads')
+def _(C):
+    data = C.f(6, 3)
+    idx = C.ph(np.array([0, 2, 2, 5, 1], np.int32))
+    seg = C.ph(np.array([0, 0, 1, 2, 2], np.int32))
+    out = {}
+    for name, fn in [('sum', tf.sparse.segment_sum), ('mean', tf.sparse.segment_mean),
+                     ('sqrtn', tf.sparse.segment_sqrt_n)]:
+        y = fn(data, idx, seg)
+        out[name] = tf.convert_to_tensor(tf.gradients(tf.reduce_sum(y * y), [data])[0])
+    st = _sp(C, [[0, 1], [2, 0]], [1.0, 2.0], [4, 3])
+    filled, _ = tf.sparse.fill_empty_rows(st, 7.0)
+    out['fill_grad'] = tf.gradients(tf.reduce_sum(filled.values * tf.range(1.0, 5.0)), [st.values])[0]
+    return out
+
+
+@case('sparse_cross_sets')
+def _(C):
+    words = tf.SparseTensor(C.ph(np.array([[0, 0], [0, 1], [1, 0], [2, 0]], np.int64)),
+                            C.ph(np.array([b'red', b'blue', b'green', b'red'])),
+                            C.ph(np.array([3, 2], np.int64)))
+    ids = tf.SparseTensor(C.ph(np.array([[0, 0], [1, 0], [1, 1]], np.int64)),
+                          C.ph(np.array([4, 9, 16], np.int64)), C.ph(np.array([3, 2], np.int64)))
+    dense = C.ph(np.array([[b'x'], [b'y'], [b'z']]))
+    cr = tf.sparse.cross([words, ids, dense])
+    ch = tf.sparse.cross_hashed([words, ids], num_buckets=50, hash_key=77)
+    a = C.ph(np.array([[1, 2, 3, 3], [4, 5, 6, 7]], np.int64))
+    b = C.ph(np.array([[3, 1, 9, 9], [7, 7, 8, 4]], np.int64))
+    inter = tf.sets.intersection(a, b)
+    return dict(cross_idx=cr.indices, cross_val=cr.values, cross_shape=cr.dense_shape,
+                hashed=ch.values, hashed_idx=ch.indices,
+                inter=tf.sparse.to_dense(inter), union=tf.sparse.to_dense(tf.sets.union(a, b)),
+                diff=tf.sparse.to_dense(tf.sets.difference(a, b)), size=tf.sets.size(inter),
+                sdiff=tf.sparse.to_dense(tf.sets.difference(a, ids, aminusb=False)))
+
+
+@case('feature_column_crossed_embedding')
+def _(C):
+    fc = tf1.feature_column
+    color = fc.categorical_column_with_vocabulary_list('color', ['red', 'green', 'blue'])
+    size = fc.categorical_column_with_hash_bucket('size', 20, dtype=tf.int64)
+    crossed = fc.crossed_column([color, size], hash_bucket_size=64, hash_key=5)
+    emb = fc.embedding_column(crossed, 4, combiner='sqrtn',
+                              initializer=tf1.truncated_normal_initializer(stddev=0.5, seed=3))
+    feats = {'color': C.ph(np.array([[b'red'], [b'blue'], [b'green'], [b'red']])),
+             'size': C.ph(np.array([[3, 8], [5, 5], [1, 2], [7, 0]], np.int64))}
+    x = fc.input_layer(feats, [emb])
+    w = tf1.get_variable('w', [4, 1], initializer=tf1.constant_initializer(0.25))
+    loss = tf.reduce_sum(tf.square(tf.matmul(x, w) - 1.0))
+    C.init.append(tf1.global_variables_initializer())
+    C.targets.append(tf1.train.GradientDescentOptimizer(0.1).minimize(loss))
+    return dict(x=x, loss=loss)
+
+
+@case('crossed_embedding_manual', steps=2)
+def _(C):
+    a = tf.SparseTensor(C.ph(np.array([[0, 0], [1, 0], [1, 1], [2, 0]], np.int64)),
+                        C.ph(np.array([b'a', b'b', b'c', b'a'])), C.ph(np.array([3, 2], np.int64)))
+    b = C.ph(np.array([[3], [4], [5]], np.int64))
+    cr = tf.sparse.cross_hashed([a, b], num_buckets=32)
+    table = tf1.get_variable('table', [32, 3], initializer=tf1.truncated_normal_initializer(seed=1))
+    e = tf.nn.safe_embedding_lookup_sparse(table, cr, combiner='mean')
+    loss = tf.reduce_sum(e * e)
+    C.init.append(tf1.global_variables_initializer())
+    C.targets.append(tf1.train.AdagradOptimizer(0.5).minimize(loss))
+    return dict(e=e, loss=loss, ids=cr.values)
 
 
 # ================================================================ main

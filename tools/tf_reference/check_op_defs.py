@@ -252,6 +252,18 @@ EXTRA_OPS = [
     "DecodeCSV", "SerializeTensor", "ParseTensor", "DecodeCompressed",
     "DecodePaddedRaw", "DecodeJSONExample", "ReadFile", "WriteFile",
     "MatchingFiles", "TextLineReaderV2",
+    # tf.sparse and tf.sets (sparse_ops*.cc).
+    "SparseAdd", "SparseAddGrad", "SparseConcat", "SparseSlice",
+    "SparseSliceGrad", "SparseSplit", "SparseReorder",
+    "SparseTensorDenseMatMul", "SparseTensorDenseAdd", "SparseDenseCwiseAdd",
+    "SparseDenseCwiseMul", "SparseDenseCwiseDiv", "SparseReduceSum",
+    "SparseReduceSumSparse", "SparseReduceMax", "SparseReduceMaxSparse",
+    "SparseSoftmax", "SparseSparseMaximum", "SparseSparseMinimum",
+    "SparseFillEmptyRowsGrad", "SparseSegmentSumGradV2",
+    "SparseSegmentMeanGradV2", "SparseSegmentSqrtNGradV2", "SparseCross",
+    "SparseCrossHashed", "SparseCrossV2", "SparseMatMul",
+    "DenseToDenseSetOperation", "DenseToSparseSetOperation",
+    "SparseToSparseSetOperation", "SetSize",
 ]
 
 
