@@ -313,6 +313,10 @@ absl::Status FillFromField(const Field& field, const char* field_name,
                            const TensorProto& proto, const TensorShape& shape,
                            absl::Span<T> out) {
   const int64_t count = field.size();
+  // An empty tensor with values is what TensorFlow itself writes for
+  // `tf.zeros([0], tf.string)` and the like (the fill value, once): there is
+  // nothing to fill, so the values are ignored as TensorFlow does.
+  if (out.empty()) return absl::OkStatus();
   if (count > static_cast<int64_t>(out.size())) {
     return absl::InvalidArgumentError(absl::StrCat(
         "TensorProto for a ", Describe(proto.dtype(), shape), " has ", count,

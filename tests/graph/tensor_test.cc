@@ -452,6 +452,21 @@ TEST(TensorProtoTest, NoValuesMeanZeros) {
   EXPECT_EQ(halves->flat<float16>()[1].bits, 0);
 }
 
+// TensorFlow writes `tf.zeros([0], tf.string)` as a Const whose proto holds
+// one string_val (the fill value) for zero elements, and runs it.
+TEST(TensorProtoTest, EmptyTensorWithAFillValueLoads) {
+  TensorProto strings = MakeProto(DT_STRING, {0});
+  strings.add_string_val("");
+  absl::StatusOr<Tensor> s = Tensor::FromProto(strings);
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->NumElements(), 0);
+  TensorProto floats = MakeProto(DT_FLOAT, {3, 0});
+  floats.add_float_val(0.0f);
+  absl::StatusOr<Tensor> f = Tensor::FromProto(floats);
+  ASSERT_TRUE(f.ok()) << f.status();
+  EXPECT_EQ(f->NumElements(), 0);
+}
+
 TEST(TensorProtoTest, MoreValuesThanElementsIsAnError) {
   TensorProto proto = MakeProto(DT_FLOAT, {2});
   for (float v : {1.0f, 2.0f, 3.0f}) proto.add_float_val(v);
