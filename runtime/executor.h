@@ -57,6 +57,7 @@
 #include "runtime/call_frame.h"
 #include "runtime/device.h"
 #include "runtime/kernel_registry.h"
+#include "runtime/loop_path_tuner.h"
 #include "runtime/op_kernel.h"
 #include "runtime/rendezvous.h"
 #include "runtime/session.h"
@@ -79,6 +80,13 @@ void RecordKernelStats(const OpKernel& kernel, const Device& device,
 // concerns run their first steps.
 using KernelCostForTesting = int64_t (*)(const std::string& node);
 void SetKernelCostForTesting(KernelCostForTesting cost);
+
+// Test hook for the loop path tuner (runtime/loop_path_tuner.h): while
+// set, a timed step reports `time(path)` nanoseconds per loop iteration
+// instead of the clock's, so a test decides which path wins. nullptr
+// restores the clock.
+using LoopTimeForTesting = int64_t (*)(LoopPath path);
+void SetLoopTimeForTesting(LoopTimeForTesting time);
 
 // How many loop instances this process ran as serial loops
 // (runtime/executor_serial_loop.h), for tests that check which path ran.
@@ -370,6 +378,10 @@ class Executor : public std::enable_shared_from_this<Executor> {
   // than a hand-off to another thread costs: an "expensive" MatMul of 2x2
   // matrices runs inline. Written and read with relaxed atomics by steps.
   std::unique_ptr<std::atomic<uint8_t>[]> inline_;
+  // Which path the serial loops of kernels not all cheap take on a pool of
+  // more than one thread, chosen by timing the executor's first steps each
+  // way (runtime/loop_path_tuner.h); null without serial loops.
+  std::unique_ptr<LoopPathTuner> loop_tuner_;
   mutable std::atomic<int> steps_started_{0};
 };
 

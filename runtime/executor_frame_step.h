@@ -129,6 +129,13 @@ class Executor::FrameStep : public std::enable_shared_from_this<FrameStep> {
     // starts): the Enters' values wait here until the last one arrives,
     // then RunSerialLoop runs every iteration at once.
     bool serial = false;
+    // The path the instance takes (runtime/loop_path_tuner.h; `serial` is
+    // path != kUsual, until a dead Enter sends it the usual way after all),
+    // and whether it took the step's tuned path (its iterations count in
+    // the step's time per iteration).
+    LoopPath path = LoopPath::kUsual;
+    bool tuned = false;
+    int64_t serial_iterations = 0;  // as a serial loop
     struct Entered {
       int enter;
       TensorValue value;
@@ -250,12 +257,23 @@ class Executor::FrameStep : public std::enable_shared_from_this<FrameStep> {
 
   // --- Serial loops (executor_serial_loop.cc). ---
 
-  // Whether a new instance of `frame` runs as a serial loop: it has one
-  // (FrameInfo::serial), no stats are recorded (a timeline shows every
-  // node), and every kernel of its body was measured cheaper than a
-  // hand-off (so the first instance runs the usual way and measures them)
-  // or the step has one thread.
-  bool SerialLoopAllowed(int frame) const;
+  // The path of a new instance of `frame` (mu_ held): serial when it has a
+  // serial loop (FrameInfo::serial), no stats are recorded (a timeline
+  // shows every node), and the step has one thread or every kernel of the
+  // loop was measured cheaper than a hand-off (so the first instance runs
+  // the usual way and measures them); else, for a serial loop, the path
+  // the executor's tuner gave this step (DrawLoopPath; `*tuned`); else the
+  // usual path.
+  LoopPath ChooseLoopPath(int frame, bool* tuned);
+  // Draws the step's path from the executor's tuner when one of its serial
+  // loops has a kernel that costs more than a hand-off (Start, mu_ held;
+  // the inline flags only ever turn on, so the loops that need a path
+  // cannot change during the step).
+  void DrawLoopPath();
+  // Counts the iterations of an ended instance that took the tuned path.
+  void CountTunedIterations(const FrameInstance& f);
+  // Reports a timed step to the executor's tuner (FinishStep; mu_ held).
+  void RecordLoopTime();
 
   // Called (mu_ held) when the last Enter of serial loop instance `f` has
   // arrived (f->entered). Adds the loop to `ready` (Tagged::id kSerialLoop)
@@ -357,6 +375,14 @@ class Executor::FrameStep : public std::enable_shared_from_this<FrameStep> {
   std::condition_variable done_cv_;
   bool done_ = false;  // done_mu_
   const absl::Time start_;
+  // The path of the step's loops that the executor's tuner decides
+  // (runtime/loop_path_tuner.h), drawn at the start (DrawLoopPath) before
+  // any node runs, then only read; kOneThread keeps every node and block
+  // on the thread running it (Dispatch, RunQueue).
+  bool loop_path_drawn_ = false;
+  bool loop_path_timed_ = false;
+  LoopPath loop_path_ = LoopPath::kUsual;
+  int64_t tuned_iterations_ = 0;
   std::mutex stats_mu_;
   std::vector<NodeExecStats> stats_;  // stats_mu_; with args_.stats only
 };

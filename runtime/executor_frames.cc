@@ -32,6 +32,7 @@ void Executor::FrameStep::Start(StartOn start) {
   ReadyList ready;
   {
     std::lock_guard<std::mutex> lock(mu_);
+    DrawLoopPath();
     root_ = std::make_unique<FrameInstance>();
     root_->frame = 0;
     root_->pending_enters = 0;
@@ -120,7 +121,8 @@ Executor::FrameStep::FrameInstance* Executor::FrameStep::ChildFrame(
                             exec_->frames_[frame].name, "@", iter);
   child->pending_enters = exec_->frames_[frame].num_enters;
   child->parallel_iterations = exec_->frames_[frame].parallel_iterations;
-  child->serial = SerialLoopAllowed(frame);
+  child->path = ChooseLoopPath(frame, &child->tuned);
+  child->serial = child->path != LoopPath::kUsual;
   NewIteration(child.get(), 0);
   parent->Find(iter)->outstanding_frames++;
   FrameInstance* raw = child.get();
@@ -314,6 +316,7 @@ void Executor::FrameStep::CleanupIterations(FrameInstance* f,
   }
   FrameInstance* parent = f->parent;
   const int64_t parent_iter = f->parent_iter;
+  if (f->tuned) CountTunedIterations(*f);
   if (!aborted_) {
     for (int exit : Info(f).exits) {
       bool was_live = false;
@@ -330,6 +333,9 @@ void Executor::FrameStep::CleanupIterations(FrameInstance* f,
 
 void Executor::FrameStep::FinishStep() {
   absl::Status status(status_.code(), status_.message());
+  if (loop_path_timed_ && tuned_iterations_ > 0 && !aborted_) {
+    RecordLoopTime();
+  }
   if (done_callback_) {
     CollectStats();  // the caller reads them once `done` runs
     DoneCallback done = std::move(done_callback_);

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "runtime/collective_context.h"
 #include "runtime/executor.h"
 #include "runtime/executor_frame_step.h"
+#include "runtime/thread_pool.h"
 #include "runtime/variables.h"
 
 namespace dflow {
@@ -141,6 +143,8 @@ const Tensor& Executor::FrameStep::MergeIndex(int i) {
 }
 
 void Executor::FrameStep::RunQueue(ReadyList queue) {
+  std::optional<ThreadPool::ScopedRunOnCaller> one_thread;
+  if (loop_path_ == LoopPath::kOneThread) one_thread.emplace();
   while (!queue.empty()) {
     Tagged t = queue.back();
     queue.pop_back();
@@ -153,6 +157,10 @@ void Executor::FrameStep::RunQueue(ReadyList queue) {
 void Executor::FrameStep::Dispatch(const ReadyList& ready, ReadyList* queue,
                                    bool may_keep) {
   const Tagged* keep = nullptr;
+  // Nothing goes to the pool on a pool of one thread, or in a step that
+  // runs as if on one (LoopPath::kOneThread).
+  const bool one_thread = exec_->pool_->num_threads() <= 1 ||
+                          loop_path_ == LoopPath::kOneThread;
   auto hand_off = [this](const Tagged& r) {
     exec_->pool_->Schedule(
         [self = shared_from_this(), r] { self->RunQueue(ReadyList{r}); });
@@ -162,7 +170,7 @@ void Executor::FrameStep::Dispatch(const ReadyList& ready, ReadyList* queue,
     // a hand-off, or the pool has one thread), unless this thread is
     // another's that finished an async kernel: a whole loop is not cheap.
     if (r.id == kSerialLoop) {
-      if (may_keep || exec_->pool_->num_threads() <= 1) {
+      if (may_keep || one_thread) {
         queue->push_back(r);
       } else {
         hand_off(r);
@@ -170,7 +178,7 @@ void Executor::FrameStep::Dispatch(const ReadyList& ready, ReadyList* queue,
       continue;
     }
     if (exec_->inline_[r.id].load(std::memory_order_relaxed) != 0 ||
-        exec_->pool_->num_threads() <= 1) {
+        one_thread) {
       queue->push_back(r);
       continue;
     }

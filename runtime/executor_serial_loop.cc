@@ -4,8 +4,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -14,6 +16,7 @@
 #include "graph/graph.h"
 #include "graph/ops/control_flow_ops.h"
 #include "runtime/executor_frame_step.h"
+#include "runtime/thread_pool.h"
 
 namespace dflow {
 namespace {
@@ -47,6 +50,9 @@ void Executor::BuildSerialLoops(const std::vector<Node*>& order,
     if (has_inner_loop[f]) continue;
     frames_[f].serial =
         CompileSerialLoop(members[f], enters[f], order, index_of);
+    if (frames_[f].serial != nullptr && loop_tuner_ == nullptr) {
+      loop_tuner_ = std::make_unique<LoopPathTuner>();
+    }
   }
 }
 
@@ -256,16 +262,67 @@ std::shared_ptr<const Executor::SerialLoop> Executor::CompileSerialLoop(
   return loop;
 }
 
-bool Executor::FrameStep::SerialLoopAllowed(int frame) const {
-  const SerialLoop* loop = exec_->frames_[frame].serial.get();
-  if (loop == nullptr || args_.stats != nullptr) return false;
-  if (exec_->pool_->num_threads() <= 1) return true;  // no one to hand to
-  for (int node : loop->kernels) {
-    if (exec_->inline_[node].load(std::memory_order_relaxed) == 0) {
-      return false;
-    }
+namespace {
+std::atomic<LoopTimeForTesting> loop_time_for_testing{nullptr};
+}  // namespace
+
+void SetLoopTimeForTesting(LoopTimeForTesting time) {
+  loop_time_for_testing.store(time, std::memory_order_release);
+}
+
+namespace {
+
+// Whether every kernel of a serial loop was measured cheaper than a hand-off.
+bool AllCheap(const std::vector<int>& kernels,
+              const std::atomic<uint8_t>* inline_flags) {
+  for (int node : kernels) {
+    if (inline_flags[node].load(std::memory_order_relaxed) == 0) return false;
   }
   return true;
+}
+
+}  // namespace
+
+void Executor::FrameStep::DrawLoopPath() {
+  if (exec_->loop_tuner_ == nullptr || args_.stats != nullptr ||
+      exec_->pool_->num_threads() <= 1) {
+    return;
+  }
+  bool needed = false;  // a serial loop whose kernels are not all cheap
+  for (const FrameInfo& info : exec_->frames_) {
+    needed = needed || (info.serial != nullptr &&
+                        !AllCheap(info.serial->kernels, exec_->inline_.get()));
+  }
+  if (!needed) return;
+  loop_path_drawn_ = true;
+  loop_path_ = exec_->loop_tuner_->Next(&loop_path_timed_);
+}
+
+LoopPath Executor::FrameStep::ChooseLoopPath(int frame, bool* tuned) {
+  *tuned = false;
+  const FrameInfo& info = exec_->frames_[frame];
+  if (info.serial == nullptr || args_.stats != nullptr) return LoopPath::kUsual;
+  if (exec_->pool_->num_threads() <= 1) return LoopPath::kSerial;
+  // Kernels each cheaper than a hand-off gain nothing from other threads.
+  if (!loop_path_drawn_ || AllCheap(info.serial->kernels, exec_->inline_.get())) {
+    return LoopPath::kSerial;
+  }
+  *tuned = true;
+  return loop_path_;
+}
+
+void Executor::FrameStep::CountTunedIterations(const FrameInstance& f) {
+  tuned_iterations_ +=
+      f.serial ? f.serial_iterations : std::max<int64_t>(1, f.newest + 1);
+}
+
+void Executor::FrameStep::RecordLoopTime() {
+  int64_t nanos = absl::ToInt64Nanoseconds(absl::Now() - start_);
+  if (LoopTimeForTesting hook =
+          loop_time_for_testing.load(std::memory_order_acquire)) {
+    nanos = hook(loop_path_) * std::max<int64_t>(1, tuned_iterations_);
+  }
+  exec_->loop_tuner_->Record(loop_path_, nanos, tuned_iterations_);
 }
 
 bool Executor::FrameStep::ReadySerialLoop(FrameInstance* f, ReadyList* ready) {
@@ -282,6 +339,7 @@ bool Executor::FrameStep::ReadySerialLoop(FrameInstance* f, ReadyList* ready) {
   std::vector<FrameInstance::Entered> entered = std::move(f->entered);
   f->entered.clear();
   f->serial = false;
+  f->tuned = false;  // not the path it was to measure
   for (FrameInstance::Entered& e : entered) {
     OpKernelContext::OutputValues value;
     value.push_back(std::move(e.value));
@@ -363,7 +421,10 @@ void Executor::FrameStep::RunSerialLoop(FrameInstance* f, ReadyList* ready) {
   };
   std::vector<TensorValue> carried(loop.carries.size());
   std::vector<TensorValue> exits;  // by loop.exits, once the loop ended
+  std::optional<ThreadPool::ScopedRunOnCaller> one_thread;
+  if (f->path == LoopPath::kSerialOneThread) one_thread.emplace();
   for (int64_t iter = 0; !aborted_; ++iter) {
+    f->serial_iterations = iter + 1;
     if (StopRequested()) {
       if (absl::Status s = StopStatus(); !s.ok()) {
         Abort(s);
@@ -399,6 +460,7 @@ void Executor::FrameStep::RunSerialLoop(FrameInstance* f, ReadyList* ready) {
       slots[loop.carries[c].variable] = std::move(carried[c]);
     }
   }
+  one_thread.reset();
   slots.clear();  // the loop's values go before the lock is taken
   ChangeAndForward(ready, [&] {
     if (!aborted_) {

@@ -66,6 +66,19 @@ bool ThreadPool::ConfigureShared(int num_threads) {
   return num_threads <= 0 || shared_pool->num_threads() == num_threads;
 }
 
+namespace {
+thread_local bool run_on_caller = false;  // a ScopedRunOnCaller is alive
+}  // namespace
+
+ThreadPool::ScopedRunOnCaller::ScopedRunOnCaller()
+    : previous_(run_on_caller) {
+  run_on_caller = true;
+}
+
+ThreadPool::ScopedRunOnCaller::~ScopedRunOnCaller() {
+  run_on_caller = previous_;
+}
+
 void ThreadPool::Schedule(std::function<void()> fn) {
   pool_->Schedule(std::move(fn));
 }
@@ -131,6 +144,7 @@ void ThreadPool::RunClaimedBlocks(
       }
     }
   };
+  if (run_on_caller) helpers = 0;  // the same blocks, all claimed here
   for (int64_t h = 0; h < helpers; ++h) {
     pool_->Schedule([state, work] { work(state.get()); });
   }

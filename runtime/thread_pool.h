@@ -56,6 +56,23 @@ class ThreadPool {
   // only the units still left instead of a fixed share the caller waits on.
   void ParallelForEach(int64_t units, const std::function<void(int64_t)>& fn);
 
+  // While one is alive on a thread, ParallelFor and ParallelForEach called
+  // from that thread run every block there, in the blocks they would split
+  // the work into anyway (so the results keep their bits): for callers that
+  // measured a hand-off costing more than it saves, such as a loop of small
+  // products on a host whose idle threads wake slowly
+  // (runtime/loop_path_tuner.h). Schedule is unaffected.
+  class ScopedRunOnCaller {
+   public:
+    ScopedRunOnCaller();
+    ~ScopedRunOnCaller();
+    ScopedRunOnCaller(const ScopedRunOnCaller&) = delete;
+    ScopedRunOnCaller& operator=(const ScopedRunOnCaller&) = delete;
+
+   private:
+    bool previous_;
+  };
+
   // There is deliberately no Eigen ThreadPoolDevice here: its parallelFor
   // blocks the caller until queued blocks run, which deadlocks when kernels
   // already occupy every worker. Kernels split work with ParallelFor and

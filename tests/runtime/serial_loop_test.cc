@@ -298,27 +298,50 @@ TEST_F(SerialLoopTest, CarriedValuesSwapAndPassThrough) {
   }
 }
 
-// A body kernel that costs more than a hand-off keeps the usual path on a
-// pool of two threads (its parallelism); the values are the same.
-TEST_F(SerialLoopTest, ExpensiveKernelKeepsTheUsualPath) {
-  Scope root = Scope::NewRootScope();
-  BranchResult out = ops::WhileLoop(
-      root, {ops::Const(root, 0), ops::Const(root, 2.0f)},
-      [](const Scope& s, const std::vector<Output>& v) -> CondResult {
-        return ops::Less(s, v[0], 3);
-      },
-      [](const Scope& s, const std::vector<Output>& v) -> BranchResult {
-        return std::vector<Output>{ops::Add(s, v[0], 1),
-                                   ops::Mul(s.WithOpName("heavy"), v[1], v[1])};
-      });
-  ASSERT_TRUE(out.ok()) << out.status();
-  ops::Identity(root.WithOpName("x"), (*out)[1]);
-  std::unique_ptr<Session> session = NewSession(root);
-  ASSERT_NE(session, nullptr);
-  std::vector<Tensor> t;
-  for (int step = 0; step < 3; ++step) {
-    EXPECT_EQ(Run(session.get(), {}, {"x"}, &t), 0);
-    EXPECT_FLOAT_EQ(t[0].data<float>()[0], 256.0f);
+// A loop with a kernel that costs more than a hand-off, on a pool of two
+// threads, is timed each way (runtime/loop_path_tuner.h): a warm-up step
+// the usual way, then two steps of each of its four paths in turn, then
+// the fastest path for every later step. The loop-time hook decides which
+// path is fastest; the values are the same on every path.
+LoopPath fastest_path = LoopPath::kUsual;
+
+TEST_F(SerialLoopTest, ExpensiveKernelLoopKeepsItsFastestPath) {
+  SetLoopTimeForTesting([](LoopPath path) -> int64_t {
+    return path == fastest_path ? 1000 : 5000;
+  });
+  struct Restore {
+    ~Restore() { SetLoopTimeForTesting(nullptr); }
+  } restore;
+  for (LoopPath fastest : {LoopPath::kUsual, LoopPath::kSerial,
+                           LoopPath::kSerialOneThread, LoopPath::kOneThread}) {
+    SCOPED_TRACE(LoopPathName(fastest));
+    fastest_path = fastest;
+    Scope root = Scope::NewRootScope();
+    BranchResult out = ops::WhileLoop(
+        root, {ops::Const(root, 0), ops::Const(root, 2.0f)},
+        [](const Scope& s, const std::vector<Output>& v) -> CondResult {
+          return ops::Less(s, v[0], 3);
+        },
+        [](const Scope& s, const std::vector<Output>& v) -> BranchResult {
+          return std::vector<Output>{
+              ops::Add(s, v[0], 1), ops::Mul(s.WithOpName("heavy"), v[1], v[1])};
+        });
+    ASSERT_TRUE(out.ok()) << out.status();
+    ops::Identity(root.WithOpName("x"), (*out)[1]);
+    std::unique_ptr<Session> session = NewSession(root);  // a new tuner
+    ASSERT_NE(session, nullptr);
+    std::vector<Tensor> t;
+    // Warm-up, then usual, serial, serial on one thread, one thread, twice.
+    const int64_t trial_serial_runs[] = {0, 0, 1, 1, 1, 0, 1, 1, 1};
+    for (int64_t expected : trial_serial_runs) {
+      EXPECT_EQ(Run(session.get(), {}, {"x"}, &t), expected);
+      EXPECT_FLOAT_EQ(t[0].data<float>()[0], 256.0f);
+    }
+    for (int step = 0; step < 3; ++step) {
+      EXPECT_EQ(Run(session.get(), {}, {"x"}, &t),
+                fastest == LoopPath::kUsual ? 0 : 1);
+      EXPECT_FLOAT_EQ(t[0].data<float>()[0], 256.0f);
+    }
   }
 }
 

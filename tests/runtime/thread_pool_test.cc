@@ -4,8 +4,13 @@
 // waiting for them.
 #include "runtime/thread_pool.h"
 
+#include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
+#include <mutex>
+#include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/synchronization/notification.h"
@@ -62,6 +67,60 @@ TEST(ThreadPoolTest, TheCallerDoesTheWorkWhileEveryHelperIsBusy) {
   pool.ParallelForEach(10, [&done](int64_t) { done.fetch_add(1); });
   EXPECT_EQ(done.load(), 10);
   release.Notify();
+}
+
+// Under ScopedRunOnCaller every block runs on the calling thread, in the
+// blocks the pool would hand out (so reductions keep their bits); the scope
+// nests and ends with the previous setting.
+TEST(ThreadPoolTest, ScopedRunOnCallerKeepsTheBlocksOnTheCaller) {
+  ThreadPool pool(2);
+  auto blocks_of = [&pool](std::vector<std::pair<int64_t, int64_t>>* seen,
+                           bool* all_here) {
+    std::mutex mu;
+    const std::thread::id caller = std::this_thread::get_id();
+    *all_here = true;
+    pool.ParallelFor(1000, 1000, [&](int64_t begin, int64_t end) {
+      std::lock_guard<std::mutex> lock(mu);
+      seen->emplace_back(begin, end);
+      *all_here = *all_here && std::this_thread::get_id() == caller;
+    });
+    std::sort(seen->begin(), seen->end());
+  };
+  std::vector<std::pair<int64_t, int64_t>> split, kept;
+  bool split_here = false, kept_here = false;
+  blocks_of(&split, &split_here);
+  {
+    ThreadPool::ScopedRunOnCaller outer;
+    {
+      ThreadPool::ScopedRunOnCaller inner;
+    }
+    blocks_of(&kept, &kept_here);
+    std::atomic<int> units{0};
+    const std::thread::id caller = std::this_thread::get_id();
+    std::atomic<bool> elsewhere{false};
+    pool.ParallelForEach(16, [&](int64_t) {
+      units.fetch_add(1);
+      if (std::this_thread::get_id() != caller) elsewhere = true;
+    });
+    EXPECT_EQ(units.load(), 16);
+    EXPECT_FALSE(elsewhere.load());
+  }
+  EXPECT_TRUE(kept_here);
+  EXPECT_EQ(split.size(), 2u);  // 1000 units of 1000 cycles: two blocks
+  EXPECT_EQ(kept, split);
+  // The scope has ended: a helper takes the second block while the caller
+  // waits inside the first (which only a helper can end).
+  std::atomic<int> started{0}, running{0};
+  std::atomic<bool> overlapped{false};
+  pool.ParallelFor(2, 100000, [&](int64_t, int64_t) {
+    if (running.fetch_add(1) == 1) overlapped = true;  // the other waits
+    started.fetch_add(1);
+    for (int wait = 0; wait < 20000 && started.load() < 2; ++wait) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    running.fetch_sub(1);
+  });
+  EXPECT_TRUE(overlapped.load());
 }
 
 }  // namespace
