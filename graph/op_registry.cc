@@ -475,6 +475,15 @@ absl::StatusOr<const OpRegistration*> OpRegistry::LookUp(
       hint = absl::StrCat(" Did you mean '", name, "'?");
     }
   }
+  // Python callbacks: the function is not in the GraphDef at all.
+  if (op == "PyFunc" || op == "PyFuncStateless" || op == "EagerPyFunc") {
+    hint = absl::StrCat(
+        " It calls a Python function (tf.py_function or tf.numpy_function) "
+        "that lives only in the Python process that built the graph, so no "
+        "runtime can run it from the GraphDef (TensorFlow cannot either): "
+        "rewrite that part with TensorFlow ops before exporting the graph, or "
+        "feed the tensors it produces.");
+  }
   return absl::NotFoundError(absl::StrCat(
       "op '", op, "' is not registered in dflow (", ops_.size(), " ops are).",
       hint,

@@ -140,11 +140,14 @@ TopKOutputs TopK(const Scope& scope, Input input, int64_t k,
 Output InTopK(const Scope& scope, Input predictions, Input targets,
               int64_t k);
 
-// --- index_ops_nd.cc: GatherNd, ScatterNd, ListDiff. ---
+// --- index_ops_nd.cc: GatherNd, ResourceGatherNd, ScatterNd, ListDiff. ---
 
 // Slices of `params` at the index tuples of the last dimension of `indices`:
 // the output has shape indices[:-1] + params[indices.shape[-1]:].
 Output GatherNd(const Scope& scope, Input params, Input indices);
+// GatherNd of the value of the resource variable `resource` (of `dtype`).
+Output ResourceGatherNd(const Scope& scope, Input resource, Input indices,
+                        DataType dtype);
 
 // Zeros of shape `shape` with `updates` added at `indices` (duplicates
 // add up): updates has shape indices[:-1] + shape[indices.shape[-1]:].

@@ -12,6 +12,7 @@
 #include "graph/ops/shape_fn_util.h"
 #include "graph/shape_inference.h"
 #include "graph/tensor_shape.h"
+#include "graph/types.h"
 
 namespace dflow {
 namespace {
@@ -20,9 +21,12 @@ using shape_fn_util::AllOutputs;
 using shape_fn_util::FirstOutput;
 using shape_fn_util::InvalidArgument;
 
-// indices[:-1] + params[indices.shape[-1]:].
+// indices[:-1] + params[indices.shape[-1]:]; params is input 0's value,
+// or the value a resource variable's handle declares (ResourceGatherNd).
 absl::Status GatherNdShape(InferenceContext* c) {
-  const TensorShape& params = c->input(0);
+  const TensorShape& params = c->input_type(0) == DT_RESOURCE
+                                  ? c->input_shape_value(0)
+                                  : c->input(0);
   const TensorShape& indices = c->input(1);
   TensorShape checked;
   DFLOW_RETURN_IF_ERROR(
@@ -79,6 +83,16 @@ DFLOW_REGISTER_OP("GatherNd")
     .SetShapeFn(GatherNdShape)
     .Doc("Slices of params at the index tuples in indices' last dimension.");
 
+DFLOW_REGISTER_OP("ResourceGatherNd")
+    .Input("resource: resource")
+    .Input("indices: Tindices")
+    .Output("output: dtype")
+    .Attr("dtype: type")
+    .Attr("Tindices: {int32, int64}")
+    .SetIsStateful()
+    .SetShapeFn(GatherNdShape)
+    .Doc("GatherNd of a resource variable's value (tf.gather_nd(v, ...)).");
+
 DFLOW_REGISTER_OP("ScatterNd")
     .Input("indices: Tindices")
     .Input("updates: T")
@@ -105,6 +119,15 @@ namespace ops {
 Output GatherNd(const Scope& scope, Input params, Input indices) {
   return FirstOutput(
       OpBuilder(scope, "GatherNd").Input(params).Input(indices).Finalize());
+}
+
+Output ResourceGatherNd(const Scope& scope, Input resource, Input indices,
+                        DataType dtype) {
+  return FirstOutput(OpBuilder(scope, "ResourceGatherNd")
+                         .Input(resource)
+                         .Input(indices)
+                         .Attr("dtype", dtype)
+                         .Finalize());
 }
 
 Output ScatterNd(const Scope& scope, Input indices, Input updates,

@@ -63,6 +63,8 @@ Output Xlogy(const Scope& scope, Input x, Input y);
 Output Xlog1py(const Scope& scope, Input x, Input y);
 // The angle of (x, y): note y comes first, as in TensorFlow.
 Output Atan2(const Scope& scope, Input y, Input x);
+// The next representable value after x1 toward x2 (tf.math.nextafter).
+Output NextAfter(const Scope& scope, Input x1, Input x2);
 // |x - y| < tolerance; x and y have one shape (no broadcasting).
 Output ApproximateEqual(const Scope& scope, Input x, Input y,
                         float tolerance = 1e-5f);

@@ -67,6 +67,14 @@ DFLOW_REGISTER_OP("Atan2")
     .SetShapeFn(shape_fns::BroadcastBinary)
     .Doc("Returns the angle of the point (x, y), in [-pi, pi], broadcasting.");
 
+DFLOW_REGISTER_OP("NextAfter")
+    .Input("x1: T")
+    .Input("x2: T")
+    .Output("output: T")
+    .Attr("T: {double, float} = DT_FLOAT")
+    .SetShapeFn(shape_fns::BroadcastBinary)
+    .Doc("The next representable value after x1 toward x2, broadcasting.");
+
 DFLOW_REGISTER_OP("ApproximateEqual")
     .Input("x: T")
     .Input("y: T")
@@ -110,6 +118,9 @@ Output Xlog1py(const Scope& scope, Input x, Input y) {
 }
 Output Atan2(const Scope& scope, Input y, Input x) {
   return Call(scope, "Atan2", y, x);
+}
+Output NextAfter(const Scope& scope, Input x1, Input x2) {
+  return Call(scope, "NextAfter", x1, x2);
 }
 Output ApproximateEqual(const Scope& scope, Input x, Input y, float tolerance) {
   return shape_fn_util::FirstOutput(OpBuilder(scope, "ApproximateEqual")

@@ -130,6 +130,17 @@ Output StridedSliceGrad(const Scope& scope, Input shape, Input begin, Input end,
                         Input strides, Input dy,
                         const StridedSliceAttrs& attrs = {});
 
+// `ref[begin:end:strides] = value` with these masks, on a reference
+// variable (returns it) or a resource variable; `value` must have the
+// slice's shape (Python's `v[1:3].assign(x)`).
+Output StridedSliceAssign(const Scope& scope, Input ref, Input begin,
+                          Input end, Input strides, Input value,
+                          const StridedSliceAttrs& attrs = {});
+Operation ResourceStridedSliceAssign(const Scope& scope, Input ref,
+                                     Input begin, Input end, Input strides,
+                                     Input value,
+                                     const StridedSliceAttrs& attrs = {});
+
 // --- Padding. ---
 
 // `input` surrounded by zeros: paddings[i] = [before, after] for dimension

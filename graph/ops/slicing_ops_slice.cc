@@ -320,6 +320,47 @@ DFLOW_REGISTER_OP("StridedSliceGrad")
     .SetShapeFn(StridedSliceGradShape)
     .Doc("The gradient of StridedSlice: `dy` scattered into zeros of `shape`.");
 
+// `var[begin:end:strides] = value` on a reference variable (returned) or
+// a resource variable (no output); the value's shape is checked when the
+// kernel knows the variable's (TensorFlow's shape functions check nothing
+// more).
+DFLOW_REGISTER_OP("StridedSliceAssign")
+    .Input("ref: Ref(T)")
+    .Input("begin: Index")
+    .Input("end: Index")
+    .Input("strides: Index")
+    .Input("value: T")
+    .Output("output_ref: Ref(T)")
+    .Attr("T: type")
+    .Attr("Index: {int32, int64}")
+    .Attr("begin_mask: int = 0")
+    .Attr("end_mask: int = 0")
+    .Attr("ellipsis_mask: int = 0")
+    .Attr("new_axis_mask: int = 0")
+    .Attr("shrink_axis_mask: int = 0")
+    .SetShapeFn([](InferenceContext* c) {
+      c->set_output(0, c->input(0));
+      return absl::OkStatus();
+    })
+    .Doc("`ref[begin:end:strides] = value` (a reference variable).");
+
+DFLOW_REGISTER_OP("ResourceStridedSliceAssign")
+    .Input("ref: resource")
+    .Input("begin: Index")
+    .Input("end: Index")
+    .Input("strides: Index")
+    .Input("value: T")
+    .Attr("T: type")
+    .Attr("Index: {int32, int64}")
+    .Attr("begin_mask: int = 0")
+    .Attr("end_mask: int = 0")
+    .Attr("ellipsis_mask: int = 0")
+    .Attr("new_axis_mask: int = 0")
+    .Attr("shrink_axis_mask: int = 0")
+    .SetIsStateful()
+    .SetShapeFn([](InferenceContext*) { return absl::OkStatus(); })
+    .Doc("`ref[begin:end:strides] = value` (a resource variable).");
+
 // --- Wrappers. ---
 
 namespace ops {
@@ -362,6 +403,44 @@ Output StridedSliceGrad(const Scope& scope, Input shape, Input begin, Input end,
                          .Attr("new_axis_mask", attrs.new_axis_mask)
                          .Attr("shrink_axis_mask", attrs.shrink_axis_mask)
                          .Finalize());
+}
+
+namespace {
+
+Operation BuildStridedSliceAssign(const Scope& scope, const char* op,
+                                  Input ref, Input begin, Input end,
+                                  Input strides, Input value,
+                                  const StridedSliceAttrs& attrs) {
+  return OpBuilder(scope, op)
+      .Input(ref)
+      .Input(begin)
+      .Input(end)
+      .Input(strides)
+      .Input(value)
+      .Attr("begin_mask", attrs.begin_mask)
+      .Attr("end_mask", attrs.end_mask)
+      .Attr("ellipsis_mask", attrs.ellipsis_mask)
+      .Attr("new_axis_mask", attrs.new_axis_mask)
+      .Attr("shrink_axis_mask", attrs.shrink_axis_mask)
+      .Finalize();
+}
+
+}  // namespace
+
+Output StridedSliceAssign(const Scope& scope, Input ref, Input begin,
+                          Input end, Input strides, Input value,
+                          const StridedSliceAttrs& attrs) {
+  Operation op = BuildStridedSliceAssign(scope, "StridedSliceAssign", ref,
+                                         begin, end, strides, value, attrs);
+  return op.valid() ? op.output(0) : Output();
+}
+
+Operation ResourceStridedSliceAssign(const Scope& scope, Input ref,
+                                     Input begin, Input end, Input strides,
+                                     Input value,
+                                     const StridedSliceAttrs& attrs) {
+  return BuildStridedSliceAssign(scope, "ResourceStridedSliceAssign", ref,
+                                 begin, end, strides, value, attrs);
 }
 
 }  // namespace ops

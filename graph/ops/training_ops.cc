@@ -157,6 +157,15 @@ absl::Status SparseMomentumShape(InferenceContext* c) {
 absl::Status SparseRMSPropShape(InferenceContext* c) {
   return SparseApplyShape(c, {0, 1, 2}, {3, 4, 5, 6}, 7, 8);
 }
+// SparseApplyCenteredRMSProp: var 0, mg 1, ms 2, mom 3, lr..epsilon 4..7,
+// grad 8, indices 9. SparseApplyAdagradV2: var 0, accum 1, lr 2,
+// epsilon 3, grad 4, indices 5.
+absl::Status SparseCenteredRMSPropShape(InferenceContext* c) {
+  return SparseApplyShape(c, {0, 1, 2, 3}, {4, 5, 6, 7}, 8, 9);
+}
+absl::Status SparseAdagradV2Shape(InferenceContext* c) {
+  return SparseApplyShape(c, {0, 1}, {2, 3}, 4, 5);
+}
 
 // Adadelta: var 0, accum 1, accum_update 2, lr rho epsilon 3..5, grad 6,
 // indices 7. ProximalAdagrad: var 0, accum 1, lr l1 l2 2..4, grad 5,
@@ -372,6 +381,19 @@ const bool kRegisteredOptimizers = [] {
        {},
        true,
        SparseRMSPropShape},
+      {"CenteredRMSProp",
+       {"var", "mg", "ms", "mom", "lr", "rho", "momentum", "epsilon", "grad",
+        "indices"},
+       4,
+       {},
+       true,
+       SparseCenteredRMSPropShape},
+      {"AdagradV2",
+       {"var", "accum", "lr", "epsilon", "grad", "indices"},
+       2,
+       {"update_slots: bool = true"},
+       true,
+       SparseAdagradV2Shape},
       {"Adadelta",
        {"var", "accum", "accum_update", "lr", "rho", "epsilon", "grad"},
        3,
@@ -728,6 +750,26 @@ Operation ResourceSparseApplyKerasMomentum(const Scope& scope, Input var,
                      {var, accum, lr, grad, indices, momentum},
                      attrs.use_locking, "use_nesterov", attrs.use_nesterov);
 }
+Output SparseApplyCenteredRMSProp(const Scope& scope, Input var, Input mg,
+                                  Input ms, Input mom, Input lr, Input rho,
+                                  Input momentum, Input epsilon, Input grad,
+                                  Input indices,
+                                  const ApplyRMSPropAttrs& attrs) {
+  return FirstOutput(BuildUpdate(scope, "SparseApplyCenteredRMSProp",
+                                   {var, mg, ms, mom, lr, rho, momentum,
+                                    epsilon, grad, indices},
+                                   attrs.use_locking));
+}
+Operation ResourceSparseApplyCenteredRMSProp(
+    const Scope& scope, Input var, Input mg, Input ms, Input mom, Input lr,
+    Input rho, Input momentum, Input epsilon, Input grad, Input indices,
+    const ApplyRMSPropAttrs& attrs) {
+  return BuildUpdate(scope, "ResourceSparseApplyCenteredRMSProp",
+                     {var, mg, ms, mom, lr, rho, momentum, epsilon, grad,
+                      indices},
+                     attrs.use_locking);
+}
+
 Output SparseApplyRMSProp(const Scope& scope, Input var, Input ms, Input mom,
                           Input lr, Input rho, Input momentum, Input epsilon,
                           Input grad, Input indices,

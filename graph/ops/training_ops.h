@@ -197,6 +197,15 @@ Operation ResourceApplyKerasMomentum(const Scope& scope, Input var,
 Operation ResourceSparseApplyKerasMomentum(
     const Scope& scope, Input var, Input accum, Input lr, Input grad,
     Input indices, Input momentum, const ApplyMomentumAttrs& attrs = {});
+Output SparseApplyCenteredRMSProp(const Scope& scope, Input var, Input mg,
+                                  Input ms, Input mom, Input lr, Input rho,
+                                  Input momentum, Input epsilon, Input grad,
+                                  Input indices,
+                                  const ApplyRMSPropAttrs& attrs = {});
+Operation ResourceSparseApplyCenteredRMSProp(
+    const Scope& scope, Input var, Input mg, Input ms, Input mom, Input lr,
+    Input rho, Input momentum, Input epsilon, Input grad, Input indices,
+    const ApplyRMSPropAttrs& attrs = {});
 Output SparseApplyRMSProp(const Scope& scope, Input var, Input ms, Input mom,
                           Input lr, Input rho, Input momentum, Input epsilon,
                           Input grad, Input indices,

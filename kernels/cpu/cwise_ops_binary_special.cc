@@ -1,7 +1,7 @@
 // Element-wise binary math beyond the core set, with broadcasting
 // (graph/ops/math_ops_binary_special.cc): TruncateDiv and TruncateMod (C's
 // / and %: rounding toward zero), Xdivy, Xlogy and Xlog1py (0 where x is 0,
-// whatever y is), Atan2; and ApproximateEqual, which like TensorFlow's
+// whatever y is), Atan2, NextAfter; and ApproximateEqual, which like TensorFlow's
 // wants x and y of one shape.
 //
 // Integer division by zero fails the step ("Integer division by zero",
@@ -92,6 +92,13 @@ struct Atan2Op {
   }
 };
 
+// The next representable value after x toward y (C's nextafter, as
+// TensorFlow's tf.math.nextafter).
+template <typename T>
+struct NextAfterOp {
+  T operator()(const T& x, const T& y) const { return std::nextafter(x, y); }
+};
+
 template <typename T>
 absl::Status CheckIntegerDivisor(const Tensor& y) {
   if constexpr (std::is_integral_v<T>) {
@@ -129,6 +136,7 @@ using XdivyFunctor = ScalarFunctor<XdivyOp, 4, false>;
 using XlogyFunctor = ScalarFunctor<XlogyOp, 20, false>;
 using Xlog1pyFunctor = ScalarFunctor<Xlog1pyOp, 20, false>;
 using Atan2Functor = ScalarFunctor<Atan2Op, 40, false>;
+using NextAfterFunctor = ScalarFunctor<NextAfterOp, 10, false>;
 
 // |x - y| < tolerance, for x and y of one shape (float and double, as
 // TensorFlow's CPU kernels).
@@ -196,6 +204,9 @@ DFLOW_REGISTER_FLOATING(float16);
 DFLOW_REGISTER_FLOATING(bfloat16);
 DFLOW_REGISTER_FLOATING(float);
 DFLOW_REGISTER_FLOATING(double);
+
+DFLOW_REGISTER_BINARY("NextAfter", NextAfterFunctor, float);
+DFLOW_REGISTER_BINARY("NextAfter", NextAfterFunctor, double);
 
 #define DFLOW_REGISTER_APPROXIMATE_EQUAL(T)                  \
   DFLOW_REGISTER_KERNEL(KernelDefBuilder("ApproximateEqual") \

@@ -1,5 +1,5 @@
 // GatherNd (slices of params at the index tuples in the last dimension of
-// indices), ScatterNd (zeros with updates added at index tuples; duplicate
+// indices; ResourceGatherNd: of a resource variable's value), ScatterNd (zeros with updates added at index tuples; duplicate
 // tuples add up) and ListDiff (the elements of x not in y, in x's order),
 // as TensorFlow 2.21's CPU kernels. An index outside params (GatherNd) or
 // shape (ScatterNd) is an InvalidArgument naming its position and value,
@@ -20,6 +20,7 @@
 #include "kernels/cpu/kernel_util_array.h"
 #include "runtime/kernel_registry.h"
 #include "runtime/op_kernel.h"
+#include "runtime/variables.h"
 
 namespace dflow {
 namespace {
@@ -31,60 +32,87 @@ using index_ops::ReadIgnoreBadIndices;
 using index_ops::TupleOffset;
 using index_ops::TupleText;
 
+// Slices of `params` at the index tuples in the last dimension of
+// `indices` into output 0: GatherNd's and ResourceGatherNd's work.
+void GatherNd(OpKernelContext* ctx, const Tensor& params,
+              const Tensor& indices, bool ignore_bad) {
+  const TensorShape& ps = params.shape();
+  const TensorShape& is = indices.shape();
+  OP_REQUIRES(ctx, is.rank() >= 1,
+              absl::InvalidArgumentError(absl::StrCat(
+                  "indices must be at least a vector, but has shape ",
+                  is.ToString())));
+  const int64_t r = is.dim(is.rank() - 1);
+  OP_REQUIRES(ctx, r <= ps.rank(),
+              absl::InvalidArgumentError(absl::StrCat(
+                  "indices.shape[-1] must be <= params.rank, but saw "
+                  "indices shape: ",
+                  is.ToString(), " and params shape: ", ps.ToString())));
+  TensorShape out_shape(is.dims().subspan(0, is.rank() - 1));
+  for (int i = static_cast<int>(r); i < ps.rank(); ++i) {
+    out_shape.AddDim(ps.dim(i));
+  }
+  const int64_t n = Product(is, 0, is.rank() - 1);
+  const int64_t slice = Product(ps, static_cast<int>(r), ps.rank());
+  Tensor* out = nullptr;
+  OP_REQUIRES_OK(ctx, ctx->allocate_output(0, out_shape, &out));
+  if (n == 0) return;
+  std::vector<int64_t> tuple;
+  array_kernels::VisitCopyType(params.dtype(), [&](auto* tag) {
+    using T = std::remove_pointer_t<decltype(tag)>;
+    const T* src = array_kernels::CopyData<T>(params);
+    T* dst = array_kernels::CopyData<T>(out);
+    for (int64_t t = 0; t < n; ++t) {
+      const int64_t at = TupleOffset(indices, t, r, ps, &tuple);
+      T* to = dst + t * slice;
+      if (at < 0) {
+        if (!ignore_bad) {
+          ctx->SetStatus(absl::InvalidArgumentError(absl::StrCat(
+              TupleText(is, t, tuple), " does not index into param shape ",
+              ps.ToString(), ": each index must be in [0, dim)")));
+          return;
+        }
+        for (int64_t j = 0; j < slice; ++j) to[j] = T{};
+        continue;
+      }
+      index_ops::CopyElements(src + at * slice, slice, to);
+    }
+  });
+}
+
 class GatherNdOp : public OpKernel {
  public:
   explicit GatherNdOp(OpKernelConstruction* ctx)
       : OpKernel(ctx), ignore_bad_(ReadIgnoreBadIndices(ctx)) {}
 
   void Compute(OpKernelContext* ctx) override {
-    const Tensor& params = ctx->input(0);
-    const Tensor& indices = ctx->input(1);
-    const TensorShape& ps = params.shape();
-    const TensorShape& is = indices.shape();
-    OP_REQUIRES(ctx, is.rank() >= 1,
-                absl::InvalidArgumentError(absl::StrCat(
-                    "indices must be at least a vector, but has shape ",
-                    is.ToString())));
-    const int64_t r = is.dim(is.rank() - 1);
-    OP_REQUIRES(ctx, r <= ps.rank(),
-                absl::InvalidArgumentError(absl::StrCat(
-                    "indices.shape[-1] must be <= params.rank, but saw "
-                    "indices shape: ",
-                    is.ToString(), " and params shape: ", ps.ToString())));
-    TensorShape out_shape(is.dims().subspan(0, is.rank() - 1));
-    for (int i = static_cast<int>(r); i < ps.rank(); ++i) {
-      out_shape.AddDim(ps.dim(i));
-    }
-    const int64_t n = Product(is, 0, is.rank() - 1);
-    const int64_t slice = Product(ps, static_cast<int>(r), ps.rank());
-    Tensor* out = nullptr;
-    OP_REQUIRES_OK(ctx, ctx->allocate_output(0, out_shape, &out));
-    if (n == 0) return;
-    std::vector<int64_t> tuple;
-    array_kernels::VisitCopyType(params.dtype(), [&](auto* tag) {
-      using T = std::remove_pointer_t<decltype(tag)>;
-      const T* src = array_kernels::CopyData<T>(params);
-      T* dst = array_kernels::CopyData<T>(out);
-      for (int64_t t = 0; t < n; ++t) {
-        const int64_t at = TupleOffset(indices, t, r, ps, &tuple);
-        T* to = dst + t * slice;
-        if (at < 0) {
-          if (!ignore_bad_) {
-            ctx->SetStatus(absl::InvalidArgumentError(absl::StrCat(
-                TupleText(is, t, tuple), " does not index into param shape ",
-                ps.ToString(), ": each index must be in [0, dim)")));
-            return;
-          }
-          for (int64_t j = 0; j < slice; ++j) to[j] = T{};
-          continue;
-        }
-        index_ops::CopyElements(src + at * slice, slice, to);
-      }
-    });
+    GatherNd(ctx, ctx->input(0), ctx->input(1), ignore_bad_);
   }
 
  private:
   const bool ignore_bad_;
+};
+
+// GatherNd of a resource variable's value (tf.gather_nd(v, ...)), read
+// once: a snapshot, as ResourceGather's.
+class ResourceGatherNdOp : public OpKernel {
+ public:
+  explicit ResourceGatherNdOp(OpKernelConstruction* ctx) : OpKernel(ctx) {}
+
+  void Compute(OpKernelContext* ctx) override {
+    Var* var = ctx->input_var(0);
+    OP_REQUIRES(ctx, var != nullptr,
+                absl::InternalError("the resource input is not a variable"));
+    const Tensor params = var->Read();
+    OP_REQUIRES(ctx, params.IsInitialized() && params.dtype() == var->dtype(),
+                UninitializedValueError(var->name()));
+    OP_REQUIRES(ctx, params.dtype() == output_type(0),
+                absl::InvalidArgumentError(absl::StrCat(
+                    "variable '", var->name(), "' holds ",
+                    DataTypeName(params.dtype()), ", gathered as ",
+                    DataTypeName(output_type(0)))));
+    GatherNd(ctx, params, ctx->input(1), /*ignore_bad=*/false);
+  }
 };
 
 template <typename T>
@@ -218,6 +246,12 @@ DFLOW_REGISTER_KERNEL(KernelDefBuilder("GatherNd")
                           .TypeConstraint("Tindices",
                                           {DT_INT16, DT_INT32, DT_INT64}),
                       GatherNdOp);
+DFLOW_REGISTER_KERNEL(KernelDefBuilder("ResourceGatherNd")
+                          .Device(kDeviceCpu)
+                          .TypeConstraint("dtype",
+                                          array_kernels::AllTensorTypes())
+                          .TypeConstraint("Tindices", {DT_INT32, DT_INT64}),
+                      ResourceGatherNdOp);
 
 #define DFLOW_REGISTER_SCATTER_ND(T)                                   \
   DFLOW_REGISTER_KERNEL(                                               \

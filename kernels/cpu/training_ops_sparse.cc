@@ -1,5 +1,6 @@
-// Sparse optimizer updates on the CPU: SparseApplyAdagrad,
-// SparseApplyMomentum, SparseApplyRMSProp and their ResourceSparseApply*
+// Sparse optimizer updates on the CPU: SparseApplyAdagrad(V2),
+// SparseApplyMomentum, SparseApplyRMSProp, SparseApplyCenteredRMSProp and
+// their ResourceSparseApply*
 // twins, and ResourceSparseApplyKerasMomentum, for float and double. Row indices[i] of the variable and of its
 // slots takes the step with gradient row grad[i]; rows not named keep their
 // values, and a repeated index steps its row once per occurrence, in order.
@@ -33,7 +34,14 @@
 namespace dflow {
 namespace {
 
-enum class Sparse { kAdagrad, kMomentum, kKerasMomentum, kRMSProp };
+enum class Sparse {
+  kAdagrad,
+  kAdagradV2,
+  kMomentum,
+  kKerasMomentum,
+  kRMSProp,
+  kCenteredRMSProp
+};
 
 template <Sparse A>
 struct SparseLayout;
@@ -63,6 +71,22 @@ struct SparseLayout<Sparse::kRMSProp> {
   static constexpr int kIndices = 8;
 };
 
+template <>
+struct SparseLayout<Sparse::kAdagradV2> {
+  static constexpr int kNumVars = 2;                      // var, accum
+  static constexpr std::array<int, 2> kScalars = {2, 3};  // lr, epsilon
+  static constexpr int kGrad = 4;
+  static constexpr int kIndices = 5;
+};
+template <>
+struct SparseLayout<Sparse::kCenteredRMSProp> {
+  static constexpr int kNumVars = 4;  // var, mg, ms, mom
+  // lr, rho, momentum, epsilon
+  static constexpr std::array<int, 4> kScalars = {4, 5, 6, 7};
+  static constexpr int kGrad = 8;
+  static constexpr int kIndices = 9;
+};
+
 // One row's step: `v` the rows of the variables (var first), `g` the
 // gradient row, `n` elements, `s` the scalars in input order.
 template <typename T, Sparse A>
@@ -80,6 +104,32 @@ void StepRow(const std::array<T*, SparseLayout<A>::kNumVars>& v, const T* g,
       } else {
         var[k] -= lr * g[k] * (T(1) / std::sqrt(accum[k]));
       }
+    }
+  } else if constexpr (A == Sparse::kAdagradV2) {
+    const T lr = s[0];
+    const T epsilon = s[1];
+    const bool update_slots = flag;
+    T* var = v[0];
+    T* accum = v[1];
+    for (int64_t k = 0; k < n; ++k) {
+      if (update_slots) accum[k] += g[k] * g[k];
+      var[k] -= lr * g[k] / (std::sqrt(accum[k]) + epsilon);
+    }
+  } else if constexpr (A == Sparse::kCenteredRMSProp) {
+    const T lr = s[0];
+    const T rho = s[1];
+    const T momentum = s[2];
+    const T epsilon = s[3];
+    T* var = v[0];
+    T* mg = v[1];
+    T* ms = v[2];
+    T* mom = v[3];
+    for (int64_t k = 0; k < n; ++k) {
+      ms[k] = ms[k] * rho + g[k] * g[k] * (T(1) - rho);
+      mg[k] = mg[k] * rho + g[k] * (T(1) - rho);
+      const T denom = (ms[k] - mg[k] * mg[k]) + epsilon;
+      mom[k] = mom[k] * momentum + (T(1) / std::sqrt(denom)) * lr * g[k];
+      var[k] -= mom[k];
     }
   } else if constexpr (A == Sparse::kMomentum) {
     const T lr = s[0];
@@ -256,7 +306,8 @@ class SparseApplyOp : public OpKernel {
   }
 
  private:
-  bool flag_ = A == Sparse::kAdagrad;  // update_slots / use_nesterov
+  // update_slots (Adagrad's, default true) / use_nesterov (default false)
+  bool flag_ = A == Sparse::kAdagrad || A == Sparse::kAdagradV2;
   bool is_ref_ = true;
   std::vector<std::string> arg_names_;
 };
@@ -282,6 +333,8 @@ class SparseApplyOp : public OpKernel {
 DFLOW_REGISTER_SPARSE("SparseApplyAdagrad", Sparse::kAdagrad);
 DFLOW_REGISTER_SPARSE("SparseApplyMomentum", Sparse::kMomentum);
 DFLOW_REGISTER_SPARSE("SparseApplyRMSProp", Sparse::kRMSProp);
+DFLOW_REGISTER_SPARSE("SparseApplyAdagradV2", Sparse::kAdagradV2);
+DFLOW_REGISTER_SPARSE("SparseApplyCenteredRMSProp", Sparse::kCenteredRMSProp);
 
 // Keras's momentum has the resource form only.
 #define DFLOW_REGISTER_KERAS_MOMENTUM(T, Index)                          \

@@ -103,6 +103,23 @@ void BuildGraphWithEveryOp(const Scope& root) {
                                         row_grad, rows, 0.9f);
   ops::ResourceSparseApplyRMSProp(opt, handle, accum_handle, accum_handle, 0.1f,
                                   0.9f, 0.0f, 1e-7f, row_grad, rows);
+  ops::SparseApplyCenteredRMSProp(opt, table, table_slot, table_slot2,
+                                  table_slot2, 0.1f, 0.9f, 0.0f, 1e-7f,
+                                  row_grad, rows);
+  ops::ResourceSparseApplyCenteredRMSProp(opt, handle, accum_handle,
+                                          accum_handle, accum_handle, 0.1f,
+                                          0.9f, 0.0f, 1e-7f, row_grad, rows);
+  for (const char* op : {"SparseApplyAdagradV2", "ResourceSparseApplyAdagradV2"}) {
+    const bool ref = op[0] == 'S';
+    OpBuilder(opt, op)
+        .Input(ref ? table : handle)
+        .Input(ref ? table_slot : accum_handle)
+        .Input(0.1f)
+        .Input(1e-7f)
+        .Input(row_grad)
+        .Input(rows)
+        .Finalize();
+  }
   // The regularized optimizers, each in its four forms.
   Output step = ops::Const(opt, Tensor::Scalar<int64_t>(3));
   ops::ApplyAdadelta(opt, table, table_slot, table_slot2, 1.0f, 0.95f, 1e-7f,
@@ -194,6 +211,14 @@ void BuildGraphWithEveryOp(const Scope& root) {
   ops::ResourceScatterNdUpdate(opt, handle, tuples, tuple_values);
   ops::ResourceScatterNdAdd(opt, handle, tuples, tuple_values);
   ops::ResourceScatterNdSub(opt, handle, tuples, tuple_values);
+  ops::ResourceGatherNd(opt, handle, tuples, DT_FLOAT);
+  Output slice_begin = ops::Const(opt, Tensor::FromVector<int32_t>({1}));
+  Output slice_end = ops::Const(opt, Tensor::FromVector<int32_t>({3}));
+  Output slice_strides = ops::Const(opt, Tensor::FromVector<int32_t>({1}));
+  ops::StridedSliceAssign(opt, table, slice_begin, slice_end, slice_strides,
+                          row_grad);
+  ops::ResourceStridedSliceAssign(opt, handle, slice_begin, slice_end,
+                                  slice_strides, row_grad);
   ops::IsVariableInitialized(opt, table);
   ops::VarIsInitializedOp(opt, handle);
   Output epochs =
@@ -449,6 +474,7 @@ void BuildGraphWithEveryOp(const Scope& root) {
   ops::Xlogy(mx, h, f);
   ops::Xlog1py(mx, h, f);
   ops::Atan2(mx, h, f);
+  ops::NextAfter(mx, h, f);
   ops::ApproximateEqual(mx, h, f, 1e-4f);
   Output bits = ops::Const(mx, {5, 12, -7});
   for (auto bitwise : {ops::BitwiseAnd, ops::BitwiseOr, ops::BitwiseXor,

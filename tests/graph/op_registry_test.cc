@@ -20,6 +20,7 @@
 namespace dflow {
 namespace {
 
+using ::testing::AllOf;
 using ::testing::HasSubstr;
 using ::testing::UnorderedElementsAreArray;
 
@@ -719,6 +720,19 @@ TEST(OpRegistryTest, LookUpUnknownNamesItAndSuggestsCaseInsensitiveMatch) {
   // The hint says how ops are added.
   EXPECT_THAT(std::string(reg.status().message()),
               HasSubstr("DFLOW_REGISTER_OP"));
+}
+
+// A graph with tf.py_function cannot run anywhere but in the process that
+// wrote it: the error says so, and what to do.
+TEST(OpRegistryTest, LookUpOfAPythonCallbackSaysWhyItCannotRun) {
+  OpRegistry registry;
+  for (const char* op : {"PyFunc", "PyFuncStateless", "EagerPyFunc"}) {
+    absl::StatusOr<const OpRegistration*> reg = registry.LookUp(op);
+    ASSERT_FALSE(reg.ok());
+    EXPECT_THAT(std::string(reg.status().message()),
+                AllOf(HasSubstr(op), HasSubstr("tf.py_function"),
+                      HasSubstr("rewrite that part with TensorFlow ops")));
+  }
 }
 
 TEST(OpRegistryTest, LookUpIsCaseSensitive) {

@@ -57,6 +57,10 @@ const absl::flat_hash_set<std::string>& CpuOnlyOps() {
 // dynamic_rnn. And the ops added from the probes (below).
 const absl::flat_hash_set<std::string>& OpsWithoutGpuKernelYet() {
   static const auto* const ops = new absl::flat_hash_set<std::string>{
+      // Session 17: variable slices and gathers, sparse optimizers.
+      "StridedSliceAssign", "ResourceStridedSliceAssign", "ResourceGatherNd",
+      "SparseApplyCenteredRMSProp", "ResourceSparseApplyCenteredRMSProp",
+      "SparseApplyAdagradV2", "ResourceSparseApplyAdagradV2", "NextAfter",
       "Switch", "ResourceApplyKerasMomentum",
       "ResourceSparseApplyKerasMomentum", "ApplyAdaMax", "ResourceApplyAdaMax",
       "ResourceApplyAdamWithAmsgrad", "Bucketize", "RefSwitch", "Merge",

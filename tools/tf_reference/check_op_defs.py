@@ -33,6 +33,11 @@ GOLDEN = os.path.join(ROOT, "tests/testdata/tf_op_defs.pbtxt")
 
 # Same family as the corpus ops, written by common TF code paths.
 EXTRA_OPS = [
+    # Session 17: v[1:3].assign, tf.gather_nd(v), TF1 sparse optimizers,
+    # tf.math.nextafter.
+    "StridedSliceAssign", "ResourceStridedSliceAssign", "ResourceGatherNd",
+    "SparseApplyCenteredRMSProp", "ResourceSparseApplyCenteredRMSProp",
+    "SparseApplyAdagradV2", "ResourceSparseApplyAdagradV2", "NextAfter",
     "FloorDiv", "LogicalAnd", "LogicalOr", "Gather", "PreventGradient",
     "StatelessRandomNormalV2", "StatelessTruncatedNormalV2", "Less",
     "Softmax", "Sigmoid", "Tanh", "Exp", "Log", "Rsqrt", "Square",
