@@ -373,36 +373,32 @@ Output Slice(const Scope& scope, Input input, Input begin, Input size) {
                          .Finalize());
 }
 
+namespace {
+
+// The five mask attrs every strided slice op carries.
+OpBuilder& WithMasks(OpBuilder& b, const StridedSliceAttrs& attrs) {
+  return b.Attr("begin_mask", attrs.begin_mask)
+      .Attr("end_mask", attrs.end_mask)
+      .Attr("ellipsis_mask", attrs.ellipsis_mask)
+      .Attr("new_axis_mask", attrs.new_axis_mask)
+      .Attr("shrink_axis_mask", attrs.shrink_axis_mask);
+}
+
+}  // namespace
+
 Output StridedSlice(const Scope& scope, Input input, Input begin, Input end,
                     Input strides, const StridedSliceAttrs& attrs) {
-  return FirstOutput(OpBuilder(scope, "StridedSlice")
-                         .Input(input)
-                         .Input(begin)
-                         .Input(end)
-                         .Input(strides)
-                         .Attr("begin_mask", attrs.begin_mask)
-                         .Attr("end_mask", attrs.end_mask)
-                         .Attr("ellipsis_mask", attrs.ellipsis_mask)
-                         .Attr("new_axis_mask", attrs.new_axis_mask)
-                         .Attr("shrink_axis_mask", attrs.shrink_axis_mask)
-                         .Finalize());
+  OpBuilder b(scope, "StridedSlice");
+  b.Input(input).Input(begin).Input(end).Input(strides);
+  return FirstOutput(WithMasks(b, attrs).Finalize());
 }
 
 Output StridedSliceGrad(const Scope& scope, Input shape, Input begin, Input end,
                         Input strides, Input dy,
                         const StridedSliceAttrs& attrs) {
-  return FirstOutput(OpBuilder(scope, "StridedSliceGrad")
-                         .Input(shape)
-                         .Input(begin)
-                         .Input(end)
-                         .Input(strides)
-                         .Input(dy)
-                         .Attr("begin_mask", attrs.begin_mask)
-                         .Attr("end_mask", attrs.end_mask)
-                         .Attr("ellipsis_mask", attrs.ellipsis_mask)
-                         .Attr("new_axis_mask", attrs.new_axis_mask)
-                         .Attr("shrink_axis_mask", attrs.shrink_axis_mask)
-                         .Finalize());
+  OpBuilder b(scope, "StridedSliceGrad");
+  b.Input(shape).Input(begin).Input(end).Input(strides).Input(dy);
+  return FirstOutput(WithMasks(b, attrs).Finalize());
 }
 
 namespace {
@@ -411,18 +407,9 @@ Operation BuildStridedSliceAssign(const Scope& scope, const char* op,
                                   Input ref, Input begin, Input end,
                                   Input strides, Input value,
                                   const StridedSliceAttrs& attrs) {
-  return OpBuilder(scope, op)
-      .Input(ref)
-      .Input(begin)
-      .Input(end)
-      .Input(strides)
-      .Input(value)
-      .Attr("begin_mask", attrs.begin_mask)
-      .Attr("end_mask", attrs.end_mask)
-      .Attr("ellipsis_mask", attrs.ellipsis_mask)
-      .Attr("new_axis_mask", attrs.new_axis_mask)
-      .Attr("shrink_axis_mask", attrs.shrink_axis_mask)
-      .Finalize();
+  OpBuilder b(scope, op);
+  b.Input(ref).Input(begin).Input(end).Input(strides).Input(value);
+  return WithMasks(b, attrs).Finalize();
 }
 
 }  // namespace
