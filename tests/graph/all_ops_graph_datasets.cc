@@ -5,6 +5,7 @@
 #include <string>
 
 #include "google/protobuf/text_format.h"
+#include "graph/ops/dataset_ops_more.h"
 #include "graph/ops/ops.h"
 #include "tests/graph/all_ops_graph.h"
 
@@ -226,6 +227,22 @@ void BuildDatasetOps(const Scope& root) {
                                    "all_ops_dataset_of", scalars);
   ops::ReduceDataset(s, range, {ops::Const(s, int64_t{0})}, {}, "all_ops_sum",
                      scalars);
+
+  // More transformations (graph/ops/dataset_ops_more.cc).
+  ops::ShardDataset(s, range, int64_t{3}, int64_t{1}, scalars);
+  ops::TakeWhileDataset(s, range, {}, "all_ops_predicate", scalars);
+  ops::ScanDataset(s, range, {ops::Const(s, int64_t{0})}, {}, "all_ops_sum",
+                   scalars);
+  Output windows = ops::WindowDataset(s, range, int64_t{2}, int64_t{1},
+                                      int64_t{1}, false, 1);
+  (void)windows;
+  ops::UniqueDataset(s, range, scalars);
+  ops::IgnoreErrorsDataset(s, mapped, scalars);
+  Output random = ops::RandomDataset(s, int64_t{1}, int64_t{2});
+  ops::DirectedInterleaveDataset(s, random, {range, slices}, false, scalars);
+  ops::RewriteDataset(s, range, ops::Const(s, "replicate_on_split"), scalars);
+  ops::GroupByWindowDataset(s, range, {}, {}, {}, "all_ops_map",
+                            "all_ops_dataset_of", "all_ops_map", scalars);
 
   // Batching and shuffling.
   Output batched = ops::BatchDatasetV2(s, filtered, int64_t{2}, true, vectors);

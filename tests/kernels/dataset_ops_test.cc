@@ -25,6 +25,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "graph/graph_def_file.h"
+#include "graph/ops/dataset_ops_more.h"
 #include "graph/ops/ops.h"
 #include "gtest/gtest.h"
 #include "runtime/session.h"
@@ -34,6 +35,10 @@ namespace dflow {
 namespace {
 
 constexpr char kDir[] = "tests/testdata/tf_dataset/";
+// shard, take_while, scan, window, unique, ignore_errors,
+// sample_from_datasets / choose_from_datasets, group_by_window
+// (tools/tf_reference/make_dataset_more_reference.py).
+constexpr char kMoreDir[] = "tests/testdata/tf_dataset_more/";
 
 // A value of steps.txt: "<dtype> [<shape>] | v0 v1 ..." (strings "x<hex>").
 struct Value {
@@ -117,8 +122,8 @@ struct Step {
   bool new_session = false;
 };
 
-std::vector<Step> ReadSteps() {
-  std::ifstream in(std::string(kDir) + "steps.txt");
+std::vector<Step> ReadSteps(const std::string& dir = kDir) {
+  std::ifstream in(dir + "steps.txt");
   EXPECT_TRUE(in.good());
   std::vector<Step> steps;
   bool new_session = false;
@@ -188,9 +193,9 @@ std::string CodeName(absl::StatusCode code) {
 }
 
 // Replays every step; returns each step's status (for the message checks).
-std::vector<absl::Status> Replay(const std::vector<Step>& steps) {
-  absl::StatusOr<GraphDef> def =
-      ReadGraphDefFile(std::string(kDir) + "graph.pb");
+std::vector<absl::Status> Replay(const std::vector<Step>& steps,
+                                 const std::string& dir = kDir) {
+  absl::StatusOr<GraphDef> def = ReadGraphDefFile(dir + "graph.pb");
   EXPECT_TRUE(def.ok()) << def.status();
   std::vector<absl::Status> statuses;
   if (!def.ok()) return statuses;
@@ -288,6 +293,55 @@ TEST(DatasetOpsTest, TensorFlowsPipelinesGiveTensorFlowsElements) {
           << message;
     }
   }
+}
+
+TEST(DatasetOpsTest, MoreTransformationsGiveTensorFlowsElements) {
+  const std::vector<Step> steps = ReadSteps(kMoreDir);
+  ASSERT_GT(steps.size(), 250u);
+  int ends = 0, elements = 0;
+  for (const Step& step : steps) {
+    ends += step.want_error == "OUT_OF_RANGE";
+    elements += step.want_error.empty();
+  }
+  EXPECT_GT(ends, 40);
+  const std::vector<absl::Status> statuses = Replay(steps, kMoreDir);
+  ASSERT_EQ(statuses.size(), steps.size());
+  for (size_t i = 0; i < steps.size(); ++i) {
+    const Step& step = steps[i];
+    const std::string message(statuses[i].message());
+    if (step.want_error == "OUT_OF_RANGE") {
+      EXPECT_TRUE(absl::EndsWith(message, "(IteratorGetNext): End of sequence"))
+          << "line " << step.line << ": " << message;
+    }
+    if (step.want_error.empty() || step.want_error == "OUT_OF_RANGE") continue;
+    // Bad parameters and selector indices: errors naming the node and op.
+    const std::string first =
+        step.fetches.empty() ? step.targets[0] : step.fetches[0];
+    SCOPED_TRACE(absl::StrCat("line ", step.line, ": ", first));
+    if (absl::StartsWith(first, "shard/")) {
+      EXPECT_TRUE(absl::StrContains(message, "ShardDataset")) << message;
+      EXPECT_TRUE(absl::StrContains(message, "Number of shards") ||
+                  absl::StrContains(message, "Index must be between") ||
+                  absl::StrContains(message, "SHARD_HINT"))
+          << message;
+    } else if (absl::StartsWith(first, "window/")) {
+      EXPECT_TRUE(absl::StrContains(message, "WindowDataset")) << message;
+      EXPECT_TRUE(absl::StrContains(message,
+                                    "Window size must be greater than zero"))
+          << message;
+    } else if (absl::StartsWith(first, "sample/choose_bad")) {
+      EXPECT_TRUE(absl::StrContains(message, "DirectedInterleaveDataset '"))
+          << message;
+      EXPECT_TRUE(
+          absl::StrContains(message, "Selector index out of range: 5 >= 2"))
+          << message;
+    } else {
+      ADD_FAILURE() << "an error TensorFlow's steps did not expect here: "
+                    << message;
+    }
+  }
+  // Every element of every pipeline was compared (Replay); how many.
+  EXPECT_GT(elements, 200);
 }
 
 // ---- Graphs the C++ builders make.
@@ -397,6 +451,95 @@ TEST(DatasetOpsTest, BadInputsAreErrorsNamingTheNode) {
   const absl::Status s = (*session)->Run({}, {}, {"wrong_type"}, &out);
   EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument) << s;
   EXPECT_TRUE(absl::StrContains(s.message(), "int32")) << s;
+}
+
+TEST(DatasetOpsTest, BadParametersOfMoreTransformationsAreErrors) {
+  Scope root = Scope::NewRootScope();
+  Output range = ops::RangeDataset(root, int64_t{0}, int64_t{4}, int64_t{1});
+  ops::ShardDataset(root.WithOpName("no_shards"), range, int64_t{0},
+                    int64_t{0}, Int64Scalars());
+  ops::ShardDataset(root.WithOpName("negative_shards"), range, int64_t{-3},
+                    int64_t{0}, Int64Scalars());
+  ops::ShardDataset(root.WithOpName("shard_index"), range, int64_t{3},
+                    int64_t{3}, Int64Scalars());
+  ops::WindowDataset(root.WithOpName("empty_window"), range, int64_t{0},
+                     int64_t{1}, int64_t{1}, false, 1);
+  ops::WindowDataset(root.WithOpName("no_shift"), range, int64_t{2},
+                     int64_t{0}, int64_t{1}, false, 1);
+  ops::WindowDataset(root.WithOpName("no_stride"), range, int64_t{2},
+                     int64_t{1}, int64_t{-1}, true, 1);
+  Output floats = ops::TensorSliceDataset(
+      root, {ops::Const(root, {1.0f, 2.0f})}, {TensorShape({})});
+  ops::UniqueDataset(root.WithOpName("unique_floats"), floats,
+                     {{DT_FLOAT}, {TensorShape({})}});
+  ASSERT_TRUE(root.status().ok()) << root.status();
+  GraphDef def;
+  root.graph()->ToGraphDef(&def);
+  absl::StatusOr<std::unique_ptr<Session>> session = Session::Create(def);
+  ASSERT_TRUE(session.ok()) << session.status();
+  struct Case {
+    const char* fetch;
+    const char* says;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"no_shards:0", "Number of shards must be greater than zero "
+                           "(currently num_shards = 0)"},
+           {"negative_shards:0", "(currently num_shards = -3)"},
+           {"shard_index:0", "Index must be between 0 and 2 (currently "
+                             "index = 3)"},
+           {"empty_window:0", "Window size must be greater than zero, but "
+                              "got 0"},
+           {"no_shift:0", "Window shift must be greater than zero"},
+           {"no_stride:0", "Window stride must be greater than zero"},
+           {"unique_floats:0", "UniqueDataset only supports inputs with a "
+                               "single `tf.int32`, `tf.int64`, or "
+                               "`tf.string` component."},
+       }) {
+    std::vector<Tensor> out;
+    const absl::Status s = (*session)->Run({}, {c.fetch}, {}, &out);
+    EXPECT_EQ(s.code(), absl::StatusCode::kInvalidArgument)
+        << c.fetch << ": " << s;
+    EXPECT_TRUE(absl::StrContains(s.message(), c.says)) << s;
+    const std::string node(
+        absl::string_view(c.fetch).substr(0, std::string(c.fetch).find(':')));
+    EXPECT_TRUE(absl::StrContains(s.message(), node)) << s;
+  }
+}
+
+// RandomDataset's stream: the words of Philox(seed, seed2) in order, as
+// TensorFlow's RandomDataset gives them; a shard of a unique.
+TEST(DatasetOpsTest, BuildersOfMoreTransformationsRun) {
+  Scope root = Scope::NewRootScope();
+  Output random = ops::RandomDataset(root, int64_t{7}, int64_t{9});
+  const ops::ElementSpec spec = Int64Scalars();
+  Output taken = ops::TakeDataset(root, random, int64_t{8}, spec);
+  Output it = ops::IteratorV2(root.WithOpName("it"), spec);
+  ops::MakeIterator(root.WithOpName("init"), taken, it);
+  ops::IteratorGetNext(root.WithOpName("next"), it, spec);
+  Output values = ops::Const(root, {int64_t{4}, int64_t{4}, int64_t{1},
+                                    int64_t{9}, int64_t{1}, int64_t{4}});
+  Output slices = ops::TensorSliceDataset(root, {values}, {TensorShape({})});
+  Output unique = ops::UniqueDataset(root, slices, spec);
+  Output shard = ops::ShardDataset(root, unique, int64_t{2}, int64_t{0}, spec);
+  Output it2 = ops::IteratorV2(root.WithOpName("it2"), spec);
+  ops::MakeIterator(root.WithOpName("init2"), shard, it2);
+  ops::IteratorGetNext(root.WithOpName("next2"), it2, spec);
+  ASSERT_TRUE(root.status().ok()) << root.status();
+  GraphDef def;
+  root.graph()->ToGraphDef(&def);
+  absl::StatusOr<std::unique_ptr<Session>> session = Session::Create(def);
+  ASSERT_TRUE(session.ok()) << session.status();
+  std::vector<Tensor> out;
+  ASSERT_TRUE((*session)->Run({}, {}, {"init", "init2"}, &out).ok());
+  absl::Status end;
+  const std::vector<int64_t> words = Drain(session->get(), "next:0", &end);
+  // TensorFlow 2.21: tf.raw_ops.RandomDataset(seed=7, seed2=9).take(8).
+  EXPECT_EQ(words, (std::vector<int64_t>{2462361331, 2336002820, 3292225718,
+                                         314718913, 3143212025, 3185396982,
+                                         494761954, 2399460715}));
+  EXPECT_EQ(Drain(session->get(), "next2:0", &end),
+            (std::vector<int64_t>{4, 9}));
+  EXPECT_EQ(end.code(), absl::StatusCode::kOutOfRange) << end;
 }
 
 TEST(DatasetOpsTest, MissingFilesAndBadRecordsAreErrors) {

@@ -239,6 +239,9 @@ const absl::flat_hash_set<std::string>& OpsWithoutGpuKernelYet() {
       "OptimizeDataset", "OptimizeDatasetV2", "ModelDataset",
       "MaxIntraOpParallelismDataset", "PrivateThreadPoolDataset",
       "OptionsDataset", "DatasetCardinality", "DatasetToSingleElement",
+      "ShardDataset", "TakeWhileDataset", "ScanDataset", "WindowDataset",
+      "UniqueDataset", "IgnoreErrorsDataset", "DirectedInterleaveDataset",
+      "RandomDataset", "RewriteDataset", "GroupByWindowDataset",
       // The misc family.
       "LinSpace", "UnravelIndex", "UniqueV2", "UniqueWithCountsV2",
       "NthElement", "TopK", "InTopK", "Mod", "ImageProjectiveTransformV2",

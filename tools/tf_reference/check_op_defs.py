@@ -228,6 +228,10 @@ EXTRA_OPS = [
     "OptimizeDataset", "OptimizeDatasetV2", "ModelDataset",
     "MaxIntraOpParallelismDataset", "PrivateThreadPoolDataset",
     "OptionsDataset", "DatasetCardinality", "DatasetToSingleElement",
+    # More tf.data transformations (graph/ops/dataset_ops_more.cc).
+    "ShardDataset", "TakeWhileDataset", "ScanDataset", "WindowDataset",
+    "UniqueDataset", "IgnoreErrorsDataset", "DirectedInterleaveDataset",
+    "RandomDataset", "RewriteDataset", "GroupByWindowDataset",
     # Everyday ops of the misc family (graph/ops/index_ops_more.cc, ...).
     "LinSpace", "UnravelIndex", "UniqueV2", "UniqueWithCountsV2",
     "NthElement", "TopK", "InTopK", "Mod", "ImageProjectiveTransformV2",
