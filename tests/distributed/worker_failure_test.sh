@@ -49,8 +49,18 @@ start 0
 start 1
 w1=$task_pid
 
-# kill -9 mid-step.
-(sleep 1; kill -9 "$w1"; now >"$tmp/killed_at") &
+# kill -9 mid-step: once worker 1 has spent 0.2 s of CPU time on the slow
+# graph (it is idle before), not a fixed second in: on a loaded machine the
+# run may not have reached the step by then, and a task killed before the
+# step is found by the master's device discovery, which waits up to its
+# 10 s connect timeout for a task to come up.
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+idle_ticks=$(cpu_ticks "$w1")
+(for _ in $(seq 600); do
+   [ $(($(cpu_ticks "$w1") - idle_ticks)) -ge 20 ] && break
+   sleep 0.05
+ done
+ kill -9 "$w1"; now >"$tmp/killed_at") &
 killer=$!
 if "$dflow" run --graph "$tmp/slow.pbtxt" --cluster "$cluster" --fetch out \
     --timeout_ms 60000 >"$tmp/kill.out" 2>&1; then
