@@ -96,6 +96,33 @@ absl::StatusOr<std::shared_ptr<DatasetFunction>> DatasetFunction::FromAttr(
   return f;
 }
 
+std::shared_ptr<const DatasetFunction> DatasetFunctionAttr(
+    OpKernelConstruction* ctx, const char* attr) {
+  if (!ctx->status().ok()) return nullptr;
+  absl::StatusOr<std::shared_ptr<DatasetFunction>> f =
+      DatasetFunction::FromAttr(ctx, attr);
+  if (!f.ok()) {
+    ctx->SetStatus(f.status());
+    return nullptr;
+  }
+  return *std::move(f);
+}
+
+absl::Status CallDatasetFunction(const Dataset& dataset,
+                                 const DatasetFunction& f,
+                                 const DatasetContext& ctx, const Element& args,
+                                 const std::vector<TensorValue>& captured,
+                                 std::vector<Tensor>* results) {
+  absl::Status s =
+      f.Call(ctx, DatasetFunction::Arguments(args, captured), results);
+  if (!s.ok()) {
+    return DatasetError(
+        dataset, absl::Status(s.code(), absl::StrCat("in function '", f.name(),
+                                                     "': ", s.message())));
+  }
+  return s;
+}
+
 absl::Status DatasetFunction::Compile(Device* caller) const {
   // Callers prefix errors with the node and the function's name.
   const std::string label = "compiling the body";

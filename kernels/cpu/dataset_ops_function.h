@@ -81,6 +81,19 @@ class DatasetFunction {
   mutable std::shared_ptr<Executor> executor_;
 };
 
+// Calls `f` on `args` and the captured inputs; an error names the dataset
+// and the function.
+absl::Status CallDatasetFunction(const Dataset& dataset,
+                                 const DatasetFunction& f,
+                                 const DatasetContext& ctx, const Element& args,
+                                 const std::vector<TensorValue>& captured,
+                                 std::vector<Tensor>* results);
+
+// The function of a kernel's func attr `attr`; null, with the error set on
+// `ctx`, when it is not one (or `ctx` has failed already).
+std::shared_ptr<const DatasetFunction> DatasetFunctionAttr(
+    OpKernelConstruction* ctx, const char* attr);
+
 // The captured inputs [begin, end) of a dataset kernel: tensors, or the
 // Var of a resource handle.
 std::vector<TensorValue> CapturedInputs(OpKernelContext* ctx, int begin,

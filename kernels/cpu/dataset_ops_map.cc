@@ -24,21 +24,6 @@
 namespace dflow {
 namespace {
 
-// Calls `f` on an element; an error names the dataset.
-absl::Status CallOn(const Dataset& dataset, const DatasetFunction& f,
-                    const DatasetContext& ctx, const Element& element,
-                    const std::vector<TensorValue>& captured,
-                    std::vector<Tensor>* results) {
-  absl::Status s =
-      f.Call(ctx, DatasetFunction::Arguments(element, captured), results);
-  if (!s.ok()) {
-    return DatasetError(
-        dataset, absl::Status(s.code(), absl::StrCat("in function '", f.name(),
-                                                     "': ", s.message())));
-  }
-  return s;
-}
-
 // ---- MapDataset.
 
 class MapDatasetImpl : public Dataset {
@@ -79,8 +64,8 @@ class MapDatasetImpl : public Dataset {
         return s;
       }
       std::vector<Tensor> results;
-      absl::Status s =
-          CallOn(*d_, *d_->f_, ctx, element, d_->captured_, &results);
+      absl::Status s = CallDatasetFunction(*d_, *d_->f_, ctx, element,
+                                           d_->captured_, &results);
       if (absl::IsOutOfRange(s)) {
         // A function's OutOfRange ends the sequence, as TensorFlow's
         // map does, unless the dataset promised its input's length.
@@ -114,14 +99,8 @@ class FunctionDatasetOp : public DatasetOpKernel {
  public:
   FunctionDatasetOp(OpKernelConstruction* ctx, const char* attr, int trailing)
       : DatasetOpKernel(ctx), trailing_(trailing) {
-    if (!ctx->status().ok()) return;
-    absl::StatusOr<std::shared_ptr<DatasetFunction>> f =
-        DatasetFunction::FromAttr(ctx, attr);
-    if (!f.ok()) {
-      ctx->SetStatus(f.status());
-      return;
-    }
-    f_ = *std::move(f);
+    f_ = DatasetFunctionAttr(ctx, attr);
+    if (f_ == nullptr) return;
     if (ctx->node().FindAttr("preserve_cardinality") != nullptr) {
       ctx->SetStatus(
           ctx->GetAttr("preserve_cardinality", &preserve_cardinality_));
@@ -201,8 +180,8 @@ class FilterDatasetImpl : public Dataset {
           return s;
         }
         std::vector<Tensor> results;
-        if (absl::Status s = CallOn(*d_, *d_->predicate_, ctx, element,
-                                    d_->captured_, &results);
+        if (absl::Status s = CallDatasetFunction(
+                *d_, *d_->predicate_, ctx, element, d_->captured_, &results);
             !s.ok()) {
           return s;
         }
@@ -251,7 +230,8 @@ absl::StatusOr<std::unique_ptr<DatasetIterator>> IteratorOfElement(
     const Dataset& dataset, const DatasetFunction& f, const DatasetContext& ctx,
     const Element& element, const std::vector<TensorValue>& captured) {
   std::vector<Tensor> results;
-  if (absl::Status s = CallOn(dataset, f, ctx, element, captured, &results);
+  if (absl::Status s =
+          CallDatasetFunction(dataset, f, ctx, element, captured, &results);
       !s.ok()) {
     return s;
   }

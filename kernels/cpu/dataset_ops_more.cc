@@ -2,6 +2,8 @@
 // ShardDataset, TakeWhileDataset, ScanDataset, UniqueDataset and
 // IgnoreErrorsDataset. Windows and groups are in dataset_ops_window.cc,
 // sampling from several datasets in dataset_ops_sampling.cc.
+#include "kernels/cpu/dataset_ops_more.h"
+
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -14,16 +16,13 @@
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/dataset_ops.h"
 #include "kernels/cpu/dataset_ops_function.h"
-#include "kernels/cpu/dataset_ops_more.h"
 #include "kernels/cpu/random_ops_philox.h"
 #include "runtime/kernel_registry.h"
 
 namespace dflow {
 namespace {
 
-using dataset_more::CallOn;
 using dataset_more::ElementsDataset;
-using dataset_more::FunctionsDatasetOp;
 using dataset_more::IteratorPtr;
 using dataset_more::ListAttrSize;
 
@@ -117,7 +116,8 @@ class ShardDatasetImpl : public Dataset {
                 *d_, absl::InvalidArgumentError(absl::StrCat(
                          "Could not apply FILE based sharding: the dataset "
                          "only has ",
-                         next_index_, " file(s), which is not enough for the "
+                         next_index_,
+                         " file(s), which is not enough for the "
                          "required ",
                          d_->num_shards_, " shards/workers.")));
           }
@@ -171,7 +171,6 @@ class ShardDatasetOp : public DatasetOpKernel {
   bool require_non_empty_ = false;
 };
 
-
 // ---- TakeWhileDataset.
 
 class TakeWhileDatasetImpl : public Dataset {
@@ -210,17 +209,16 @@ class TakeWhileDatasetImpl : public Dataset {
         return s;
       }
       std::vector<Tensor> results;
-      if (absl::Status s = CallOn(*d_, *d_->predicate_, ctx, element,
-                                  d_->captured_, &results);
+      if (absl::Status s = CallDatasetFunction(
+              *d_, *d_->predicate_, ctx, element, d_->captured_, &results);
           !s.ok()) {
         return s;
       }
       if (results.size() != 1 || results[0].dtype() != DT_BOOL ||
           results[0].NumElements() != 1) {
-        return DatasetError(*d_,
-                            absl::InvalidArgumentError(
-                                "`predicate` must returns a scalar bool "
-                                "tensor."));
+        return DatasetError(*d_, absl::InvalidArgumentError(
+                                     "`predicate` must returns a scalar bool "
+                                     "tensor."));
       }
       if (!*results[0].data<bool>()) {
         input_.reset();
@@ -241,12 +239,12 @@ class TakeWhileDatasetImpl : public Dataset {
   const std::vector<TensorValue> captured_;
 };
 
-class TakeWhileDatasetOp : public FunctionsDatasetOp {
+class TakeWhileDatasetOp : public DatasetOpKernel {
  public:
   explicit TakeWhileDatasetOp(OpKernelConstruction* ctx)
-      : FunctionsDatasetOp(ctx) {
+      : DatasetOpKernel(ctx) {
     if (!ctx->status().ok()) return;
-    predicate_ = Function(ctx, "predicate");
+    predicate_ = DatasetFunctionAttr(ctx, "predicate");
   }
 
  private:
@@ -293,7 +291,9 @@ class ScanDatasetImpl : public Dataset {
   class Iterator : public DatasetIterator {
    public:
     Iterator(std::shared_ptr<const ScanDatasetImpl> d, IteratorPtr input)
-        : d_(std::move(d)), input_(std::move(input)), state_(d_->initial_state_) {}
+        : d_(std::move(d)),
+          input_(std::move(input)),
+          state_(d_->initial_state_) {}
     absl::Status GetNext(const DatasetContext& ctx, Element* out,
                          bool* end) override {
       Element element;
@@ -304,7 +304,8 @@ class ScanDatasetImpl : public Dataset {
       Element args = state_;
       for (Tensor& t : element) args.push_back(std::move(t));
       std::vector<Tensor> results;
-      absl::Status s = CallOn(*d_, *d_->f_, ctx, args, d_->captured_, &results);
+      absl::Status s =
+          CallDatasetFunction(*d_, *d_->f_, ctx, args, d_->captured_, &results);
       if (absl::IsOutOfRange(s)) {
         if (d_->preserve_cardinality_) {
           return absl::InvalidArgumentError(absl::StrCat(
@@ -358,11 +359,11 @@ class ScanDatasetImpl : public Dataset {
   const bool preserve_cardinality_;
 };
 
-class ScanDatasetOp : public FunctionsDatasetOp {
+class ScanDatasetOp : public DatasetOpKernel {
  public:
-  explicit ScanDatasetOp(OpKernelConstruction* ctx) : FunctionsDatasetOp(ctx) {
+  explicit ScanDatasetOp(OpKernelConstruction* ctx) : DatasetOpKernel(ctx) {
     if (!ctx->status().ok()) return;
-    f_ = Function(ctx, "f");
+    f_ = DatasetFunctionAttr(ctx, "f");
     if (!ctx->status().ok()) return;
     ctx->SetStatus(ctx->GetAttr("Tstate", &state_types_));
     if (!ctx->status().ok()) return;
@@ -379,14 +380,12 @@ class ScanDatasetOp : public FunctionsDatasetOp {
     for (int i = 0; i < n_state; ++i) state.push_back(ctx->input(1 + i));
     return std::make_shared<ScanDatasetImpl>(
         info(), *std::move(input), f_, std::move(state), state_types_,
-        CapturedInputs(ctx, 1 + n_state, num_inputs()),
-        preserve_cardinality_);
+        CapturedInputs(ctx, 1 + n_state, num_inputs()), preserve_cardinality_);
   }
   std::shared_ptr<const DatasetFunction> f_;
   std::vector<DataType> state_types_;
   bool preserve_cardinality_ = false;
 };
-
 
 // ---- UniqueDataset.
 
@@ -457,8 +456,7 @@ class UniqueDatasetOp : public DatasetOpKernel {
       return absl::InvalidArgumentError(
           "UniqueDataset only supports inputs with a single component.");
     }
-    if (types[0] != DT_INT32 && types[0] != DT_INT64 &&
-        types[0] != DT_STRING) {
+    if (types[0] != DT_INT32 && types[0] != DT_INT64 && types[0] != DT_STRING) {
       return absl::InvalidArgumentError(
           "UniqueDataset only supports inputs with a single `tf.int32`, "
           "`tf.int64`, or `tf.string` component.");
@@ -514,11 +512,9 @@ class IgnoreErrorsDatasetOp : public DatasetOpKernel {
   absl::StatusOr<DatasetPtr> MakeDataset(OpKernelContext* ctx) override {
     absl::StatusOr<DatasetPtr> input = DatasetInput(ctx, 0, "input_dataset");
     if (!input.ok()) return input.status();
-    return std::make_shared<IgnoreErrorsDatasetImpl>(info(),
-                                                     *std::move(input));
+    return std::make_shared<IgnoreErrorsDatasetImpl>(info(), *std::move(input));
   }
 };
-
 
 DFLOW_REGISTER_KERNEL(KernelDefBuilder("ShardDataset").Device(kDeviceCpu),
                       ShardDatasetOp);

@@ -1,8 +1,7 @@
 // What the kernels of tf.data's further transformations share
 // (dataset_ops_more.cc, dataset_ops_window.cc, dataset_ops_sampling.cc):
-// calling a dataset function with an error that names the dataset, the
-// size of a list(type) attr, the dataset of given elements that window()
-// and group_by_window() hand on, and the base of kernels taking functions.
+// the size of a list(type) attr, the dataset of given elements that window()
+// and group_by_window() hand on.
 #ifndef DFLOW_KERNELS_CPU_DATASET_OPS_MORE_H_
 #define DFLOW_KERNELS_CPU_DATASET_OPS_MORE_H_
 
@@ -20,26 +19,6 @@ namespace dflow {
 namespace dataset_more {
 
 using IteratorPtr = std::unique_ptr<DatasetIterator>;
-
-// Calls `f` on `args`; an error names the dataset and the function.
-inline absl::Status CallOn(const Dataset& dataset, const DatasetFunction& f,
-                    const DatasetContext& ctx, const Element& args,
-                    const std::vector<TensorValue>& captured,
-                    std::vector<Tensor>* results) {
-  absl::Status s =
-      f.Call(ctx, DatasetFunction::Arguments(args, captured), results);
-  if (!s.ok()) {
-    return DatasetError(
-        dataset, absl::Status(s.code(), absl::StrCat("in function '", f.name(),
-                                                     "': ", s.message())));
-  }
-  return s;
-}
-
-inline absl::StatusOr<std::shared_ptr<DatasetFunction>> FunctionAttr(
-    OpKernelConstruction* ctx, const char* attr) {
-  return DatasetFunction::FromAttr(ctx, attr);
-}
 
 // The number of entries of a list(type) attr (the inputs it types).
 inline int ListAttrSize(OpKernelConstruction* ctx, const char* attr) {
@@ -84,27 +63,6 @@ class ElementsDataset : public Dataset {
     size_t next_ = 0;
   };
   const std::vector<Element> elements_;
-};
-
-// ---- What function-calling kernels share: the captured inputs of each
-// function, by the list attrs that type them.
-
-class FunctionsDatasetOp : public DatasetOpKernel {
- public:
-  using DatasetOpKernel::DatasetOpKernel;
-
- protected:
-  std::shared_ptr<const DatasetFunction> Function(OpKernelConstruction* ctx,
-                                                  const char* attr) {
-    if (!ctx->status().ok()) return nullptr;
-    absl::StatusOr<std::shared_ptr<DatasetFunction>> f =
-        FunctionAttr(ctx, attr);
-    if (!f.ok()) {
-      ctx->SetStatus(f.status());
-      return nullptr;
-    }
-    return *std::move(f);
-  }
 };
 
 }  // namespace dataset_more

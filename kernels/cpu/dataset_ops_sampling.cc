@@ -21,9 +21,7 @@
 namespace dflow {
 namespace {
 
-using dataset_more::CallOn;
 using dataset_more::ElementsDataset;
-using dataset_more::FunctionsDatasetOp;
 using dataset_more::IteratorPtr;
 using dataset_more::ListAttrSize;
 

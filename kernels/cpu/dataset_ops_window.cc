@@ -20,9 +20,7 @@
 namespace dflow {
 namespace {
 
-using dataset_more::CallOn;
 using dataset_more::ElementsDataset;
-using dataset_more::FunctionsDatasetOp;
 using dataset_more::IteratorPtr;
 using dataset_more::ListAttrSize;
 
@@ -158,16 +156,14 @@ class WindowDatasetOp : public DatasetOpKernel {
     absl::StatusOr<bool> drop = BoolInput(ctx, 4, "drop_remainder");
     if (!drop.ok()) return drop.status();
     if (types().size() != (*input)->types().size()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "output_types has ", types().size(), " components, the input ",
-          (*input)->types().size()));
+      return absl::InvalidArgumentError(
+          absl::StrCat("output_types has ", types().size(),
+                       " components, the input ", (*input)->types().size()));
     }
-    return std::make_shared<WindowDatasetImpl>(info(), *std::move(input),
-                                               values[0], values[1], values[2],
-                                               *drop);
+    return std::make_shared<WindowDatasetImpl>(
+        info(), *std::move(input), values[0], values[1], values[2], *drop);
   }
 };
-
 
 // ---- GroupByWindowDataset.
 
@@ -219,7 +215,8 @@ class GroupByWindowDatasetImpl : public Dataset {
           }
           if (end_of_input_) break;
           std::vector<Tensor> key_out;
-          if (absl::Status s = CallOn(*d_, *d_->f_.key, ctx, element,
+          if (absl::Status s =
+                  CallDatasetFunction(*d_, *d_->f_.key, ctx, element,
                                       d_->f_.key_captured, &key_out);
               !s.ok()) {
             return s;
@@ -233,9 +230,9 @@ class GroupByWindowDatasetImpl : public Dataset {
           const int64_t key = *key_out[0].data<int64_t>();
           if (window_sizes_.find(key) == window_sizes_.end()) {
             std::vector<Tensor> size_out;
-            if (absl::Status s =
-                    CallOn(*d_, *d_->f_.window_size, ctx, {key_out[0]},
-                           d_->f_.window_size_captured, &size_out);
+            if (absl::Status s = CallDatasetFunction(
+                    *d_, *d_->f_.window_size, ctx, {key_out[0]},
+                    d_->f_.window_size_captured, &size_out);
                 !s.ok()) {
               return s;
             }
@@ -278,14 +275,14 @@ class GroupByWindowDatasetImpl : public Dataset {
       std::vector<Element> group = std::move(groups_[key]);
       groups_.erase(key);
       const Dataset& input = *d_->input_;
-      Element args = {Tensor::Scalar<int64_t>(key),
-                      DatasetTensor(std::make_shared<ElementsDataset>(
-                          Info{d_->node(), d_->op(), input.types(),
-                               input.shapes()},
-                          std::move(group)))};
+      Element args = {
+          Tensor::Scalar<int64_t>(key),
+          DatasetTensor(std::make_shared<ElementsDataset>(
+              Info{d_->node(), d_->op(), input.types(), input.shapes()},
+              std::move(group)))};
       std::vector<Tensor> results;
-      if (absl::Status s = CallOn(*d_, *d_->f_.reduce, ctx, args,
-                                  d_->f_.reduce_captured, &results);
+      if (absl::Status s = CallDatasetFunction(
+              *d_, *d_->f_.reduce, ctx, args, d_->f_.reduce_captured, &results);
           !s.ok()) {
         return s;
       }
@@ -322,14 +319,14 @@ class GroupByWindowDatasetImpl : public Dataset {
   const Functions f_;
 };
 
-class GroupByWindowDatasetOp : public FunctionsDatasetOp {
+class GroupByWindowDatasetOp : public DatasetOpKernel {
  public:
   explicit GroupByWindowDatasetOp(OpKernelConstruction* ctx)
-      : FunctionsDatasetOp(ctx) {
+      : DatasetOpKernel(ctx) {
     if (!ctx->status().ok()) return;
-    key_ = Function(ctx, "key_func");
-    reduce_ = Function(ctx, "reduce_func");
-    window_size_ = Function(ctx, "window_size_func");
+    key_ = DatasetFunctionAttr(ctx, "key_func");
+    reduce_ = DatasetFunctionAttr(ctx, "reduce_func");
+    window_size_ = DatasetFunctionAttr(ctx, "window_size_func");
     n_key_ = ListAttrSize(ctx, "Tkey_func_other_arguments");
     n_reduce_ = ListAttrSize(ctx, "Treduce_func_other_arguments");
   }
@@ -347,13 +344,12 @@ class GroupByWindowDatasetOp : public FunctionsDatasetOp {
     f.key_captured = CapturedInputs(ctx, begin, reduce_begin);
     f.reduce_captured = CapturedInputs(ctx, reduce_begin, size_begin);
     f.window_size_captured = CapturedInputs(ctx, size_begin, num_inputs());
-    return std::make_shared<GroupByWindowDatasetImpl>(
-        info(), *std::move(input), std::move(f));
+    return std::make_shared<GroupByWindowDatasetImpl>(info(), *std::move(input),
+                                                      std::move(f));
   }
   std::shared_ptr<const DatasetFunction> key_, reduce_, window_size_;
   int n_key_ = 0, n_reduce_ = 0;
 };
-
 
 DFLOW_REGISTER_KERNEL(KernelDefBuilder("WindowDataset").Device(kDeviceCpu),
                       WindowDatasetOp);
