@@ -2,7 +2,8 @@
 // `dflow worker`'s WorkerService RecvTensor, the receiver pulling what a
 // _Send of a registered graph left in a step) next to a raw TCP socket
 // (a request byte, then the payload, between preallocated buffers) and
-// memcpy, from 1 KB to 256 MB, in one run; and the latency of a RecvTensor
+// memcpy, from 1 KB to 256 MB, in one run, gRPC's and TCP's transfers
+// alternating; and the latency of a RecvTensor
 // of 4 bytes (p50, p99). Prints, per size:
 //   metric transfer_gbps_<bytes> grpc=<GB/s> tcp=<GB/s> memcpy=<GB/s>
 //          grpc_vs_tcp=<ratio>
@@ -79,57 +80,72 @@ bool RecvAll(int fd, char* p, size_t n) {
   return true;
 }
 
-// Seconds per transfer of `bytes` over a loopback TCP connection: the
-// client sends one byte, the server answers with the payload.
-absl::StatusOr<std::vector<double>> TcpTimes(size_t bytes, int reps) {
-  sockaddr_in addr;
-  absl::StatusOr<int> bound = BindLoopback(&addr);
-  if (!bound.ok()) return bound.status();
-  const int listener = *bound;
-  listen(listener, 1);
-  std::thread server([listener, bytes, reps] {
-    int fd = accept(listener, nullptr, nullptr);
+// A loopback TCP connection that answers a request byte with `bytes` of
+// payload (a server thread); Transfer() times one round. It stays open for
+// all the repetitions of a size, so that its transfers alternate with
+// gRPC's and both see the same moments of a noisy machine.
+class TcpLink {
+ public:
+  static absl::StatusOr<std::unique_ptr<TcpLink>> Open(size_t bytes) {
+    auto link = std::unique_ptr<TcpLink>(new TcpLink(bytes));
+    sockaddr_in addr;
+    absl::StatusOr<int> bound = BindLoopback(&addr);
+    if (!bound.ok()) return bound.status();
+    link->listener_ = *bound;
+    listen(link->listener_, 1);
+    link->server_ = std::thread([l = link.get()] { l->Serve(); });
+    link->fd_ = socket(AF_INET, SOCK_STREAM, 0);
+    if (connect(link->fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) !=
+        0) {
+      return absl::UnavailableError(
+          absl::StrCat("cannot connect: ", std::strerror(errno)));
+    }
+    int one = 1;
+    setsockopt(link->fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    return link;
+  }
+
+  ~TcpLink() {
+    if (fd_ >= 0) close(fd_);  // ends the server's loop
+    if (listener_ >= 0) shutdown(listener_, SHUT_RDWR);  // or its accept
+    if (server_.joinable()) server_.join();
+    if (listener_ >= 0) close(listener_);
+  }
+
+  // Seconds for one request and its payload.
+  absl::StatusOr<double> Transfer() {
+    const char request = 1;
+    const auto begin = Clock::now();
+    if (!SendAll(fd_, &request, 1) ||
+        !RecvAll(fd_, buffer_.data(), buffer_.size())) {
+      return absl::UnavailableError(
+          absl::StrCat("a TCP transfer of ", buffer_.size(),
+                       " bytes failed: ", std::strerror(errno)));
+    }
+    return Seconds(begin, Clock::now());
+  }
+
+ private:
+  explicit TcpLink(size_t bytes) : buffer_(bytes) {}
+
+  void Serve() {
+    const int fd = accept(listener_, nullptr, nullptr);
+    if (fd < 0) return;
     int one = 1;
     setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-    std::vector<char> payload(bytes, 7);
+    std::vector<char> payload(buffer_.size(), 7);
     char request;
-    for (int r = 0; r < reps; ++r) {
-      if (!RecvAll(fd, &request, 1) || !SendAll(fd, payload.data(), bytes)) {
-        break;
-      }
+    while (RecvAll(fd, &request, 1) &&
+           SendAll(fd, payload.data(), payload.size())) {
     }
     close(fd);
-  });
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
-    const absl::Status failed = absl::UnavailableError(
-        absl::StrCat("cannot connect: ", std::strerror(errno)));
-    shutdown(listener, SHUT_RDWR);  // the server's accept returns
-    server.join();
-    close(listener);
-    close(fd);
-    return failed;
   }
-  int one = 1;
-  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-  std::vector<char> buffer(bytes);
-  std::vector<double> times;
-  const char request = 1;
-  bool ok = true;
-  for (int r = 0; r < reps && ok; ++r) {
-    const auto begin = Clock::now();
-    ok = SendAll(fd, &request, 1) && RecvAll(fd, buffer.data(), bytes);
-    times.push_back(Seconds(begin, Clock::now()));
-  }
-  close(fd);  // ends the server's loop too
-  server.join();
-  close(listener);
-  if (!ok) {
-    return absl::UnavailableError(absl::StrCat(
-        "a TCP transfer of ", bytes, " bytes failed: ", std::strerror(errno)));
-  }
-  return times;
-}
+
+  std::vector<char> buffer_;
+  int listener_ = -1;
+  int fd_ = -1;
+  std::thread server_;
+};
 
 absl::StatusOr<std::vector<double>> MemcpyTimes(size_t bytes, int reps) {
   std::vector<char> a(bytes, 1), b(bytes, 2);
@@ -199,8 +215,11 @@ absl::Status RunBench(int reps, int max_mb) {
   int64_t step = 1;
 
   // RecvTensor of `bytes`: seconds per call, the step's value already sent.
-  auto grpc_times = [&](size_t bytes,
-                        int n) -> absl::StatusOr<std::vector<double>> {
+  // With a `tcp` link, each call is followed by one TCP transfer, timed
+  // into `tcp_times`.
+  auto grpc_times = [&](size_t bytes, int n, TcpLink* tcp,
+                        std::vector<double>* tcp_times)
+      -> absl::StatusOr<std::vector<double>> {
     absl::StatusOr<dflow::GraphDef> sender = SenderGraph(bytes);
     if (!sender.ok()) return sender.status();
     dflow::RegisterGraphRequest request;
@@ -265,6 +284,11 @@ absl::Status RunBench(int reps, int max_mb) {
                                                 " floats, not ", bytes / 4));
       }
       previous = step;
+      if (tcp != nullptr) {
+        absl::StatusOr<double> t = tcp->Transfer();
+        if (!t.ok()) return t.status();
+        tcp_times->push_back(*t);
+      }
     }
     return times;
   };
@@ -275,14 +299,25 @@ absl::Status RunBench(int reps, int max_mb) {
   }
   std::printf("loopback transfers, medians of %d (GB/s, 1e9 bytes)\n", reps);
   for (size_t bytes : sizes) {
-    absl::StatusOr<std::vector<double>> grpc = grpc_times(bytes, reps);
+    absl::StatusOr<std::unique_ptr<TcpLink>> link = TcpLink::Open(bytes);
+    if (!link.ok()) return link.status();
+    // A warm-up round of each, then the timed rounds alternating.
+    if (absl::StatusOr<std::vector<double>> warm = grpc_times(bytes, 1, nullptr,
+                                                               nullptr);
+        !warm.ok()) {
+      return warm.status();
+    }
+    if (absl::StatusOr<double> warm = (*link)->Transfer(); !warm.ok()) {
+      return warm.status();
+    }
+    std::vector<double> tcp;
+    absl::StatusOr<std::vector<double>> grpc =
+        grpc_times(bytes, reps, link->get(), &tcp);
     if (!grpc.ok()) return grpc.status();
-    absl::StatusOr<std::vector<double>> tcp = TcpTimes(bytes, reps);
-    if (!tcp.ok()) return tcp.status();
     absl::StatusOr<std::vector<double>> copy = MemcpyTimes(bytes, reps);
     if (!copy.ok()) return copy.status();
     const double grpc_gbps = bytes / Median(*grpc) / 1e9;
-    const double tcp_gbps = bytes / Median(*tcp) / 1e9;
+    const double tcp_gbps = bytes / Median(tcp) / 1e9;
     std::printf(
         "metric transfer_gbps_%zu grpc=%.3f tcp=%.3f memcpy=%.3f "
         "grpc_vs_tcp=%.2f\n",
@@ -290,7 +325,7 @@ absl::Status RunBench(int reps, int max_mb) {
         grpc_gbps / tcp_gbps);
     std::fflush(stdout);
   }
-  absl::StatusOr<std::vector<double>> latency = grpc_times(4, 200);
+  absl::StatusOr<std::vector<double>> latency = grpc_times(4, 200, nullptr, nullptr);
   if (!latency.ok()) return latency.status();
   std::sort(latency->begin(), latency->end());
   std::printf("metric recv_tensor_latency_us p50=%.1f p99=%.1f\n",
