@@ -607,6 +607,22 @@ void BuildGraphWithEveryOp(const Scope& root) {
             std::vector<TensorShape>{TensorShape({-1}), TensorShape({})})
       .Finalize();
   (void)parsed;
+  // A StagingArea (graph/ops/data_flow_ops_staging.cc): its ops name it by
+  // shared_name.
+  const std::vector<DataType> staged_types = {DT_FLOAT, DT_STRING};
+  auto staging = [&](const char* op) {
+    return OpBuilder(in, op)
+        .Attr("shared_name", "all_ops_staging")
+        .Attr("capacity", 2);
+  };
+  staging("Stage").InputList({h, ops::Const(in, "x")}).Finalize();
+  staging("Unstage").Attr("dtypes", staged_types).Finalize();
+  staging("StagePeek")
+      .Input(ops::Const(in, 0))
+      .Attr("dtypes", staged_types)
+      .Finalize();
+  staging("StageSize").Attr("dtypes", staged_types).Finalize();
+  staging("StageClear").Attr("dtypes", staged_types).Finalize();
 
   // Conditionals (graph/ops/control_flow_ops.h). If and StatelessIf name
   // library functions, and _ToBool is their lowering's helper: see

@@ -242,6 +242,8 @@ const absl::flat_hash_set<std::string>& OpsWithoutGpuKernelYet() {
       "ShardDataset", "TakeWhileDataset", "ScanDataset", "WindowDataset",
       "UniqueDataset", "IgnoreErrorsDataset", "DirectedInterleaveDataset",
       "RandomDataset", "RewriteDataset", "GroupByWindowDataset",
+      // StagingArea.
+      "Stage", "Unstage", "StagePeek", "StageSize", "StageClear",
       // The misc family.
       "LinSpace", "UnravelIndex", "UniqueV2", "UniqueWithCountsV2",
       "NthElement", "TopK", "InTopK", "Mod", "ImageProjectiveTransformV2",

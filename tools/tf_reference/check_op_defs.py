@@ -232,6 +232,8 @@ EXTRA_OPS = [
     "ShardDataset", "TakeWhileDataset", "ScanDataset", "WindowDataset",
     "UniqueDataset", "IgnoreErrorsDataset", "DirectedInterleaveDataset",
     "RandomDataset", "RewriteDataset", "GroupByWindowDataset",
+    # StagingArea (multi-GPU input pipelines: tf_cnn_benchmarks).
+    "Stage", "Unstage", "StagePeek", "StageSize", "StageClear",
     # Everyday ops of the misc family (graph/ops/index_ops_more.cc, ...).
     "LinSpace", "UnravelIndex", "UniqueV2", "UniqueWithCountsV2",
     "NthElement", "TopK", "InTopK", "Mod", "ImageProjectiveTransformV2",
