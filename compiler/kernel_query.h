@@ -29,6 +29,16 @@ class KernelQuery {
   // Empty when none are, or when there is no such kernel.
   virtual std::vector<std::string> HostMemoryArgs(
       const Node& node, absl::string_view device_type) const = 0;
+
+  // For errors about a node SupportedDeviceTypes finds no kernel for: the
+  // op's kernels and the dtypes they take, next to the node's, e.g.
+  // "its kernels: ResourceConditionalAccumulator on CPU with dtype in
+  // {float, double}; this node has dtype half". Empty when the op has no
+  // kernel at all, or the query cannot say.
+  virtual std::string DescribeKernels(const Node& node) const {
+    (void)node;
+    return "";
+  }
 };
 
 }  // namespace dflow

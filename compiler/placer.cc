@@ -182,12 +182,16 @@ absl::StatusOr<std::vector<std::string>> Placer::CommonTypes(
         m.kernel_types.begin(), m.kernel_types.end(),
         [&](const std::string& t) { return present_types_.contains(t); });
     if (!any) {
+      // An op with kernels, none for this node's dtypes, says which they
+      // take.
+      const std::string kernels = kernels_.DescribeKernels(*m.node);
       return absl::InvalidArgumentError(absl::StrCat(
           m.label(),
           " has no kernel for any device of this session (this "
           "session has ",
           SessionDevices(), "; device types with a kernel for ", m.node->op(),
-          ": ", KernelTypes(m), ")", DescribeGroup(members, group),
+          ": ", KernelTypes(m), kernels.empty() ? "" : "; ", kernels, ")",
+          DescribeGroup(members, group),
           "; run it where such a device exists, or register a kernel for ",
           m.node->op(), " on one of this session's device types"));
     }

@@ -2,9 +2,35 @@
 
 #include <algorithm>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "graph/device_spec.h"
 
 namespace dflow {
+
+std::string RegistryKernelQuery::DescribeKernels(const Node& node) const {
+  const std::vector<KernelDef> defs = registry_->DefinitionsForOp(node.op());
+  if (defs.empty()) return "";
+  std::vector<std::string> kernels, attrs;
+  for (const KernelDef& def : defs) {
+    kernels.push_back(def.DebugString());
+    for (const auto& [attr, allowed] : def.type_constraints) {
+      DataType t = DT_INVALID;
+      const std::string value = node.GetAttr(attr, &t).ok()
+                                    ? DataTypeName(t)
+                                    : std::string("no value");
+      const std::string described = absl::StrCat(attr, " ", value);
+      if (std::find(attrs.begin(), attrs.end(), described) == attrs.end()) {
+        attrs.push_back(described);
+      }
+    }
+  }
+  std::string out = absl::StrCat("its kernels: ", absl::StrJoin(kernels, "; "));
+  if (!attrs.empty()) {
+    absl::StrAppend(&out, "; this node has ", absl::StrJoin(attrs, ", "));
+  }
+  return out;
+}
 
 absl::StatusOr<std::vector<PlacementDevice>> PlacementDevicesOf(
     const DeviceSet& set) {

@@ -40,6 +40,7 @@ class RegistryKernelQuery : public KernelQuery {
       const Node& node, absl::string_view device_type) const override {
     return registry_->HostMemoryArgs(node, device_type);
   }
+  std::string DescribeKernels(const Node& node) const override;
 
  private:
   const KernelRegistry* registry_;

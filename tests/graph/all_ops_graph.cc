@@ -623,6 +623,31 @@ void BuildGraphWithEveryOp(const Scope& root) {
       .Finalize();
   staging("StageSize").Attr("dtypes", staged_types).Finalize();
   staging("StageClear").Attr("dtypes", staged_types).Finalize();
+  // A conditional accumulator (graph/ops/data_flow_ops_accumulator.cc), as
+  // SyncReplicasOptimizer writes one per variable.
+  Output accumulator =
+      OpBuilder(in, "ResourceConditionalAccumulator")
+          .Attr("dtype", DT_FLOAT)
+          .Attr("shape", TensorShape::Unknown())
+          .Attr("shared_name", "all_ops_accumulator")
+          .Finalize()
+          .output(0);
+  Output local_step = ops::Const(in, int64_t{0});
+  OpBuilder(in, "ResourceAccumulatorApplyGradient")
+      .Input(accumulator)
+      .Input(local_step)
+      .Input(h)
+      .Finalize();
+  OpBuilder(in, "ResourceAccumulatorTakeGradient")
+      .Input(accumulator)
+      .Input(ops::Const(in, 1))
+      .Attr("dtype", DT_FLOAT)
+      .Finalize();
+  OpBuilder(in, "ResourceAccumulatorNumAccumulated").Input(accumulator).Finalize();
+  OpBuilder(in, "ResourceAccumulatorSetGlobalStep")
+      .Input(accumulator)
+      .Input(local_step)
+      .Finalize();
 
   // Conditionals (graph/ops/control_flow_ops.h). If and StatelessIf name
   // library functions, and _ToBool is their lowering's helper: see

@@ -244,6 +244,10 @@ const absl::flat_hash_set<std::string>& OpsWithoutGpuKernelYet() {
       "RandomDataset", "RewriteDataset", "GroupByWindowDataset",
       // StagingArea.
       "Stage", "Unstage", "StagePeek", "StageSize", "StageClear",
+      // SyncReplicasOptimizer's conditional accumulators.
+      "ResourceConditionalAccumulator", "ResourceAccumulatorApplyGradient",
+      "ResourceAccumulatorTakeGradient", "ResourceAccumulatorNumAccumulated",
+      "ResourceAccumulatorSetGlobalStep",
       // The misc family.
       "LinSpace", "UnravelIndex", "UniqueV2", "UniqueWithCountsV2",
       "NthElement", "TopK", "InTopK", "Mod", "ImageProjectiveTransformV2",

@@ -234,6 +234,10 @@ EXTRA_OPS = [
     "RandomDataset", "RewriteDataset", "GroupByWindowDataset",
     # StagingArea (multi-GPU input pipelines: tf_cnn_benchmarks).
     "Stage", "Unstage", "StagePeek", "StageSize", "StageClear",
+    # SyncReplicasOptimizer's conditional accumulators.
+    "ResourceConditionalAccumulator", "ResourceAccumulatorApplyGradient",
+    "ResourceAccumulatorTakeGradient", "ResourceAccumulatorNumAccumulated",
+    "ResourceAccumulatorSetGlobalStep",
     # Everyday ops of the misc family (graph/ops/index_ops_more.cc, ...).
     "LinSpace", "UnravelIndex", "UniqueV2", "UniqueWithCountsV2",
     "NthElement", "TopK", "InTopK", "Mod", "ImageProjectiveTransformV2",
