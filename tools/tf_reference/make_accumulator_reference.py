@@ -35,7 +35,7 @@ os.environ.setdefault("CUDA_VISIBLE_DEVICES", "")
 import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 
-from value_cases import fmt, head  # noqa: E402
+from value_cases import write_cases  # noqa: E402
 
 tf1 = tf.compat.v1
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
@@ -125,24 +125,16 @@ def main():
                "ResourceAccumulatorNumAccumulated",
                "ResourceAccumulatorSetGlobalStep"):
     assert want in ops, (want, ops)
-  with open(os.path.join(OUT, "graph.pb"), "wb") as f:
-    f.write(g.as_graph_def().SerializeToString(deterministic=True))
-  lines = ["# Written by tools/tf_reference/make_accumulator_reference.py "
-           "with TensorFlow %s: the values after %d rounds of two workers' "
-           "steps and the chief's sync, then the extra accumulator's "
-           "sequence %s (global step 3) and one take of 2."
-           % (tf.__version__, ROUNDS, EXTRA)]
-  for k, v in FEEDS.items():
-    lines.append("%s | %s" % (head("feed", k, v), fmt(v)))
   # extra_take and extra_num (after the take) are fetched after the others,
   # in that order; the out_ values in one run before them.
-  after_take = {"extra_take": "extra_take", "extra_num_after_take": "extra_num"}
-  for k in sorted(values):
-    name = after_take.get(k, "out_" + k)
-    lines.append("%s | %s" % (head("fetch", name, values[k]),
-                              fmt(values[k])))
-  with open(os.path.join(OUT, "cases.txt"), "w") as f:
-    f.write("\n".join(lines) + "\n")
+  write_cases(OUT, g.as_graph_def(),
+              "Written by tools/tf_reference/make_accumulator_reference.py "
+              "with TensorFlow %s: the values after %d rounds of two workers' "
+              "steps and the chief's sync, then the extra accumulator's "
+              "sequence %s (global step 3) and one take of 2."
+              % (tf.__version__, ROUNDS, EXTRA), FEEDS, values,
+              names={"extra_take": "extra_take",
+                     "extra_num_after_take": "extra_num"})
   print("wrote", OUT, len(values), "fetches; ops:", ops)
 
 

@@ -34,7 +34,7 @@ import numpy as np  # noqa: E402
 import tensorflow as tf  # noqa: E402
 from tensorflow.python.ops import data_flow_ops  # noqa: E402
 
-from value_cases import fmt, head  # noqa: E402
+from value_cases import write_cases  # noqa: E402
 
 tf1 = tf.compat.v1
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
@@ -139,18 +139,10 @@ def main():
   ops = sorted({n.op for n in g.as_graph_def().node})
   for want in ("Stage", "Unstage", "StagePeek", "StageSize", "StageClear"):
     assert want in ops, (want, ops)
-  with open(os.path.join(OUT, "graph.pb"), "wb") as f:
-    f.write(g.as_graph_def().SerializeToString(deterministic=True))
-  lines = ["# Written by tools/tf_reference/make_staging_reference.py "
-           "with TensorFlow %s: the results after %d runs of `train`."
-           % (tf.__version__, STEPS)]
-  for k, v in FEEDS.items():
-    lines.append("%s | %s" % (head("feed", k, v), fmt(v)))
-  for k in sorted(values):
-    lines.append("%s | %s" % (head("fetch", "out_" + k, values[k]),
-                              fmt(values[k])))
-  with open(os.path.join(OUT, "cases.txt"), "w") as f:
-    f.write("\n".join(lines) + "\n")
+  write_cases(OUT, g.as_graph_def(),
+              "Written by tools/tf_reference/make_staging_reference.py with "
+              "TensorFlow %s: the results after %d runs of `train`."
+              % (tf.__version__, STEPS), FEEDS, values)
   print("wrote", OUT, len(values), "fetches")
 
 

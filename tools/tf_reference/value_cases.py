@@ -8,6 +8,10 @@ integers and bools as integers, float64 with "%.17g" and other floats with
 "%.9g" (both exact), row-major. A complex element is two values, its real
 and imaginary parts (complex128's with "%.17g", complex64's with "%.9g"):
 "re0 im0 re1 im1 ...", with the complex dtype named in the line.
+
+write_cases writes a reference directory (graph.pb and cases.txt) in one
+call; the scripts from session 18 on use it, the older ones still write
+the same lines themselves.
 """
 import numpy as np
 
@@ -28,3 +32,25 @@ def head(kind, name, a, dtype=None):
   a = np.asarray(a)
   return "%s %s %s [%s]" % (kind, name, dtype or a.dtype.name,
                             ",".join(str(d) for d in a.shape))
+
+
+def write_cases(out_dir, graph_def, comment, feeds, fetches, names=None):
+  """Writes out_dir/graph.pb (graph_def, deterministic bytes) and
+  out_dir/cases.txt: the `comment` line, a feed line per item of `feeds`
+  (name -> array, in order) and a fetch line per item of `fetches` (key ->
+  array, sorted by key), named names[key] when given, else "out_" + key.
+  Returns the number of fetch lines."""
+  import os
+  names = names or {}
+  with open(os.path.join(out_dir, "graph.pb"), "wb") as f:
+    f.write(graph_def.SerializeToString(deterministic=True))
+  lines = ["# " + comment]
+  for k, v in feeds.items():
+    lines.append("%s | %s" % (head("feed", k, v), fmt(v)))
+  for k in sorted(fetches):
+    name = names.get(k, "out_" + k)
+    lines.append("%s | %s" % (head("fetch", name, fetches[k]),
+                              fmt(fetches[k])))
+  with open(os.path.join(out_dir, "cases.txt"), "w") as f:
+    f.write("\n".join(lines) + "\n")
+  return len(fetches)
