@@ -16,6 +16,9 @@ void BuildGraphWithEveryOp(const Scope& root);
 void BuildTextAndCtcOps(const Scope& root);  // all_ops_graph_text.cc
 // all_ops_graph_loops.cc, given a float value `h` to push and write.
 void AddLoopAccumulatorsToEveryOpGraph(const Scope& root, Output h);
+// all_ops_graph_input.cc (queues, readers, tf.Example parsing, a
+// StagingArea, a conditional accumulator), given a float value `h` to stage.
+void AddInputPipelineOpsToEveryOpGraph(const Scope& root, Output h);
 // all_ops_graph_images.cc, given the graph's [8, 32, 32, 3] float images.
 void AddImageOpsToEveryOpGraph(const Scope& root, Output x);
 // Its complex-number, FFT and audio ops (all_ops_graph_signal.cc), called
