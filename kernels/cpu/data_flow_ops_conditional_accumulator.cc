@@ -24,7 +24,7 @@ void DivideBy(int32_t count, Tensor* sum) {
   for (int64_t i = 0; i < n; ++i) s[i] /= divisor;
 }
 
-void RunAll(std::list<std::function<void()>>& callbacks) {
+void RunAll(std::vector<std::function<void()>>& callbacks) {
   for (auto& callback : callbacks) callback();
 }
 

@@ -20,6 +20,7 @@
 #include <list>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "graph/tensor.h"
@@ -60,7 +61,7 @@ class ConditionalAccumulator : public ResourceBase {
     int32_t num_required = 1;
     TakeDone done;
   };
-  using Callbacks = std::list<std::function<void()>>;
+  using Callbacks = std::vector<std::function<void()>>;
   // Completes the pending takes the count allows, in arrival order. mu_ held.
   void ServeTakes(Callbacks* callbacks);
   // The mean or sum of what is accumulated; then empties it. mu_ held.

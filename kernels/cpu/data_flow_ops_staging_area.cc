@@ -54,9 +54,9 @@ void StagingArea::Progress(Callbacks* callbacks) {
     // peek waits for its index without holding back the requests after it.
     for (auto it = gets_.begin(); it != gets_.end();) {
       if (it->remove && !buffer_.empty()) {
-        Tuple element = std::move(buffer_.front());
+        Tuple element = std::move(buffer_.front().element);
+        bytes_ -= buffer_.front().bytes;
         buffer_.pop_front();
-        bytes_ -= TupleBytes(element);
         callbacks->push_back(
             [done = std::move(it->done), element = std::move(element)] {
               done(absl::OkStatus(), element);
@@ -66,7 +66,7 @@ void StagingArea::Progress(Callbacks* callbacks) {
       } else if (!it->remove &&
                  it->index < static_cast<int64_t>(buffer_.size())) {
         callbacks->push_back(
-            [done = std::move(it->done), element = buffer_[it->index]] {
+            [done = std::move(it->done), element = buffer_[it->index].element] {
               done(absl::OkStatus(), element);
             });
         it = gets_.erase(it);
@@ -78,7 +78,7 @@ void StagingArea::Progress(Callbacks* callbacks) {
     while (!puts_.empty() && Fits(puts_.front().bytes)) {
       PendingPut& put = puts_.front();
       bytes_ += put.bytes;
-      buffer_.push_back(std::move(put.element));
+      buffer_.push_back(Staged{std::move(put.element), put.bytes});
       callbacks->push_back(
           [done = std::move(put.done)] { done(absl::OkStatus()); });
       puts_.pop_front();

@@ -52,6 +52,10 @@ class StagingArea : public ResourceBase {
   void Clear();
 
  private:
+  struct Staged {
+    Tuple element;
+    int64_t bytes = 0;  // TupleBytes(element), counted once
+  };
   struct PendingPut {
     Tuple element;
     int64_t bytes = 0;
@@ -74,7 +78,7 @@ class StagingArea : public ResourceBase {
   const int64_t capacity_;
   const int64_t memory_limit_;
   std::mutex mu_;
-  std::deque<Tuple> buffer_;       // mu_
+  std::deque<Staged> buffer_;      // mu_
   int64_t bytes_ = 0;              // mu_: of the tuples in buffer_
   std::list<PendingPut> puts_;     // mu_
   std::list<PendingGet> gets_;     // mu_: gets and peeks
