@@ -333,6 +333,20 @@ class Simplifier {
     (*sum_def.mutable_attr())["N"] = MakeAttr(static_cast<int64_t>(n));
     absl::StatusOr<Node*> sum = add("sum", "AddN", parts, std::move(sum_def));
     if (!sum.ok()) return sum.status();
+    // The sum skips the ExpandDims and the ConcatV2: it waits for what they
+    // waited for (a gradient gate's NoOp, moved onto them from a bypassed
+    // Identity, orders an in-place variable update after the reads it
+    // guards).
+    for (int i = 0; i < n; ++i) {
+      const Node* expand = InputOf(concat, i)->node;
+      for (Node* c : ControlInputs(expand)) graph_->AddControlEdge(c, *sum);
+      KeepOrderOfDroppedInputs(expand, parts[i], *sum);
+    }
+    for (Node* c : ControlInputs(concat)) graph_->AddControlEdge(c, *sum);
+    for (const Node* axis_user : {concat, static_cast<const Node*>(mean)}) {
+      Node* axis = InputOf(axis_user, axis_user->num_inputs() - 1)->node;
+      if (HasControlInputs(axis)) graph_->AddControlEdge(axis, *sum);
+    }
     NodeDef count_def;
     Tensor count(type, TensorShape({}));
     if (type == DT_FLOAT) {
@@ -468,6 +482,7 @@ class Simplifier {
       // The consumers skip the inner Transpose too: they follow its
       // control inputs through the outer one's.
       for (Node* c : ControlInputs(inner)) graph_->AddControlEdge(c, outer);
+      KeepOrderOfDroppedInputs(inner, *x, outer);
       // Ids: removing the outer one may already take the inner one and the
       // perms with it.
       const int inner_id = inner->id();
@@ -505,6 +520,7 @@ class Simplifier {
       return s;
     }
     for (Node* c : ControlInputs(inner)) graph_->AddControlEdge(c, outer);
+    KeepOrderOfDroppedInputs(inner, *x, outer);
     RemoveIfDead(old_perm);
     RemoveBypassed(inner->id(), *x);
     Count(kTranspose);
@@ -528,6 +544,7 @@ class Simplifier {
       return s;
     }
     for (Node* c : ControlInputs(inner)) graph_->AddControlEdge(c, outer);
+    KeepOrderOfDroppedInputs(inner, *x, outer);
     RemoveBypassed(inner->id(), *x);
     Count(kReshape);
     return absl::OkStatus();
@@ -542,10 +559,43 @@ class Simplifier {
     graph_->AddControlEdge(anchor.node, constant);
   }
 
+  // Whether `node` waits for anything by a control edge.
+  static bool HasControlInputs(const Node* node) {
+    for (const Edge* e : node->in_edges()) {
+      if (e->IsControl()) return true;
+    }
+    return false;
+  }
+
+  // `dst` takes the place of `node`, reading `kept` but not its other data
+  // inputs: it waits for those of them that wait for something (a Const
+  // made inside a control_dependencies block), so the order they carried
+  // stays.
+  void KeepOrderOfDroppedInputs(const Node* node, const Source& kept,
+                                Node* dst) {
+    for (int i = 0; i < node->num_inputs(); ++i) {
+      const Edge* e = node->input_edge(i);
+      if (e != nullptr && e->src != kept.node && e->src != dst &&
+          HasControlInputs(e->src)) {
+        graph_->AddControlEdge(e->src, dst);
+      }
+    }
+  }
+
   // Consumers of `node`'s output read `to` instead and run after
   // `node`'s control inputs; then `node` goes if nothing needs it.
   absl::Status Bypass(Node* node, const Source& to, Rule rule) {
-    const std::vector<Node*> control_in = ControlInputs(node);
+    std::vector<Node*> control_in = ControlInputs(node);
+    // A dropped input (the Const 1 of x*1) may carry an ordering of its
+    // own: TensorFlow puts the control dependency of a
+    // `with control_dependencies` block on the Const made inside it, not on
+    // the Mul that reads it.
+    for (int i = 0; i < node->num_inputs(); ++i) {
+      const Edge* e = node->input_edge(i);
+      if (e != nullptr && e->src != to.node && HasControlInputs(e->src)) {
+        control_in.push_back(e->src);
+      }
+    }
     const std::vector<const Edge*> out(node->out_edges().begin(),
                                        node->out_edges().end());
     for (const Edge* e : out) {

@@ -31,7 +31,40 @@ namespace {
 struct Match {
   Node* apply;
   Node* matmul;
+  Node* gate_identity;  // null when the MatMul feeds the update directly
 };
+
+// Whether `node` is a gradient gate's Identity: one data input, the rest
+// control edges from NoOps, feeding one consumer.
+bool IsGateIdentity(const Node* node) {
+  if (node->op() != "Identity" || node->out_edges().size() != 1) return false;
+  int data_inputs = 0;
+  for (const Edge* e : node->in_edges()) {
+    if (!e->IsControl()) {
+      ++data_inputs;
+    } else if (e->src->op() != "NoOp") {
+      return false;
+    }
+  }
+  return data_inputs == 1;
+}
+
+// Whether `matmul`'s only consumers are `consumer` (by data) and, by
+// control edges, NoOps that `consumer` itself waits for (the gate).
+bool FeedsOnly(const Node* matmul, const Node* consumer) {
+  for (const Edge* e : matmul->out_edges()) {
+    if (!e->IsControl()) {
+      if (e->dst != consumer || e->src_output != 0) return false;
+      continue;
+    }
+    bool waited_for = false;
+    for (const Edge* c : consumer->in_edges()) {
+      waited_for = waited_for || (c->IsControl() && c->src == e->dst);
+    }
+    if (!waited_for) return false;
+  }
+  return true;
+}
 
 bool Fusable(Node* apply, Match* match) {
   if (apply->op() != "ApplyGradientDescent") return false;
@@ -41,21 +74,26 @@ bool Fusable(Node* apply, Match* match) {
     return false;
   }
   const Edge* delta = apply->input_edge(2);
-  if (delta == nullptr || delta->src->op() != "MatMul" ||
-      delta->src_output != 0) {
-    return false;
-  }
+  if (delta == nullptr || delta->src_output != 0) return false;
+  Node* gate_identity = nullptr;
   Node* matmul = delta->src;
+  if (IsGateIdentity(matmul)) {
+    gate_identity = matmul;
+    const Edge* product = gate_identity->input_edge(0);
+    if (product == nullptr || product->src_output != 0) return false;
+    matmul = product->src;
+  }
+  if (matmul->op() != "MatMul") return false;
   // The product must feed the update alone (a fetch or another consumer
   // needs the tensor), and both must ask for the same device.
-  if (matmul->out_edges().size() != 1 ||
+  if (!FeedsOnly(matmul, gate_identity != nullptr ? gate_identity : apply) ||
       matmul->requested_device() != apply->requested_device()) {
     return false;
   }
   for (int i = 0; i < 2; ++i) {
     if (matmul->input_edge(i) == nullptr) return false;
   }
-  *match = {apply, matmul};
+  *match = {apply, matmul, gate_identity};
   return true;
 }
 
@@ -74,7 +112,8 @@ absl::Status Fuse(Graph* graph, const Match& m) {
   const Link b_in{m.matmul->input_edge(1)->src,
                   m.matmul->input_edge(1)->src_output};
   std::vector<Node*> control_in;
-  for (Node* n : {m.apply, m.matmul}) {
+  for (Node* n : {m.apply, m.matmul, m.gate_identity}) {
+    if (n == nullptr) continue;
     for (const Edge* e : n->in_edges()) {
       if (e->IsControl()) control_in.push_back(e->src);
     }
@@ -105,6 +144,7 @@ absl::Status Fuse(Graph* graph, const Match& m) {
     }
   }
   graph->RemoveNode(m.apply);
+  if (m.gate_identity != nullptr) graph->RemoveNode(m.gate_identity);
   graph->RemoveNode(m.matmul);
   absl::StatusOr<Node*> fused = graph->AddNode(std::move(def));
   if (!fused.ok()) return fused.status();

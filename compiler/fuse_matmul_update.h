@@ -9,6 +9,14 @@
 //   ApplyGradientDescent(var, alpha, MatMul(a, b))   [MatMul feeds nothing
 //   else]
 //
+// also when the product reaches the update through the Identity of a
+// gradient gate (GATE_OP: `.../tuple/control_dependency`, which waits for a
+// NoOp run after every gradient of the forward op, as TensorFlow's
+// optimizers and dflow's write them): the fused node takes the Identity's
+// control inputs, so it still starts only after the other gradients (which
+// read the variable's old value) are computed, and the gate no longer
+// waits for the product, which is now computed inside the update.
+//
 // into one _FusedMatMulApplyGradientDescent(var, alpha, a, b) node with the
 // MatMul's transposes, keeping the update's name, device request,
 // colocation and edges (so targets naming the update still work). It fuses

@@ -151,6 +151,20 @@ bool Tensor::IsAligned() const {
   return reinterpret_cast<uintptr_t>(raw_data()) % kTensorAlignment == 0;
 }
 
+Tensor Tensor::DeepCopy(Allocator* allocator) const {
+  if (!IsInitialized()) return Tensor();
+  absl::StatusOr<Tensor> copy = Allocate(allocator, dtype_, shape_);
+  if (!copy.ok()) return Tensor();
+  if (dtype_ == DT_STRING) {
+    std::copy_n(data<std::string>(), num_elements_, copy->data<std::string>());
+  } else if (dtype_ == DT_VARIANT) {
+    std::copy_n(data<Variant>(), num_elements_, copy->data<Variant>());
+  } else if (num_elements_ > 0) {
+    std::memcpy(copy->raw_data(), raw_data(), TotalBytes());
+  }
+  return *std::move(copy);
+}
+
 bool Tensor::SharesBufferWith(const Tensor& other) const {
   return buffer_ != nullptr && buffer_ == other.buffer_;
 }

@@ -12,6 +12,7 @@
 #ifndef DFLOW_GRAPH_TENSOR_H_
 #define DFLOW_GRAPH_TENSOR_H_
 
+#include <atomic>
 #include <cassert>
 #include <cstddef>
 #include <cstdint>
@@ -67,7 +68,21 @@ class TensorBuffer {
   size_t size() const { return bytes_; }
   Allocator* allocator() const { return allocator_; }
 
+  // Whether a reference variable (VariableV2) holds this buffer as its own
+  // value. Such a variable is updated in place, under every snapshot its
+  // readers took (`v/read`), as TensorFlow's are; whoever keeps a value
+  // beyond the step (a fetch, a queue, another variable) copies a marked
+  // buffer. Set once, by the variable's kernels, before anyone else can
+  // hold the buffer; never cleared.
+  bool is_reference_variable_value() const {
+    return reference_variable_value_.load(std::memory_order_relaxed);
+  }
+  void MarkReferenceVariableValue() {
+    reference_variable_value_.store(true, std::memory_order_relaxed);
+  }
+
  private:
+  std::atomic<bool> reference_variable_value_{false};
   Allocator* const allocator_;
   const DataType dtype_;
   const int64_t num_elements_;
@@ -154,6 +169,17 @@ class Tensor {
   bool SharesBufferWith(const Tensor& other) const;
   // How many Tensors (copies and slices) share this buffer; 0 if none.
   int64_t RefCount() const { return buffer_.use_count(); }
+  // See TensorBuffer::is_reference_variable_value.
+  bool IsReferenceVariableValue() const {
+    return buffer_ != nullptr && buffer_->is_reference_variable_value();
+  }
+  void MarkReferenceVariableValue() {
+    if (buffer_ != nullptr) buffer_->MarkReferenceVariableValue();
+  }
+  // A host tensor with a buffer of its own holding this one's elements
+  // (strings copied one by one); uninitialized when this one is, or when
+  // `allocator` cannot provide the memory. For host memory only.
+  Tensor DeepCopy(Allocator* allocator = DefaultCpuAllocator()) const;
 
   // Rows [begin, end) of dimension 0, sharing this tensor's buffer. For
   // trusted code: requires an initialized tensor of rank >= 1 and

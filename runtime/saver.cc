@@ -39,7 +39,7 @@ class SessionVariables : public VariableHost {
     for (const CheckpointVariable& spec : variables) {
       Var* var = session_->variables()->Lookup(spec.name);
       Tensor value;
-      if (var != nullptr) value = var->Read();  // under the Var's mutex
+      if (var != nullptr) value = var->ReadToKeep();  // under its mutex
       if (var == nullptr || !value.IsInitialized() ||
           value.dtype() != var->dtype()) {
         return absl::FailedPreconditionError(absl::StrCat(

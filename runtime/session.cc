@@ -683,6 +683,19 @@ absl::Status Session::Run(const RunOptions& options, const FeedList& feeds,
   }
   std::vector<Tensor> results;
   if (absl::Status s = frame->TakeRetvals(&results); !s.ok()) return s;
+  for (size_t i = 0; i < results.size(); ++i) {
+    // A reference variable's own buffer changes under the next step's
+    // updates: the caller keeps a copy (TensorFlow's fetched numpy arrays
+    // are copies too).
+    if (!results[i].IsReferenceVariableValue()) continue;
+    Tensor copy = results[i].DeepCopy();
+    if (!copy.IsInitialized()) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "cannot allocate ", results[i].TotalBytes(), " bytes to copy fetch '",
+          fetches[i], "' (a reference variable's value)"));
+    }
+    results[i] = std::move(copy);
+  }
   if (outputs != nullptr) *outputs = std::move(results);
   return absl::OkStatus();
 }

@@ -74,10 +74,19 @@ class Var {
   bool initialized() const {           // with mu() held
     return value_.IsInitialized() && value_.dtype() == dtype_;
   }
-  // A snapshot of the value that shares its buffer (cheap).
+  // A snapshot of the value that shares its buffer (cheap). A reference
+  // variable's updates change it in place (kernel_util_state.h).
   Tensor Read() {
     std::lock_guard<std::mutex> lock(mu_);
     return value_;
+  }
+  // A snapshot no later update changes: Read(), or for a reference
+  // variable's own buffer a copy made under the mutex (for the Saver).
+  // Uninitialized if the copy cannot be allocated.
+  Tensor ReadToKeep() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!value_.IsReferenceVariableValue()) return value_;
+    return value_.DeepCopy();
   }
 
   // The resource this handle names, made by `create` on first use (the op

@@ -422,9 +422,53 @@ class GradientBuilder {
                          " a ", DataTypeName(grad_inputs[i].dtype()),
                          " gradient; the input is ", DataTypeName(want)));
       }
+    }
+    if (options_.gate_gradients == GradientOptions::Gate::kOp) {
+      GateGradients(scope, node, &grad_inputs);
+    }
+    for (int i = 0; i < node->num_inputs(); ++i) {
+      const Edge* e = node->input_edge(i);
+      if (e == nullptr || !on_path_[e->src->id()] || !grad_inputs[i].valid()) {
+        continue;
+      }
       grads_[{e->src->id(), e->src_output}].push_back(grad_inputs[i]);
     }
-    return absl::OkStatus();
+    return scope.status();
+  }
+
+  // TensorFlow's GATE_OP (control_flow_ops.tuple): when `node` passes
+  // gradients to two or more inputs on the path, each becomes an Identity
+  // that waits for a NoOp run after all of them. Inputs off the path are
+  // not gated: their gradients are never computed (TensorFlow computes
+  // them for the gate).
+  void GateGradients(const Scope& scope, Node* node,
+                     std::vector<Output>* grad_inputs) {
+    std::vector<int> gated;
+    std::vector<Operation> ops;
+    for (int i = 0; i < node->num_inputs(); ++i) {
+      const Edge* e = node->input_edge(i);
+      if (e == nullptr || !on_path_[e->src->id()] ||
+          !(*grad_inputs)[i].valid()) {
+        continue;
+      }
+      gated.push_back(i);
+      ops.push_back((*grad_inputs)[i].op());
+    }
+    if (gated.size() < 2) return;
+    const Scope tuple = scope.NewSubScope("tuple");
+    const Operation gate =
+        OpBuilder(tuple.WithControlDependencies(absl::MakeConstSpan(ops)),
+                  "NoOp", "group_deps")
+            .Finalize();
+    for (int i : gated) {
+      Output& grad = (*grad_inputs)[i];
+      grad = OpBuilder(tuple.ColocateWith(grad.op())
+                           .WithControlDependencies({gate}),
+                       "Identity", "control_dependency")
+                 .Input(grad)
+                 .Finalize()
+                 .output(0);
+    }
   }
 
   Output Unconnected(const Output& x) {

@@ -40,6 +40,21 @@ struct GradientOptions {
   enum class Unconnected { kZeros, kNone };
   Unconnected unconnected = Unconnected::kZeros;
 
+  // TensorFlow's gate_gradients. kOp (GATE_OP): the gradients one op gives
+  // its inputs become available together, once all are computed, so an
+  // optimizer's in-place update of a reference variable (which may start
+  // as soon as the variable's gradient exists) never runs before another
+  // gradient op that still reads the variable's old value (MatMul's
+  // gradient for its other input). kDefault is kNone for
+  // AddSymbolicGradients (tf.gradients) and kOp for an Optimizer's
+  // ComputeGradients (tf.compat.v1.train.Optimizer).
+  enum class Gate { kDefault, kNone, kOp };
+  Gate gate_gradients = Gate::kDefault;
+
+  GradientOptions& GateGradients(Gate v) {
+    gate_gradients = v;
+    return *this;
+  }
   GradientOptions& ColocateGradientsWithOps(bool v) {
     colocate_gradients_with_ops = v;
     return *this;

@@ -18,6 +18,9 @@ absl::StatusOr<std::vector<GradAndVar>> Optimizer::ComputeGradients(
                "train::NewVariable (trainable) or pass var_list"));
   }
   options.unconnected = GradientOptions::Unconnected::kNone;
+  if (options.gate_gradients == GradientOptions::Gate::kDefault) {
+    options.gate_gradients = GradientOptions::Gate::kOp;  // TensorFlow's
+  }
   absl::StatusOr<std::vector<Output>> grads =
       AddSymbolicGradients(scope, {loss}, vars, {}, options);
   if (!grads.ok()) return grads.status();

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "kernels/cpu/data_flow_ops_queue.h"
 #include "kernels/cpu/kernel_util_resource.h"
+#include "kernels/cpu/kernel_util_state.h"
 #include "runtime/kernel_registry.h"
 #include "runtime/op_kernel.h"
 #include "runtime/variables.h"
@@ -116,7 +117,9 @@ class EnqueueOp : public AsyncOpKernel {
                         std::vector<Queue::Tuple>* elements) const {
     const int n = ctx->num_inputs() - 1;
     Queue::Tuple components;
-    for (int i = 0; i < n; ++i) components.push_back(ctx->input(i + 1));
+    for (int i = 0; i < n; ++i) {
+      components.push_back(state_kernels::ValueToKeep(ctx->input(i + 1)));
+    }
     if (!many_) {
       if (absl::Status s = queue.CheckElement(components); !s.ok()) return s;
       elements->push_back(std::move(components));

@@ -16,6 +16,7 @@
 #include "absl/strings/str_join.h"
 #include "kernels/cpu/data_flow_ops_staging_area.h"
 #include "kernels/cpu/kernel_util_resource.h"
+#include "kernels/cpu/kernel_util_state.h"
 #include "runtime/kernel_registry.h"
 #include "runtime/op_kernel.h"
 #include "runtime/variables.h"
@@ -84,7 +85,7 @@ class StageOp : public AsyncOpKernel, StagingAreaOpBase {
     }
     StagingArea::Tuple element;
     for (int i = 0; i < ctx->num_inputs(); ++i) {
-      element.push_back(ctx->input(i));
+      element.push_back(state_kernels::ValueToKeep(ctx->input(i)));
     }
     (*area)->Put(std::move(element),
                  [ctx, done = std::move(done)](const absl::Status& s) {

@@ -18,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "graph/types.h"
 #include "kernels/cpu/index_ops_common.h"
+#include "kernels/cpu/kernel_util_state.h"
 #include "runtime/kernel_registry.h"
 #include "runtime/op_kernel.h"
 #include "runtime/variables.h"
@@ -104,13 +105,14 @@ class ScatterNdVariableOp : public OpKernel {
                         "variable '", var->name(), "' of shape ", vs.ToString(),
                         ": each index must be in [0, dim)")));
       }
-      if (value->RefCount() > 1) {
-        // Copy on write: a reader still holds the old value.
+      if (state_kernels::NeedsCopyBeforeUpdate(value, is_ref_)) {
+        // Copy on write (kernel_util_state.h).
         Tensor copy;
         OP_REQUIRES_OK(ctx, ctx->allocate_temp(value->dtype(), vs, &copy));
         index_ops::CopyElements(value->data<T>(), value->NumElements(),
                                 copy.data<T>());
         *value = std::move(copy);
+        state_kernels::AdoptUpdatedValue(value, is_ref_);
       }
       T* dst = value->data<T>();
       const T* src = updates.data<T>();

@@ -1,10 +1,15 @@
 #include "kernels/cpu/kernel_util_state.h"
 
+#include <algorithm>
+#include <cstring>
 #include <mutex>
+#include <string>
 #include <utility>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "runtime/device.h"
+#include "runtime/kernel_registry.h"
 
 namespace dflow {
 namespace state_kernels {
@@ -63,22 +68,70 @@ absl::Status CheckUpdate(Var* var, const Tensor& delta) {
   return absl::OkStatus();
 }
 
+namespace {
+
+// `from`'s elements into `to`'s buffer (same dtype and element count).
+void CopyElementsInto(const Tensor& from, Tensor* to) {
+  if (from.dtype() == DT_STRING) {
+    std::copy_n(from.data<std::string>(), from.NumElements(),
+                to->data<std::string>());
+  } else if (from.NumElements() > 0) {
+    // memmove: assigning a variable its own value copies onto itself.
+    std::memmove(to->raw_data(), from.raw_data(), from.TotalBytes());
+  }
+}
+
+}  // namespace
+
 AssignKernel::AssignKernel(OpKernelConstruction* ctx) : OpKernel(ctx) {
   if (ctx->node().FindAttr("validate_shape") != nullptr) {
     ctx->SetStatus(ctx->GetAttr("validate_shape", &validate_shape_));
   }
   is_ref_ = IsRefType(ctx->node().input_type(0));
+  on_host_ = ctx->device()->kernel_device_type() == kDeviceCpu;
 }
 
 void AssignKernel::Compute(OpKernelContext* ctx) {
   Var* var = ctx->input_var(0);
   OP_REQUIRES(ctx, var != nullptr,
               absl::InternalError("the variable input is not a variable"));
+  const bool held_only_here = ctx->input_held_only_here(1);
   Tensor value = ctx->input(1);
   OP_REQUIRES_OK(ctx, CheckValueFits(*var, value, validate_shape_));
-  {
+  if (!on_host_) {
     std::lock_guard<std::mutex> lock(var->mu());
     *var->value() = std::move(value);
+    return;
+  }
+  // Whether the executor handed this kernel the only hold on the value
+  // (taken before `value` above adds its own).
+  const bool exclusive = held_only_here;
+  {
+    std::lock_guard<std::mutex> lock(var->mu());
+    Tensor* old = var->value();
+    const bool fits_old = is_ref_ && old->IsReferenceVariableValue() &&
+                          old->dtype() == value.dtype() &&
+                          old->NumElements() == value.NumElements();
+    if (fits_old && !(exclusive && old->RefCount() == 1)) {
+      // Into the buffer the readers' snapshots share (TensorFlow's first
+      // choice), viewed with the assigned shape (validate_shape=false may
+      // give as many elements another shape).
+      if (old->shape() != value.shape()) *old = *old->Reshaped(value.shape());
+      CopyElementsInto(value, old);
+    } else if (exclusive && !value.IsReferenceVariableValue()) {
+      if (is_ref_) value.MarkReferenceVariableValue();
+      *old = std::move(value);
+    } else if (is_ref_ || value.IsReferenceVariableValue()) {
+      Tensor copy = value.DeepCopy(ctx->device()->allocator());
+      OP_REQUIRES(ctx, copy.IsInitialized() || !value.IsInitialized(),
+                  absl::ResourceExhaustedError(absl::StrCat(
+                      "cannot allocate ", value.TotalBytes(),
+                      " bytes for the value of variable '", var->name(), "'")));
+      if (is_ref_) copy.MarkReferenceVariableValue();
+      *old = std::move(copy);
+    } else {
+      *old = std::move(value);
+    }
   }
   if (is_ref_) ctx->set_output_var(0, var);
 }

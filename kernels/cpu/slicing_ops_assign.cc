@@ -14,6 +14,7 @@
 #include "graph/tensor.h"
 #include "graph/types.h"
 #include "kernels/cpu/kernel_util_array.h"
+#include "kernels/cpu/kernel_util_state.h"
 #include "kernels/cpu/kernel_util_strided_slice.h"
 #include "kernels/cpu/slicing_ops_util.h"
 #include "runtime/kernel_registry.h"
@@ -63,8 +64,8 @@ class StridedSliceAssignOp : public OpKernel {
               value.shape().ToString(),
               "; automatic broadcasting is not implemented (as in "
               "TensorFlow): give the value the slice's shape")));
-      if (lhs->RefCount() > 1) {
-        // Copy on write: a reader still holds the old value.
+      if (state_kernels::NeedsCopyBeforeUpdate(lhs, is_ref_)) {
+        // Copy on write (kernel_util_state.h).
         Tensor copy;
         OP_REQUIRES_OK(ctx,
                        ctx->allocate_temp(lhs->dtype(), lhs->shape(), &copy));
@@ -74,6 +75,7 @@ class StridedSliceAssignOp : public OpKernel {
                       array_kernels::CopyData<T>(&copy));
         });
         *lhs = std::move(copy);
+        state_kernels::AdoptUpdatedValue(lhs, is_ref_);
       }
       slicing::StridedScatter(value, box.begin, box.strides, box.sizes, lhs,
                               ctx->thread_pool());

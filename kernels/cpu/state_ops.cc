@@ -66,14 +66,15 @@ class AssignUpdateOp : public OpKernel {
       std::lock_guard<std::mutex> lock(var->mu());
       OP_REQUIRES_OK(ctx, state_kernels::CheckUpdate(var, delta));
       Tensor* value = var->value();
-      if (value->RefCount() > 1) {
-        // Copy on write: someone else still reads the old value.
+      if (state_kernels::NeedsCopyBeforeUpdate(value, is_ref_)) {
+        // Copy on write (kernel_util_state.h).
         Tensor copy;
         OP_REQUIRES_OK(
             ctx, ctx->allocate_temp(value->dtype(), value->shape(), &copy));
         std::copy(value->flat<T>().begin(), value->flat<T>().end(),
                   copy.flat<T>().begin());
         *value = std::move(copy);
+        state_kernels::AdoptUpdatedValue(value, is_ref_);
       }
       Update<T, kAdd>(ctx, value, delta);
     }
@@ -144,6 +145,7 @@ class CountUpToOp : public OpKernel {
  public:
   explicit CountUpToOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
     ctx->SetStatus(ctx->GetAttr("limit", &limit_));
+    is_ref_ = IsRefType(ctx->node().input_type(0));
   }
   void Compute(OpKernelContext* ctx) override {
     Var* var = ctx->input_var(0);
@@ -171,12 +173,13 @@ class CountUpToOp : public OpKernel {
           ctx, before < limit_,
           absl::OutOfRangeError(absl::StrCat(
               "Reached limit of ", limit_, " (variable '", var->name(), "')")));
-      if (value->RefCount() > 1) {
-        // Copy on write: someone else still reads the old value.
+      if (state_kernels::NeedsCopyBeforeUpdate(value, is_ref_)) {
+        // Copy on write (kernel_util_state.h).
         Tensor copy;
         OP_REQUIRES_OK(
             ctx, ctx->allocate_temp(value->dtype(), TensorShape(), &copy));
         *value = std::move(copy);
+        state_kernels::AdoptUpdatedValue(value, is_ref_);
       }
       *value->data<T>() = before + 1;
     }
@@ -188,6 +191,7 @@ class CountUpToOp : public OpKernel {
 
  private:
   int64_t limit_ = 0;
+  bool is_ref_ = true;
 };
 
 const std::vector<DataType> kAllTypes = {

@@ -17,6 +17,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "graph/types.h"
+#include "kernels/cpu/kernel_util_state.h"
 #include "runtime/kernel_registry.h"
 #include "runtime/op_kernel.h"
 #include "runtime/variables.h"
@@ -184,12 +185,13 @@ class ScatterOp : public OpKernel {
                           ": integer division by zero")));
         }
       }
-      if (value->RefCount() > 1) {
-        // Copy on write: a reader still holds the old value.
+      if (state_kernels::NeedsCopyBeforeUpdate(value, is_ref_)) {
+        // Copy on write (kernel_util_state.h).
         Tensor copy;
         OP_REQUIRES_OK(ctx, ctx->allocate_temp(value->dtype(), vs, &copy));
         std::copy_n(value->data<T>(), value->NumElements(), copy.data<T>());
         *value = std::move(copy);
+        state_kernels::AdoptUpdatedValue(value, is_ref_);
       }
       T* v = value->data<T>();
       const T* u = updates.data<T>();

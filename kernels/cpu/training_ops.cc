@@ -37,6 +37,7 @@
 #include "absl/strings/str_cat.h"
 #include "graph/types.h"
 #include "kernels/cpu/kernel_util.h"
+#include "kernels/cpu/kernel_util_state.h"
 #include "runtime/kernel_registry.h"
 #include "runtime/op_kernel.h"
 
@@ -517,9 +518,10 @@ class ApplyOp : public OpKernel {
         }
         if (first < k) {
           o.in[k] = o.out[k] = o.out[first];
-        } else if (value->RefCount() > 1) {
-          // Copy on write: a reader still holds this buffer. The pass reads
-          // it and writes a fresh one (a repeated variable is copied first).
+        } else if (state_kernels::NeedsCopyBeforeUpdate(value, is_ref_)) {
+          // Copy on write (kernel_util_state.h). The pass reads the old
+          // buffer and writes a fresh one (a repeated variable is copied
+          // first).
           OP_REQUIRES_OK(ctx, ctx->allocate_temp(kType, shape, &fresh[k]));
           o.out[k] = fresh[k].template data<T>();
           if (repeated) {
@@ -549,7 +551,10 @@ class ApplyOp : public OpKernel {
       }
 
       for (int k = 0; k < kNumVars; ++k) {
-        if (fresh[k].IsInitialized()) *vars[k]->value() = std::move(fresh[k]);
+        if (fresh[k].IsInitialized()) {
+          *vars[k]->value() = std::move(fresh[k]);
+          state_kernels::AdoptUpdatedValue(vars[k]->value(), is_ref_);
+        }
       }
     }
     if (is_ref_) ctx->set_output_var(0, vars[0]);

@@ -1,9 +1,11 @@
 // _FusedMatMulApplyGradientDescent (made by compiler/fuse_matmul_update.h):
 // var -= alpha * op(a) op(b) as one GEMM into the variable's buffer
-// (alpha = -learning rate, beta = 1), copying the buffer first only when a
-// reader still holds it, like the other update kernels.
+// (alpha = -learning rate, beta = 1), copying the buffer first when the
+// other update kernels would (kernel_util_state.h).
 #include "absl/strings/str_cat.h"
+#include "graph/types.h"
 #include "kernels/cpu/kernel_util_blas.h"
+#include "kernels/cpu/kernel_util_state.h"
 #include "runtime/kernel_registry.h"
 #include "runtime/op_kernel.h"
 
@@ -17,6 +19,7 @@ class FusedMatMulApplyGradientDescentOp : public OpKernel {
       : OpKernel(ctx) {
     ctx->SetStatus(ctx->GetAttr("transpose_a", &transpose_a_));
     ctx->SetStatus(ctx->GetAttr("transpose_b", &transpose_b_));
+    is_ref_ = IsRefType(ctx->node().input_type(0));
   }
 
   void Compute(OpKernelContext* ctx) override {
@@ -52,8 +55,8 @@ class FusedMatMulApplyGradientDescentOp : public OpKernel {
                     ",", n, "]")));
     Tensor fresh;
     T* c = value->data<T>();
-    if (value->RefCount() > 1) {
-      // Copy on write: a reader still holds the old value.
+    if (state_kernels::NeedsCopyBeforeUpdate(value, is_ref_)) {
+      // Copy on write (kernel_util_state.h).
       OP_REQUIRES_OK(ctx, ctx->allocate_temp(value->dtype(), value->shape(),
                                              &fresh));
       std::copy_n(value->data<T>(), value->NumElements(), fresh.data<T>());
@@ -65,13 +68,17 @@ class FusedMatMulApplyGradientDescentOp : public OpKernel {
                                       transpose_b_, m, n, k,
                                       -*alpha.data<T>(), a.data<T>(), lda,
                                       b.data<T>(), ldb, T(1), c, n));
-    if (fresh.IsInitialized()) *value = std::move(fresh);
+    if (fresh.IsInitialized()) {
+      *value = std::move(fresh);
+      state_kernels::AdoptUpdatedValue(value, is_ref_);
+    }
     ctx->set_output_var(0, var);
   }
 
  private:
   bool transpose_a_ = false;
   bool transpose_b_ = false;
+  bool is_ref_ = true;
 };
 
 #define DFLOW_REGISTER_FUSED_SGD(T)                                     \

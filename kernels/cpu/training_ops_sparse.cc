@@ -26,6 +26,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "graph/types.h"
+#include "kernels/cpu/kernel_util_state.h"
 #include "kernels/cpu/training_ops_locks.h"
 #include "runtime/kernel_registry.h"
 #include "runtime/op_kernel.h"
@@ -284,12 +285,13 @@ class SparseApplyOp : public OpKernel {
       Tensor* value = vars[k]->value();
       bool seen = false;
       for (int j = 0; j < k; ++j) seen = seen || vars[j] == vars[k];
-      if (!seen && value->RefCount() > 1) {
-        // Copy on write: a reader still holds the old value.
+      if (!seen && state_kernels::NeedsCopyBeforeUpdate(value, is_ref_)) {
+        // Copy on write (kernel_util_state.h).
         Tensor copy;
         OP_REQUIRES_OK(ctx, ctx->allocate_temp(kType, shape, &copy));
         std::copy_n(value->data<T>(), value->NumElements(), copy.data<T>());
         *value = std::move(copy);
+        state_kernels::AdoptUpdatedValue(value, is_ref_);
       }
       base[k] = value->data<T>();
     }

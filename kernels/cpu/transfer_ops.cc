@@ -6,6 +6,13 @@
 // has not arrived it holds no thread, so partitions waiting on each other
 // can never starve the pool.
 //
+// A reference variable's own buffer (graph/tensor.h) is copied when it
+// leaves for a GPU, fake GPUs included: a real GPU receives a copy in its
+// memory at the transfer, so a reader there that runs after the variable's
+// in-place update still sees the value sent (a tower's L2Loss of the
+// weights, which nothing orders before the update). Between CPU devices the
+// buffer is shared, as between TensorFlow's.
+//
 // Both kernels build their key once, from their node's attrs, with the
 // partition pass's RendezvousKey, so the two sides always agree. A step's
 // rendezvous is fresh, so the key carries no step id.
@@ -18,6 +25,8 @@
 // kernels/gpu/kernel_defs_transfer.cc (the GPU backend's work).
 #include <string>
 
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "compiler/partition.h"
 #include "graph/tensor.h"
@@ -61,6 +70,11 @@ class SendOp : public OpKernel {
   explicit SendOp(OpKernelConstruction* ctx) : OpKernel(ctx) {
     StatsDetails details;
     ctx->SetStatus(KeyOf(ctx, &key_, &details));
+    for (const auto& [name, value] : details) {
+      if (name == "recv_device") {
+        to_gpu_ = absl::StrContains(absl::AsciiStrToUpper(value), "GPU:");
+      }
+    }
     set_stats_details(std::move(details));
   }
 
@@ -81,13 +95,25 @@ class SendOp : public OpKernel {
         absl::InvalidArgumentError(
             "a resource handle cannot cross devices; colocate its users "
             "with the variable (the placer does this for resource edges)"));
+    const Tensor& value = ctx->input(0);
+    if (to_gpu_ && value.IsReferenceVariableValue()) {
+      Tensor copy = value.DeepCopy();
+      OP_REQUIRES(ctx, copy.IsInitialized() || !value.IsInitialized(),
+                  absl::ResourceExhaustedError(absl::StrCat(
+                      "cannot allocate ", value.TotalBytes(),
+                      " bytes to copy a variable's value for its transfer to "
+                      "a GPU")));
+      OP_REQUIRES_OK(ctx, rendezvous->Send(key, copy));
+      return;
+    }
     // The receiver usually runs its next nodes on this thread, inside Send.
-    OP_REQUIRES_OK(ctx, rendezvous->Send(key, ctx->input(0)));
+    OP_REQUIRES_OK(ctx, rendezvous->Send(key, value));
   }
   bool IsExpensive() const override { return false; }
 
  private:
   std::string key_;
+  bool to_gpu_ = false;  // the receiver is a GPU (or a fake one)
 };
 
 class RecvOp : public AsyncOpKernel {

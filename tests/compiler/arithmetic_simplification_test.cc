@@ -405,6 +405,52 @@ TEST(ArithmeticSimplificationTest, MeanOfStackedTensorsIsTheirSumOverN) {
   EXPECT_TRUE(found_div);
 }
 
+// A gradient gate's Identity feeds the stack: bypassing it moves the gate's
+// control edge onto the ExpandDims, and the sum that replaces the stack
+// waits for it (else an in-place variable update could start before the
+// reads the gate orders it after).
+TEST(ArithmeticSimplificationTest, MeanOfStackedGatedTensorsKeepsTheGates) {
+  Scope root = Scope::NewRootScope();
+  std::vector<Output> grads;
+  for (int i = 0; i < 2; ++i) {
+    Operation gate = ops::NoOp(root.WithOpName(absl::StrCat("gate", i)));
+    Output gated = ops::Identity(root.WithControlDependencies(gate),
+                                 Vector4(root, absl::StrCat("g", i)));
+    grads.push_back(ops::ExpandDims(root, gated, 0));
+  }
+  ops::Identity(root.WithOpName("use"),
+                ops::Mean(root.WithOpName("average"),
+                          ops::ConcatV2(root, grads, 0), 0));
+  ASSERT_TRUE(root.ok()) << root.status();
+  Graph* g = root.graph();
+  PassResult r = Simplify(g, {"use"});
+  EXPECT_THAT(r.what, ::testing::HasSubstr("1 mean of stacked"));
+  const Node* sum = nullptr;
+  for (const Node* n : g->nodes()) {
+    if (n->op() == "AddN") sum = n;
+  }
+  ASSERT_NE(sum, nullptr);
+  EXPECT_THAT(ControlInputNames(g, sum->name()),
+              ::testing::UnorderedElementsAre("gate0", "gate1"));
+}
+
+// TensorFlow puts a control_dependencies block's edge on the Const made
+// inside it (`v_read * 1.0` after a training step): x*1 becomes x, and its
+// consumer waits for that Const, so it still runs after the step.
+TEST(ArithmeticSimplificationTest, MulByAnOrderedOneKeepsTheOrder) {
+  Scope root = Scope::NewRootScope();
+  Operation step = ops::NoOp(root.WithOpName("step"));
+  Output one = ops::Const(root.WithOpName("one").WithControlDependencies(step),
+                          1.0f);
+  ops::Identity(root.WithOpName("use"),
+                ops::Mul(root, Vector4(root, "x"), one));
+  ASSERT_TRUE(root.ok()) << root.status();
+  Graph* g = root.graph();
+  Simplify(g, {"use"});
+  EXPECT_EQ(InputName(g, "use", 0), "x");
+  EXPECT_THAT(ControlInputNames(g, "use"), ::testing::ElementsAre("one"));
+}
+
 TEST(ArithmeticSimplificationTest, SessionComputesTheSameWithAndWithoutPass) {
   Scope root = Scope::NewRootScope();
   Output x = ops::Placeholder(root.WithOpName("x"), DT_FLOAT,

@@ -216,12 +216,16 @@ void Generator::TrainingStep() {
   const Output init = ops::Assign(scope, var, ops::Const(scope, initial));
   // Reads ordered by control edges only: one before the update, one
   // after. A pass that drops or moves a control edge (removing x*1 or an
-  // Identity, merging equal reads) lets the read race the update.
+  // Identity, merging equal reads) lets the read race the update. The read
+  // before is a computed copy (x*1, x+0): an Identity of a reference
+  // variable shares its buffer, which the update changes in place, so its
+  // later consumers would see the update as TensorFlow's do.
   const bool reads = Chance(0.6);
   Output before;
   Scope update_scope = scope;
   if (reads) {
-    before = ReadOf(scope, var);
+    before = Chance(0.5) ? ops::Mul(scope, var, 1.0f)
+                         : ops::AddV2(scope, var, 0.0f);
     update_scope = scope.WithControlDependencies({before.op()});
   }
   const Output update =

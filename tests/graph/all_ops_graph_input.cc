@@ -79,6 +79,65 @@ void AddInputPipelineOpsToEveryOpGraph(const Scope& root, Output h) {
       .Attr("sparse_types", std::vector<DataType>{})
       .Attr("dense_shapes", std::vector<TensorShape>{TensorShape({})})
       .Finalize();
+  // tf.train.SequenceExample parsing: a context dense feature (int64
+  // "length") and a dense feature list (float "frames", rows of 2).
+  auto keys = [&](std::vector<std::string> k) {
+    const int64_t n = static_cast<int64_t>(k.size());
+    return ops::Const(in, Tensor::FromVector<std::string>(k, TensorShape({n})));
+  };
+  Output length_default = ops::Const(in, int64_t{0});
+  OpBuilder(in, "ParseSequenceExampleV2")
+      .Input(serialized_record)
+      .Input(ops::Const(in, std::string("")))
+      .Input(empty_keys)
+      .Input(keys({"length"}))
+      .Input(empty_keys)
+      .Input(empty_keys)
+      .Input(keys({"frames"}))
+      .Input(empty_keys)
+      .Input(ops::Const(in, Tensor::FromVector<bool>({true}, TensorShape({1}))))
+      .InputList({length_default})
+      .Attr("Tcontext_dense", std::vector<DataType>{DT_INT64})
+      .Attr("context_dense_shapes", std::vector<TensorShape>{TensorShape({})})
+      .Attr("Nfeature_list_dense", 1)
+      .Attr("feature_list_dense_types", std::vector<DataType>{DT_FLOAT})
+      .Attr("feature_list_dense_shapes",
+            std::vector<TensorShape>{TensorShape({2})})
+      .Finalize();
+  OpBuilder(in, "ParseSequenceExample")
+      .Input(ops::Reshape(in, serialized_record, {1}))
+      .Input(keys({""}))
+      .InputList({length_default})
+      .Attr("feature_list_dense_missing_assumed_empty", no_keys)
+      .Attr("context_sparse_keys", no_keys)
+      .Attr("context_dense_keys", std::vector<std::string>{"length"})
+      .Attr("feature_list_sparse_keys", no_keys)
+      .Attr("feature_list_dense_keys", std::vector<std::string>{"frames"})
+      .Attr("Ncontext_dense", 1)
+      .Attr("Nfeature_list_dense", 1)
+      .Attr("Tcontext_dense", std::vector<DataType>{DT_INT64})
+      .Attr("feature_list_dense_types", std::vector<DataType>{DT_FLOAT})
+      .Attr("context_dense_shapes", std::vector<TensorShape>{TensorShape({})})
+      .Attr("feature_list_dense_shapes",
+            std::vector<TensorShape>{TensorShape({2})})
+      .Finalize();
+  OpBuilder(in, "ParseSingleSequenceExample")
+      .Input(serialized_record)
+      .Input(empty_keys)
+      .InputList({})
+      .InputList({ops::Const(in, std::string("length"))})
+      .InputList({})
+      .InputList({ops::Const(in, std::string("frames"))})
+      .InputList({length_default})
+      .Input(ops::Const(in, std::string("")))
+      .Attr("Ncontext_dense", 1)
+      .Attr("Nfeature_list_dense", 1)
+      .Attr("Tcontext_dense", std::vector<DataType>{DT_INT64})
+      .Attr("feature_list_dense_types", std::vector<DataType>{DT_FLOAT})
+      .Attr("context_dense_shapes", std::vector<TensorShape>{TensorShape({})})
+      .Attr("feature_list_dense_shapes",
+            std::vector<TensorShape>{TensorShape({2})})
+      .Finalize();
   Output pixels = OpBuilder(in, "DecodeRaw")
                       .Input(serialized_record)
                       .Attr("out_type", DT_UINT8)

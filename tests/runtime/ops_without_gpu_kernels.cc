@@ -34,6 +34,8 @@ const absl::flat_hash_set<std::string>& CpuOnlyOps() {
       "QueueDequeueManyV2", "QueueDequeueUpToV2", "QueueCloseV2", "QueueSizeV2",
       "QueueIsClosedV2", "TFRecordReaderV2", "ReaderReadV2", "ReaderReadUpToV2",
       "FixedLengthRecordReaderV2", "ParseExampleV2", "ParseSingleExample",
+      "ParseSequenceExampleV2", "ParseSequenceExample",
+      "ParseSingleSequenceExample",
       "DecodeRaw", "RandomShuffle",
       // Parsing and file io (parsing_ops_*.cc, io_ops_files.cc).
       "TextLineReaderV2", "DecodeCSV", "SerializeTensor", "ParseTensor",

@@ -3276,7 +3276,8 @@ FINDINGS = [
     '3. **Ref-variable read aliasing differs** (`ref_read_alias_after_assign`): in TF `v/read` (Identity of a VariableV2 ref) aliases the '
     'variable buffer, so a consumer ordered after an in-place assign_add sees the new value (TF [11,12]); dflow returns the snapshot '
     '([1,2]). Consequence: tf1.train.ExponentialMovingAverage over ref variables (`train_ema`) uses the pre-update weights and lags '
-    'one step (resource-variable version `train_ema_resource` passes).',
+    'one step (resource-variable version `train_ema_resource` passes). Fixed in session 19: reference variables are updated in '
+    'place as TF\'s (tests/kernels/ref_variable_test).',
     '4. FusedBatchNormV3 with float16 input has only a GPU kernel in dflow (TF has a CPU one) (`fused_batch_norm_infer`).',
     '5. No wrong values in any op dflow does run: all PASS graphs plus %s fetches value-checked in "subset" re-runs of failing graphs match TF. '
     'Informational only: float->int8 cast of an out-of-range value saturates (127) where TF wraps (-32) (UB in C++); '

@@ -232,6 +232,9 @@ EXTRA_OPS = [
     "ShardDataset", "TakeWhileDataset", "ScanDataset", "WindowDataset",
     "UniqueDataset", "IgnoreErrorsDataset", "DirectedInterleaveDataset",
     "RandomDataset", "RewriteDataset", "GroupByWindowDataset",
+    # tf.train.SequenceExample parsing.
+    "ParseSequenceExampleV2", "ParseSequenceExample",
+    "ParseSingleSequenceExample",
     # StagingArea (multi-GPU input pipelines: tf_cnn_benchmarks).
     "Stage", "Unstage", "StagePeek", "StageSize", "StageClear",
     # SyncReplicasOptimizer's conditional accumulators.
