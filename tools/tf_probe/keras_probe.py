@@ -245,9 +245,15 @@ def _(C):
     loss = tf.reduce_mean(keras.losses.sparse_categorical_crossentropy(y, logits, from_logits=True))
     opt = keras.optimizers.legacy.Adam(0.01)
     updates = opt.get_updates(loss, model.trainable_weights)
-    C.targets.append(tf.group(*(updates + model.updates), name="train_op"))
+    train_op = tf.group(*(updates + model.updates), name="train_op")
+    C.targets.append(train_op)
     _init(C)
-    return dict(loss=loss, moving_mean=tf.reduce_sum(bn.moving_mean), moving_var=tf.reduce_sum(bn.moving_variance))
+    # Read after the step's updates: a read nothing orders races the
+    # moving averages' update (TensorFlow itself gives either value).
+    with tf.control_dependencies([train_op]):
+        moving_mean = tf.reduce_sum(bn.moving_mean.read_value())
+        moving_var = tf.reduce_sum(bn.moving_variance.read_value())
+    return dict(loss=loss, moving_mean=moving_mean, moving_var=moving_var)
 
 
 @case("keras_lstm_train", steps=2)
