@@ -105,42 +105,27 @@ void ParseRecords(OpKernelContext* ctx, const ParseConfig& config,
   const int num_ragged = static_cast<int>(config.ragged_keys.size());
   const int rank = batch_shape.rank();
   for (int s = 0; s < num_sparse; ++s) {
-    parsing::ParseSparseFeature(ctx, config.sparse_keys[s],
-                                config.sparse_types[s], rank, features,
-                                first_sparse_output + s,
-                                first_sparse_output + num_sparse + s,
-                                first_sparse_output + 2 * num_sparse + s);
+    parsing::ParseSparseFeature(
+        ctx, config.sparse_keys[s], config.sparse_types[s], rank, features,
+        first_sparse_output + s, first_sparse_output + num_sparse + s,
+        first_sparse_output + 2 * num_sparse + s);
     if (!ctx->status().ok()) return;
   }
   const int first_dense = first_sparse_output + 3 * num_sparse;
   for (int d = 0; d < num_dense; ++d) {
-    parsing::ParseDenseFeature(ctx, config.dense_keys[d],
-                               config.dense_types[d], config.dense_shapes[d],
-                               batch_shape, features, first_dense + d,
-                               *defaults[d]);
+    parsing::ParseDenseFeature(ctx, config.dense_keys[d], config.dense_types[d],
+                               config.dense_shapes[d], batch_shape, features,
+                               first_dense + d, *defaults[d]);
     if (!ctx->status().ok()) return;
   }
   const int first_ragged = first_dense + num_dense;
   for (int k = 0; k < num_ragged; ++k) {
-    parsing::ParseRaggedFeature(ctx, config.ragged_keys[k],
-                                config.ragged_value_types[k],
-                                config.ragged_split_types[k], rank, features,
-                                first_ragged + k,
-                                first_ragged + num_ragged + k);
+    parsing::ParseRaggedFeature(
+        ctx, config.ragged_keys[k], config.ragged_value_types[k],
+        config.ragged_split_types[k], rank, features, first_ragged + k,
+        first_ragged + num_ragged + k);
     if (!ctx->status().ok()) return;
   }
-}
-
-// Reads a 1-D string input of keys.
-absl::Status ReadKeys(const Tensor& t, const char* what,
-                      std::vector<std::string>* keys) {
-  if (t.dtype() != DT_STRING || t.shape().rank() > 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(what, " must be a vector of strings, got ",
-                     DataTypeName(t.dtype()), " ", t.shape().ToString()));
-  }
-  keys->assign(t.data<std::string>(), t.data<std::string>() + t.NumElements());
-  return absl::OkStatus();
 }
 
 class ParseExampleV2Op : public OpKernel {
@@ -163,12 +148,12 @@ class ParseExampleV2Op : public OpKernel {
                     "serialized must be a scalar or a vector of records, got ",
                     serialized.shape().ToString())));
     ParseConfig config = config_;
-    OP_REQUIRES_OK(ctx,
-                   ReadKeys(ctx->input(2), "sparse_keys", &config.sparse_keys));
-    OP_REQUIRES_OK(ctx,
-                   ReadKeys(ctx->input(3), "dense_keys", &config.dense_keys));
-    OP_REQUIRES_OK(ctx,
-                   ReadKeys(ctx->input(4), "ragged_keys", &config.ragged_keys));
+    OP_REQUIRES_OK(ctx, parsing::ReadKeys(ctx->input(2), "sparse_keys",
+                                          &config.sparse_keys));
+    OP_REQUIRES_OK(ctx, parsing::ReadKeys(ctx->input(3), "dense_keys",
+                                          &config.dense_keys));
+    OP_REQUIRES_OK(ctx, parsing::ReadKeys(ctx->input(4), "ragged_keys",
+                                          &config.ragged_keys));
     OP_REQUIRES(
         ctx,
         static_cast<int64_t>(config.sparse_keys.size()) == num_sparse_ &&

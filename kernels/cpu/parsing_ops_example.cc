@@ -109,7 +109,8 @@ void ParseDenseFeature(OpKernelContext* ctx, const std::string& key,
     OP_REQUIRES(ctx, fallback.NumElements() == 1,
                 absl::InvalidArgumentError(absl::StrCat(
                     "feature '", key, "' has the variable-length shape ",
-                    shape.ToString(), ", so its default must be one element "
+                    shape.ToString(),
+                    ", so its default must be one element "
                     "(the padding), but it has shape ",
                     fallback.shape().ToString())));
   }
@@ -120,10 +121,10 @@ void ParseDenseFeature(OpKernelContext* ctx, const std::string& key,
     if (found[r] != nullptr) {
       const int64_t count = ValueCount(*found[r], type);
       OP_REQUIRES(ctx, rows || count == per_record,
-                  absl::InvalidArgumentError(absl::StrCat(
-                      "record ", r, ": feature '", key, "' has ", count,
-                      " values but its dense shape ", shape.ToString(),
-                      " needs ", per_record)));
+                  absl::InvalidArgumentError(
+                      absl::StrCat("record ", r, ": feature '", key, "' has ",
+                                   count, " values but its dense shape ",
+                                   shape.ToString(), " needs ", per_record)));
       CopyValues(*found[r], type, out, at);
       filled = count;
     } else if (!rows) {
@@ -177,14 +178,13 @@ void ParseSparseFeature(OpKernelContext* ctx, const std::string& key,
   Tensor* indices = nullptr;
   Tensor* values = nullptr;
   Tensor* dense_shape = nullptr;
-  OP_REQUIRES_OK(ctx, ctx->allocate_output(indices_output,
-                                           TensorShape({total, index_width}),
-                                           &indices));
-  OP_REQUIRES_OK(ctx, ctx->allocate_output(values_output,
-                                           TensorShape({total}), &values));
+  OP_REQUIRES_OK(
+      ctx, ctx->allocate_output(indices_output,
+                                TensorShape({total, index_width}), &indices));
+  OP_REQUIRES_OK(
+      ctx, ctx->allocate_output(values_output, TensorShape({total}), &values));
   OP_REQUIRES_OK(ctx,
-                 ctx->allocate_output(shape_output,
-                                      TensorShape({index_width}),
+                 ctx->allocate_output(shape_output, TensorShape({index_width}),
                                       &dense_shape));
   int64_t at = 0;
   for (int64_t r = 0; r < num_records; ++r) {
@@ -202,6 +202,17 @@ void ParseSparseFeature(OpKernelContext* ctx, const std::string& key,
   *dims = longest;
 }
 
+absl::Status ReadKeys(const Tensor& t, const char* what,
+                      std::vector<std::string>* keys) {
+  if (t.dtype() != DT_STRING || t.shape().rank() > 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, " must be a vector of strings, got ",
+                     DataTypeName(t.dtype()), " ", t.shape().ToString()));
+  }
+  keys->assign(t.data<std::string>(), t.data<std::string>() + t.NumElements());
+  return absl::OkStatus();
+}
+
 void SetSplit(Tensor* splits, int64_t i, int64_t at) {
   if (splits->dtype() == DT_INT32) {
     splits->data<int32_t>()[i] = static_cast<int32_t>(at);
@@ -214,12 +225,12 @@ void ParseRaggedFeature(OpKernelContext* ctx, const std::string& key,
                         DataType type, DataType split_type, int batch_rank,
                         const Records& records, int values_output,
                         int splits_output) {
-  OP_REQUIRES(ctx,
-              type == DT_FLOAT || type == DT_INT64 || type == DT_STRING,
-              absl::InvalidArgumentError(absl::StrCat(
-                  "ragged feature '", key, "' has value type ",
-                  DataTypeName(type), "; tf.Example holds float, int64 and "
-                  "string values")));
+  OP_REQUIRES(
+      ctx, type == DT_FLOAT || type == DT_INT64 || type == DT_STRING,
+      absl::InvalidArgumentError(absl::StrCat(
+          "ragged feature '", key, "' has value type ", DataTypeName(type),
+          "; tf.Example holds float, int64 and "
+          "string values")));
   OP_REQUIRES(ctx, split_type == DT_INT32 || split_type == DT_INT64,
               absl::InvalidArgumentError(absl::StrCat(
                   "ragged feature '", key, "' has row splits of ",
@@ -235,11 +246,11 @@ void ParseRaggedFeature(OpKernelContext* ctx, const std::string& key,
   }
   Tensor* values = nullptr;
   Tensor* splits = nullptr;
-  OP_REQUIRES_OK(ctx, ctx->allocate_output(values_output,
-                                           TensorShape({total}), &values));
+  OP_REQUIRES_OK(
+      ctx, ctx->allocate_output(values_output, TensorShape({total}), &values));
   const int64_t num_splits = batch_rank == 0 ? 0 : num_records + 1;
-  OP_REQUIRES_OK(ctx, ctx->allocate_output(
-                          splits_output, TensorShape({num_splits}), &splits));
+  OP_REQUIRES_OK(ctx, ctx->allocate_output(splits_output,
+                                           TensorShape({num_splits}), &splits));
   int64_t at = 0;
   if (num_splits > 0) SetSplit(splits, 0, 0);
   for (int64_t r = 0; r < num_records; ++r) {

@@ -45,6 +45,10 @@ void CopyValues(const Feature& f, DataType type, Tensor* out, int64_t at);
 absl::StatusOr<const Feature*> FindFeature(const Features& features,
                                            const std::string& key,
                                            DataType type, int64_t record);
+// The keys of a string input (a vector, or a scalar for one key); `what`
+// names the input in the error.
+absl::Status ReadKeys(const Tensor& t, const char* what,
+                      std::vector<std::string>* keys);
 // Writes `at` as element i of a row-splits tensor of int32 or int64.
 void SetSplit(Tensor* splits, int64_t i, int64_t at);
 

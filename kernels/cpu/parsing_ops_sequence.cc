@@ -33,17 +33,16 @@ namespace {
 
 using parsing::CopyValues;
 using parsing::KindName;
+using parsing::ReadKeys;
 using parsing::ValueCount;
 
 // What to parse, with each group's first output.
 struct SequenceConfig {
   std::vector<std::string> context_sparse_keys, context_dense_keys,
-      context_ragged_keys, list_sparse_keys, list_dense_keys,
-      list_ragged_keys;
+      context_ragged_keys, list_sparse_keys, list_dense_keys, list_ragged_keys;
   std::vector<DataType> context_sparse_types, context_dense_types,
-      context_ragged_value_types, context_ragged_split_types,
-      list_sparse_types, list_dense_types, list_ragged_value_types,
-      list_ragged_split_types;
+      context_ragged_value_types, context_ragged_split_types, list_sparse_types,
+      list_dense_types, list_ragged_value_types, list_ragged_split_types;
   std::vector<TensorShape> context_dense_shapes, list_dense_shapes;
   // Dense lists that may be missing (then they have no steps).
   absl::flat_hash_set<std::string> missing_assumed_empty;
@@ -68,28 +67,28 @@ absl::StatusOr<int64_t> StepCount(const FeatureList& list,
   if (f.kind_case() == Feature::KIND_NOT_SET) return 0;
   const int64_t count = ValueCount(f, type);
   if (count < 0) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "record ", record, ": feature list '", key, "', step ", step,
-        ": holds ",
-        f.has_float_list()   ? "float_list"
-        : f.has_int64_list() ? "int64_list"
-                             : "bytes_list",
-        " but the parser asks for ", KindName(type), " (", DataTypeName(type),
-        ")"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("record ", record, ": feature list '", key, "', step ",
+                     step, ": holds ",
+                     f.has_float_list()   ? "float_list"
+                     : f.has_int64_list() ? "int64_list"
+                                          : "bytes_list",
+                     " but the parser asks for ", KindName(type), " (",
+                     DataTypeName(type), ")"));
   }
   return count;
 }
 
-void ParseDenseList(OpKernelContext* ctx, const SequenceConfig& config,
-                    int d, const TensorShape& batch_shape, const Lists& lists,
+void ParseDenseList(OpKernelContext* ctx, const SequenceConfig& config, int d,
+                    const TensorShape& batch_shape, const Lists& lists,
                     int values_output, int lengths_output) {
   const std::string& key = config.list_dense_keys[d];
   const DataType type = config.list_dense_types[d];
   const TensorShape& shape = config.list_dense_shapes[d];
   OP_REQUIRES(ctx, shape.IsFullyDefined(),
               absl::InvalidArgumentError(absl::StrCat(
-                  "dense feature list '", key, "' has shape ",
-                  shape.ToString(), "; each step's shape must be fully "
+                  "dense feature list '", key, "' has shape ", shape.ToString(),
+                  "; each step's shape must be fully "
                   "defined")));
   const int64_t per_step = shape.num_elements();
   const int64_t num_records = static_cast<int64_t>(lists.size());
@@ -142,8 +141,7 @@ void ParseDenseList(OpKernelContext* ctx, const SequenceConfig& config,
 
 void ParseSparseList(OpKernelContext* ctx, const std::string& key,
                      DataType type, int batch_rank, const Lists& lists,
-                     int indices_output, int values_output,
-                     int shape_output) {
+                     int indices_output, int values_output, int shape_output) {
   const int64_t num_records = static_cast<int64_t>(lists.size());
   std::vector<const FeatureList*> found(num_records, nullptr);
   int64_t total = 0, longest_list = 0, longest_step = 0;
@@ -162,11 +160,11 @@ void ParseSparseList(OpKernelContext* ctx, const std::string& key,
   Tensor* indices = nullptr;
   Tensor* values = nullptr;
   Tensor* dense_shape = nullptr;
-  OP_REQUIRES_OK(ctx, ctx->allocate_output(
-                          indices_output, TensorShape({total, width}),
-                          &indices));
-  OP_REQUIRES_OK(ctx, ctx->allocate_output(values_output,
-                                           TensorShape({total}), &values));
+  OP_REQUIRES_OK(
+      ctx, ctx->allocate_output(indices_output, TensorShape({total, width}),
+                                &indices));
+  OP_REQUIRES_OK(
+      ctx, ctx->allocate_output(values_output, TensorShape({total}), &values));
   OP_REQUIRES_OK(ctx, ctx->allocate_output(shape_output, TensorShape({width}),
                                            &dense_shape));
   int64_t at = 0;
@@ -215,16 +213,16 @@ void ParseRaggedList(OpKernelContext* ctx, const std::string& key,
   Tensor* values = nullptr;
   Tensor* outer = nullptr;
   Tensor* inner = nullptr;
-  OP_REQUIRES_OK(ctx, ctx->allocate_output(values_output,
-                                           TensorShape({total}), &values));
+  OP_REQUIRES_OK(
+      ctx, ctx->allocate_output(values_output, TensorShape({total}), &values));
   // A scalar record's outer splits are one zero (TensorFlow's shape []).
-  OP_REQUIRES_OK(ctx, ctx->allocate_output(
-                          outer_output,
-                          batch_rank == 0 ? TensorShape({})
-                                          : TensorShape({num_records + 1}),
-                          &outer));
-  OP_REQUIRES_OK(ctx, ctx->allocate_output(
-                          inner_output, TensorShape({steps + 1}), &inner));
+  OP_REQUIRES_OK(ctx, ctx->allocate_output(outer_output,
+                                           batch_rank == 0
+                                               ? TensorShape({})
+                                               : TensorShape({num_records + 1}),
+                                           &outer));
+  OP_REQUIRES_OK(ctx, ctx->allocate_output(inner_output,
+                                           TensorShape({steps + 1}), &inner));
   parsing::SetSplit(outer, 0, 0);
   parsing::SetSplit(inner, 0, 0);
   int64_t at = 0, step_at = 0;
@@ -242,13 +240,21 @@ void ParseRaggedList(OpKernelContext* ctx, const std::string& key,
   }
 }
 
-// Parses `num_records` serialized SequenceExamples (a scalar batch_shape:
-// one) into every output, in ParseSequenceExampleV2's order (the V1 ops
-// skip the ragged groups, and ParseSingleSequenceExample the lengths).
+// Parses the serialized SequenceExamples of `serialized` (a scalar: one
+// record, no batch dimension) into every output, in
+// ParseSequenceExampleV2's order (the V1 ops skip the ragged groups, and
+// ParseSingleSequenceExample the lengths); the context defaults are the
+// inputs from `first_default` on.
 void ParseSequences(OpKernelContext* ctx, const SequenceConfig& config,
-                    const TensorShape& batch_shape, const std::string* records,
-                    int64_t num_records,
-                    const std::vector<const Tensor*>& context_defaults) {
+                    const Tensor& serialized, int first_default) {
+  const TensorShape& batch_shape = serialized.shape();
+  const std::string* records = serialized.data<std::string>();
+  const int64_t num_records = serialized.NumElements();
+  std::vector<const Tensor*> context_defaults;
+  for (size_t d = 0; d < config.context_dense_keys.size(); ++d) {
+    context_defaults.push_back(
+        &ctx->input(first_default + static_cast<int>(d)));
+  }
   std::vector<SequenceExample> examples(num_records);
   parsing::Records contexts(num_records);
   Lists lists(num_records);
@@ -265,9 +271,8 @@ void ParseSequences(OpKernelContext* ctx, const SequenceConfig& config,
   const int cs = static_cast<int>(config.context_sparse_keys.size());
   for (int s = 0; s < cs; ++s) {
     parsing::ParseSparseFeature(ctx, config.context_sparse_keys[s],
-                                config.context_sparse_types[s], rank,
-                                contexts, out + s, out + cs + s,
-                                out + 2 * cs + s);
+                                config.context_sparse_types[s], rank, contexts,
+                                out + s, out + cs + s, out + 2 * cs + s);
     if (!ctx->status().ok()) return;
   }
   out += 3 * cs;
@@ -318,18 +323,6 @@ void ParseSequences(OpKernelContext* ctx, const SequenceConfig& config,
   }
 }
 
-// A 1-D (or scalar-per-key, for the V1 list inputs) string tensor of keys.
-absl::Status ReadKeys(const Tensor& t, const char* what,
-                      std::vector<std::string>* keys) {
-  if (t.dtype() != DT_STRING || t.shape().rank() > 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(what, " must be a vector of strings, got ",
-                     DataTypeName(t.dtype()), " ", t.shape().ToString()));
-  }
-  keys->assign(t.data<std::string>(), t.data<std::string>() + t.NumElements());
-  return absl::OkStatus();
-}
-
 // Whether the keys and the attrs that type them agree in number.
 absl::Status CheckCounts(const SequenceConfig& c) {
   struct Group {
@@ -370,19 +363,23 @@ absl::Status CheckCounts(const SequenceConfig& c) {
 
 // The attrs every form has.
 void ReadTypes(OpKernelConstruction* ctx, SequenceConfig* c) {
-  ctx->SetStatus(ctx->GetAttr("context_sparse_types", &c->context_sparse_types));
+  ctx->SetStatus(
+      ctx->GetAttr("context_sparse_types", &c->context_sparse_types));
   ctx->SetStatus(ctx->GetAttr("Tcontext_dense", &c->context_dense_types));
-  ctx->SetStatus(ctx->GetAttr("context_dense_shapes", &c->context_dense_shapes));
-  ctx->SetStatus(ctx->GetAttr("feature_list_sparse_types", &c->list_sparse_types));
-  ctx->SetStatus(ctx->GetAttr("feature_list_dense_types", &c->list_dense_types));
-  ctx->SetStatus(ctx->GetAttr("feature_list_dense_shapes", &c->list_dense_shapes));
+  ctx->SetStatus(
+      ctx->GetAttr("context_dense_shapes", &c->context_dense_shapes));
+  ctx->SetStatus(
+      ctx->GetAttr("feature_list_sparse_types", &c->list_sparse_types));
+  ctx->SetStatus(
+      ctx->GetAttr("feature_list_dense_types", &c->list_dense_types));
+  ctx->SetStatus(
+      ctx->GetAttr("feature_list_dense_shapes", &c->list_dense_shapes));
 }
 
 // ParseSequenceExampleV2: keys as inputs, ragged groups, dense lengths.
 class ParseSequenceExampleV2Op : public OpKernel {
  public:
-  explicit ParseSequenceExampleV2Op(OpKernelConstruction* ctx)
-      : OpKernel(ctx) {
+  explicit ParseSequenceExampleV2Op(OpKernelConstruction* ctx) : OpKernel(ctx) {
     ReadTypes(ctx, &config_);
     ctx->SetStatus(ctx->GetAttr("context_ragged_value_types",
                                 &config_.context_ragged_value_types));
@@ -416,29 +413,23 @@ class ParseSequenceExampleV2Op : public OpKernel {
     OP_REQUIRES_OK(ctx, ReadKeys(ctx->input(7), "feature_list_ragged_keys",
                                  &config.list_ragged_keys));
     const Tensor& missing = ctx->input(8);
-    OP_REQUIRES(ctx,
-                missing.dtype() == DT_BOOL &&
-                    missing.NumElements() ==
-                        static_cast<int64_t>(config.list_dense_keys.size()),
-                absl::InvalidArgumentError(absl::StrCat(
-                    "feature_list_dense_missing_assumed_empty must hold one "
-                    "bool per dense feature list (",
-                    config.list_dense_keys.size(), "), got ",
-                    DataTypeName(missing.dtype()), " ",
-                    missing.shape().ToString())));
+    OP_REQUIRES(
+        ctx,
+        missing.dtype() == DT_BOOL &&
+            missing.NumElements() ==
+                static_cast<int64_t>(config.list_dense_keys.size()),
+        absl::InvalidArgumentError(absl::StrCat(
+            "feature_list_dense_missing_assumed_empty must hold one "
+            "bool per dense feature list (",
+            config.list_dense_keys.size(), "), got ",
+            DataTypeName(missing.dtype()), " ", missing.shape().ToString())));
     for (size_t d = 0; d < config.list_dense_keys.size(); ++d) {
       if (missing.data<bool>()[d]) {
         config.missing_assumed_empty.insert(config.list_dense_keys[d]);
       }
     }
     OP_REQUIRES_OK(ctx, CheckCounts(config));
-    std::vector<const Tensor*> defaults;
-    for (size_t d = 0; d < config.context_dense_keys.size(); ++d) {
-      defaults.push_back(&ctx->input(9 + static_cast<int>(d)));
-    }
-    ParseSequences(ctx, config, serialized.shape(),
-                   serialized.data<std::string>(), serialized.NumElements(),
-                   defaults);
+    ParseSequences(ctx, config, serialized, /*first_default=*/9);
   }
 
  private:
@@ -472,13 +463,7 @@ class ParseSequenceExampleOp : public OpKernel {
                 absl::InvalidArgumentError(absl::StrCat(
                     "ParseSequenceExample parses a vector of records, got ",
                     serialized.shape().ToString())));
-    std::vector<const Tensor*> defaults;
-    for (size_t d = 0; d < config_.context_dense_keys.size(); ++d) {
-      defaults.push_back(&ctx->input(2 + static_cast<int>(d)));
-    }
-    ParseSequences(ctx, config_, serialized.shape(),
-                   serialized.data<std::string>(), serialized.NumElements(),
-                   defaults);
+    ParseSequences(ctx, config_, serialized, /*first_default=*/2);
   }
 
  private:
@@ -503,15 +488,14 @@ class ParseSingleSequenceExampleOp : public OpKernel {
                     serialized.shape().ToString())));
     SequenceConfig config = config_;
     std::vector<std::string> missing;
-    OP_REQUIRES_OK(ctx, ReadKeys(ctx->input(1),
-                                 "feature_list_dense_missing_assumed_empty",
-                                 &missing));
+    OP_REQUIRES_OK(
+        ctx, ReadKeys(ctx->input(1), "feature_list_dense_missing_assumed_empty",
+                      &missing));
     config.missing_assumed_empty.insert(missing.begin(), missing.end());
     // The key lists follow, one scalar input per key, in OpDef order.
     int in = 2;
-    for (auto* keys :
-         {&config.context_sparse_keys, &config.context_dense_keys,
-          &config.list_sparse_keys, &config.list_dense_keys}) {
+    for (auto* keys : {&config.context_sparse_keys, &config.context_dense_keys,
+                       &config.list_sparse_keys, &config.list_dense_keys}) {
       const size_t n = keys == &config.context_sparse_keys
                            ? config.context_sparse_types.size()
                        : keys == &config.context_dense_keys
@@ -528,12 +512,7 @@ class ParseSingleSequenceExampleOp : public OpKernel {
       }
     }
     OP_REQUIRES_OK(ctx, CheckCounts(config));
-    std::vector<const Tensor*> defaults;
-    for (size_t d = 0; d < config.context_dense_keys.size(); ++d, ++in) {
-      defaults.push_back(&ctx->input(in));
-    }
-    ParseSequences(ctx, config, TensorShape({}),
-                   serialized.data<std::string>(), 1, defaults);
+    ParseSequences(ctx, config, serialized, /*first_default=*/in);
   }
 
  private:

@@ -112,8 +112,13 @@ FEATURES = {
 
 
 def flatten(prefix, value, outs):
-  """Fetches of a parsed value: a tensor, or a ragged tensor's parts."""
-  if isinstance(value, tf.RaggedTensor):
+  """Fetches of a parsed value: a tensor, or a sparse or ragged tensor's
+  parts."""
+  if isinstance(value, tf.SparseTensor):
+    outs[prefix + "_indices"] = value.indices
+    outs[prefix + "_values"] = value.values
+    outs[prefix + "_shape"] = value.dense_shape
+  elif isinstance(value, tf.RaggedTensor):
     flatten(prefix + "_values", value.values, outs)
     outs[prefix + "_splits"] = value.row_splits
   else:
@@ -148,24 +153,14 @@ def build():
   for prefix, parsed in (("seq_context_", context), ("seq_list_", lists),
                          ("seq_length_", lengths)):
     for key, value in parsed.items():
-      if isinstance(value, tf.SparseTensor):
-        outs[prefix + key + "_indices"] = value.indices
-        outs[prefix + key + "_values"] = value.values
-        outs[prefix + key + "_shape"] = value.dense_shape
-      else:
-        flatten(prefix + key, value, outs)
+      flatten(prefix + key, value, outs)
   for i in range(2):
     context, lists = tf.io.parse_single_sequence_example(sequences[i],
                                                          CONTEXT, LISTS)
     for prefix, parsed in (("seq%d_context_" % i, context),
                            ("seq%d_list_" % i, lists)):
       for key, value in parsed.items():
-        if isinstance(value, tf.SparseTensor):
-          outs[prefix + key + "_indices"] = value.indices
-          outs[prefix + key + "_values"] = value.values
-          outs[prefix + key + "_shape"] = value.dense_shape
-        else:
-          flatten(prefix + key, value, outs)
+        flatten(prefix + key, value, outs)
   # The tf.compat.v1 ops of older graphs (keys as attrs or inputs).
   v1 = tf.raw_ops.ParseSequenceExample(
       serialized=sequences[:2], debug_name=tf.constant(["a", "b"]),
