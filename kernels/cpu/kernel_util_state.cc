@@ -95,21 +95,16 @@ void AssignKernel::Compute(OpKernelContext* ctx) {
   Var* var = ctx->input_var(0);
   OP_REQUIRES(ctx, var != nullptr,
               absl::InternalError("the variable input is not a variable"));
-  const bool held_only_here = ctx->input_held_only_here(1);
+  // Whether the executor handed this kernel the only hold on the value
+  // (asked before `value` below adds its own).
+  const bool exclusive = ctx->input_held_only_here(1);
   Tensor value = ctx->input(1);
   OP_REQUIRES_OK(ctx, CheckValueFits(*var, value, validate_shape_));
-  if (!on_host_) {
-    std::lock_guard<std::mutex> lock(var->mu());
-    *var->value() = std::move(value);
-    return;
-  }
-  // Whether the executor handed this kernel the only hold on the value
-  // (taken before `value` above adds its own).
-  const bool exclusive = held_only_here;
   {
     std::lock_guard<std::mutex> lock(var->mu());
     Tensor* old = var->value();
-    const bool fits_old = is_ref_ && old->IsReferenceVariableValue() &&
+    const bool fits_old = on_host_ && is_ref_ &&
+                          old->IsReferenceVariableValue() &&
                           old->dtype() == value.dtype() &&
                           old->NumElements() == value.NumElements();
     if (fits_old && !(exclusive && old->RefCount() == 1)) {
@@ -118,8 +113,10 @@ void AssignKernel::Compute(OpKernelContext* ctx) {
       // give as many elements another shape).
       if (old->shape() != value.shape()) *old = *old->Reshaped(value.shape());
       CopyElementsInto(value, old);
-    } else if (exclusive && !value.IsReferenceVariableValue()) {
-      if (is_ref_) value.MarkReferenceVariableValue();
+    } else if (!on_host_ || (exclusive && !value.IsReferenceVariableValue())) {
+      // (On a GPU the variable shares the assigned tensor: its updates copy
+      // on write there.)
+      if (on_host_ && is_ref_) value.MarkReferenceVariableValue();
       *old = std::move(value);
     } else if (is_ref_ || value.IsReferenceVariableValue()) {
       Tensor copy = value.DeepCopy(ctx->device()->allocator());
