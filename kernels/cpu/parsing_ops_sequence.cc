@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
@@ -494,15 +495,13 @@ class ParseSingleSequenceExampleOp : public OpKernel {
     config.missing_assumed_empty.insert(missing.begin(), missing.end());
     // The key lists follow, one scalar input per key, in OpDef order.
     int in = 2;
-    for (auto* keys : {&config.context_sparse_keys, &config.context_dense_keys,
-                       &config.list_sparse_keys, &config.list_dense_keys}) {
-      const size_t n = keys == &config.context_sparse_keys
-                           ? config.context_sparse_types.size()
-                       : keys == &config.context_dense_keys
-                           ? config.context_dense_types.size()
-                       : keys == &config.list_sparse_keys
-                           ? config.list_sparse_types.size()
-                           : config.list_dense_types.size();
+    // Each group has as many key inputs as its types attr has entries.
+    const std::pair<std::vector<std::string>*, size_t> groups[] = {
+        {&config.context_sparse_keys, config.context_sparse_types.size()},
+        {&config.context_dense_keys, config.context_dense_types.size()},
+        {&config.list_sparse_keys, config.list_sparse_types.size()},
+        {&config.list_dense_keys, config.list_dense_types.size()}};
+    for (const auto& [keys, n] : groups) {
       for (size_t k = 0; k < n; ++k, ++in) {
         const Tensor& key = ctx->input(in);
         OP_REQUIRES(ctx, key.dtype() == DT_STRING && key.NumElements() == 1,
