@@ -3,8 +3,9 @@
 // binary files through the seed's in-graph distorted_inputs pipeline
 // (examples/cifar10_input.h), on N logical CPU devices or N GPUs:
 //
-//   bazel run //examples:cifar10_towers -- --towers 2 \
-//       --data_dir /path/to/cifar-10-batches-bin --max_steps 1000
+//   bazel run //examples:cifar10_towers -- --towers 2 --data_dir DIR
+//
+// (DIR: cifar-10-batches-bin, add --max_steps 1000 for a short run.)
 //
 // CIFAR-10 cannot be downloaded here; --write_synthetic_data N writes five
 // files of N learnable records in its format to --data_dir and exits.
@@ -15,6 +16,8 @@
 // --strategy ps averages the towers' gradients on /cpu:0 and applies them
 // there (the seed's); allreduce keeps a replica per tower and all-reduces
 // the gradients. --log_device_placement prints every node's device.
+// --virtual_gpus N splits one physical GPU into N logical ones, so
+// --towers 2 --virtual_gpus 2 runs two GPU towers on one GPU.
 // --eval_examples N then evaluates the moving averages of the weights on N
 // examples of test_batch.bin (central crops) as the seed's cifar10_eval
 // does and prints
@@ -43,6 +46,9 @@ ABSL_FLAG(int, towers, 2, "towers, one per device /cpu:0..N-1 or /gpu:0..N-1");
 ABSL_FLAG(std::string, device_type, "auto",
           "cpu (N logical CPU devices), gpu (N GPUs, soft placement), or "
           "auto (gpu when the machine has at least N GPUs)");
+ABSL_FLAG(int, virtual_gpus, 0,
+          "split physical GPU 0 into this many logical GPUs (TensorFlow's "
+          "virtual devices), so N towers run on one GPU; 0: none");
 ABSL_FLAG(std::string, strategy, "ps",
           "how gradients meet: ps (averaged on /cpu:0) or allreduce");
 ABSL_FLAG(int, batch_size, 128, "examples per tower per step (the seed's)");
@@ -92,8 +98,15 @@ absl::Status Main() {
   const int per_tower = absl::GetFlag(FLAGS_batch_size);
   if (per_tower < 1) return absl::InvalidArgumentError("--batch_size < 1");
   std::string device_type = absl::GetFlag(FLAGS_device_type);
+  const int virtual_gpus = absl::GetFlag(FLAGS_virtual_gpus);
+  if (virtual_gpus < 0) return absl::InvalidArgumentError("--virtual_gpus < 0");
   if (device_type == "auto") {
-    device_type = dflow::CountCudaDevices() >= towers ? "gpu" : "cpu";
+    // Virtual GPUs replace physical GPU 0 by virtual_gpus logical ones.
+    const int physical = dflow::CountCudaDevices();
+    const int gpus = physical > 0 && virtual_gpus > 1
+                         ? physical - 1 + virtual_gpus
+                         : physical;
+    device_type = gpus >= towers ? "gpu" : "cpu";
   }
   if (device_type != "cpu" && device_type != "gpu") {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -133,6 +146,7 @@ absl::Status Main() {
   if (device_type == "gpu") {
     options.device_count = {{"CPU", 1}, {"GPU", towers}};
     options.allow_soft_placement = true;
+    options.gpu_virtual_devices = virtual_gpus;
   } else {
     options.device_count = {{"CPU", towers}};
   }

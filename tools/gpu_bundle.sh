@@ -3,9 +3,11 @@
 # shared libraries they need, into gpu_bundle/ (git-ignored): a folder that
 # runs on a machine with a GPU and no Bazel.
 #
-#   tools/gpu_bundle.sh [--with-cuda-libs] [EXTRA_LABEL ...]
+#   tools/gpu_bundle.sh [--with-cuda-libs] [--no-bench] [EXTRA_LABEL ...]
 #
-# It also writes gpu_bundle.tar.xz (about 16 MB; the folder is over 100 MB).
+# --no-bench leaves the benchmark binaries out (a smaller archive, for a
+# device call that only tests).
+# It also writes gpu_bundle.tar.xz (about 55 MB; the folder about 400 MB).
 # On the GPU machine (from the folder holding gpu_bundle/, after
 # `tar xJf gpu_bundle.tar.xz` when the archive is what travelled):
 #   gpu_bundle/run_all.sh            # every test; last line "N passed, N failed"
@@ -23,23 +25,27 @@
 #     cuDNN and NCCL weigh gigabytes, so run_all.sh looks for them on the GPU
 #     machine ($CUDA_PATH, /usr/local/cuda*, Python's nvidia-* wheels) unless
 #     --with-cuda-libs copies them here too.
-# Tests that read files from their Bazel runfiles are not supported (the GPU
-# tests make their own data).
+# Tests that read files from their Bazel runfiles find them relative to the
+# working directory: run the bundle from the repository root (the GPU tests
+# make their own data, except tf_corpus_gpu_test, which reads
+# tests/testdata/tf_corpus).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 TEST_PATTERNS=(//tests/runtime/gpu/... //tests/kernels/gpu/...)
 BENCH_PATTERNS=(//bench/gpu/...)
-# Programs carried to run by hand (not tests): the towers example, for
+# Programs carried to run by hand (not tests): the towers examples, for
 # `--towers 2 --virtual_gpus 2` on one GPU.
-PROGRAMS=(//examples:mnist_towers)
+PROGRAMS=(//examples:mnist_towers //examples:cifar10_towers)
 
 with_cuda_libs=0
+no_bench=0
 extra=()
 for arg in "$@"; do
   case "$arg" in
     --with-cuda-libs) with_cuda_libs=1 ;;
-    -h|--help) sed -n '2,29p' "$0"; exit 0 ;;
+    --no-bench) no_bench=1 ;;
+    -h|--help) sed -n '2,32p' "$0"; exit 0 ;;
     *) extra+=("$arg") ;;
   esac
 done
@@ -67,6 +73,7 @@ mapfile -t test_patterns < <(existing "${TEST_PATTERNS[@]}")
 mapfile -t bench_patterns < <(existing "${BENCH_PATTERNS[@]}")
 mapfile -t tests < <(query_kind cc_test "${test_patterns[@]}")
 mapfile -t benches < <(query_kind cc_binary "${bench_patterns[@]}")
+[ "$no_bench" -eq 1 ] && benches=()
 tests+=("${extra[@]}")
 if [ ${#tests[@]} -eq 0 ] && [ ${#benches[@]} -eq 0 ]; then
   echo "gpu_bundle: no targets found" >&2
@@ -102,6 +109,12 @@ is_system_runtime() {
   return 1
 }
 
+# Debug sections are most of dflow's binaries and libraries; without them
+# the bundle fits the device tool's carry. Symbols stay, for backtraces.
+strip_debug() {  # FILE
+  strip --strip-debug "$1" 2>/dev/null || true
+}
+
 copy_libs() {  # BINARY
   local lib real
   while read -r lib; do
@@ -114,7 +127,11 @@ copy_libs() {  # BINARY
       basename "$lib" >> "$out/cuda_libs.txt"
       continue
     fi
-    [ -e "$out/lib/$(basename "$lib")" ] || cp "$real" "$out/lib/$(basename "$lib")"
+    if [ ! -e "$out/lib/$(basename "$lib")" ]; then
+      cp "$real" "$out/lib/$(basename "$lib")"
+      chmod u+w "$out/lib/$(basename "$lib")"
+      strip_debug "$out/lib/$(basename "$lib")"
+    fi
   done < <(ldd "$1" | awk '$2 == "=>" && $3 ~ /^\// {print $3}')
   if ldd "$1" | grep -q "not found"; then
     echo "gpu_bundle: warning: $1 has unresolved libraries here:" >&2
@@ -132,6 +149,7 @@ add_binary() {  # LABEL LISTFILE
   mkdir -p "$out/bin/$(dirname "$rel")"
   cp "$bin_root/$rel" "$out/bin/$rel"
   chmod u+w "$out/bin/$rel"
+  strip_debug "$out/bin/$rel"
   echo "$rel" >> "$2"
   copy_libs "$bin_root/$rel"
 }
@@ -258,9 +276,10 @@ cp bench/gpu/compare_torch_gpu.sh bench/torch_peer.py "$out/"
 
 echo "gpu_bundle: $(wc -l < "$out/tests.txt") tests, $(wc -l < "$out/benchmarks.txt") benchmarks," \
      "$(ls "$out/lib" | wc -l) libraries, $(du -sh "$out" | cut -f1) in $out/"
-# The folder is over 100 MB (OpenBLAS alone is 36 MB), more than the device
-# tool carries (64 MiB); compressed it is about 16 MB.
-tar cf - "$out" | xz -T0 -6 > "$out.tar.xz"
+# The folder is about 400 MB (the example programs link dflow statically,
+# OpenBLAS and oneDNN are 36 and 40 MB), more than the device tool carries
+# (64 MiB); xz -9's 64 MiB window finds what the programs share.
+tar cf - "$out" | xz -T0 -9 > "$out.tar.xz"
 echo "gpu_bundle: on the GPU machine run: $out/run_all.sh (and $out/compare_torch_gpu.sh)"
 echo "gpu_bundle: or carry $out.tar.xz ($(du -sh "$out.tar.xz" | cut -f1)) and run:" \
      "tar xJf $out.tar.xz && $out/run_all.sh"

@@ -19,7 +19,9 @@
 #      the ps and allreduce strategies (the latter's checkpoint evaluated
 #      again by --eval_only), and the same on 2 CPU devices for the accuracy
 #      to compare (towers.txt, placement.txt; a crash is run again under
-#      cuda-gdb for a backtrace);
+#      cuda-gdb for a backtrace); seed 003's CIFAR-10 towers the same way
+#      on synthetic records (cifar10.txt, cifar_placement.txt); `dflow run`
+#      of a TensorFlow-written graph on the GPU (cli.txt);
 #   4. unless --no-bench: dflow vs cuBLAS, cudaMemcpy and PyTorch CUDA
 #      (gpu_bundle/compare_torch_gpu.sh), then the virtual-GPU all-reduce
 #      bandwidth (collective_gpu_bench; both in bench.txt).
@@ -90,6 +92,40 @@ echo "== towers"
     --eval_only --checkpoint_dir "$work/ckpt_gpu_allreduce"
   run cpu_ps --device_type cpu
 ) 2>&1 | tee "$out/towers.txt"
+
+echo "== cifar10 towers"
+(
+  source "$bundle/env.sh"
+  cifar="$bundle/bin/examples/cifar10_towers"
+  data="$work/cifar10"
+  mkdir -p "$data"
+  "$cifar" --data_dir "$data" --write_synthetic_data 2000 > /dev/null
+  cifar_run() {  # NAME FLAGS...
+    local name="$1"; shift
+    echo "--- cifar10 $name: $*"
+    timeout -k 5 "${DFLOW_CIFAR_LIMIT:-60}" stdbuf -oL "$cifar" --towers 2 \
+      --data_dir "$data" --max_steps 60 --batch_size 32 --log_every 20 \
+      --min_after_dequeue 500 --reader_threads 4 --eval_examples 256 "$@" \
+      2> "$work/cifar_$name.err"
+    echo "--- cifar10 $name: exit $?"
+    tail -n 5 "$work/cifar_$name.err"
+  }
+  cifar_run gpu_ps --device_type gpu --virtual_gpus 2 --log_device_placement
+  grep -E 'conv[12]/Conv2D|Conv2DBackpropFilter' "$work/cifar_gpu_ps.err" | head -n 6
+  cp "$work/cifar_gpu_ps.err" "$out/cifar_placement.txt"
+  cifar_run gpu_allreduce --device_type gpu --virtual_gpus 2 --strategy allreduce
+  cifar_run cpu_ps --device_type cpu
+) 2>&1 | tee "$out/cifar10.txt"
+
+echo "== dflow run on the GPU (a TensorFlow-written MLP)"
+(
+  source "$bundle/env.sh"
+  [ -x "$bundle/bin/tools/dflow" ] || { echo "(not in this bundle: tools/gpu_bundle.sh //tools:dflow adds it)"; exit 0; }
+  python3 -c "import numpy as np; np.save('$work/x.npy', np.random.RandomState(0).rand(3, 784).astype(np.float32))" &&
+  timeout -k 5 60 "$bundle/bin/tools/dflow" run --graph tests/testdata/tf/mlp.pbtxt \
+    --feed "input/x=$work/x.npy" --fetch output/probs --soft_placement \
+    --log_device_placement --steps 3 2>&1 | grep -v '^$' | tail -n 40
+) 2>&1 | tee "$out/cli.txt"
 
 fi
 
