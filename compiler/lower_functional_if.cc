@@ -143,6 +143,17 @@ class IfLowering {
                                   DataType type) {
     NodeDef def = NewNode(suffix, "Switch");
     (*def.mutable_attr())["T"] = MakeAttr(type);
+    // A reference variable passed in (TF1's initialized_value: If(
+    // IsVariableInitialized(v), v, v.initial_value)) is read only by the
+    // branch taken: its Switch stays with the variable, so an uninitialized
+    // variable is never sent to another device (as TensorFlow's lowering
+    // colocates an input's Switch with the input).
+    if (IsRefType(data.first->output_type(data.second))) {
+      AttrValue colocation;
+      colocation.mutable_list()->add_s(
+          absl::StrCat("loc:@", data.first->name()));
+      (*def.mutable_attr())["_class"] = colocation;
+    }
     return Add(std::move(def), {data, pred_});
   }
 

@@ -36,6 +36,7 @@
 #include "runtime/plan_cache.h"
 #include "runtime/rendezvous.h"
 #include "runtime/shared_kernels.h"
+#include "runtime/stateful_placement.h"
 
 namespace dflow {
 
@@ -107,7 +108,13 @@ struct Session::Impl {
   std::shared_ptr<VariableStore> variables = std::make_shared<VariableStore>();
   // std mutexes, not absl's: see runtime/variables.h.
   mutable std::shared_mutex graph_mu;
-  Graph graph;  // graph_mu
+  Graph graph;               // graph_mu
+  int64_t graph_version = 0;  // graph_mu: counts Extend calls
+  // Where the stateful nodes live, learned from the whole graph once per
+  // graph version (runtime/stateful_placement.h).
+  std::mutex stateful_mu;
+  StatefulPlacement stateful_placement;  // stateful_mu
+  int64_t learned_version = -1;          // stateful_mu
   PlanCache<Plan> plans;
   std::atomic<int64_t> next_step{1};
   // Numbers the run signatures dumped under dump_passes_dir.
@@ -116,8 +123,12 @@ struct Session::Impl {
   // Stateful kernels (variables, queues) shared by every plan.
   SharedKernels shared_kernels;
 
-  // Assigns every node of a plan's graph a device (and logs it when asked).
+  // Assigns every node of a plan's graph a device (and logs it when asked),
+  // its stateful nodes the devices the whole graph gives them.
   absl::StatusOr<PlacementRecord> Place(Graph* graph);
+  // Places the whole graph (once per graph version) to learn where its
+  // stateful nodes live (runtime/stateful_placement.h).
+  void LearnStatefulDevices(const OptimizationOptions& optimization);
   absl::StatusOr<std::shared_ptr<const Plan>> GetPlan(
       const FeedList& feeds, const std::vector<std::string>& fetches,
       const std::vector<std::string>& targets);
@@ -205,6 +216,7 @@ absl::StatusOr<std::shared_ptr<const Plan>> Session::Impl::Compile(
       !s.ok()) {
     return s;
   }
+  LearnStatefulDevices(optimization);
   if (absl::StatusOr<PlacementRecord> placement = Place(&pruned);
       !placement.ok()) {
     return placement.status();
@@ -459,6 +471,45 @@ absl::Status Session::Impl::RunPartitioned(const Plan& plan,
   return absl::OkStatus();
 }
 
+void Session::Impl::LearnStatefulDevices(
+    const OptimizationOptions& optimization) {
+  // On one device there is nothing to choose (and nothing to pay).
+  if (devices->devices().size() < 2) return;
+  std::lock_guard<std::mutex> lock(stateful_mu);
+  absl::StatusOr<PrunedGraph> whole;
+  {
+    std::shared_lock<std::shared_mutex> graph_lock(graph_mu);
+    if (learned_version == graph_version) return;
+    learned_version = graph_version;
+    whole = PruneToRunnableNodes(graph);
+  }
+  if (!whole.ok()) return;
+  // The passes a signature's graph gets before placement (they lower
+  // functional If and Case, which have no kernels), keeping every stateful
+  // node.
+  absl::flat_hash_set<std::string> keep;
+  for (const Node* n : whole->graph->nodes()) {
+    if (IsSharedStatefulNode(*n)) keep.insert(n->name());
+  }
+  std::vector<PassSummary> passes;
+  PassDumper no_dump;
+  if (!RunDeviceIndependentPasses(optimization, keep, whole->graph.get(),
+                                  &passes, &no_dump)
+           .ok()) {
+    return;
+  }
+  absl::StatusOr<std::vector<PlacementDevice>> placement_devices =
+      PlacementDevicesOf(*devices);
+  if (!placement_devices.ok()) return;
+  PlacerOptions placer_options;
+  placer_options.allow_soft_placement = options.allow_soft_placement;
+  stateful_placement.Learn(
+      whole->graph.get(), *placement_devices,
+      RegistryKernelQuery(KernelRegistry::Global(),
+                          TypesRunningTheirOwnKernels(*devices)),
+      placer_options);
+}
+
 absl::StatusOr<PlacementRecord> Session::Impl::Place(Graph* graph) {
   absl::StatusOr<std::vector<PlacementDevice>> placement_devices =
       PlacementDevicesOf(*devices);
@@ -478,12 +529,16 @@ absl::StatusOr<PlacementRecord> Session::Impl::Place(Graph* graph) {
   }
   PlacerOptions placer_options;
   placer_options.allow_soft_placement = options.allow_soft_placement;
-  // Each run signature places only what it runs (see Session::Impl::Compile).
+  // Each run signature places only what it runs (see Session::Impl::Compile),
+  // its stateful nodes where the whole graph puts them.
   placer_options.pruned_subgraph = true;
-  absl::StatusOr<PlacementRecord> record = PlaceGraph(
-      graph, *placement_devices,
-      RegistryKernelQuery(KernelRegistry::Global(), implemented_only),
-      placer_options);
+  const RegistryKernelQuery kernels(KernelRegistry::Global(), implemented_only);
+  {
+    std::lock_guard<std::mutex> lock(stateful_mu);
+    stateful_placement.Pin(graph);
+  }
+  absl::StatusOr<PlacementRecord> record =
+      PlaceGraph(graph, *placement_devices, kernels, placer_options);
   if (record.ok() && options.log_device_placement) {
     std::cerr << FormatPlacementLog(*record) << std::flush;
   }
@@ -595,6 +650,7 @@ absl::Status Session::Extend(const GraphDef& def) {
   GraphDef extension = def;
   extension.clear_versions();
   extension.clear_library();
+  ++impl_->graph_version;
   return ImportGraphDef(extension, ImportOptions(), &impl_->graph);
 }
 

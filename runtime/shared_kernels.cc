@@ -3,13 +3,14 @@
 #include <utility>
 
 #include "runtime/kernel_registry.h"
+#include "runtime/stateful_placement.h"
 
 namespace dflow {
 
 absl::StatusOr<std::shared_ptr<OpKernel>> SharedKernels::KernelFor(
     const Node& node, Device* device) {
   // Internal nodes (_Arg, _Retval) are graph-specific even though stateful.
-  const bool shared = node.IsStateful() && node.name()[0] != '_';
+  const bool shared = IsSharedStatefulNode(node);
   if (shared) {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = stateful_.find(node.name());

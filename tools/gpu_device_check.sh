@@ -2,7 +2,7 @@
 # One device call's worth of GPU checks, run on the lent GPU machine (no
 # Bazel there) from the repository root:
 #
-#   tools/gpu_device_check.sh [CARRY_DIR] [--no-bench]
+#   tools/gpu_device_check.sh [CARRY_DIR] [--no-bench] [--no-programs]
 #
 # CARRY_DIR (default gpu_carry/, git-ignored) holds what travelled:
 #   gpu_bundle.tar.xz   from tools/gpu_bundle.sh
@@ -25,14 +25,17 @@
 #   4. unless --no-bench: dflow vs cuBLAS, cudaMemcpy and PyTorch CUDA
 #      (gpu_bundle/compare_torch_gpu.sh), then the virtual-GPU all-reduce
 #      bandwidth (collective_gpu_bench; both in bench.txt).
-# --bench-only skips 1-3's tests and towers.
+# --bench-only skips 1-3's tests and towers; --no-programs skips 3 (the
+# towers, CIFAR-10 and `dflow run`).
 set -uo pipefail
 carry=gpu_carry
 bench=1
 only_bench=0
+programs=1
 for arg in "$@"; do
   case "$arg" in
     --no-bench) bench=0 ;;
+    --no-programs) programs=0 ;;
     --bench-only) only_bench=1 ;;
     *) carry="$arg" ;;
   esac
@@ -58,7 +61,9 @@ echo "== tests"
 DFLOW_LOG_DIR="$work/logs" DFLOW_TEST_TIMEOUT="${DFLOW_TEST_TIMEOUT:-60}" \
   timeout -k 5 "${DFLOW_TESTS_LIMIT:-300}" "$bundle/run_all.sh" 2>&1 | tee "$out/tests.txt"
 tar czf "$out/logs.tgz" -C "$work" logs 2>/dev/null
+fi
 
+if [ "$only_bench" -eq 0 ] && [ "$programs" -eq 1 ]; then
 echo "== towers"
 (
   source "$bundle/env.sh"

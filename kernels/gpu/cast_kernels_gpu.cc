@@ -18,6 +18,7 @@
 #include "graph/types.h"
 #include "kernels/gpu/cast_ops_gpu.h"
 #include "kernels/gpu/gpu_kernel_util.h"
+#include "kernels/gpu/kernel_defs_util.h"
 #include "runtime/kernel_registry.h"
 #include "runtime/op_kernel.h"
 
@@ -84,8 +85,12 @@ class CastGpuOp : public OpKernel {
   std::optional<GpuCastType> src_, dst_;
 };
 
-DFLOW_REGISTER_GPU_KERNEL(KernelDefBuilder("Cast").Device(kDeviceGpu),
-                          CastGpuOp);
+DFLOW_REGISTER_GPU_KERNEL(
+    KernelDefBuilder("Cast")
+        .Device(kDeviceGpu)
+        .TypeConstraint("SrcT", gpu_kernel_defs::GpuCastable())
+        .TypeConstraint("DstT", gpu_kernel_defs::GpuCastable()),
+    CastGpuOp);
 
 }  // namespace
 }  // namespace dflow

@@ -121,9 +121,11 @@ const bool kRegistered = [] {
              .TypeConstraint("output_type", {DT_INT32, DT_INT64})
              .HostMemory("dimension"));
 
-  // One GPU Cast kernel for every pair; unsupported pairs fail when the
-  // kernel is built, as in TensorFlow.
-  Define(Gpu("Cast"));
+  // One GPU Cast kernel for every pair of bool and real numeric types;
+  // soft placement puts complex Casts on the CPU.
+  Define(Gpu("Cast")
+             .TypeConstraint("SrcT", GpuCastable())
+             .TypeConstraint("DstT", GpuCastable()));
   return true;
 }();
 

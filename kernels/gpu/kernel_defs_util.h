@@ -41,6 +41,12 @@ inline Types GpuAll() { return Concat({GpuFloat(), Complex(), {DT_BOOL}}); }
 // string and resource, which stay on the host).
 inline Types DeviceMovable() { return Concat({GpuAll(), DeviceInts()}); }
 
+// What the GPU Cast converts between (kernels/gpu/cast_ops_gpu.h): bool
+// and the real numeric types; a complex Cast runs on the CPU.
+inline Types GpuCastable() {
+  return Concat({GpuFloat(), DeviceInts(), {DT_INT32, DT_BOOL}});
+}
+
 // A GPU definition of `op`.
 inline KernelDefBuilder Gpu(std::string op) {
   KernelDefBuilder b(std::move(op));

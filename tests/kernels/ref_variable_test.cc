@@ -11,6 +11,10 @@
 #include <string>
 #include <vector>
 
+#include "compiler/lower_functional_if.h"
+#include "graph/graph.h"
+#include "graph/graph_def_file.h"
+#include "graph/graph_def_import.h"
 #include "graph/ops/ops.h"
 #include "graph/tensor.h"
 #include "gtest/gtest.h"
@@ -142,6 +146,39 @@ TEST(RefVariableAssignTest, SameElementsOtherShapeAndItsOwnValue) {
   ASSERT_TRUE((*session)->Run({}, {"v"}, {}, &out).ok());
   EXPECT_EQ(out[0].shape(), TensorShape({4}));
   EXPECT_EQ(Floats(out[0]), (std::vector<float>{5.0f, 6.0f, 7.0f, 8.0f}));
+}
+
+// TF1's initialized_value() is If(IsVariableInitialized(v), v, initial):
+// the variable reaches the If, which reads it only when it is initialized.
+// Lowered, its Switch is colocated with the variable, so on a machine where
+// the variable and the branch land on different devices the uninitialized
+// variable is not sent (and read) before the Switch chose the branch.
+TEST(RefVariableTest, InitializedValueSwitchStaysWithTheVariable) {
+  absl::StatusOr<GraphDef> def =
+      ReadGraphDefFile(std::string(kDir) + "graph.pb");
+  ASSERT_TRUE(def.ok()) << def.status();
+  Graph graph;
+  ASSERT_TRUE(ImportGraphDef(*def, ImportOptions(), &graph).ok());
+  OptimizationOptions optimization;
+  PassContext context;
+  context.options = &optimization;
+  ASSERT_TRUE(LowerFunctionalIf(context, &graph).ok());
+  int switches = 0;
+  for (const Node* n : graph.nodes()) {
+    if (n->op() != "Switch") continue;
+    const Node* data = nullptr;
+    for (const Edge* e : n->in_edges()) {
+      if (!e->IsControl() && e->dst_input == 0) data = e->src;
+    }
+    ASSERT_NE(data, nullptr) << n->name();
+    if (data->op() != "VariableV2") continue;
+    ++switches;
+    const AttrValue* colocation = n->FindAttr("_class");
+    ASSERT_NE(colocation, nullptr) << n->name();
+    ASSERT_EQ(colocation->list().s_size(), 1) << n->name();
+    EXPECT_EQ(colocation->list().s(0), "loc:@" + data->name()) << n->name();
+  }
+  EXPECT_GE(switches, 2);  // ema/w2's initialized_value, and cond_2
 }
 
 }  // namespace

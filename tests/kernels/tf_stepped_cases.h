@@ -26,13 +26,16 @@ namespace testing_tf_values {
 // Runs `dir`/graph.pb: `init`, then `target` `steps` times with every feed
 // of `lines`, then fetches every fetch line into `outputs` (in the order of
 // `fetched`). Fails the test when the graph does not load or a run fails.
+// `options`: the session's (the GPU value test's real GPUs).
 inline void RunSteps(const std::string& dir, const std::vector<Line>& lines,
                      const std::string& target, int steps,
                      std::vector<const Line*>* fetched,
-                     std::vector<Tensor>* outputs) {
+                     std::vector<Tensor>* outputs,
+                     const SessionOptions& options = SessionOptions()) {
   absl::StatusOr<GraphDef> def = ReadGraphDefFile(dir + "graph.pb");
   ASSERT_TRUE(def.ok()) << def.status();
-  absl::StatusOr<std::unique_ptr<Session>> session = Session::Create(*def);
+  absl::StatusOr<std::unique_ptr<Session>> session =
+      Session::Create(*def, options);
   ASSERT_TRUE(session.ok()) << session.status();
   FeedList feeds;
   std::vector<std::string> fetches;

@@ -25,6 +25,7 @@
 #include "graph/graph.h"
 #include "graph/graph_def_file.h"
 #include "graph/graph_def_import.h"
+#include "graph/npy.h"
 #include "graph/op_registry.h"
 #include "gtest/gtest.h"
 #include "runtime/placement_bridge.h"
@@ -190,6 +191,61 @@ TEST(TfCorpusTest, PlacementIsTensorFlowsNodeForNode) {
     }
   }
   EXPECT_GT(compared, 5000);
+}
+
+// A stateful node (a variable, its optimizer slots, a queue) lives on one
+// device whichever step runs it: the initializer's step sees a slot
+// variable with only its Assign, the training step sees it beside a sparse
+// update with no GPU kernel, and both must put it where the whole graph
+// does (TensorFlow places the whole graph once). On one CPU and 2 stand-in
+// GPUs with soft placement, every stateful node of every graph runs on the
+// same device in the init step and in a training step.
+TEST(TfCorpusTest, StatefulNodesRunOnOneDeviceInEveryStep) {
+  int compared = 0;
+  for (const CorpusReference& ref : Corpus()) {
+    if (ref.steps == 0 || ref.queue_runners) continue;
+    SCOPED_TRACE(ref.name);
+    const GraphDef def = ReadGraph(ref);
+    SessionOptions options;
+    options.fake_gpus = 2;
+    options.allow_soft_placement = true;
+    absl::StatusOr<std::unique_ptr<Session>> session =
+        Session::Create(def, options);
+    ASSERT_TRUE(session.ok()) << session.status();
+    RunOptions traced;
+    traced.collect_step_stats = true;
+    RunMetadata init_stats;
+    ASSERT_TRUE((*session)
+                    ->Run(traced, {}, {}, {ref.init}, nullptr, &init_stats)
+                    .ok());
+    FeedList feeds;
+    for (const auto& [tensor, path] : ref.feeds) {
+      absl::StatusOr<Tensor> value = ReadNpyFile(path);
+      ASSERT_TRUE(value.ok()) << value.status();
+      feeds.emplace_back(tensor, *std::move(value));
+    }
+    RunMetadata train_stats;
+    ASSERT_TRUE((*session)
+                    ->Run(traced, feeds, {}, {ref.train}, nullptr, &train_stats)
+                    .ok());
+    Graph graph;
+    ASSERT_TRUE(ImportGraphDef(def, ImportOptions(), &graph).ok());
+    std::map<std::string, std::string> init_device;
+    for (const NodeExecStats& s : init_stats.step_stats) {
+      init_device[s.node] = s.device;
+    }
+    for (const NodeExecStats& s : train_stats.step_stats) {
+      const Node* n = graph.FindNode(s.node);
+      if (n == nullptr || !n->IsStateful()) continue;
+      auto it = init_device.find(s.node);
+      if (it == init_device.end()) continue;
+      ++compared;
+      EXPECT_EQ(s.device, it->second)
+          << s.node << " (" << n->op() << ") ran on " << it->second
+          << " in the init step and on " << s.device << " in training";
+    }
+  }
+  EXPECT_GT(compared, 100);
 }
 
 struct DeviceConfig {

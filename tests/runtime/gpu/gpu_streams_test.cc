@@ -149,18 +149,27 @@ TEST_F(GpuStreamsTest, ThenCallWaitsForTheStream) {
   ASSERT_TRUE(LaunchSpinThenFill(d.floats(), 1024, 1.0f, kSpinNs / 4,
                                  streams_->compute_stream())
                   .ok());
+  // What was on the stream before ThenCall: the callback must find it done.
+  // (Not cudaStreamQuery of the whole stream: ThenCall enqueues a host
+  // function that wakes the completion thread, and it may still be running
+  // when the callback does.)
+  cudaEvent_t before = nullptr;
+  ASSERT_EQ(cudaEventCreateWithFlags(&before, cudaEventDisableTiming),
+            cudaSuccess);
+  ASSERT_EQ(cudaEventRecord(before, static_cast<cudaStream_t>(
+                                        streams_->compute_stream())),
+            cudaSuccess);
   cudaError_t state_at_callback = cudaErrorUnknown;
   ASSERT_TRUE(AwaitCallback([&](GpuStreams::DoneCallback done) {
                 streams_->ThenCall(
                     GpuStreams::Kind::kCompute,
                     [&, done = std::move(done)](absl::Status s) mutable {
-                      state_at_callback =
-                          cudaStreamQuery(static_cast<cudaStream_t>(
-                              streams_->compute_stream()));
+                      state_at_callback = cudaEventQuery(before);
                       done(std::move(s));
                     });
               }).ok());
   EXPECT_EQ(state_at_callback, cudaSuccess);
+  EXPECT_EQ(cudaEventDestroy(before), cudaSuccess);
 }
 
 TEST_F(GpuStreamsTest, ManyCopiesAllCallBackOnce) {
