@@ -35,8 +35,8 @@ cd "$(dirname "$0")/.."
 TEST_PATTERNS=(//tests/runtime/gpu/... //tests/kernels/gpu/...)
 BENCH_PATTERNS=(//bench/gpu/...)
 # Programs carried to run by hand (not tests): the towers examples, for
-# `--towers 2 --virtual_gpus 2` on one GPU.
-PROGRAMS=(//examples:mnist_towers //examples:cifar10_towers)
+# `--towers 2 --virtual_gpus 2` on one GPU, and the dflow CLI.
+PROGRAMS=(//examples:mnist_towers //examples:cifar10_towers //tools:dflow)
 
 with_cuda_libs=0
 no_bench=0

@@ -125,11 +125,14 @@ echo "== cifar10 towers"
 echo "== dflow run on the GPU (a TensorFlow-written MLP)"
 (
   source "$bundle/env.sh"
-  [ -x "$bundle/bin/tools/dflow" ] || { echo "(not in this bundle: tools/gpu_bundle.sh //tools:dflow adds it)"; exit 0; }
   python3 -c "import numpy as np; np.save('$work/x.npy', np.random.RandomState(0).rand(3, 784).astype(np.float32))" &&
   timeout -k 5 60 "$bundle/bin/tools/dflow" run --graph tests/testdata/tf/mlp.pbtxt \
     --feed "input/x=$work/x.npy" --fetch output/probs --soft_placement \
     --log_device_placement --steps 3 2>&1 | grep -v '^$' | tail -n 40
+  echo "--- the same with --devices CPU:1,GPU:2 (GPU 0 split in two)"
+  timeout -k 5 60 "$bundle/bin/tools/dflow" run --graph tests/testdata/tf/mlp.pbtxt \
+    --feed "input/x=$work/x.npy" --fetch output/probs --soft_placement \
+    --devices CPU:1,GPU:2 --log_device_placement 2>&1 | grep -E 'GPU|probs' | head -n 12
 ) 2>&1 | tee "$out/cli.txt"
 
 fi

@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -25,6 +26,7 @@
 #include "graph/npy.h"
 #include "graph/tensor.h"
 #include "graph/types.h"
+#include "runtime/cuda_device_count.h"
 #include "runtime/queue_runner.h"
 #include "runtime/saved_model_loader.h"
 #include "runtime/saver.h"
@@ -37,6 +39,30 @@
 
 namespace dflow {
 namespace {
+
+// --devices GPU:M: M real GPUs where the machine has them (the first M; GPU
+// 0 split into virtual GPUs so that there are M where it has fewer), M
+// host-memory stand-ins where it has none (placement and partitioning
+// across GPUs can be tried on any machine).
+// Without GPU in the list, every GPU the machine has; GPU:0 is none.
+absl::Status ChooseGpus(bool named, int requested, int physical,
+                        SessionOptions* options) {
+  if (!named) return absl::OkStatus();
+  if (requested == 0) {
+    options->device_count["GPU"] = 0;
+    return absl::OkStatus();
+  }
+  if (physical == 0) {
+    options->fake_gpus = requested;
+    return absl::OkStatus();
+  }
+  if (requested <= physical) {
+    options->device_count["GPU"] = requested;
+    return absl::OkStatus();
+  }
+  options->gpu_virtual_devices = requested - physical + 1;
+  return absl::OkStatus();
+}
 
 constexpr char kUsage[] =
     "Usage: dflow run --graph FILE [--feed NAME=FILE.npy ...] "
@@ -234,8 +260,9 @@ int RunRun(const std::vector<std::string>& args, std::ostream& out,
        {"threads", "worker threads (0: one per core)", false, "0"},
        {"devices",
         "the session's devices, e.g. CPU:2,GPU:4 (CPUs are logical devices "
-        "sharing the cores; GPUs are host-memory stand-ins until dflow has "
-        "a GPU backend)",
+        "sharing the cores; GPU:M is M of this machine's GPUs, GPU 0 split "
+        "into virtual GPUs where it has fewer, or M host-memory stand-ins "
+        "where it has none; GPU:0 none; without GPU every GPU it has)",
         false, "CPU:1"},
        {"soft_placement",
         "a node asking for a missing device (e.g. /gpu:3 on a CPU-only "
@@ -345,7 +372,13 @@ int RunRun(const std::vector<std::string>& args, std::ostream& out,
     return 2;
   }
   session_options.device_count["CPU"] = devices->num_cpus;
-  session_options.fake_gpus = devices->num_fake_gpus;
+  if (absl::Status s = ChooseGpus(
+          absl::StrContains(absl::AsciiStrToUpper(cli.Get("devices")), "GPU"),
+          devices->num_fake_gpus, CountCudaDevices(), &session_options);
+      !s.ok()) {
+    err << "dflow run: --devices: " << s.message() << "\n";
+    return 2;
+  }
   session_options.allow_soft_placement = cli.GetBool("soft_placement");
   session_options.log_device_placement = cli.GetBool("log_device_placement");
   session_options.optimize_graph = !cli.GetBool("no_optimize");

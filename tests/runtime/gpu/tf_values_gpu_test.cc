@@ -184,11 +184,12 @@ double CompareValues(const std::string& dir,
 const std::map<std::string, std::string>& KnownGpuDifferences() {
   static const auto* known = new std::map<std::string, std::string>{
       // A reference variable's read taken before a ScatterAdd and used
-      // after it: TensorFlow's GPU ScatterAdd updates the buffer the read
-      // shares; dflow's GPU update kernels still copy on write, so the read
-      // keeps the old value (the CPU kernels update in place).
+      // after it by an Add. dflow has no GPU ScatterAdd, so the variable
+      // and its ScatterAdd stay on the CPU and the read reaches the Add on
+      // the GPU as a copy sent before the update; TensorFlow runs them all
+      // on the GPU, where the Add reads the updated buffer.
       {"tests/testdata/tf_ref_variables/ out_scatter_got",
-       "GPU reference updates copy on write"},
+       "no GPU ScatterAdd: the read crosses to the GPU before the update"},
   };
   return *known;
 }
