@@ -174,12 +174,8 @@ absl::Status Main() {
   const int virtual_gpus = absl::GetFlag(FLAGS_virtual_gpus);
   if (virtual_gpus < 0) return absl::InvalidArgumentError("--virtual_gpus < 0");
   if (device_type == "auto") {
-    // Virtual GPUs replace physical GPU 0 by virtual_gpus logical ones.
-    const int physical = dflow::CountCudaDevices();
-    const int gpus = physical > 0 && virtual_gpus > 1
-                         ? physical - 1 + virtual_gpus
-                         : physical;
-    device_type = gpus >= towers ? "gpu" : "cpu";
+    device_type =
+        dflow::CountGpusWithVirtualSplit(virtual_gpus) >= towers ? "gpu" : "cpu";
   }
   if (device_type != "cpu" && device_type != "gpu") {
     return absl::InvalidArgumentError(absl::StrCat(

@@ -83,4 +83,10 @@ int CountCudaDevices() { return Discover().count; }
 
 std::string CudaDiscoveryNote() { return Discover().note; }
 
+int CountGpusWithVirtualSplit(int virtual_gpus) {
+  const int physical = CountCudaDevices();
+  return physical > 0 && virtual_gpus > 1 ? physical - 1 + virtual_gpus
+                                          : physical;
+}
+
 }  // namespace dflow

@@ -15,6 +15,11 @@ namespace dflow {
 // applies); 0 when CUDA is unavailable. Asked once, then cached.
 int CountCudaDevices();
 
+// The GPUs a session sees when physical GPU 0 is split into `virtual_gpus`
+// logical ones (SessionOptions::gpu_virtual_devices; 0 or 1: no split): the
+// other physical GPUs follow whole. 0 without GPUs.
+int CountGpusWithVirtualSplit(int virtual_gpus);
+
 // Why the last answer was what it was, for logs: "libcuda.so.1: 2 devices",
 // "no CUDA driver or runtime library found", "cuInit failed with error 100".
 std::string CudaDiscoveryNote();

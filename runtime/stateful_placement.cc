@@ -2,7 +2,6 @@
 
 #include <vector>
 
-
 namespace dflow {
 
 bool IsSharedStatefulNode(const Node& node) {
@@ -58,11 +57,6 @@ void StatefulPlacement::Pin(Graph* graph) const {
     auto it = devices_.find(n->name());
     if (it != devices_.end()) n->set_assigned_device(it->second);
   }
-}
-
-std::string StatefulPlacement::DeviceOf(const std::string& name) const {
-  auto it = devices_.find(name);
-  return it == devices_.end() ? std::string() : it->second;
 }
 
 }  // namespace dflow

@@ -51,9 +51,6 @@ class StatefulPlacement {
   // device learned for it.
   void Pin(Graph* graph) const;
 
-  // The device learned for stateful node `name`; empty if none.
-  std::string DeviceOf(const std::string& name) const;
-
  private:
   absl::flat_hash_map<std::string, std::string> devices_;
 };

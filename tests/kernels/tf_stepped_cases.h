@@ -39,14 +39,7 @@ inline void RunSteps(const std::string& dir, const std::vector<Line>& lines,
   ASSERT_TRUE(session.ok()) << session.status();
   FeedList feeds;
   std::vector<std::string> fetches;
-  for (const Line& line : lines) {
-    if (line.kind == "feed") {
-      feeds.emplace_back(line.name, FeedTensor(line));
-    } else {
-      fetched->push_back(&line);
-      fetches.push_back(line.name);
-    }
-  }
+  SplitFeedsAndFetches(lines, &feeds, &fetches, fetched);
   absl::Status s = (*session)->Run({}, {}, {"init"}, outputs);
   ASSERT_TRUE(s.ok()) << s;
   for (int step = 0; step < steps; ++step) {

@@ -237,6 +237,22 @@ inline double FlatValue(const Tensor& t, int64_t j) {
   return Element(t, j);
 }
 
+// The feed lines of `lines` as tensors, and the names of its fetch lines
+// with the lines themselves (`fetches` and `fetched` in the same order).
+inline void SplitFeedsAndFetches(const std::vector<Line>& lines,
+                                 FeedList* feeds,
+                                 std::vector<std::string>* fetches,
+                                 std::vector<const Line*>* fetched) {
+  for (const Line& line : lines) {
+    if (line.kind == "feed") {
+      feeds->emplace_back(line.name, FeedTensor(line));
+    } else {
+      fetched->push_back(&line);
+      fetches->push_back(line.name);
+    }
+  }
+}
+
 // Runs `dir`/graph.pb with every feed of `lines` and fetches every fetch
 // line: `fetched` and `outputs` in the same order. Fails the test (and
 // leaves them empty) when the graph does not load or run.
@@ -249,14 +265,7 @@ inline void RunGraph(const std::string& dir, const std::vector<Line>& lines,
   ASSERT_TRUE(session.ok()) << session.status();
   FeedList feeds;
   std::vector<std::string> fetches;
-  for (const Line& line : lines) {
-    if (line.kind == "feed") {
-      feeds.emplace_back(line.name, FeedTensor(line));
-    } else {
-      fetched->push_back(&line);
-      fetches.push_back(line.name);
-    }
-  }
+  SplitFeedsAndFetches(lines, &feeds, &fetches, fetched);
   const absl::Status run = (*session)->Run(feeds, fetches, {}, outputs);
   ASSERT_TRUE(run.ok()) << run;
   ASSERT_EQ(outputs->size(), fetched->size());

@@ -115,14 +115,7 @@ void RunOnce(const std::string& dir, const std::vector<Line>& lines,
   ASSERT_TRUE(session.ok()) << session.status();
   FeedList feeds;
   std::vector<std::string> fetches;
-  for (const Line& line : lines) {
-    if (line.kind == "feed") {
-      feeds.emplace_back(line.name, testing_tf_values::FeedTensor(line));
-    } else {
-      fetched->push_back(&line);
-      fetches.push_back(line.name);
-    }
-  }
+  testing_tf_values::SplitFeedsAndFetches(lines, &feeds, &fetches, fetched);
   absl::Status run = (*session)->Run(feeds, fetches, {}, outputs);
   if (absl::IsFailedPrecondition(run) &&
       absl::StrContains(run.message(), "Table not initialized")) {
