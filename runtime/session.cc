@@ -481,6 +481,14 @@ void Session::Impl::LearnStatefulDevices(
     std::shared_lock<std::shared_mutex> graph_lock(graph_mu);
     if (learned_version == graph_version) return;
     learned_version = graph_version;
+    // A graph without state (an inference graph of constants) has nothing
+    // to keep in place: no second, whole-graph compile for it.
+    const std::vector<Node*> nodes = graph.nodes();
+    if (std::none_of(nodes.begin(), nodes.end(), [](const Node* n) {
+          return IsSharedStatefulNode(*n);
+        })) {
+      return;
+    }
     whole = PruneToRunnableNodes(graph);
   }
   if (!whole.ok()) return;
