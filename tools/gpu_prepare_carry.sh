@@ -2,8 +2,8 @@
 # Fills gpu_carry/ (git-ignored) with what tools/gpu_device_check.sh needs on
 # the GPU machine: the bundle (tools/gpu_bundle.sh) and a Fashion-MNIST
 # subset for the towers example (the first TRAIN_IMAGES training images and
-# as many test images, at most 10000), small enough for the device tool's
-# 64 MiB, which the repository's own files (about 24 MB) share.
+# as many test images, at most 10000). The device tool's 64 MiB counts the
+# repository's own files too: tools/gpu_tree_aside.sh makes room for it.
 #
 #   tools/gpu_prepare_carry.sh [TRAIN_IMAGES] [--no-bench]   # default 20000
 #
