@@ -45,23 +45,18 @@ namespace {
 // host-memory stand-ins where it has none (placement and partitioning
 // across GPUs can be tried on any machine).
 // Without GPU in the list, every GPU the machine has; GPU:0 is none.
-absl::Status ChooseGpus(bool named, int requested, int physical,
-                        SessionOptions* options) {
-  if (!named) return absl::OkStatus();
+void ChooseGpus(bool named, int requested, int physical,
+                SessionOptions* options) {
+  if (!named) return;
   if (requested == 0) {
     options->device_count["GPU"] = 0;
-    return absl::OkStatus();
-  }
-  if (physical == 0) {
+  } else if (physical == 0) {
     options->fake_gpus = requested;
-    return absl::OkStatus();
-  }
-  if (requested <= physical) {
+  } else if (requested <= physical) {
     options->device_count["GPU"] = requested;
-    return absl::OkStatus();
+  } else {
+    options->gpu_virtual_devices = requested - physical + 1;
   }
-  options->gpu_virtual_devices = requested - physical + 1;
-  return absl::OkStatus();
 }
 
 constexpr char kUsage[] =
@@ -372,13 +367,9 @@ int RunRun(const std::vector<std::string>& args, std::ostream& out,
     return 2;
   }
   session_options.device_count["CPU"] = devices->num_cpus;
-  if (absl::Status s = ChooseGpus(
-          absl::StrContains(absl::AsciiStrToUpper(cli.Get("devices")), "GPU"),
-          devices->num_fake_gpus, CountCudaDevices(), &session_options);
-      !s.ok()) {
-    err << "dflow run: --devices: " << s.message() << "\n";
-    return 2;
-  }
+  ChooseGpus(
+      absl::StrContains(absl::AsciiStrToUpper(cli.Get("devices")), "GPU"),
+      devices->num_fake_gpus, CountCudaDevices(), &session_options);
   session_options.allow_soft_placement = cli.GetBool("soft_placement");
   session_options.log_device_placement = cli.GetBool("log_device_placement");
   session_options.optimize_graph = !cli.GetBool("no_optimize");

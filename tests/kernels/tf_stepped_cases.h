@@ -32,10 +32,7 @@ inline void RunSteps(const std::string& dir, const std::vector<Line>& lines,
                      std::vector<const Line*>* fetched,
                      std::vector<Tensor>* outputs,
                      const SessionOptions& options = SessionOptions()) {
-  absl::StatusOr<GraphDef> def = ReadGraphDefFile(dir + "graph.pb");
-  ASSERT_TRUE(def.ok()) << def.status();
-  absl::StatusOr<std::unique_ptr<Session>> session =
-      Session::Create(*def, options);
+  absl::StatusOr<std::unique_ptr<Session>> session = OpenGraph(dir, options);
   ASSERT_TRUE(session.ok()) << session.status();
   FeedList feeds;
   std::vector<std::string> fetches;

@@ -237,6 +237,14 @@ inline double FlatValue(const Tensor& t, int64_t j) {
   return Element(t, j);
 }
 
+// A session over `dir`/graph.pb.
+inline absl::StatusOr<std::unique_ptr<Session>> OpenGraph(
+    const std::string& dir, const SessionOptions& options = SessionOptions()) {
+  absl::StatusOr<GraphDef> def = ReadGraphDefFile(dir + "graph.pb");
+  if (!def.ok()) return def.status();
+  return Session::Create(*def, options);
+}
+
 // The feed lines of `lines` as tensors, and the names of its fetch lines
 // with the lines themselves (`fetches` and `fetched` in the same order).
 inline void SplitFeedsAndFetches(const std::vector<Line>& lines,
@@ -259,9 +267,7 @@ inline void SplitFeedsAndFetches(const std::vector<Line>& lines,
 inline void RunGraph(const std::string& dir, const std::vector<Line>& lines,
                      std::vector<const Line*>* fetched,
                      std::vector<Tensor>* outputs) {
-  absl::StatusOr<GraphDef> def = ReadGraphDefFile(dir + "graph.pb");
-  ASSERT_TRUE(def.ok()) << def.status();
-  absl::StatusOr<std::unique_ptr<Session>> session = Session::Create(*def);
+  absl::StatusOr<std::unique_ptr<Session>> session = OpenGraph(dir);
   ASSERT_TRUE(session.ok()) << session.status();
   FeedList feeds;
   std::vector<std::string> fetches;

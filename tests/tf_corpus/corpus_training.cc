@@ -28,14 +28,18 @@ class WorkingDirectory {
 
 absl::StatusOr<std::vector<double>> TrainCorpusGraph(
     const CorpusReference& ref, const SessionOptions& options,
-    RunMetadata* last_step) {
+    CorpusStepStats* stats) {
   absl::StatusOr<GraphDef> def = ReadGraphDefFile(ref.dir + "/graph.pb");
   if (!def.ok()) return def.status();
   absl::StatusOr<std::unique_ptr<Session>> created =
       Session::Create(*def, options);
   if (!created.ok()) return created.status();
   Session* session = created->get();
-  if (absl::Status s = session->Run({}, {}, {ref.init}, nullptr); !s.ok()) {
+  RunOptions traced;
+  traced.collect_step_stats = stats != nullptr;
+  if (absl::Status s = session->Run(traced, {}, {}, {ref.init}, nullptr,
+                                    stats != nullptr ? &stats->init : nullptr);
+      !s.ok()) {
     return s;
   }
   std::vector<double> losses;
@@ -71,10 +75,9 @@ absl::StatusOr<std::vector<double>> TrainCorpusGraph(
   absl::Status step;
   for (int i = 0; i < ref.steps && step.ok(); ++i) {
     std::vector<Tensor> out;
-    RunOptions run_options;
-    run_options.collect_step_stats = last_step != nullptr && i + 1 == ref.steps;
-    step = session->Run(run_options, feeds, {ref.loss}, {ref.train}, &out,
-                        run_options.collect_step_stats ? last_step : nullptr);
+    const bool last = stats != nullptr && i + 1 == ref.steps;
+    step = session->Run(last ? traced : RunOptions(), feeds, {ref.loss},
+                        {ref.train}, &out, last ? &stats->last_step : nullptr);
     if (step.ok()) losses.push_back(out[0].flat<float>()[0]);
   }
   // num_epochs: the input ends after as many steps as in TensorFlow.

@@ -20,11 +20,15 @@ namespace dflow {
 // ends after a different number of steps than TensorFlow's is Internal.
 // Changes the working directory while the queue runners run (the graph
 // names its TFRecord file relative to ref.dir) and restores it.
-// `last_step`, when given, receives the last training step's node
-// statistics (which device ran each node).
+// `stats`, when given, receives the node statistics (which device ran each
+// node) of the init step and of the last training step.
+struct CorpusStepStats {
+  RunMetadata init;
+  RunMetadata last_step;
+};
 absl::StatusOr<std::vector<double>> TrainCorpusGraph(
     const CorpusReference& ref, const SessionOptions& options,
-    RunMetadata* last_step = nullptr);
+    CorpusStepStats* stats = nullptr);
 
 }  // namespace dflow
 

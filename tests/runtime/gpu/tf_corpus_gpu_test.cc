@@ -40,9 +40,9 @@ TEST(TfCorpusGpuTest, TrainsEveryGraphWithTensorFlowsLossesOnTheGpu) {
     options.allow_soft_placement = true;
     options.gpu_allow_growth = true;
     if (ref.towers > 1) options.gpu_virtual_devices = ref.towers;
-    RunMetadata last_step;
+    CorpusStepStats stats;
     absl::StatusOr<std::vector<double>> losses =
-        TrainCorpusGraph(ref, options, &last_step);
+        TrainCorpusGraph(ref, options, &stats);
     EXPECT_TRUE(losses.ok()) << losses.status();
     if (!losses.ok()) continue;
     ASSERT_EQ(losses->size(), static_cast<size_t>(ref.steps));
@@ -59,7 +59,7 @@ TEST(TfCorpusGpuTest, TrainsEveryGraphWithTensorFlowsLossesOnTheGpu) {
     if (ref.steps == 0) continue;
     ++trained;
     std::map<std::string, int> nodes_per_device;
-    for (const NodeExecStats& s : last_step.step_stats) {
+    for (const NodeExecStats& s : stats.last_step.step_stats) {
       const size_t at = s.device.rfind("device:");
       ++nodes_per_device[at == std::string::npos ? s.device
                                                  : s.device.substr(at + 7)];

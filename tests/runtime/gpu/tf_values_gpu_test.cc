@@ -33,7 +33,6 @@
 #include "absl/strings/str_join.h"
 #include "gtest/gtest.h"
 #include "runtime/session.h"
-#include "graph/graph_def_file.h"
 #include "tests/kernels/tf_stepped_cases.h"
 #include "tests/kernels/tf_value_cases.h"
 #include "tests/runtime/gpu/gpu_test_util.h"
@@ -108,10 +107,8 @@ struct Tolerance {
 void RunOnce(const std::string& dir, const std::vector<Line>& lines,
              const SessionOptions& options, std::vector<const Line*>* fetched,
              std::vector<Tensor>* outputs) {
-  absl::StatusOr<GraphDef> def = ReadGraphDefFile(dir + "graph.pb");
-  ASSERT_TRUE(def.ok()) << def.status();
   absl::StatusOr<std::unique_ptr<Session>> session =
-      Session::Create(*def, options);
+      testing_tf_values::OpenGraph(dir, options);
   ASSERT_TRUE(session.ok()) << session.status();
   FeedList feeds;
   std::vector<std::string> fetches;
